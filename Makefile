@@ -1,0 +1,34 @@
+# `make test` and `make serve` do all their own set-up: a local virtual
+# environment, the project installed in it (editable, with test extras), the
+# Cython extensions built in place.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.fagin-installed
+
+.PHONY: all build test serve bench clean
+
+all: build
+
+$(STAMP): pyproject.toml setup.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "setuptools>=68" wheel "Cython>=3.0" "numpy>=1.24"
+	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	touch $@
+
+build: $(STAMP)
+	$(PY) setup.py -q build_ext --inplace -j 2
+
+test: build
+	$(PY) -m pytest -q
+
+serve: build
+	$(PY) -m fagin.server
+
+bench: build
+	$(PY) bench/playouts.py
+	$(PY) bench/ismcts_speed.py
+
+clean:
+	rm -rf build *.egg-info engines/*.c engines/*.so search/*.c search/*.so

@@ -1,0 +1,64 @@
+# cython: language_level=3
+"""The engine ABI: one function table every game implements over a POD state.
+
+This file holds *types only* (plus constants).  Each Cython module cimports it
+for the layout of ``GameDef``; the table itself travels between modules at run
+time inside a PyCapsule named ``GAMEDEF_CAPSULE``.  Because no module cimports
+another module's functions, every extension compiles and imports on its own
+under the ``fagin`` package mapping (see ARCHITECTURE.md).
+
+A state is a fixed-size plain-old-data struct of ``state_size`` bytes: no
+pointers, no Python objects, so that a copy is one ``memcpy`` and the search
+loop never needs the GIL.
+"""
+from libc.stdint cimport uint64_t
+from engines.rng cimport Rng
+
+cdef enum:
+    # Values returned by current_player() besides a seat number.
+    PLAYER_CHANCE = -1
+    PLAYER_TERMINAL = -2
+    # Largest number of seats any engine may have; sizes the returns buffers.
+    MAX_SEATS = 8
+
+ctypedef struct GameDef:
+    # Static facts about the game.
+    const char* game_id
+    int state_size              # sizeof the engine's POD state
+    int max_players             # largest number of seats with returns
+    int num_distinct_actions    # every action id lies in [0, num_distinct_actions)
+    int max_legal_actions       # bound on legal_actions() and chance_outcomes() counts
+    int max_game_length         # bound on the number of actions from any state to the end
+
+    # Seats with returns in this state (the player count of this game).
+    int (*num_players)(const void* st) noexcept nogil
+    # The seat to act, PLAYER_CHANCE or PLAYER_TERMINAL.
+    int (*current_player)(const void* st) noexcept nogil
+    # Legal actions of the current player (or chance outcomes' ids), ascending;
+    # returns their count.
+    int (*legal_actions)(const void* st, int* out) noexcept nogil
+    # Applies a legal action (or chance outcome); callers guarantee legality.
+    void (*apply_action)(void* st, int action) noexcept nogil
+    # Exact chance distribution at a chance node; returns the outcome count.
+    int (*chance_outcomes)(const void* st, int* actions, double* probs) noexcept nogil
+    # Draws one chance outcome at a chance node (the fast path for search).
+    int (*sample_chance)(const void* st, Rng* rng) noexcept nogil
+    # Per-seat returns of a terminal state, written to out[0:num_players].
+    void (*returns)(const void* st, double* out) noexcept nogil
+    # Resamples (or forgets) everything `observer` cannot see.  Must leave the
+    # observer's infoset key and legal actions unchanged.
+    void (*determinize)(void* st, int observer, Rng* rng) noexcept nogil
+    # 64-bit key of the information set of `player`: equal for two states iff
+    # that player cannot tell them apart (up to hash collisions).
+    uint64_t (*infoset_key)(const void* st, int player) noexcept nogil
+    # In a simultaneous phase, makes `seat` the next to decide (if it has a
+    # decision pending).  Returns 1 if `seat` is now the current player, 0 if
+    # it has no decision pending.  Never changes any infoset key.
+    int (*make_current)(void* st, int seat) noexcept nogil
+
+# Name of the PyCapsule that carries a `GameDef*`.
+cdef extern from *:
+    """
+    #define FAGIN_GAMEDEF_CAPSULE "fagin.GameDef"
+    """
+    const char* GAMEDEF_CAPSULE "FAGIN_GAMEDEF_CAPSULE"

@@ -1,0 +1,238 @@
+# cython: language_level=3
+"""Python-facing wrappers over the engine ABI: :class:`Game` and :class:`State`.
+
+These are thin: every rule lives in the engine's ``GameDef`` functions; this
+module only checks arguments coming from Python (legality, seat ranges) and
+converts results to Python objects.  It is not on the search hot path.
+"""
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy, memcmp
+
+from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL, MAX_SEATS
+from engines.rng cimport Rng, rng_seed
+
+CHANCE = PLAYER_CHANCE
+TERMINAL = PLAYER_TERMINAL
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the state it was applied to."""
+
+
+cdef class Game:
+    """One game's rules, as loaded from its engine module.
+
+    Obtain games from :func:`fagin.engines.registry.load_game`; a ``Game``
+    makes states (:meth:`new_initial_state`) and knows the game's static facts.
+    """
+    cdef const GameDef* gd
+    cdef readonly object capsule
+    cdef readonly object engine
+    cdef readonly object info
+
+    def __init__(self, capsule, engine, info):
+        if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
+            raise TypeError("capsule does not carry a fagin.GameDef")
+        self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
+        self.capsule = capsule
+        self.engine = engine
+        self.info = info
+
+    @property
+    def id(self):
+        return self.gd.game_id.decode()
+
+    @property
+    def num_distinct_actions(self):
+        return self.gd.num_distinct_actions
+
+    @property
+    def max_legal_actions(self):
+        return self.gd.max_legal_actions
+
+    @property
+    def max_game_length(self):
+        return self.gd.max_game_length
+
+    @property
+    def state_size(self):
+        return self.gd.state_size
+
+    def new_initial_state(self, int players, **options):
+        """The state before the first chance event, for ``players`` seats."""
+        return self.state_from_bytes(self.engine.initial_state_bytes(players, **options))
+
+    def state_from_bytes(self, data):
+        """A state from its raw POD bytes (as produced by :meth:`State.to_bytes`)."""
+        cdef const unsigned char[::1] view = data
+        if view.shape[0] != self.gd.state_size:
+            raise ValueError(f"state bytes: expected {self.gd.state_size} bytes, got {view.shape[0]}")
+        cdef State st = State.__new__(State)
+        st.game = self
+        st.data = <unsigned char*>malloc(self.gd.state_size)
+        if st.data == NULL:
+            raise MemoryError()
+        memcpy(st.data, &view[0], self.gd.state_size)
+        return st
+
+    def __repr__(self):
+        return f"Game({self.id!r})"
+
+
+cdef class State:
+    """A position of a game: a POD struct owned by this object.
+
+    Mutating methods (:meth:`apply`, :meth:`make_current`) change the state in
+    place; :meth:`clone` copies it with one ``memcpy``.
+    """
+    cdef readonly Game game
+    cdef unsigned char* data
+
+    def __dealloc__(self):
+        free(self.data)
+
+    cdef State _copy(self):
+        cdef State st = State.__new__(State)
+        st.game = self.game
+        st.data = <unsigned char*>malloc(self.game.gd.state_size)
+        if st.data == NULL:
+            raise MemoryError()
+        memcpy(st.data, self.data, self.game.gd.state_size)
+        return st
+
+    def clone(self):
+        """An independent copy."""
+        return self._copy()
+
+    def to_bytes(self):
+        """The raw POD bytes of the state (engine-specific layout)."""
+        return (<char*>self.data)[:self.game.gd.state_size]
+
+    def _address(self):
+        """Address of the POD data, for the search module (valid while self lives)."""
+        return <size_t>self.data
+
+    @property
+    def num_players(self):
+        return self.game.gd.num_players(self.data)
+
+    def current_player(self):
+        """The seat to act, or :data:`CHANCE` (-1) or :data:`TERMINAL` (-2)."""
+        return self.game.gd.current_player(self.data)
+
+    def is_terminal(self):
+        return self.game.gd.current_player(self.data) == PLAYER_TERMINAL
+
+    def is_chance_node(self):
+        return self.game.gd.current_player(self.data) == PLAYER_CHANCE
+
+    def legal_actions(self):
+        """Legal action ids of the player to act (chance outcome ids at a chance node)."""
+        cdef int buf[1024]
+        if self.game.gd.max_legal_actions > 1024:
+            raise RuntimeError("engine declares more legal actions than the wrapper handles")
+        if self.is_terminal():
+            return []
+        cdef int n = self.game.gd.legal_actions(self.data, buf)
+        return [buf[i] for i in range(n)]
+
+    def chance_outcomes(self):
+        """``[(action, probability), ...]`` at a chance node."""
+        cdef int acts[1024]
+        cdef double probs[1024]
+        if not self.is_chance_node():
+            raise ValueError("not a chance node")
+        cdef int n = self.game.gd.chance_outcomes(self.data, acts, probs)
+        return [(acts[i], probs[i]) for i in range(n)]
+
+    def apply(self, int action):
+        """Applies ``action`` in place; raises :class:`IllegalActionError` if it is not legal."""
+        if action not in self.legal_actions():
+            raise IllegalActionError(
+                f"action {action} ({self._label_or_id(action)}) is not legal here; "
+                f"legal: {self.legal_actions()}")
+        self.game.gd.apply_action(self.data, action)
+        return self
+
+    def child(self, int action):
+        """A copy with ``action`` applied."""
+        return self._copy().apply(action)
+
+    def sample_chance(self, seed):
+        """Draws one chance outcome with ``seed`` (does not apply it)."""
+        cdef Rng rng
+        if not self.is_chance_node():
+            raise ValueError("not a chance node")
+        rng_seed(&rng, <uint64_t>seed)
+        return self.game.gd.sample_chance(self.data, &rng)
+
+    def resolve_chance(self, seed):
+        """Applies chance outcomes drawn from ``seed`` until a seat must act or the game ends."""
+        cdef Rng rng
+        rng_seed(&rng, <uint64_t>seed)
+        while self.game.gd.current_player(self.data) == PLAYER_CHANCE:
+            self.game.gd.apply_action(self.data, self.game.gd.sample_chance(self.data, &rng))
+        return self
+
+    def returns(self):
+        """Per-seat returns (only meaningful at a terminal state)."""
+        cdef double out[MAX_SEATS]
+        if not self.is_terminal():
+            raise ValueError("returns are defined only for terminal states")
+        self.game.gd.returns(self.data, out)
+        return [out[i] for i in range(self.game.gd.num_players(self.data))]
+
+    def infoset_key(self, int player):
+        """64-bit information-set key of ``player``."""
+        self._check_seat(player, "player")
+        return self.game.gd.infoset_key(self.data, player)
+
+    def determinize(self, int observer, seed):
+        """A copy in which everything ``observer`` cannot see is resampled from ``seed``."""
+        cdef Rng rng
+        self._check_seat(observer, "observer")
+        rng_seed(&rng, <uint64_t>seed)
+        cdef State st = self._copy()
+        self.game.gd.determinize(st.data, observer, &rng)
+        return st
+
+    def make_current(self, int seat):
+        """Makes ``seat`` the next to decide in a simultaneous phase; False if it has no decision pending."""
+        self._check_seat(seat, "seat")
+        return bool(self.game.gd.make_current(self.data, seat))
+
+    def action_label(self, int action):
+        """Human-readable label of an action id."""
+        return self.game.engine.action_label(action)
+
+    def _label_or_id(self, action):
+        try:
+            return self.game.engine.action_label(action)
+        except (ValueError, IndexError):
+            return f"#{action}"
+
+    def describe(self):
+        """The state as a plain dict (engine-specific fields)."""
+        return self.game.engine.describe(self.to_bytes())
+
+    def _check_seat(self, int seat, str name):
+        n = self.game.gd.num_players(self.data)
+        if not 0 <= seat < n:
+            raise ValueError(f"{name}: seat {seat} out of range [0, {n})")
+
+    def __eq__(self, other):
+        if not isinstance(other, State):
+            return NotImplemented
+        cdef State o = other
+        return o.game is self.game and memcmp(o.data, self.data, self.game.gd.state_size) == 0
+
+    def __hash__(self):
+        return hash(self.to_bytes())
+
+    def __str__(self):
+        return self.game.engine.render(self.to_bytes())
+
+    def __repr__(self):
+        return f"<{self.game.id} state: {self.game.engine.summary(self.to_bytes())}>"

@@ -1,0 +1,777 @@
+# cython: language_level=3
+"""Kids of London (Antonin Boccara, MJ Games): the rules engine.
+
+The rules, in our words and with every ruling the rulebook leaves open, are in
+``seeds/kids_of_london.md``; comments below cite those rulings as ``KL-n``.
+
+Seats ``0 .. players-1`` are the real players, numbered clockwise.  In the
+two-player game the fictitious player sits at seat ``players`` (= 2), between
+seat 1 and seat 0 (KL-16); it has coins and cards but never decides and has no
+return.
+
+Action ids (stable; see ``action_label``):
+
+* ``0..8``   play the Street Child card of that value
+* ``9``      prince/comedian: take nothing (comedian);  ``10``: take the 8 (prince)
+* ``11``     lone survivor: take the card's value;  ``12``: rob the character
+* ``13..19`` chance: the character tile revealed (one id per character kind)
+* ``20..28`` chance: the fictitious player's card revealed (value 0..8)
+"""
+from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint64_t
+from libc.string cimport memset
+
+from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.rng cimport Rng, rng_below, mix64
+from cpython.pycapsule cimport PyCapsule_New
+
+# ---------------------------------------------------------------- constants
+cdef enum:
+    KL_MAX_SEATS = 6          # 5 real players, or 2 real + the fictitious one
+    NUM_CARDS = 9             # Street Child cards 0..8 per colour
+    NUM_KINDS = 7             # character kinds
+    NUM_TURNS = 9
+    LEADER = 8                # the gang leader card (KL-7)
+
+    A_CARD = 0
+    A_COMEDIAN = 9
+    A_PRINCE = 10
+    A_LONE_CARD = 11
+    A_LONE_CHARACTER = 12
+    A_REVEAL_CHARACTER = 13
+    A_REVEAL_FICTITIOUS = 20
+    NUM_ACTIONS = 29
+
+    # Character kinds.
+    MERCHANT = 0
+    LEFT_PRIEST = 1
+    RIGHT_PRIEST = 2
+    JEWELLER = 3
+    BANKER = 4
+    PRINCE = 5
+    BEGGAR = 6
+
+    # Phases.
+    PH_REVEAL_CHARACTER = 0
+    PH_REVEAL_FICTITIOUS = 1
+    PH_CHOOSE_CARD = 2
+    PH_CHOOSE_PRINCE = 3
+    PH_CHOOSE_LONE = 4
+    PH_OVER = 5
+
+    # Public events folded into the information-set hash.
+    EV_START = 1
+    EV_CHARACTER = 2
+    EV_FICTITIOUS = 3
+    EV_REVEAL = 4
+    EV_PRINCE = 5
+    EV_LONE = 6
+    EV_OWN_CARD = 7
+    EV_OWN_PRINCE = 8
+    EV_SEAT = 9
+    EV_POSITION = 10
+
+cdef int KIND_COUNT[NUM_KINDS]
+KIND_COUNT[:] = [2, 1, 1, 2, 1, 1, 1]
+# Coins a character is worth (the beggar's is a loss of 3, the prince's is 8 or 0).
+cdef int KIND_VALUE[NUM_KINDS]
+KIND_VALUE[:] = [4, 5, 5, 6, 7, 8, 3]
+
+ctypedef struct KLState:
+    uint64_t public_hash            # running hash of everything all seats have seen
+    int32_t coins[KL_MAX_SEATS]     # seat `players` is the fictitious player, if any
+    uint16_t hand[KL_MAX_SEATS]     # unplayed cards (bit v = card v); fictitious: its face-down deck
+    int8_t committed[KL_MAX_SEATS]  # card chosen this turn, -1 if none (fictitious: its revealed card)
+    int8_t prince_pick[KL_MAX_SEATS]  # -1 pending / not a robber, 0 comedian, 1 prince
+    int8_t last_cards[KL_MAX_SEATS] # cards revealed in the previous turn (display only)
+    int8_t pile[NUM_KINDS]          # face-down character tiles left, per kind
+    int8_t players                  # real players, 2..5
+    int8_t seats                    # players, plus 1 for the fictitious player
+    int8_t turn                     # hours completed, 0..9
+    int8_t phase
+    int8_t character                # kind revealed this turn, -1 before the reveal
+    int8_t last_character           # kind robbed in the previous turn (display only)
+    int8_t priority                 # seat made current in a simultaneous phase, -1 if none
+    int8_t lone                     # the lone survivor (phase PH_CHOOSE_LONE), else -1
+    uint8_t robbers                 # seats robbing the character this turn (bit per seat)
+
+# ----------------------------------------------------------------- helpers
+
+cdef inline int popcount16(unsigned int x) noexcept nogil:
+    cdef int n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+cdef inline bint has_fictitious(const KLState* s) noexcept nogil:
+    return s.seats > s.players
+
+cdef inline int left_of(const KLState* s, int seat) noexcept nogil:
+    # KL-15: seats are numbered clockwise, so the left neighbour is the next seat.
+    return (seat + 1) % s.seats
+
+cdef inline int right_of(const KLState* s, int seat) noexcept nogil:
+    return (seat + s.seats - 1) % s.seats
+
+cdef void hash_position(KLState* s) noexcept nogil:
+    """Starts the public hash from the whole public position (KL-19).
+
+    Used for fresh games and for positions a client builds; from then on
+    every public event is folded in by apply_action.
+    """
+    cdef int i
+    cdef uint64_t h = mix64(<uint64_t>EV_POSITION, <uint64_t>(s.players * 16 + s.seats))
+    h = mix64(h, <uint64_t>(s.turn * 64 + s.phase * 8 + (s.character + 1)))
+    for i in range(NUM_KINDS):
+        h = mix64(h, <uint64_t>s.pile[i])
+    for i in range(s.seats):
+        h = mix64(h, <uint64_t>s.coins[i])
+        h = mix64(h, <uint64_t>s.hand[i])
+    if has_fictitious(s):
+        h = mix64(h, <uint64_t>(s.committed[s.players] + 1))
+    s.public_hash = h
+
+
+cdef void end_turn(KLState* s) noexcept nogil:
+    cdef int i
+    for i in range(s.seats):
+        s.last_cards[i] = s.committed[i]
+        s.committed[i] = -1
+        s.prince_pick[i] = -1
+    s.last_character = s.character
+    s.character = -1
+    s.robbers = 0
+    s.lone = -1
+    s.priority = -1
+    s.turn += 1
+    s.phase = PH_OVER if s.turn >= NUM_TURNS else PH_REVEAL_CHARACTER
+
+cdef void pay_share(KLState* s, unsigned int payees, int k) noexcept nogil:
+    """Each seat in `payees` robs its share of the character, `k` robbers in all."""
+    cdef int seat, share, loss
+    for seat in range(s.seats):
+        if not (payees >> seat) & 1:
+            continue
+        if s.character == BEGGAR:
+            # KL-11, KL-12: the loss is shared like a gain and never goes below zero.
+            loss = 3 // k
+            s.coins[seat] -= loss if loss < s.coins[seat] else s.coins[seat]
+        elif s.character == LEFT_PRIEST:
+            share = 5 // k        # KL-10: each robber passes on its own share
+            s.coins[left_of(s, seat)] += share
+        elif s.character == RIGHT_PRIEST:
+            share = 5 // k
+            s.coins[right_of(s, seat)] += share
+        else:
+            s.coins[seat] += KIND_VALUE[s.character] // k
+
+cdef void rob(KLState* s, unsigned int robbers) noexcept nogil:
+    """The seats in `robbers` (tied for the highest card) rob this turn's character."""
+    cdef int k = popcount16(robbers)
+    cdef int seat
+    cdef unsigned int princes
+    if s.character == PRINCE and s.turn < NUM_TURNS - 1:
+        # KL-13: every real robber chooses prince or comedian, secretly and at once.
+        s.robbers = <uint8_t>robbers
+        s.priority = -1
+        for seat in range(s.seats):
+            s.prince_pick[seat] = -1
+        if has_fictitious(s) and (robbers >> s.players) & 1:
+            s.prince_pick[s.players] = 1      # KL-17: the fictitious player takes the prince
+        if robbers & ((1u << s.players) - 1):
+            s.phase = PH_CHOOSE_PRINCE
+            return
+        pay_share(s, robbers, k)   # only the fictitious player robbed it
+        end_turn(s)
+        return
+    # KL-14: the last-turn prince is always a prince, so no choice is asked.
+    pay_share(s, robbers, k)
+    end_turn(s)
+
+cdef void reveal_cards(KLState* s) noexcept nogil:
+    """All cards of the turn are face up: arrests, the theft, the lowest cards."""
+    cdef int seat, card, hi = -1, lo = NUM_CARDS, leaders = 0
+    cdef unsigned int in_play = 0, robbers = 0
+    for seat in range(s.seats):
+        s.public_hash = mix64(s.public_hash, <uint64_t>((EV_REVEAL << 16) | (seat << 8) | s.committed[seat]))
+        if s.committed[seat] == LEADER:
+            leaders += 1
+    for seat in range(s.seats):
+        card = s.committed[seat]
+        if card == LEADER and leaders >= 2:
+            continue                              # KL-7: arrested, out of play
+        in_play |= 1u << seat
+        if card > hi:
+            hi = card
+        if card < lo:
+            lo = card
+    if in_play == 0:
+        end_turn(s)                               # KL-8: every card was a leader
+        return
+    if popcount16(in_play) == 1:
+        # KL-9: the lone card left is both highest and lowest: its owner chooses.
+        for seat in range(s.seats):
+            if (in_play >> seat) & 1:
+                s.lone = seat
+        if has_fictitious(s) and s.lone == s.players:
+            rob(s, in_play)                       # KL-17: the fictitious player robs
+            return
+        s.phase = PH_CHOOSE_LONE
+        return
+    for seat in range(s.seats):
+        if not (in_play >> seat) & 1:
+            continue
+        if s.committed[seat] == hi:
+            robbers |= 1u << seat
+        elif s.committed[seat] == lo:
+            s.coins[seat] += lo                   # KL-5: each lowest card steals its value
+    # KL-6: when all cards in play are equal they are all highest, none lowest.
+    rob(s, robbers)
+
+cdef void enter_choose_card(KLState* s) noexcept nogil:
+    cdef int seat, card
+    s.phase = PH_CHOOSE_CARD
+    s.priority = -1
+    for seat in range(s.players):
+        s.committed[seat] = -1
+    if s.turn == NUM_TURNS - 1:
+        # KL-3: in the last hour every hand holds one card: it is played without a choice.
+        for seat in range(s.players):
+            for card in range(NUM_CARDS):
+                if (s.hand[seat] >> card) & 1:
+                    s.committed[seat] = card
+                    s.hand[seat] = 0
+        reveal_cards(s)
+
+# ---------------------------------------------------------------- the ABI
+
+cdef int kl_num_players(const void* st) noexcept nogil:
+    return (<const KLState*>st).players
+
+cdef int kl_current_player(const void* st) noexcept nogil:
+    cdef const KLState* s = <const KLState*>st
+    cdef int seat
+    if s.phase == PH_REVEAL_CHARACTER or s.phase == PH_REVEAL_FICTITIOUS:
+        return PLAYER_CHANCE
+    if s.phase == PH_CHOOSE_CARD:
+        if s.priority >= 0 and s.committed[s.priority] < 0:
+            return s.priority
+        for seat in range(s.players):
+            if s.committed[seat] < 0:
+                return seat
+    elif s.phase == PH_CHOOSE_PRINCE:
+        if s.priority >= 0 and s.prince_pick[s.priority] < 0:
+            return s.priority
+        for seat in range(s.players):
+            if (s.robbers >> seat) & 1 and s.prince_pick[seat] < 0:
+                return seat
+    elif s.phase == PH_CHOOSE_LONE:
+        return s.lone
+    return PLAYER_TERMINAL
+
+cdef int kl_legal_actions(const void* st, int* out) noexcept nogil:
+    cdef const KLState* s = <const KLState*>st
+    cdef int n = 0, i, seat
+    if s.phase == PH_REVEAL_CHARACTER:
+        for i in range(NUM_KINDS):
+            if s.pile[i] > 0:
+                out[n] = A_REVEAL_CHARACTER + i
+                n += 1
+    elif s.phase == PH_REVEAL_FICTITIOUS:
+        for i in range(NUM_CARDS):
+            if (s.hand[s.players] >> i) & 1:
+                out[n] = A_REVEAL_FICTITIOUS + i
+                n += 1
+    elif s.phase == PH_CHOOSE_CARD:
+        seat = kl_current_player(st)
+        for i in range(NUM_CARDS):
+            if (s.hand[seat] >> i) & 1:
+                out[n] = A_CARD + i
+                n += 1
+    elif s.phase == PH_CHOOSE_PRINCE:
+        out[0] = A_COMEDIAN
+        out[1] = A_PRINCE
+        n = 2
+    elif s.phase == PH_CHOOSE_LONE:
+        out[0] = A_LONE_CARD
+        out[1] = A_LONE_CHARACTER
+        n = 2
+    return n
+
+cdef void kl_apply_action(void* st, int action) noexcept nogil:
+    cdef KLState* s = <KLState*>st
+    cdef int seat, i, k
+    cdef unsigned int princes = 0
+    if s.phase == PH_REVEAL_CHARACTER:
+        i = action - A_REVEAL_CHARACTER
+        s.pile[i] -= 1
+        s.character = i
+        s.public_hash = mix64(s.public_hash, <uint64_t>((EV_CHARACTER << 8) | i))
+        if has_fictitious(s):
+            s.phase = PH_REVEAL_FICTITIOUS
+        else:
+            enter_choose_card(s)
+    elif s.phase == PH_REVEAL_FICTITIOUS:
+        i = action - A_REVEAL_FICTITIOUS
+        s.hand[s.players] &= ~(1u << i)
+        s.committed[s.players] = i
+        s.public_hash = mix64(s.public_hash, <uint64_t>((EV_FICTITIOUS << 8) | i))
+        enter_choose_card(s)
+    elif s.phase == PH_CHOOSE_CARD:
+        seat = kl_current_player(st)
+        s.committed[seat] = action - A_CARD
+        s.hand[seat] &= ~(1u << (action - A_CARD))
+        if kl_current_player(st) == PLAYER_TERMINAL:
+            reveal_cards(s)
+    elif s.phase == PH_CHOOSE_PRINCE:
+        seat = kl_current_player(st)
+        s.prince_pick[seat] = action - A_COMEDIAN
+        if kl_current_player(st) == PLAYER_TERMINAL:
+            k = 0
+            for seat in range(s.seats):
+                if (s.robbers >> seat) & 1:
+                    k += 1
+                    s.public_hash = mix64(s.public_hash, <uint64_t>((EV_PRINCE << 16) | (seat << 8) | s.prince_pick[seat]))
+                    if s.prince_pick[seat] == 1:
+                        princes |= 1u << seat
+            # KL-13: those who took the prince share 8 by the number of tied robbers.
+            pay_share(s, princes, k)
+            end_turn(s)
+    elif s.phase == PH_CHOOSE_LONE:
+        s.public_hash = mix64(s.public_hash, <uint64_t>((EV_LONE << 8) | action))
+        if action == A_LONE_CARD:
+            s.coins[s.lone] += s.committed[s.lone]
+            end_turn(s)
+        else:
+            rob(s, 1u << s.lone)
+
+cdef int kl_chance_outcomes(const void* st, int* actions, double* probs) noexcept nogil:
+    cdef const KLState* s = <const KLState*>st
+    cdef int n = kl_legal_actions(st, actions), i, total = 0
+    if s.phase == PH_REVEAL_CHARACTER:
+        for i in range(NUM_KINDS):
+            total += s.pile[i]
+        for i in range(n):
+            probs[i] = s.pile[actions[i] - A_REVEAL_CHARACTER] / <double>total
+    else:
+        for i in range(n):
+            probs[i] = 1.0 / n
+    return n
+
+cdef int kl_sample_chance(const void* st, Rng* rng) noexcept nogil:
+    cdef const KLState* s = <const KLState*>st
+    cdef int i, total = 0, r
+    cdef unsigned int deck
+    if s.phase == PH_REVEAL_CHARACTER:
+        for i in range(NUM_KINDS):
+            total += s.pile[i]
+        r = rng_below(rng, total)
+        for i in range(NUM_KINDS):
+            r -= s.pile[i]
+            if r < 0:
+                return A_REVEAL_CHARACTER + i
+        return A_REVEAL_CHARACTER + NUM_KINDS - 1
+    deck = s.hand[s.players]
+    r = rng_below(rng, popcount16(deck))
+    for i in range(NUM_CARDS):
+        if (deck >> i) & 1:
+            if r == 0:
+                return A_REVEAL_FICTITIOUS + i
+            r -= 1
+    return A_REVEAL_FICTITIOUS
+
+cdef void kl_returns(const void* st, double* out) noexcept nogil:
+    cdef const KLState* s = <const KLState*>st
+    cdef int seat, richest = -1, second = -1
+    for seat in range(s.seats):
+        if s.coins[seat] > richest:
+            richest = s.coins[seat]
+    # KL-20: the richest are stripped (ties included); the best of the rest win.
+    for seat in range(s.seats):
+        if s.coins[seat] < richest and s.coins[seat] > second:
+            second = s.coins[seat]
+    for seat in range(s.players):
+        out[seat] = 1.0 if (second >= 0 and s.coins[seat] == second) else 0.0
+
+cdef void kl_determinize(void* st, int observer, Rng* rng) noexcept nogil:
+    # KL-18: the only hidden information is the other seats' pending secret
+    # choices of this turn; forget them so that search decides them afresh.
+    cdef KLState* s = <KLState*>st
+    cdef int seat
+    if s.phase == PH_CHOOSE_CARD:
+        for seat in range(s.players):
+            if seat != observer and s.committed[seat] >= 0:
+                s.hand[seat] |= 1u << s.committed[seat]
+                s.committed[seat] = -1
+    elif s.phase == PH_CHOOSE_PRINCE:
+        for seat in range(s.players):
+            if seat != observer and (s.robbers >> seat) & 1:
+                s.prince_pick[seat] = -1
+
+cdef uint64_t kl_infoset_key(const void* st, int player) noexcept nogil:
+    cdef const KLState* s = <const KLState*>st
+    cdef uint64_t h = mix64(s.public_hash, <uint64_t>((EV_SEAT << 8) | player))
+    if s.phase == PH_CHOOSE_CARD and s.committed[player] >= 0:
+        h = mix64(h, <uint64_t>((EV_OWN_CARD << 8) | s.committed[player]))
+    elif s.phase == PH_CHOOSE_PRINCE and s.prince_pick[player] >= 0:
+        h = mix64(h, <uint64_t>((EV_OWN_PRINCE << 8) | s.prince_pick[player]))
+    return h
+
+cdef int kl_make_current(void* st, int seat) noexcept nogil:
+    cdef KLState* s = <KLState*>st
+    if seat < 0 or seat >= s.players:
+        return 0
+    if s.phase == PH_CHOOSE_CARD and s.committed[seat] < 0:
+        s.priority = seat
+        return 1
+    if s.phase == PH_CHOOSE_PRINCE and (s.robbers >> seat) & 1 and s.prince_pick[seat] < 0:
+        s.priority = seat
+        return 1
+    return 1 if kl_current_player(st) == seat else 0
+
+cdef GameDef KL_DEF
+KL_DEF.game_id = b"kids_of_london"
+KL_DEF.state_size = sizeof(KLState)
+KL_DEF.max_players = 5
+KL_DEF.num_distinct_actions = NUM_ACTIONS
+KL_DEF.max_legal_actions = NUM_CARDS
+KL_DEF.max_game_length = NUM_TURNS * (2 + 2 * KL_MAX_SEATS + 1)
+KL_DEF.num_players = kl_num_players
+KL_DEF.current_player = kl_current_player
+KL_DEF.legal_actions = kl_legal_actions
+KL_DEF.apply_action = kl_apply_action
+KL_DEF.chance_outcomes = kl_chance_outcomes
+KL_DEF.sample_chance = kl_sample_chance
+KL_DEF.returns = kl_returns
+KL_DEF.determinize = kl_determinize
+KL_DEF.infoset_key = kl_infoset_key
+KL_DEF.make_current = kl_make_current
+
+GAME_DEF = PyCapsule_New(<void*>&KL_DEF, GAMEDEF_CAPSULE, NULL)
+
+# ------------------------------------------------------- the Python side
+# Not on the search path: labels, the dict form of a state, and the
+# validating constructor for positions that come from outside.
+
+CHARACTERS = ("merchant", "left_priest", "right_priest", "jeweller", "banker", "prince", "beggar")
+CHARACTER_TILES = dict(zip(CHARACTERS, (2, 1, 1, 2, 1, 1, 1)))
+PHASES = ("reveal_character", "reveal_fictitious", "choose_card", "choose_prince", "choose_lone", "over")
+MIN_PLAYERS = 2
+MAX_PLAYERS = 5
+ACTION_COMEDIAN = A_COMEDIAN
+ACTION_PRINCE = A_PRINCE
+ACTION_LONE_CARD = A_LONE_CARD
+ACTION_LONE_CHARACTER = A_LONE_CHARACTER
+ACTION_REVEAL_CHARACTER = A_REVEAL_CHARACTER
+ACTION_REVEAL_FICTITIOUS = A_REVEAL_FICTITIOUS
+NUM_DISTINCT_ACTIONS = NUM_ACTIONS
+
+
+def card_action(int value):
+    """Action id of playing the Street Child card ``value``."""
+    if not 0 <= value < NUM_CARDS:
+        raise ValueError(f"card value {value} out of range 0..8")
+    return A_CARD + value
+
+
+def character_action(str kind):
+    """Chance action id revealing a character of ``kind`` (a name in CHARACTERS)."""
+    return A_REVEAL_CHARACTER + CHARACTERS.index(kind)
+
+
+def fictitious_action(int value):
+    """Chance action id revealing the fictitious player's card ``value``."""
+    if not 0 <= value < NUM_CARDS:
+        raise ValueError(f"card value {value} out of range 0..8")
+    return A_REVEAL_FICTITIOUS + value
+
+
+def action_label(int action):
+    if 0 <= action < NUM_CARDS:
+        return f"play {action}"
+    if action == A_COMEDIAN:
+        return "comedian (take 0)"
+    if action == A_PRINCE:
+        return "prince (take 8)"
+    if action == A_LONE_CARD:
+        return "take the card's value"
+    if action == A_LONE_CHARACTER:
+        return "rob the character"
+    if A_REVEAL_CHARACTER <= action < A_REVEAL_CHARACTER + NUM_KINDS:
+        return f"reveal {CHARACTERS[action - A_REVEAL_CHARACTER]}"
+    if A_REVEAL_FICTITIOUS <= action < NUM_ACTIONS:
+        return f"fictitious player reveals {action - A_REVEAL_FICTITIOUS}"
+    raise ValueError(f"unknown action id {action}")
+
+
+def initial_state_bytes(int players):
+    """The position before the first character is revealed (KL-1)."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players: Kids of London takes 2 to 5 players, not {players}")
+    cdef KLState s
+    memset(&s, 0, sizeof(KLState))
+    s.players = players
+    s.seats = players + 1 if players == 2 else players
+    for i in range(KL_MAX_SEATS):
+        s.committed[i] = -1
+        s.prince_pick[i] = -1
+        s.last_cards[i] = -1
+    for i in range(s.seats):
+        s.hand[i] = (1 << NUM_CARDS) - 1
+    for i in range(NUM_KINDS):
+        s.pile[i] = KIND_COUNT[i]
+    s.phase = PH_REVEAL_CHARACTER
+    s.character = -1
+    s.last_character = -1
+    s.priority = -1
+    s.lone = -1
+    hash_position(&s)
+    return (<char*>&s)[:sizeof(KLState)]
+
+
+cdef KLState _read(data) except *:
+    cdef const unsigned char[::1] view = data
+    if view.shape[0] != sizeof(KLState):
+        raise ValueError("not a Kids of London state")
+    cdef KLState s
+    s = (<const KLState*>&view[0])[0]
+    return s
+
+
+def _cards(mask):
+    return [v for v in range(NUM_CARDS) if (mask >> v) & 1]
+
+
+def describe(data):
+    """The state as a plain dict; :func:`from_description` inverts it."""
+    cdef KLState s = _read(data)
+    fict = s.seats > s.players
+    d = {
+        "players": s.players,
+        "turn": s.turn,
+        "phase": PHASES[s.phase],
+        "character": CHARACTERS[s.character] if s.character >= 0 else None,
+        "pile": {CHARACTERS[i]: s.pile[i] for i in range(NUM_KINDS)},
+        "coins": [s.coins[i] for i in range(s.players)],
+        "hands": [_cards(s.hand[i]) for i in range(s.players)],
+        "committed": [s.committed[i] if s.committed[i] >= 0 and s.phase == PH_CHOOSE_CARD else None
+                      for i in range(s.players)],
+        "robbers": [i for i in range(s.seats) if (s.robbers >> i) & 1],
+        "prince_choices": [None if s.prince_pick[i] < 0 else bool(s.prince_pick[i]) for i in range(s.players)],
+        "lone": s.lone if s.lone >= 0 else None,
+        "last_cards": [s.last_cards[i] if s.last_cards[i] >= 0 else None for i in range(s.seats)],
+        "last_character": CHARACTERS[s.last_character] if s.last_character >= 0 else None,
+    }
+    if s.phase == PH_CHOOSE_PRINCE or s.phase == PH_CHOOSE_LONE:
+        d["played"] = [s.committed[i] for i in range(s.players)]
+    if fict:
+        d["fictitious"] = {
+            "seat": s.players,
+            "coins": s.coins[s.players],
+            "deck": _cards(s.hand[s.players]),
+            "card": s.committed[s.players] if s.committed[s.players] >= 0 else None,
+        }
+    return d
+
+
+def from_description(d):
+    """Builds a state from a dict like :func:`describe`'s, checking consistency.
+
+    Raises ``ValueError`` whose message starts with the offending field.
+    ``last_cards``/``last_character`` are display-only and optional.  The
+    information-set history starts from this position (KL-19).
+    """
+    cdef KLState s
+    memset(&s, 0, sizeof(KLState))
+    players = d.get("players")
+    if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players: must be 2 to 5, got {players!r}")
+    s.players = players
+    s.seats = players + 1 if players == 2 else players
+    for i in range(KL_MAX_SEATS):
+        s.committed[i] = -1
+        s.prince_pick[i] = -1
+        s.last_cards[i] = -1
+    s.priority = -1
+    s.lone = -1
+    s.last_character = -1
+    turn = d.get("turn", 0)
+    if not isinstance(turn, int) or not 0 <= turn <= NUM_TURNS:
+        raise ValueError(f"turn: must be 0 to 9, got {turn!r}")
+    s.turn = turn
+    phase = d.get("phase", "reveal_character")
+    if phase not in PHASES:
+        raise ValueError(f"phase: unknown phase {phase!r}; expected one of {PHASES}")
+    s.phase = PHASES.index(phase)
+    if (s.turn == NUM_TURNS) != (s.phase == PH_OVER):
+        raise ValueError("phase: 'over' exactly when turn is 9")
+    if s.phase == PH_REVEAL_FICTITIOUS and players != 2:
+        raise ValueError("phase: reveal_fictitious exists only in the 2-player game")
+    if s.phase > PH_REVEAL_FICTITIOUS and s.phase != PH_OVER and s.turn == NUM_TURNS - 1 and s.phase == PH_CHOOSE_CARD:
+        raise ValueError("phase: the last hour's cards are played without a choice (KL-3)")
+    character = d.get("character")
+    revealed = s.phase >= PH_REVEAL_FICTITIOUS and s.phase != PH_OVER
+    if revealed:
+        if character not in CHARACTERS:
+            raise ValueError(f"character: phase {phase} needs a revealed character, got {character!r}")
+        s.character = CHARACTERS.index(character)
+    else:
+        if character is not None:
+            raise ValueError(f"character: no character is revealed in phase {phase}")
+        s.character = -1
+    pile = d.get("pile")
+    if not isinstance(pile, dict):
+        raise ValueError("pile: expected a mapping of character kind to tile count")
+    for name in pile:
+        if name not in CHARACTERS:
+            raise ValueError(f"pile: unknown character {name!r}")
+    total = 0
+    for i, name in enumerate(CHARACTERS):
+        n = pile.get(name, 0)
+        used = 1 if s.character == i else 0
+        if not isinstance(n, int) or n < 0 or n + used > KIND_COUNT[i]:
+            raise ValueError(f"pile.{name}: {n!r} tiles left is impossible (the game has {KIND_COUNT[i]})")
+        s.pile[i] = n
+        total += n
+    expected = NUM_TURNS - s.turn - (1 if revealed else 0)
+    if total != expected:
+        raise ValueError(f"pile: {total} tiles left, but turn {s.turn} in phase {phase} leaves {expected}")
+    coins = d.get("coins")
+    if not isinstance(coins, (list, tuple)) or len(coins) != players:
+        raise ValueError(f"coins: expected one count per player ({players})")
+    for i, c in enumerate(coins):
+        if not isinstance(c, int) or c < 0 or c > 100000:
+            raise ValueError(f"coins[{i}]: must be a whole number from 0 to 100000, got {c!r}")
+        s.coins[i] = c
+    hands = d.get("hands")
+    if not isinstance(hands, (list, tuple)) or len(hands) != players:
+        raise ValueError(f"hands: expected one hand per player ({players})")
+    committed = d.get("committed") or [None] * players
+    if len(committed) != players:
+        raise ValueError(f"committed: expected one entry per player ({players})")
+    for i in range(players):
+        mask = 0
+        for v in hands[i]:
+            if not isinstance(v, int) or not 0 <= v < NUM_CARDS:
+                raise ValueError(f"hands[{i}]: card {v!r} is not a Street Child card (0..8)")
+            if (mask >> v) & 1:
+                raise ValueError(f"hands[{i}]: card {v} appears twice")
+            mask |= 1 << v
+        c = committed[i]
+        if c is not None:
+            if s.phase != PH_CHOOSE_CARD:
+                raise ValueError(f"committed[{i}]: cards are committed only in phase choose_card")
+            if not isinstance(c, int) or not 0 <= c < NUM_CARDS:
+                raise ValueError(f"committed[{i}]: {c!r} is not a card value")
+            if (mask >> c) & 1:
+                raise ValueError(f"committed[{i}]: card {c} is both committed and in hands[{i}]")
+            s.committed[i] = c
+        in_hand = NUM_CARDS - s.turn - (1 if c is not None else 0)
+        if s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE):
+            in_hand = NUM_CARDS - s.turn - 1
+        if len(hands[i]) != in_hand:
+            raise ValueError(f"hands[{i}]: holds {len(hands[i])} cards, but turn {s.turn} in phase {phase} leaves {in_hand}")
+        s.hand[i] = mask
+    fict = d.get("fictitious")
+    if players == 2:
+        if not isinstance(fict, dict):
+            raise ValueError("fictitious: the 2-player game needs the fictitious player's coins, deck and card")
+        fc = fict.get("coins", 0)
+        if not isinstance(fc, int) or fc < 0 or fc > 100000:
+            raise ValueError(f"fictitious.coins: must be a whole number from 0 to 100000, got {fc!r}")
+        s.coins[2] = fc
+        mask = 0
+        for v in fict.get("deck", []):
+            if not isinstance(v, int) or not 0 <= v < NUM_CARDS or (mask >> v) & 1:
+                raise ValueError(f"fictitious.deck: bad or repeated card {v!r}")
+            mask |= 1 << v
+        card = fict.get("card")
+        shown = s.phase >= PH_CHOOSE_CARD and s.phase != PH_OVER
+        if shown:
+            if not isinstance(card, int) or not 0 <= card < NUM_CARDS or (mask >> card) & 1:
+                raise ValueError(f"fictitious.card: phase {phase} needs the revealed card, not in the deck; got {card!r}")
+            s.committed[2] = card
+        elif card is not None:
+            raise ValueError(f"fictitious.card: no fictitious card is face up in phase {phase}")
+        left = NUM_CARDS - s.turn - (1 if shown else 0)
+        if popcount16(mask) != left:
+            raise ValueError(f"fictitious.deck: holds {popcount16(mask)} cards, but should hold {left}")
+        s.hand[2] = mask
+    elif fict is not None:
+        raise ValueError("fictitious: only the 2-player game has a fictitious player")
+    if s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE):
+        _decode_resolution(&s, d, phase)
+    hash_position(&s)
+    return (<char*>&s)[:sizeof(KLState)]
+
+
+cdef _decode_resolution(KLState* s, d, phase):
+    """The turn's face-up cards, for positions paused in a choice after the reveal."""
+    played = d.get("played")
+    if not isinstance(played, (list, tuple)) or len(played) != s.players:
+        raise ValueError(f"played: phase {phase} needs the card each player revealed this turn")
+    for i, v in enumerate(played):
+        if not isinstance(v, int) or not 0 <= v < NUM_CARDS or (s.hand[i] >> v) & 1:
+            raise ValueError(f"played[{i}]: {v!r} is not a card this player can have revealed")
+        s.committed[i] = v
+    if s.phase == PH_CHOOSE_LONE:
+        lone = d.get("lone")
+        if not isinstance(lone, int) or not 0 <= lone < s.players:
+            raise ValueError(f"lone: phase choose_lone needs the surviving player's seat, got {lone!r}")
+        for i in range(s.seats):
+            if i != lone and s.committed[i] != LEADER:
+                raise ValueError(f"lone: seat {lone} is not alone; seat {i} played {s.committed[i]}")
+        if s.committed[lone] == LEADER:
+            raise ValueError(f"lone: seat {lone} played a leader, which was arrested")
+        s.lone = lone
+        return
+    robbers = d.get("robbers")
+    if not isinstance(robbers, (list, tuple)) or not robbers:
+        raise ValueError("robbers: phase choose_prince needs the seats robbing the prince")
+    if s.character != PRINCE:
+        raise ValueError("character: phase choose_prince needs the prince")
+    choices = d.get("prince_choices") or [None] * s.players
+    mask = 0
+    for r in robbers:
+        if not isinstance(r, int) or not 0 <= r < s.seats:
+            raise ValueError(f"robbers: bad seat {r!r}")
+        mask |= 1 << r
+    if not mask & ((1 << s.players) - 1):
+        raise ValueError("robbers: no real player is robbing the prince")
+    s.robbers = mask
+    for i in range(s.seats):
+        s.prince_pick[i] = -1
+    if s.seats > s.players and (mask >> s.players) & 1:
+        s.prince_pick[s.players] = 1
+    for i in range(s.players):
+        c = choices[i] if i < len(choices) else None
+        if c is not None:
+            if not (mask >> i) & 1:
+                raise ValueError(f"prince_choices[{i}]: seat {i} is not robbing the prince")
+            s.prince_pick[i] = 1 if c else 0
+
+
+def summary(data):
+    d = describe(data)
+    return (f"{d['players']} players, turn {d['turn']}, {d['phase']}"
+            + (f", {d['character']}" if d['character'] else "")
+            + f", coins {d['coins']}"
+            + (f" + fictitious {d['fictitious']['coins']}" if 'fictitious' in d else ""))
+
+
+def render(data):
+    """A few lines of text showing the table."""
+    d = describe(data)
+    lines = [f"Kids of London - hour {min(d['turn'] + 1, 9)}/9 - {d['phase'].replace('_', ' ')}"]
+    if d["character"]:
+        lines.append(f"character: {d['character']}")
+    if d["last_character"]:
+        lines.append(f"last hour: {d['last_character']}, cards {d['last_cards']}")
+    for i in range(d["players"]):
+        pending = " (card chosen)" if d["committed"][i] is not None else ""
+        lines.append(f"seat {i}: {d['coins'][i]:3d} coins, hand {d['hands'][i]}{pending}")
+    if "fictitious" in d:
+        f = d["fictitious"]
+        lines.append(f"fictitious: {f['coins']:3d} coins, face-up card {f['card']}, "
+                     f"{len(f['deck'])} cards face down")
+    return "\n".join(lines)

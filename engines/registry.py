@@ -1,0 +1,74 @@
+"""The games fagin serves: game id -> engine module, names and options.
+
+Adding a game is one line in ``GAMES`` (plus its engine module, its spec in
+``seeds/`` and its tests).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from fagin.engines.core import Game, State
+
+
+class UnknownGameError(KeyError):
+    """A game id that no engine serves."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; keep the message readable
+        return self.args[0]
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """A game option with its default and a one-line description."""
+
+    name: str
+    default: object
+    description: str
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts about a served game."""
+
+    id: str
+    name: str
+    module: str
+    min_players: int
+    max_players: int
+    spec: str
+    options: tuple[GameOption, ...] = field(default_factory=tuple)
+
+
+GAMES: dict[str, GameInfo] = {
+    info.id: info
+    for info in (
+        GameInfo("kids_of_london", "Kids of London", "fagin.engines.kids_of_london", 2, 5,
+                 "seeds/kids_of_london.md"),
+    )
+}
+
+
+@lru_cache(maxsize=None)
+def load_game(game_id: str) -> Game:
+    """The :class:`Game` for ``game_id`` (e.g. ``"kids_of_london"``)."""
+    try:
+        info = GAMES[game_id]
+    except KeyError:
+        raise UnknownGameError(
+            f"unknown game {game_id!r}; known games: {', '.join(sorted(GAMES))}") from None
+    engine = importlib.import_module(info.module)
+    return Game(engine.GAME_DEF, engine, info)
+
+
+def new_game(game_id: str, players: int, seed: int | None = None, **options) -> State:
+    """A new game of ``players`` seats; with a ``seed``, opening chance events are resolved."""
+    info = GAMES.get(game_id)
+    if info is not None and not info.min_players <= players <= info.max_players:
+        raise ValueError(f"players: {info.name} takes {info.min_players} to "
+                         f"{info.max_players} players, not {players}")
+    state = load_game(game_id).new_initial_state(players, **options)
+    if seed is not None:
+        state.resolve_chance(seed)
+    return state

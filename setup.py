@@ -1,0 +1,42 @@
+"""Declares the Cython extensions only; everything else lives in pyproject.toml.
+
+Each extension is compiled on its own: modules share *types* through
+``engines/abi.pxd`` and ``engines/rng.pxd`` (type declarations and inline
+helpers only) and pass engine function tables at run time in a PyCapsule, so no
+extension ever cimports another one's functions.
+"""
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+# Hot loops run without bounds checks; modules that read client data
+# (the engines' decoders) re-enable them locally with decorators.
+HOT = {
+    "boundscheck": False,
+    "wraparound": False,
+    "cdivision": True,
+    "initializedcheck": False,
+    "language_level": 3,
+}
+
+EXTENSIONS = [
+    ("fagin.engines.core", "engines/core.pyx"),
+    ("fagin.engines.kids_of_london", "engines/kids_of_london.pyx"),
+    # ("fagin.search.ismcts", "search/ismcts.pyx"),
+]
+
+extra_compile_args = ["-O3"]
+if os.environ.get("FAGIN_DEBUG_BUILD"):
+    extra_compile_args = ["-O0", "-g"]
+
+setup(
+    ext_modules=cythonize(
+        [
+            Extension(name, [src], extra_compile_args=extra_compile_args)
+            for name, src in EXTENSIONS
+        ],
+        include_path=["."],
+        compiler_directives=HOT,
+    ),
+)
