@@ -23,7 +23,7 @@ HOT = {
 EXTENSIONS = [
     ("fagin.engines.core", "engines/core.pyx"),
     ("fagin.engines.kids_of_london", "engines/kids_of_london.pyx"),
-    # ("fagin.search.ismcts", "search/ismcts.pyx"),
+    ("fagin.search.ismcts", "search/ismcts.pyx"),
 ]
 
 extra_compile_args = ["-O3"]

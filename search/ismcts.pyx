@@ -1,0 +1,446 @@
+# cython: language_level=3
+"""Information-set Monte Carlo tree search over the engine ABI.
+
+Game-agnostic: it sees a game only through its ``GameDef`` function table.
+Nodes are information sets, keyed by ``(seat, infoset_key)`` in one flat
+open-addressing hash table, so every seat keeps its own statistics in the
+same table (the multiple-observer view of Cowling, Powley & Whitehouse 2012).
+Each iteration:
+
+1. copies the root (``memcpy``) and determinizes it for the searching seat,
+   so that only what that seat knows is fixed;
+2. descends, at each decision choosing by UCB1 with *availability counts*
+   (an action's exploration term uses how often it was legal, not the
+   parent's visits) — chance nodes are sampled;
+3. adds the first unseen information set, then plays uniformly at random to
+   the end;
+4. backs up each node with the return of the seat that acts there.
+
+The loop holds no Python objects and runs without the GIL; memory grows only
+by doubling (rarely), never per iteration.
+"""
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.math cimport log, sqrt
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.rng cimport Rng, mix64, rng_below, rng_seed
+
+import time as _time
+from dataclasses import dataclass
+
+cdef extern from *:
+    """
+    #include <time.h>
+    static inline double fagin_now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    }
+    static inline int fagin_load_flag(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void fagin_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    double now_ms "fagin_now_ms"() noexcept nogil
+    int load_flag "fagin_load_flag"(int* p) noexcept nogil
+    void store_flag "fagin_store_flag"(int* p, int v) noexcept nogil
+
+ctypedef struct Slot:
+    int32_t action
+    uint32_t visits
+    uint32_t avail       # iterations in which the action was legal here
+    double value_sum
+
+ctypedef struct Node:
+    uint64_t key
+    int32_t seat
+    int32_t num_slots
+
+cdef enum:
+    STOP_NONE = 0
+    STOP_ITERATIONS = 1
+    STOP_TIME = 2
+    STOP_CANCELLED = 3
+    STOP_TERMINAL_ROOT = 4
+
+STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED: "cancelled"}
+
+# Sentinel for "no limit" on iterations.
+cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
+
+
+class SearchError(ValueError):
+    """The search cannot run from this state/seat (terminal, chance, no decision pending)."""
+
+
+@dataclass(frozen=True)
+class ActionStats:
+    """Statistics of one legal action at the root."""
+
+    action: int
+    label: str
+    visits: int
+    mean_value: float
+    policy: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What a search concluded: the recommended action and the evidence."""
+
+    action: int
+    label: str
+    stats: list
+    iterations: int
+    nodes: int
+    elapsed_ms: float
+    stop_reason: str
+
+    def by_action(self):
+        return {s.action: s for s in self.stats}
+
+
+cdef class ISMCTS:
+    """A resumable ISMCTS search for one seat of one state.
+
+    ``run`` may be called several times (for progress reports); statistics
+    accumulate.  ``cancel`` may be called from another thread while ``run``
+    is in progress.  One object must not ``run`` in two threads at once.
+    """
+    cdef const GameDef* gd
+    cdef object state          # keeps the Python state (and its game) alive
+    cdef readonly int seat
+    cdef readonly double exploration
+    cdef unsigned char* root
+    cdef unsigned char* work
+    cdef int* legal
+    cdef int64_t* path_node
+    cdef int32_t* path_slot
+    cdef int path_cap
+    cdef Node* nodes
+    cdef Slot* slots
+    cdef int64_t num_nodes, node_cap, max_nodes
+    cdef int32_t* table            # node index + 1, 0 = empty
+    cdef uint64_t table_mask
+    cdef int slot_cap
+    cdef Rng rng
+    cdef readonly int64_t iterations
+    cdef readonly double elapsed_ms
+    cdef int cancel_flag
+    cdef int running
+    cdef uint64_t root_key
+
+    def __cinit__(self):
+        self.root = NULL
+        self.work = NULL
+        self.legal = NULL
+        self.path_node = NULL
+        self.path_slot = NULL
+        self.nodes = NULL
+        self.slots = NULL
+        self.table = NULL
+
+    def __init__(self, state, int seat, seed=0, double exploration=0.7, max_nodes=4_000_000):
+        """Prepares a search of ``state`` for ``seat``.
+
+        ``exploration`` is the UCB1 constant (returns here are 0/1 wins);
+        ``max_nodes`` caps the tree's memory: past it no node is added and
+        iterations keep refining the existing tree.
+        """
+        capsule = state.game.capsule
+        if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
+            raise TypeError("state's game carries no fagin.GameDef")
+        if not exploration >= 0:
+            raise ValueError(f"exploration: must be >= 0, got {exploration}")
+        if not 1 <= max_nodes <= 1 << 30:
+            raise ValueError(f"max_nodes: must be in 1..2**30, got {max_nodes}")
+        self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
+        self.state = state
+        self.seat = seat
+        self.exploration = exploration
+        self.max_nodes = max_nodes
+        cdef int size = self.gd.state_size
+        self.root = <unsigned char*>malloc(size)
+        self.work = <unsigned char*>malloc(size)
+        self.slot_cap = self.gd.max_legal_actions
+        self.legal = <int*>malloc(sizeof(int) * self.slot_cap)
+        self.path_cap = self.gd.max_game_length + 1
+        self.path_node = <int64_t*>malloc(sizeof(int64_t) * self.path_cap)
+        self.path_slot = <int32_t*>malloc(sizeof(int32_t) * self.path_cap)
+        if not (self.root and self.work and self.legal and self.path_node and self.path_slot):
+            raise MemoryError()
+        memcpy(self.root, <void*><size_t>state._address(), size)
+        cdef int n = self.gd.num_players(self.root)
+        if not 0 <= seat < n:
+            raise SearchError(f"seat: {seat} is not a seat of this {n}-player state")
+        cdef int p = self.gd.current_player(self.root)
+        if p == PLAYER_TERMINAL:
+            raise SearchError("state: the game is over; there is nothing to recommend")
+        if p == PLAYER_CHANCE:
+            raise SearchError("state: a chance event is pending; resolve it before searching")
+        if not self.gd.make_current(self.root, seat):
+            raise SearchError(f"seat: seat {seat} has no decision pending (seat {p} is to act)")
+        self.root_key = self.gd.infoset_key(self.root, seat)
+        rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        self._grow_nodes(min(max_nodes, 1 << 12))
+
+    def __dealloc__(self):
+        free(self.root)
+        free(self.work)
+        free(self.legal)
+        free(self.path_node)
+        free(self.path_slot)
+        free(self.nodes)
+        free(self.slots)
+        free(self.table)
+
+    cdef int _grow_nodes(self, int64_t cap) except -1:
+        """Sets node capacity to `cap` (>= current) and rebuilds the hash table."""
+        cdef Node* nodes = <Node*>realloc(self.nodes, sizeof(Node) * cap)
+        if nodes == NULL:
+            raise MemoryError()
+        self.nodes = nodes
+        cdef Slot* slots = <Slot*>realloc(self.slots, sizeof(Slot) * cap * self.slot_cap)
+        if slots == NULL:
+            raise MemoryError()
+        self.slots = slots
+        self.node_cap = cap
+        if self._rehash(cap * 2) < 0:
+            raise MemoryError()
+        return 0
+
+    cdef int _rehash(self, int64_t want) noexcept nogil:
+        """Rebuilds the hash table with room for `want` entries; -1 if out of memory."""
+        cdef uint64_t size = 16
+        while size < <uint64_t>want:
+            size <<= 1
+        free(self.table)
+        self.table = <int32_t*>calloc(size, sizeof(int32_t))
+        if self.table == NULL:
+            return -1
+        self.table_mask = size - 1
+        cdef int64_t i
+        cdef uint64_t h
+        for i in range(self.num_nodes):
+            h = mix64(self.nodes[i].key, <uint64_t>self.nodes[i].seat) & self.table_mask
+            while self.table[h] != 0:
+                h = (h + 1) & self.table_mask
+            self.table[h] = <int32_t>(i + 1)
+        return 0
+
+    cdef inline int64_t _find(self, int seat, uint64_t key) noexcept nogil:
+        cdef uint64_t h = mix64(key, <uint64_t>seat) & self.table_mask
+        cdef int32_t idx
+        while True:
+            idx = self.table[h]
+            if idx == 0:
+                return -1
+            if self.nodes[idx - 1].key == key and self.nodes[idx - 1].seat == seat:
+                return idx - 1
+            h = (h + 1) & self.table_mask
+
+    cdef int64_t _add(self, int seat, uint64_t key) noexcept nogil:
+        """Adds a node; -1 if the tree is at max_nodes (or memory ran out)."""
+        cdef int64_t cap
+        cdef Node* nodes
+        cdef Slot* slots
+        if self.num_nodes >= self.node_cap:
+            if self.node_cap >= self.max_nodes:
+                return -1
+            cap = self.node_cap * 2
+            if cap > self.max_nodes:
+                cap = self.max_nodes
+            nodes = <Node*>realloc(self.nodes, sizeof(Node) * cap)
+            if nodes == NULL:
+                return -1
+            self.nodes = nodes
+            slots = <Slot*>realloc(self.slots, sizeof(Slot) * cap * self.slot_cap)
+            if slots == NULL:
+                return -1
+            self.slots = slots
+            self.node_cap = cap
+            if self._rehash(cap * 2) < 0:
+                return -1
+        cdef int64_t i = self.num_nodes
+        self.num_nodes += 1
+        self.nodes[i].key = key
+        self.nodes[i].seat = seat
+        self.nodes[i].num_slots = 0
+        cdef uint64_t h = mix64(key, <uint64_t>seat) & self.table_mask
+        while self.table[h] != 0:
+            h = (h + 1) & self.table_mask
+        self.table[h] = <int32_t>(i + 1)
+        return i
+
+    cdef int _select(self, int64_t node, int n, bint fresh) noexcept nogil:
+        """Picks a slot among the `n` legal actions in self.legal, counting availability."""
+        cdef Node* nd = &self.nodes[node]
+        cdef Slot* base = &self.slots[node * self.slot_cap]
+        cdef int i, j, best = -1, unvisited = 0
+        cdef double score, best_score = -1e300, logn
+        cdef Slot* sl
+        # Map each legal action to its slot (adding slots for actions seen
+        # for the first time), bump availability, and pick an untried one
+        # uniformly if there is any.
+        for i in range(n):
+            j = 0
+            while j < nd.num_slots and base[j].action != self.legal[i]:
+                j += 1
+            if j == nd.num_slots:
+                if j >= self.slot_cap:
+                    continue      # cannot happen with a correct max_legal_actions
+                base[j].action = self.legal[i]
+                base[j].visits = 0
+                base[j].avail = 0
+                base[j].value_sum = 0.0
+                nd.num_slots += 1
+            base[j].avail += 1
+            self.legal[i] = j     # reuse the buffer: legal[i] now holds the slot index
+            if base[j].visits == 0:
+                unvisited += 1
+                if rng_below(&self.rng, unvisited) == 0:
+                    best = j
+        if best >= 0 or fresh:
+            return best if best >= 0 else self.legal[rng_below(&self.rng, n)]
+        for i in range(n):
+            sl = &base[self.legal[i]]
+            score = sl.value_sum / sl.visits + self.exploration * sqrt(log(<double>sl.avail) / sl.visits)
+            if score > best_score:
+                best_score = score
+                best = self.legal[i]
+        return best
+
+    cdef int _iterate(self) noexcept nogil:
+        """One iteration; returns 0 (never fails)."""
+        cdef const GameDef* gd = self.gd
+        cdef void* st = self.work
+        cdef int p, n, depth = 0, slot, a
+        cdef int64_t node
+        cdef bint in_tree = True, fresh
+        cdef double returns[MAX_SEATS]
+        memcpy(st, self.root, gd.state_size)
+        gd.determinize(st, self.seat, &self.rng)
+        while True:
+            p = gd.current_player(st)
+            if p == PLAYER_TERMINAL:
+                break
+            if p == PLAYER_CHANCE:
+                gd.apply_action(st, gd.sample_chance(st, &self.rng))
+                continue
+            n = gd.legal_actions(st, self.legal)
+            if not in_tree:
+                gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
+                continue
+            node = self._find(p, gd.infoset_key(st, p))
+            fresh = node < 0
+            if fresh:
+                node = self._add(p, gd.infoset_key(st, p))
+                in_tree = False
+                if node < 0:
+                    gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
+                    continue
+            slot = self._select(node, n, fresh)
+            a = self.slots[node * self.slot_cap + slot].action
+            if depth < self.path_cap:
+                self.path_node[depth] = node
+                self.path_slot[depth] = slot
+                depth += 1
+            gd.apply_action(st, a)
+        gd.returns(st, returns)
+        cdef int i
+        cdef Slot* sl
+        for i in range(depth):
+            node = self.path_node[i]
+            sl = &self.slots[node * self.slot_cap + self.path_slot[i]]
+            sl.visits += 1
+            sl.value_sum += returns[self.nodes[node].seat]
+        return 0
+
+    def run(self, iterations=None, time_ms=None):
+        """Runs until ``iterations`` more iterations, ``time_ms`` more milliseconds, or cancel.
+
+        At least one limit is required.  Returns the stop reason:
+        ``"iterations"``, ``"time"`` or ``"cancelled"``.
+        """
+        if iterations is None and time_ms is None:
+            raise ValueError("iterations/time_ms: give at least one budget")
+        if iterations is not None and not 0 <= iterations <= 10**12:
+            raise ValueError(f"iterations: must be in 0..10**12, got {iterations}")
+        if time_ms is not None and not 0 <= time_ms <= 86_400_000:
+            raise ValueError(f"time_ms: must be in 0..86400000, got {time_ms}")
+        if self.running:
+            raise RuntimeError("this search is already running in another thread")
+        cdef int64_t limit = NO_LIMIT if iterations is None else iterations
+        cdef double budget = -1.0 if time_ms is None else time_ms
+        cdef int64_t done = 0
+        cdef int reason = STOP_ITERATIONS
+        cdef double start, deadline, now
+        self.running = 1
+        try:
+            with nogil:
+                start = now_ms()
+                deadline = start + budget
+                while done < limit:
+                    if load_flag(&self.cancel_flag):
+                        reason = STOP_CANCELLED
+                        break
+                    if budget >= 0 and (done & 15) == 0 and now_ms() >= deadline:
+                        reason = STOP_TIME
+                        break
+                    self._iterate()
+                    done += 1
+                if reason == STOP_ITERATIONS and budget >= 0 and done < limit:
+                    reason = STOP_TIME
+                now = now_ms()
+        finally:
+            self.running = 0
+        self.iterations += done
+        self.elapsed_ms += now - start
+        return STOP_REASONS[reason]
+
+    def cancel(self):
+        """Asks a running (or the next) ``run`` to stop; safe from any thread."""
+        store_flag(&self.cancel_flag, 1)
+
+    @property
+    def num_nodes(self):
+        return self.num_nodes
+
+    def result(self, stop_reason="iterations"):
+        """The recommendation so far: most visited root action (ties: best mean)."""
+        cdef int i, j, n
+        cdef int64_t root = self._find(self.seat, self.root_key)
+        cdef Slot* base
+        cdef uint32_t visits
+        st = self.state
+        legal = st.clone()
+        legal.make_current(self.seat)
+        actions = legal.legal_actions()
+        counts = {a: (0, 0.0) for a in actions}
+        if root >= 0:
+            base = &self.slots[root * self.slot_cap]
+            for j in range(self.nodes[root].num_slots):
+                if base[j].action in counts:
+                    visits = base[j].visits
+                    counts[base[j].action] = (visits, base[j].value_sum / visits if visits else 0.0)
+        total = sum(v for v, _ in counts.values())
+        stats = [ActionStats(a, st.action_label(a), counts[a][0], counts[a][1],
+                             counts[a][0] / total if total else 1.0 / len(actions))
+                 for a in actions]
+        best = max(stats, key=lambda s: (s.visits, s.mean_value, -s.action))
+        return SearchResult(best.action, best.label, stats, self.iterations, self.num_nodes,
+                            self.elapsed_ms, stop_reason)
+
+
+def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=0.7,
+           max_nodes=4_000_000):
+    """Runs one ISMCTS search and returns its :class:`SearchResult`.
+
+    With neither budget given, 1,000 iterations are run.
+    """
+    if iterations is None and time_ms is None:
+        iterations = 1000
+    s = ISMCTS(state, seat, seed=seed, exploration=exploration, max_nodes=max_nodes)
+    reason = s.run(iterations=iterations, time_ms=time_ms)
+    return s.result(reason)
