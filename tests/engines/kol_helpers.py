@@ -1,0 +1,39 @@
+"""Helpers to build Kids of London positions for tests."""
+from fagin.engines import load_game
+from fagin.engines import kids_of_london as kol
+
+GAME = load_game("kids_of_london")
+
+
+def position(players, character, coins=None, turn=0, hands=None, fict_card=None,
+             fict_coins=0, fict_deck=None, pile=None):
+    """A position at the secret card choice of an hour, built through the validating decoder."""
+    coins = coins or [0] * players
+    hands = hands or [list(range(turn, 9))] * players
+    if pile is None:
+        pile = dict(kol.CHARACTER_TILES)
+        pile[character] -= 1
+        # Remove tiles for the hours already played, cheapest first.
+        left = 9 - turn - 1
+        for name in kol.CHARACTERS:
+            while sum(pile.values()) > left and pile[name] > 0 and name != "prince":
+                pile[name] -= 1
+    d = {"players": players, "turn": turn, "phase": "choose_card", "character": character,
+         "pile": pile, "coins": coins, "hands": hands}
+    if players == 2:
+        deck = fict_deck if fict_deck is not None else [v for v in range(9) if v != fict_card][: 9 - turn - 1]
+        d["fictitious"] = {"coins": fict_coins, "deck": deck, "card": fict_card}
+    return GAME.state_from_bytes(kol.from_description(d))
+
+
+def play(state, *cards):
+    """Each seat, in order of the engine's asking, plays the given card."""
+    for card in cards:
+        state.apply(kol.card_action(card))
+    return state
+
+
+def coins(state):
+    d = state.describe()
+    extra = [d["fictitious"]["coins"]] if "fictitious" in d else []
+    return d["coins"] + extra
