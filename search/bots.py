@@ -1,0 +1,127 @@
+"""Baseline players: random, a Kids of London rule-based heuristic, and ISMCTS.
+
+Every bot answers ``choose(state, seat, seed) -> action`` for a seat with a
+decision pending.  Bots are handed the real state; each one looks only at
+what its seat may know: the heuristic reads public facts and simulates with a
+determinized copy, and ISMCTS determinizes every iteration.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from fagin.engines import kids_of_london as kol
+from fagin.search import ismcts
+
+
+def _pending_view(state, seat):
+    """A copy where `seat` is to act (in a simultaneous phase it may not be the first)."""
+    view = state.clone()
+    if not view.make_current(seat):
+        raise ValueError(f"seat {seat} has no decision pending")
+    return view
+
+
+@dataclass
+class RandomBot:
+    """Uniformly random legal actions."""
+
+    name: str = "random"
+
+    def choose(self, state, seat, seed):
+        return random.Random(seed).choice(_pending_view(state, seat).legal_actions())
+
+
+@dataclass
+class ISMCTSBot:
+    """Plays the action ISMCTS recommends after ``iterations`` iterations."""
+
+    iterations: int = 2000
+    exploration: float = 0.7
+    name: str = "ismcts"
+
+    def choose(self, state, seat, seed):
+        return ismcts.search(state, seat, iterations=self.iterations, seed=seed,
+                             exploration=self.exploration).action
+
+
+@dataclass
+class KidsOfLondonHeuristicBot:
+    """A rule-based Kids of London player aiming to finish second richest.
+
+    For each card it could play it simulates the hour a few times against
+    opponents drawing uniformly from their (public) hands, with the engine as
+    the simulator, and scores the coins that result: close below the richest
+    rival is good, becoming the richest is bad.
+    """
+
+    samples: int = 12
+    name: str = "heuristic"
+
+    @staticmethod
+    def _score(all_coins, seat):
+        mine = all_coins[seat]
+        rival = max(c for s, c in enumerate(all_coins) if s != seat)
+        if mine > rival:
+            return -2.0 - 1.5 * (mine - rival)
+        return -(rival - mine)
+
+    def _finish_hour(self, sim, rng):
+        """Plays the rest of the hour: random cards, greedy prince/lone choices."""
+        while not sim.is_terminal() and not sim.is_chance_node():
+            legal = sim.legal_actions()
+            if kol.ACTION_PRINCE in legal:
+                sim.apply(kol.ACTION_PRINCE)
+            elif kol.ACTION_LONE_CHARACTER in legal:
+                sim.apply(kol.ACTION_LONE_CHARACTER)
+            else:
+                sim.apply(rng.choice(legal))
+
+    def _coins(self, state):
+        d = state.describe()
+        return d["coins"] + ([d["fictitious"]["coins"]] if "fictitious" in d else [])
+
+    def choose(self, state, seat, seed):
+        rng = random.Random(seed)
+        view = _pending_view(state.determinize(seat, seed), seat)
+        legal = view.legal_actions()
+        phase = view.describe()["phase"]
+        if phase in ("choose_prince", "choose_lone"):
+            # Both options are resolved exactly by the engine (others' pending
+            # prince choices are simulated as "prince").
+            best, best_score = legal[0], None
+            for action in legal:
+                sim = view.child(action)
+                self._finish_hour(sim, rng)
+                score = self._score(self._coins(sim), seat)
+                if best_score is None or score > best_score:
+                    best, best_score = action, score
+            return best
+        scores = {}
+        for action in legal:
+            total = 0.0
+            for _ in range(self.samples):
+                sim = view.child(action)
+                self._finish_hour(sim, rng)
+                total += self._score(self._coins(sim), seat)
+            scores[action] = total / self.samples
+        top = max(scores.values())
+        return rng.choice([a for a, s in scores.items() if s >= top - 1e-9])
+
+
+def make_bot(spec: str):
+    """A bot from a spec: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:ITERATIONS``."""
+    name, _, arg = spec.partition(":")
+    if name == "random" and not arg:
+        return RandomBot()
+    if name == "heuristic" and not arg:
+        return KidsOfLondonHeuristicBot()
+    if name == "ismcts":
+        try:
+            iterations = int(arg) if arg else 2000
+        except ValueError:
+            raise ValueError(f"bot spec {spec!r}: iterations must be a whole number") from None
+        if iterations <= 0:
+            raise ValueError(f"bot spec {spec!r}: iterations must be positive")
+        return ISMCTSBot(iterations=iterations, name=f"ismcts:{iterations}")
+    raise ValueError(f"unknown bot spec {spec!r}; use random, heuristic or ismcts[:ITERATIONS]")

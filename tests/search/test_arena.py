@@ -1,0 +1,58 @@
+"""Bots and the arena (seeded, so these results are exact, not statistical flukes)."""
+import pytest
+
+from fagin.engines import new_game
+from fagin.search import arena
+from fagin.search.bots import KidsOfLondonHeuristicBot, RandomBot, make_bot
+
+from ..engines.kol_helpers import play, position
+
+
+def test_seat_rotation_and_shares():
+    result = arena.match("kids_of_london", ["random", "random", "random"], games=30, seed=3)
+    assert [e.games for e in result.entries] == [30, 30, 30]
+    assert 0 <= result.fair_share <= 1
+    assert sum(e.wins for e in result.entries) == pytest.approx(result.fair_share * 90)
+    assert "fair share" in result.table()
+
+
+def test_ismcts_beats_random_players():
+    result = arena.match("kids_of_london", ["ismcts:300", "random", "random", "random"],
+                         games=40, seed=7, workers=2)
+    assert result.entries[0].share > result.fair_share + 0.1
+
+
+def test_matches_are_reproducible():
+    a = arena.match("kids_of_london", ["heuristic", "random"], games=6, seed=2)
+    b = arena.match("kids_of_london", ["heuristic", "random"], games=6, seed=2)
+    assert [e.wins for e in a.entries] == [e.wins for e in b.entries]
+
+
+def test_heuristic_avoids_becoming_the_richest():
+    # Seat 0 already leads by far: robbing the banker with the 8 would make it richer still.
+    st = position(3, "banker", coins=[30, 10, 12])
+    choice = KidsOfLondonHeuristicBot().choose(st, 0, seed=1)
+    assert choice != 8
+
+
+def test_bots_only_see_their_own_information():
+    worlds = [play(position(3, "jeweller", coins=[4, 9, 2]), a) for a in (8, 0)]
+    for bot in (RandomBot(), KidsOfLondonHeuristicBot(), make_bot("ismcts:200")):
+        assert bot.choose(worlds[0], 1, seed=5) == bot.choose(worlds[1], 1, seed=5)
+
+
+def test_bad_bot_specs():
+    for spec in ("alphazero", "ismcts:lots", "ismcts:0", "random:3"):
+        with pytest.raises(ValueError, match="bot spec|unknown"):
+            make_bot(spec)
+
+
+def test_play_game_returns_per_entry():
+    r = arena.play_game("kids_of_london", ["random"] * 4, [1, 2, 3, 0], seed=1)
+    assert len(r) == 4 and set(r) <= {0.0, 1.0}
+
+
+def test_wilson_interval():
+    lo, hi = arena.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert arena.wilson(0, 0) == (0.0, 1.0)

@@ -1,0 +1,133 @@
+"""ISMCTS over the engine ABI: budgets, reproducibility, hidden information, errors, the GIL."""
+import threading
+import time
+
+import pytest
+
+from fagin.engines import new_game
+from fagin.engines import kids_of_london as kol
+from fagin.search import ismcts
+from fagin.search.ismcts import ISMCTS, SearchError
+
+from ..engines.kol_helpers import play, position
+
+
+def test_result_reports_every_legal_action():
+    st = new_game("kids_of_london", 4, seed=1)
+    r = ismcts.search(st, 0, iterations=3000, seed=5)
+    assert [s.action for s in r.stats] == st.legal_actions()
+    assert r.iterations == 3000 and r.stop_reason == "iterations"
+    # The root is visited once per iteration.
+    assert sum(s.visits for s in r.stats) == 3000
+    assert sum(s.policy for s in r.stats) == pytest.approx(1.0)
+    assert all(0.0 <= s.mean_value <= 1.0 for s in r.stats)
+    assert r.action == max(r.stats, key=lambda s: s.visits).action
+    assert r.label == st.action_label(r.action)
+    assert 0 < r.nodes <= 3000 and r.elapsed_ms > 0
+
+
+def test_same_seed_same_answer_different_seed_may_differ():
+    st = new_game("kids_of_london", 3, seed=2)
+    a = ismcts.search(st, 0, iterations=2000, seed=9)
+    b = ismcts.search(st, 0, iterations=2000, seed=9)
+    c = ismcts.search(st, 0, iterations=2000, seed=10)
+    assert a.stats == b.stats and a.action == b.action
+    assert a.stats != c.stats
+
+
+def test_hidden_information_does_not_change_the_answer():
+    """KL-18: seat 2's recommendation ignores the cards seats 0 and 1 have chosen."""
+    worlds = [play(position(4, "banker", coins=[3, 1, 4, 1]), a, b) for a, b in [(8, 0), (2, 7), (5, 5)]]
+    results = [ismcts.search(w, 2, iterations=2000, seed=4) for w in worlds]
+    assert results[0].stats == results[1].stats == results[2].stats
+    # In the 2-player game, nothing about the unseen fictitious deck order exists in the
+    # state, and the other real player's pending card is forgotten.
+    a = play(position(2, "jeweller", fict_card=4), 8)
+    b = play(position(2, "jeweller", fict_card=4), 0)
+    assert ismcts.search(a, 1, iterations=1500, seed=3).stats == ismcts.search(b, 1, iterations=1500, seed=3).stats
+
+
+def test_search_for_a_seat_that_is_not_first_in_order():
+    """KL-22: any seat with a pending secret choice can be searched for."""
+    st = position(4, "jeweller", hands=[list(range(9))] * 4)
+    r = ismcts.search(st, 3, iterations=500, seed=1)
+    assert [s.action for s in r.stats] == list(range(9))
+    assert st.current_player() == 0       # the caller's state is untouched
+
+
+def test_prince_choice_is_searched():
+    st = play(position(3, "prince", coins=[0, 30, 5]), 7, 7, 0)
+    r = ismcts.search(st, 0, iterations=1000, seed=1)
+    assert [s.action for s in r.stats] == [kol.ACTION_COMEDIAN, kol.ACTION_PRINCE]
+
+
+def test_time_budget_and_resume():
+    st = new_game("kids_of_london", 5, seed=3)
+    s = ISMCTS(st, 1, seed=1)
+    assert s.run(time_ms=50) == "time"
+    first = s.iterations
+    assert first > 0 and 40 <= s.elapsed_ms < 2000
+    assert s.run(iterations=100) == "iterations"
+    assert s.iterations == first + 100
+    assert s.result().iterations == first + 100
+
+
+def test_cancel_from_another_thread_stops_the_search():
+    st = new_game("kids_of_london", 4, seed=3)
+    s = ISMCTS(st, 0, seed=1)
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("reason", s.run(time_ms=60_000)))
+    t.start()
+    time.sleep(0.1)
+    s.cancel()
+    t.join(timeout=5)
+    assert not t.is_alive() and out["reason"] == "cancelled"
+
+
+def test_search_releases_the_gil():
+    st = new_game("kids_of_london", 4, seed=3)
+    s = ISMCTS(st, 0, seed=1)
+    t = threading.Thread(target=lambda: s.run(time_ms=300))
+    t.start()
+    spins = 0
+    while t.is_alive():
+        spins += 1
+    t.join()
+    # Holding the GIL, the search would leave this thread a handful of spins at most.
+    assert spins > 10_000
+
+
+def test_node_cap_bounds_memory_without_stopping():
+    st = new_game("kids_of_london", 4, seed=3)
+    r = ismcts.search(st, 0, iterations=2000, seed=1, max_nodes=10)
+    assert r.nodes <= 10 and r.iterations == 2000
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"iterations": -1}, "iterations"),
+    ({"time_ms": -5}, "time_ms"),
+    ({"iterations": 10**13}, "iterations"),
+    ({"exploration": -1.0}, "exploration"),
+    ({"max_nodes": 0}, "max_nodes"),
+])
+def test_bad_budgets_are_refused(kwargs, match):
+    st = new_game("kids_of_london", 4, seed=3)
+    with pytest.raises(ValueError, match=match):
+        ismcts.search(st, 0, seed=1, **kwargs)
+
+
+def test_states_without_a_decision_are_refused():
+    st = new_game("kids_of_london", 4)          # chance first
+    with pytest.raises(SearchError, match="chance"):
+        ismcts.search(st, 0)
+    st.resolve_chance(1)
+    with pytest.raises(SearchError, match="seat"):
+        ismcts.search(st, 4)
+    played = play(st.clone(), 3)
+    with pytest.raises(SearchError, match="no decision pending"):
+        ismcts.search(played, 0)
+    done = st.clone()
+    while not done.is_terminal():
+        done.resolve_chance(1) if done.is_chance_node() else done.apply(done.legal_actions()[0])
+    with pytest.raises(SearchError, match="over"):
+        ismcts.search(done, 0)
