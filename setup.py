@@ -24,6 +24,7 @@ EXTENSIONS = [
     ("fagin.engines.core", "engines/core.pyx"),
     ("fagin.engines.kids_of_london", "engines/kids_of_london.pyx"),
     ("fagin.search.ismcts", "search/ismcts.pyx"),
+    ("fagin.search.playouts", "search/playouts.pyx"),
 ]
 
 extra_compile_args = ["-O3"]

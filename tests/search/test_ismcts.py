@@ -131,3 +131,15 @@ def test_states_without_a_decision_are_refused():
         done.resolve_chance(1) if done.is_chance_node() else done.apply(done.legal_actions()[0])
     with pytest.raises(SearchError, match="over"):
         ismcts.search(done, 0)
+
+
+def test_random_playouts_kernel():
+    from fagin.search.playouts import random_playouts
+    st = new_game("kids_of_london", 4)
+    means, length, seconds = random_playouts(st, 500, seed=1)
+    assert len(means) == 4 and all(0 <= m <= 1 for m in means)
+    # 9 character reveals + 4 choices in 8 hours, plus any prince/lone choices.
+    assert 9 + 4 * 8 <= length <= 60
+    assert random_playouts(st, 200, seed=2)[:2] == random_playouts(st, 200, seed=2)[:2]
+    with pytest.raises(ValueError, match="count"):
+        random_playouts(st, 0)
