@@ -65,7 +65,11 @@ cdef class Game:
         return self.state_from_bytes(self.engine.initial_state_bytes(players, **options))
 
     def state_from_bytes(self, data):
-        """A state from its raw POD bytes (as produced by :meth:`State.to_bytes`)."""
+        """A state from its raw POD bytes, as produced by :meth:`State.to_bytes`.
+
+        The bytes are trusted: they are not validated.  Positions from outside
+        go through the engine's validating ``from_description`` instead.
+        """
         cdef const unsigned char[::1] view = data
         if view.shape[0] != self.gd.state_size:
             raise ValueError(f"state bytes: expected {self.gd.state_size} bytes, got {view.shape[0]}")

@@ -699,6 +699,8 @@ def from_description(d):
         s.hand[2] = mask
     elif fict is not None:
         raise ValueError("fictitious: only the 2-player game has a fictitious player")
+    if s.phase == PH_CHOOSE_CARD and all(c is not None for c in committed):
+        raise ValueError("committed: every player has chosen, so the cards would already be revealed")
     if s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE):
         _decode_resolution(&s, d, phase)
     hash_position(&s)
@@ -730,6 +732,18 @@ cdef _decode_resolution(KLState* s, d, phase):
         raise ValueError("robbers: phase choose_prince needs the seats robbing the prince")
     if s.character != PRINCE:
         raise ValueError("character: phase choose_prince needs the prince")
+    if s.turn == NUM_TURNS - 1:
+        raise ValueError("phase: the last hour's prince is always a prince, there is no choice (KL-14)")
+    cards = [s.committed[i] for i in range(s.seats)]
+    leaders = cards.count(LEADER)
+    in_play = [i for i in range(s.seats) if not (cards[i] == LEADER and leaders >= 2)]
+    if len(in_play) == 1:
+        expected = in_play
+    else:
+        top = max(cards[i] for i in in_play) if in_play else -1
+        expected = [i for i in in_play if cards[i] == top]
+    if sorted(robbers) != expected:
+        raise ValueError(f"robbers: the cards played make seats {expected} the robbers, not {sorted(robbers)}")
     choices = d.get("prince_choices") or [None] * s.players
     mask = 0
     for r in robbers:
@@ -749,6 +763,8 @@ cdef _decode_resolution(KLState* s, d, phase):
             if not (mask >> i) & 1:
                 raise ValueError(f"prince_choices[{i}]: seat {i} is not robbing the prince")
             s.prince_pick[i] = 1 if c else 0
+    if all(s.prince_pick[i] >= 0 for i in range(s.players) if (mask >> i) & 1):
+        raise ValueError("prince_choices: every robber has chosen, so the choices would already be revealed")
 
 
 def summary(data):

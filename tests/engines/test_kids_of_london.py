@@ -37,6 +37,7 @@ def test_rulebook_example_shared_prince():
 # ------------------------------------------------------------ set-up, order
 
 def test_KL_1_setup():
+    """KL-1: setup."""
     for players in (2, 3, 4, 5):
         st = GAME.new_initial_state(players)
         d = st.describe()
@@ -54,6 +55,7 @@ def test_KL_1_setup():
 
 
 def test_KL_2_hour_order_and_chance():
+    """KL-2: hour order and chance."""
     st = GAME.new_initial_state(2)
     assert st.current_player() == CHANCE
     outcomes = dict(st.chance_outcomes())
@@ -79,6 +81,7 @@ def test_KL_2_hour_order_and_chance():
 
 
 def test_KL_2_illegal_actions_are_refused():
+    """KL-2: illegal actions are refused."""
     st = play(position(3, "merchant"), 5)
     with pytest.raises(IllegalActionError):
         st.apply(PRINCE)
@@ -90,6 +93,7 @@ def test_KL_2_illegal_actions_are_refused():
 
 
 def test_KL_3_last_hour_is_played_without_a_choice():
+    """KL-3: last hour is played without a choice."""
     st = position(3, "banker", turn=7, hands=[[2, 6], [1, 7], [3, 4]])
     play(st, 6, 1, 4)
     assert coins(st) == [7, 1, 0]
@@ -104,28 +108,33 @@ def test_KL_3_last_hour_is_played_without_a_choice():
 # ------------------------------------------------------------- the theft
 
 def test_KL_4_shared_theft_rounds_down():
+    """KL-4: shared theft rounds down."""
     assert coins(play(position(3, "banker"), 6, 6, 1)) == [3, 3, 1]
     assert coins(play(position(4, "jeweller"), 5, 5, 5, 0)) == [2, 2, 2, 0]
     assert coins(play(position(4, "merchant"), 2, 7, 7, 1)) == [0, 2, 2, 1]
 
 
 def test_KL_5_lowest_cards_each_take_their_value():
+    """KL-5: lowest cards each take their value."""
     assert coins(play(position(5, "merchant"), 2, 2, 5, 6, 7)) == [2, 2, 0, 0, 4]
     assert coins(play(position(3, "merchant"), 0, 4, 6)) == [0, 0, 4]
 
 
 def test_KL_6_all_cards_equal_share_the_character_and_none_is_lowest():
+    """KL-6: all cards equal share the character and none is lowest."""
     assert coins(play(position(3, "banker"), 5, 5, 5)) == [2, 2, 2]
     assert coins(play(position(2, "merchant", fict_card=3), 3, 3)) == [1, 1, 1]
 
 
 def test_KL_7_single_leader_robs_arrested_leaders_are_neither_high_nor_low():
+    """KL-7: single leader robs arrested leaders are neither high nor low."""
     assert coins(play(position(3, "merchant"), 8, 5, 1)) == [4, 0, 1]
     # Two 8s arrested: 5 is highest, 1 lowest, 3 in the middle; the 8s get nothing.
     assert coins(play(position(5, "jeweller"), 8, 3, 8, 5, 1)) == [0, 0, 0, 6, 1]
 
 
 def test_KL_8_every_card_a_leader_nobody_gains():
+    """KL-8: every card a leader nobody gains."""
     st = play(position(3, "banker", coins=[3, 4, 5]), 8, 8, 8)
     assert coins(st) == [3, 4, 5]
     assert st.describe()["turn"] == 1 and st.current_player() == CHANCE
@@ -134,6 +143,7 @@ def test_KL_8_every_card_a_leader_nobody_gains():
 
 
 def test_KL_9_lone_survivor_chooses():
+    """KL-9: lone survivor chooses."""
     st = play(position(3, "banker"), 8, 8, 3)
     assert st.current_player() == 2 and st.legal_actions() == [LONE_CARD, LONE_CHARACTER]
     assert coins(st.child(LONE_CARD)) == [0, 0, 3]
@@ -157,6 +167,7 @@ def test_KL_9_lone_survivor_chooses():
 # ---------------------------------------------------------- the characters
 
 def test_KL_10_priests_and_shared_priest():
+    """KL-10: priests and shared priest."""
     assert coins(play(position(4, "left_priest"), 1, 7, 3, 2)) == [1, 0, 5, 0]
     assert coins(play(position(4, "right_priest"), 7, 1, 3, 2)) == [0, 1, 0, 5]
     # Shared: each robber passes its own share (5 // 2) to its own neighbour.
@@ -167,17 +178,20 @@ def test_KL_10_priests_and_shared_priest():
 
 
 def test_KL_11_beggar_takes_three_or_all():
+    """KL-11: beggar takes three or all."""
     assert coins(play(position(3, "beggar", coins=[5, 0, 0]), 8, 4, 2)) == [2, 0, 2]
     assert coins(play(position(3, "beggar", coins=[2, 0, 0]), 8, 4, 2)) == [0, 0, 2]
 
 
 def test_KL_12_shared_beggar_shares_the_loss():
+    """KL-12: shared beggar shares the loss."""
     assert coins(play(position(3, "beggar", coins=[5, 5, 0]), 7, 7, 2)) == [4, 4, 2]
     assert coins(play(position(3, "beggar", coins=[0, 5, 0]), 7, 7, 2)) == [0, 4, 2]
     assert coins(play(position(5, "beggar", coins=[5] * 5), 7, 7, 7, 7, 2)) == [5, 5, 5, 5, 7]
 
 
 def test_KL_13_prince_choices_are_secret_and_simultaneous():
+    """KL-13: prince choices are secret and simultaneous."""
     st = play(position(4, "prince"), 6, 6, 6, 1)
     assert [st.current_player()] == [0]
     st.apply(PRINCE)
@@ -194,6 +208,7 @@ def test_KL_13_prince_choices_are_secret_and_simultaneous():
 
 
 def test_KL_14_last_hour_prince_pays_without_choice():
+    """KL-14: last hour prince pays without choice."""
     pile = {name: 0 for name in kol.CHARACTERS}
     pile["prince"] = 1
     st = position(3, "merchant", turn=7, hands=[[1, 6], [2, 6], [3, 7]], pile=pile)
@@ -208,11 +223,13 @@ def test_KL_14_last_hour_prince_pays_without_choice():
 # ------------------------------------------------- seats, fictitious player
 
 def test_KL_15_neighbours_wrap_around_the_table():
+    """KL-15: neighbours wrap around the table."""
     assert coins(play(position(3, "left_priest"), 1, 2, 7)) == [5 + 1, 0, 0]
     assert coins(play(position(3, "right_priest"), 7, 2, 1)) == [0, 0, 5 + 1]
 
 
 def test_KL_16_fictitious_seat_between_seat_1_and_seat_0():
+    """KL-16: fictitious seat between seat 1 and seat 0."""
     # Seat 1's left neighbour is the fictitious player.
     assert coins(play(position(2, "left_priest", fict_card=0), 3, 7)) == [0, 0, 5]
     # The fictitious player robs a left priest: seat 0 receives.
@@ -224,6 +241,7 @@ def test_KL_16_fictitious_seat_between_seat_1_and_seat_0():
 
 
 def test_KL_17_fictitious_player_choices():
+    """KL-17: fictitious player choices."""
     # Robbing the prince alone: always the prince.
     st = play(position(2, "prince", fict_card=8), 3, 2)
     assert coins(st) == [0, 2, 8]
@@ -241,6 +259,7 @@ def test_KL_17_fictitious_player_choices():
 # ---------------------------------------------------- what each seat knows
 
 def test_KL_18_only_pending_choices_are_hidden():
+    """KL-18: only pending choices are hidden."""
     a = play(position(4, "banker"), 5)
     b = play(position(4, "banker"), 2)
     # Seat 1 cannot tell what seat 0 chose; seat 0 can.
@@ -262,6 +281,7 @@ def test_KL_18_only_pending_choices_are_hidden():
 
 
 def test_KL_19_keys_start_from_the_public_position():
+    """KL-19: keys start from the public position."""
     a, b = position(3, "jeweller", coins=[1, 2, 3]), position(3, "jeweller", coins=[1, 2, 3])
     assert a.infoset_key(0) == b.infoset_key(0)
     c = position(3, "jeweller", coins=[1, 2, 4])
@@ -285,6 +305,7 @@ def _final(players, final_coins, fict=None):
 
 
 def test_KL_20_second_richest_wins():
+    """KL-20: second richest wins."""
     assert _final(4, [10, 20, 15, 5]) == [0, 0, 1, 0]
     # The richest are stripped, ties included; seconds all win.
     assert _final(4, [20, 20, 15, 15]) == [0, 0, 1, 1]
@@ -298,11 +319,13 @@ def test_KL_20_second_richest_wins():
 
 
 def test_KL_21_supply_never_runs_out():
+    """KL-21: supply never runs out."""
     st = play(position(5, "banker", coins=[100, 100, 100, 100, 100]), 8, 7, 6, 5, 4)
     assert coins(st) == [107, 100, 100, 100, 104]
 
 
 def test_KL_22_any_pending_seat_may_choose_first():
+    """KL-22: any pending seat may choose first."""
     st = position(4, "jeweller")
     assert st.current_player() == 0
     before = [st.infoset_key(s) for s in range(4)]
@@ -364,3 +387,26 @@ def test_new_game_and_labels():
         else:
             play_out.apply(play_out.legal_actions()[0])
     assert play_out.current_player() == TERMINAL
+
+
+def test_decoder_refuses_positions_the_game_cannot_pause_in():
+    d = position(3, "banker").describe()
+    d.update(committed=[1, 2, 3], hands=[[0, 2, 3, 4, 5, 6, 7, 8], [0, 1, 3, 4, 5, 6, 7, 8],
+                                         [0, 1, 2, 4, 5, 6, 7, 8]])
+    with pytest.raises(ValueError, match="^committed: every player"):
+        kol.from_description(d)
+    prince = play(position(4, "prince"), 6, 6, 1, 2).describe()
+    assert kol.from_description(prince)
+    with pytest.raises(ValueError, match=r"^robbers: the cards played make seats \[0, 1\]"):
+        kol.from_description({**prince, "robbers": [0, 2]})
+    with pytest.raises(ValueError, match="^prince_choices: every robber"):
+        kol.from_description({**prince, "prince_choices": [True, False, None, None]})
+    with pytest.raises(ValueError, match=r"^prince_choices\[2\]"):
+        kol.from_description({**prince, "prince_choices": [None, None, True, None]})
+    with pytest.raises(ValueError, match="^played"):
+        kol.from_description({**prince, "played": [6, 6, 1]})
+    lone = play(position(3, "banker"), 8, 8, 3).describe()
+    again = GAME.state_from_bytes(kol.from_description(lone))
+    assert again.current_player() == 2 and again.legal_actions() == [LONE_CARD, LONE_CHARACTER]
+    with pytest.raises(ValueError, match="^lone"):
+        kol.from_description({**lone, "lone": 0})
