@@ -458,6 +458,9 @@ CHARACTER_TILES = dict(zip(CHARACTERS, (2, 1, 1, 2, 1, 1, 1)))
 PHASES = ("reveal_character", "reveal_fictitious", "choose_card", "choose_prince", "choose_lone", "over")
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
+# Largest coin count a client may send: far above any real game, small enough
+# that no sum of thefts can overflow the engine's 32-bit counters.
+MAX_COINS = 1_000_000
 ACTION_COMEDIAN = A_COMEDIAN
 ACTION_PRINCE = A_PRINCE
 ACTION_LONE_CARD = A_LONE_CARD
@@ -542,50 +545,103 @@ def _cards(mask):
     return [v for v in range(NUM_CARDS) if (mask >> v) & 1]
 
 
+def _card_or_none(int v):
+    return v if v >= 0 else None
+
+
 def describe(data):
-    """The state as a plain dict; :func:`from_description` inverts it."""
+    """The whole state as a plain dict, in the shape of the ``KidsOfLondonState`` message.
+
+    Keys: ``players``, ``turn`` (hours completed), ``phase``, ``character``
+    (revealed this hour, or None), ``pile`` (face-down tiles, one name per
+    tile), ``seats`` (per real player: ``coins``, ``hand``, ``card`` put down
+    this hour, ``prince_choice``, ``chosen``), ``fictitious`` (2 players:
+    ``coins``, ``deck``, ``card``; else None), ``robbers``, ``lone`` and
+    ``last_hour`` (the previous hour's character and cards, for display).
+    """
     cdef KLState s = _read(data)
-    fict = s.seats > s.players
-    d = {
+    card_shown = s.phase in (PH_CHOOSE_CARD, PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
+    seats = []
+    for i in range(s.players):
+        card = _card_or_none(s.committed[i]) if card_shown else None
+        prince = None if s.prince_pick[i] < 0 else bool(s.prince_pick[i])
+        chosen = (card is not None) if s.phase == PH_CHOOSE_CARD else (prince is not None)
+        seats.append({"coins": s.coins[i], "hand": _cards(s.hand[i]), "card": card,
+                      "prince_choice": prince, "chosen": chosen})
+    fictitious = None
+    if s.seats > s.players:
+        fictitious = {"coins": s.coins[s.players], "deck": _cards(s.hand[s.players]),
+                      "card": _card_or_none(s.committed[s.players]) if card_shown else None}
+    pile = [name for i, name in enumerate(CHARACTERS) for _ in range(s.pile[i])]
+    last_hour = None
+    if s.last_character >= 0:
+        last_hour = {"character": CHARACTERS[s.last_character],
+                     "cards": [_card_or_none(s.last_cards[i]) for i in range(s.seats)]}
+    return {
         "players": s.players,
         "turn": s.turn,
         "phase": PHASES[s.phase],
         "character": CHARACTERS[s.character] if s.character >= 0 else None,
-        "pile": {CHARACTERS[i]: s.pile[i] for i in range(NUM_KINDS)},
-        "coins": [s.coins[i] for i in range(s.players)],
-        "hands": [_cards(s.hand[i]) for i in range(s.players)],
-        "committed": [s.committed[i] if s.committed[i] >= 0 and s.phase == PH_CHOOSE_CARD else None
-                      for i in range(s.players)],
+        "pile": pile,
+        "seats": seats,
+        "fictitious": fictitious,
         "robbers": [i for i in range(s.seats) if (s.robbers >> i) & 1],
-        "prince_choices": [None if s.prince_pick[i] < 0 else bool(s.prince_pick[i]) for i in range(s.players)],
         "lone": s.lone if s.lone >= 0 else None,
-        "last_cards": [s.last_cards[i] if s.last_cards[i] >= 0 else None for i in range(s.seats)],
-        "last_character": CHARACTERS[s.last_character] if s.last_character >= 0 else None,
+        "last_hour": last_hour,
     }
-    if s.phase == PH_CHOOSE_PRINCE or s.phase == PH_CHOOSE_LONE:
-        d["played"] = [s.committed[i] for i in range(s.players)]
-    if fict:
-        d["fictitious"] = {
-            "seat": s.players,
-            "coins": s.coins[s.players],
-            "deck": _cards(s.hand[s.players]),
-            "card": s.committed[s.players] if s.committed[s.players] >= 0 else None,
-        }
+
+
+def view(data, int seat):
+    """The state as ``seat`` sees it: other seats' secret choices of the hour removed (KL-18).
+
+    A hidden choice shows as ``chosen: True`` with ``card`` (or
+    ``prince_choice``) None.
+    """
+    d = describe(data)
+    if not 0 <= seat < d["players"]:
+        raise ValueError(f"seat: {seat} is not a seat of this {d['players']}-player game")
+    for i, s in enumerate(d["seats"]):
+        if i == seat:
+            continue
+        if d["phase"] == "choose_card":
+            s["card"] = None
+        elif d["phase"] == "choose_prince":
+            s["prince_choice"] = None
     return d
 
 
-def from_description(d):
-    """Builds a state from a dict like :func:`describe`'s, checking consistency.
+def _int_in(value, lo, hi, field):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"{field}: must be a whole number from {lo} to {hi}, got {value!r}")
+    return value
 
-    Raises ``ValueError`` whose message starts with the offending field.
-    ``last_cards``/``last_character`` are display-only and optional.  The
+
+def _card_set(values, field):
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(f"{field}: expected a list of cards")
+    mask = 0
+    for v in values:
+        _int_in(v, 0, NUM_CARDS - 1, field)
+        if (mask >> v) & 1:
+            raise ValueError(f"{field}: card {v} appears twice")
+        mask |= 1 << v
+    return mask
+
+
+def from_description(d):
+    """Builds a state from a dict shaped like :func:`describe`'s, checking that it is consistent.
+
+    Raises ``ValueError`` whose message starts with the offending field
+    (``seats[2].hand: ...``).  ``chosen`` and ``last_hour`` are output only:
+    a seat whose card is not given has not chosen, as far as the engine is
+    concerned — which is also how every other seat sees it (KL-18).  The
     information-set history starts from this position (KL-19).
     """
+    if not isinstance(d, dict):
+        raise ValueError("state: expected a mapping")
     cdef KLState s
     memset(&s, 0, sizeof(KLState))
-    players = d.get("players")
-    if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"players: must be 2 to 5, got {players!r}")
+    players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
     s.players = players
     s.seats = players + 1 if players == 2 else players
     for i in range(KL_MAX_SEATS):
@@ -595,101 +651,91 @@ def from_description(d):
     s.priority = -1
     s.lone = -1
     s.last_character = -1
-    turn = d.get("turn", 0)
-    if not isinstance(turn, int) or not 0 <= turn <= NUM_TURNS:
-        raise ValueError(f"turn: must be 0 to 9, got {turn!r}")
-    s.turn = turn
+    s.turn = _int_in(d.get("turn", 0), 0, NUM_TURNS, "turn")
     phase = d.get("phase", "reveal_character")
     if phase not in PHASES:
-        raise ValueError(f"phase: unknown phase {phase!r}; expected one of {PHASES}")
+        raise ValueError(f"phase: unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
     s.phase = PHASES.index(phase)
     if (s.turn == NUM_TURNS) != (s.phase == PH_OVER):
-        raise ValueError("phase: 'over' exactly when turn is 9")
+        raise ValueError(f"phase: the game is over exactly when turn is 9 (turn {s.turn}, phase {phase})")
     if s.phase == PH_REVEAL_FICTITIOUS and players != 2:
         raise ValueError("phase: reveal_fictitious exists only in the 2-player game")
-    if s.phase > PH_REVEAL_FICTITIOUS and s.phase != PH_OVER and s.turn == NUM_TURNS - 1 and s.phase == PH_CHOOSE_CARD:
+    if s.phase == PH_CHOOSE_CARD and s.turn == NUM_TURNS - 1:
         raise ValueError("phase: the last hour's cards are played without a choice (KL-3)")
+    revealed = s.phase in (PH_REVEAL_FICTITIOUS, PH_CHOOSE_CARD, PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
+    after_reveal = s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
     character = d.get("character")
-    revealed = s.phase >= PH_REVEAL_FICTITIOUS and s.phase != PH_OVER
     if revealed:
         if character not in CHARACTERS:
-            raise ValueError(f"character: phase {phase} needs a revealed character, got {character!r}")
+            raise ValueError(f"character: phase {phase} needs the revealed character "
+                             f"(one of {', '.join(CHARACTERS)}), got {character!r}")
         s.character = CHARACTERS.index(character)
+    elif character is not None:
+        raise ValueError(f"character: no character is face up in phase {phase}")
     else:
-        if character is not None:
-            raise ValueError(f"character: no character is revealed in phase {phase}")
         s.character = -1
-    pile = d.get("pile")
-    if not isinstance(pile, dict):
-        raise ValueError("pile: expected a mapping of character kind to tile count")
+    pile = d.get("pile", [])
+    if not isinstance(pile, (list, tuple)):
+        raise ValueError("pile: expected a list of character tiles")
     for name in pile:
         if name not in CHARACTERS:
             raise ValueError(f"pile: unknown character {name!r}")
-    total = 0
     for i, name in enumerate(CHARACTERS):
-        n = pile.get(name, 0)
-        used = 1 if s.character == i else 0
-        if not isinstance(n, int) or n < 0 or n + used > KIND_COUNT[i]:
-            raise ValueError(f"pile.{name}: {n!r} tiles left is impossible (the game has {KIND_COUNT[i]})")
+        n = list(pile).count(name) if pile else 0
+        if n + (1 if s.character == i else 0) > KIND_COUNT[i]:
+            raise ValueError(f"pile: {n} {name} tiles face down (plus any face up) is more than "
+                             f"the {KIND_COUNT[i]} the game has")
         s.pile[i] = n
-        total += n
     expected = NUM_TURNS - s.turn - (1 if revealed else 0)
-    if total != expected:
-        raise ValueError(f"pile: {total} tiles left, but turn {s.turn} in phase {phase} leaves {expected}")
-    coins = d.get("coins")
-    if not isinstance(coins, (list, tuple)) or len(coins) != players:
-        raise ValueError(f"coins: expected one count per player ({players})")
-    for i, c in enumerate(coins):
-        if not isinstance(c, int) or c < 0 or c > 100000:
-            raise ValueError(f"coins[{i}]: must be a whole number from 0 to 100000, got {c!r}")
-        s.coins[i] = c
-    hands = d.get("hands")
-    if not isinstance(hands, (list, tuple)) or len(hands) != players:
-        raise ValueError(f"hands: expected one hand per player ({players})")
-    committed = d.get("committed") or [None] * players
-    if len(committed) != players:
-        raise ValueError(f"committed: expected one entry per player ({players})")
-    for i in range(players):
-        mask = 0
-        for v in hands[i]:
-            if not isinstance(v, int) or not 0 <= v < NUM_CARDS:
-                raise ValueError(f"hands[{i}]: card {v!r} is not a Street Child card (0..8)")
-            if (mask >> v) & 1:
-                raise ValueError(f"hands[{i}]: card {v} appears twice")
-            mask |= 1 << v
-        c = committed[i]
-        if c is not None:
-            if s.phase != PH_CHOOSE_CARD:
-                raise ValueError(f"committed[{i}]: cards are committed only in phase choose_card")
-            if not isinstance(c, int) or not 0 <= c < NUM_CARDS:
-                raise ValueError(f"committed[{i}]: {c!r} is not a card value")
-            if (mask >> c) & 1:
-                raise ValueError(f"committed[{i}]: card {c} is both committed and in hands[{i}]")
-            s.committed[i] = c
-        in_hand = NUM_CARDS - s.turn - (1 if c is not None else 0)
-        if s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE):
-            in_hand = NUM_CARDS - s.turn - 1
-        if len(hands[i]) != in_hand:
-            raise ValueError(f"hands[{i}]: holds {len(hands[i])} cards, but turn {s.turn} in phase {phase} leaves {in_hand}")
+    if len(pile) != expected:
+        raise ValueError(f"pile: {len(pile)} tiles face down, but turn {s.turn} in phase {phase} "
+                         f"leaves {expected}")
+    seats = d.get("seats")
+    if not isinstance(seats, (list, tuple)) or len(seats) != players:
+        raise ValueError(f"seats: expected one entry per player ({players})")
+    for i, seat in enumerate(seats):
+        where = f"seats[{i}]"
+        if not isinstance(seat, dict):
+            raise ValueError(f"{where}: expected a mapping")
+        s.coins[i] = _int_in(seat.get("coins", 0), 0, MAX_COINS, f"{where}.coins")
+        mask = _card_set(seat.get("hand", []), f"{where}.hand")
+        card = seat.get("card")
+        if card is not None:
+            _int_in(card, 0, NUM_CARDS - 1, f"{where}.card")
+            if not (s.phase == PH_CHOOSE_CARD or after_reveal):
+                raise ValueError(f"{where}.card: no card is down in phase {phase}")
+            if (mask >> card) & 1:
+                raise ValueError(f"{where}.card: card {card} is both down and in {where}.hand")
+            s.committed[i] = card
+        elif after_reveal:
+            raise ValueError(f"{where}.card: phase {phase} comes after the reveal, so every card is face up")
+        in_hand = NUM_CARDS - s.turn - (1 if card is not None else 0)
+        if s.phase == PH_OVER:
+            in_hand = 0
+        if popcount16(mask) != in_hand:
+            raise ValueError(f"{where}.hand: holds {popcount16(mask)} cards, but turn {s.turn} in "
+                             f"phase {phase} leaves {in_hand}")
         s.hand[i] = mask
+        prince = seat.get("prince_choice")
+        if prince is not None:
+            if s.phase != PH_CHOOSE_PRINCE:
+                raise ValueError(f"{where}.prince_choice: only in phase choose_prince")
+            if not isinstance(prince, bool):
+                raise ValueError(f"{where}.prince_choice: expected true (prince) or false (comedian)")
+    if s.phase == PH_CHOOSE_CARD and all(seat.get("card") is not None for seat in seats):
+        raise ValueError("seats: every player has put a card down, so the cards would already be revealed")
     fict = d.get("fictitious")
     if players == 2:
         if not isinstance(fict, dict):
             raise ValueError("fictitious: the 2-player game needs the fictitious player's coins, deck and card")
-        fc = fict.get("coins", 0)
-        if not isinstance(fc, int) or fc < 0 or fc > 100000:
-            raise ValueError(f"fictitious.coins: must be a whole number from 0 to 100000, got {fc!r}")
-        s.coins[2] = fc
-        mask = 0
-        for v in fict.get("deck", []):
-            if not isinstance(v, int) or not 0 <= v < NUM_CARDS or (mask >> v) & 1:
-                raise ValueError(f"fictitious.deck: bad or repeated card {v!r}")
-            mask |= 1 << v
+        s.coins[2] = _int_in(fict.get("coins", 0), 0, MAX_COINS, "fictitious.coins")
+        mask = _card_set(fict.get("deck", []), "fictitious.deck")
         card = fict.get("card")
-        shown = s.phase >= PH_CHOOSE_CARD and s.phase != PH_OVER
+        shown = s.phase in (PH_CHOOSE_CARD, PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
         if shown:
-            if not isinstance(card, int) or not 0 <= card < NUM_CARDS or (mask >> card) & 1:
-                raise ValueError(f"fictitious.card: phase {phase} needs the revealed card, not in the deck; got {card!r}")
+            _int_in(card, 0, NUM_CARDS - 1, "fictitious.card")
+            if (mask >> card) & 1:
+                raise ValueError(f"fictitious.card: card {card} is both face up and in fictitious.deck")
             s.committed[2] = card
         elif card is not None:
             raise ValueError(f"fictitious.card: no fictitious card is face up in phase {phase}")
@@ -699,80 +745,75 @@ def from_description(d):
         s.hand[2] = mask
     elif fict is not None:
         raise ValueError("fictitious: only the 2-player game has a fictitious player")
-    if s.phase == PH_CHOOSE_CARD and all(c is not None for c in committed):
-        raise ValueError("committed: every player has chosen, so the cards would already be revealed")
-    if s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE):
-        _decode_resolution(&s, d, phase)
+    if s.phase == PH_CHOOSE_LONE:
+        _decode_lone(&s, d)
+    elif s.phase == PH_CHOOSE_PRINCE:
+        _decode_prince(&s, d, seats)
+    else:
+        if d.get("robbers"):
+            raise ValueError("robbers: only in phase choose_prince")
+        if d.get("lone") is not None:
+            raise ValueError("lone: only in phase choose_lone")
     hash_position(&s)
     return (<char*>&s)[:sizeof(KLState)]
 
 
-cdef _decode_resolution(KLState* s, d, phase):
-    """The turn's face-up cards, for positions paused in a choice after the reveal."""
-    played = d.get("played")
-    if not isinstance(played, (list, tuple)) or len(played) != s.players:
-        raise ValueError(f"played: phase {phase} needs the card each player revealed this turn")
-    for i, v in enumerate(played):
-        if not isinstance(v, int) or not 0 <= v < NUM_CARDS or (s.hand[i] >> v) & 1:
-            raise ValueError(f"played[{i}]: {v!r} is not a card this player can have revealed")
-        s.committed[i] = v
-    if s.phase == PH_CHOOSE_LONE:
-        lone = d.get("lone")
-        if not isinstance(lone, int) or not 0 <= lone < s.players:
-            raise ValueError(f"lone: phase choose_lone needs the surviving player's seat, got {lone!r}")
-        for i in range(s.seats):
-            if i != lone and s.committed[i] != LEADER:
-                raise ValueError(f"lone: seat {lone} is not alone; seat {i} played {s.committed[i]}")
-        if s.committed[lone] == LEADER:
-            raise ValueError(f"lone: seat {lone} played a leader, which was arrested")
-        s.lone = lone
-        return
-    robbers = d.get("robbers")
-    if not isinstance(robbers, (list, tuple)) or not robbers:
-        raise ValueError("robbers: phase choose_prince needs the seats robbing the prince")
+def _in_play(list cards):
+    leaders = cards.count(LEADER)
+    return [i for i, c in enumerate(cards) if not (c == LEADER and leaders >= 2)]
+
+
+cdef _decode_lone(KLState* s, d):
+    cards = [s.committed[i] for i in range(s.seats)]
+    in_play = _in_play(cards)
+    if len(in_play) != 1 or in_play[0] >= s.players:
+        raise ValueError(f"phase: the cards down ({cards}) leave no real player alone in play, "
+                         f"so there is no lone survivor's choice")
+    lone = d.get("lone")
+    if lone != in_play[0]:
+        raise ValueError(f"lone: the cards down make seat {in_play[0]} the lone survivor, not {lone!r}")
+    s.lone = lone
+
+
+cdef _decode_prince(KLState* s, d, seats):
     if s.character != PRINCE:
         raise ValueError("character: phase choose_prince needs the prince")
     if s.turn == NUM_TURNS - 1:
         raise ValueError("phase: the last hour's prince is always a prince, there is no choice (KL-14)")
     cards = [s.committed[i] for i in range(s.seats)]
-    leaders = cards.count(LEADER)
-    in_play = [i for i in range(s.seats) if not (cards[i] == LEADER and leaders >= 2)]
-    if len(in_play) == 1:
-        expected = in_play
-    else:
-        top = max(cards[i] for i in in_play) if in_play else -1
-        expected = [i for i in in_play if cards[i] == top]
-    if sorted(robbers) != expected:
-        raise ValueError(f"robbers: the cards played make seats {expected} the robbers, not {sorted(robbers)}")
-    choices = d.get("prince_choices") or [None] * s.players
+    in_play = _in_play(cards)
+    if not in_play:
+        raise ValueError("phase: every card down was an arrested leader; nobody robs the prince")
+    top = max(cards[i] for i in in_play)
+    expected = in_play if len(in_play) == 1 else [i for i in in_play if cards[i] == top]
+    robbers = d.get("robbers")
+    if not isinstance(robbers, (list, tuple)) or sorted(robbers) != expected:
+        raise ValueError(f"robbers: the cards down make seats {expected} the robbers, not {robbers!r}")
+    if not any(r < s.players for r in robbers):
+        raise ValueError("robbers: no real player is robbing the prince")
     mask = 0
     for r in robbers:
-        if not isinstance(r, int) or not 0 <= r < s.seats:
-            raise ValueError(f"robbers: bad seat {r!r}")
         mask |= 1 << r
-    if not mask & ((1 << s.players) - 1):
-        raise ValueError("robbers: no real player is robbing the prince")
     s.robbers = mask
-    for i in range(s.seats):
-        s.prince_pick[i] = -1
     if s.seats > s.players and (mask >> s.players) & 1:
         s.prince_pick[s.players] = 1
     for i in range(s.players):
-        c = choices[i] if i < len(choices) else None
-        if c is not None:
+        prince = seats[i].get("prince_choice")
+        if prince is not None:
             if not (mask >> i) & 1:
-                raise ValueError(f"prince_choices[{i}]: seat {i} is not robbing the prince")
-            s.prince_pick[i] = 1 if c else 0
+                raise ValueError(f"seats[{i}].prince_choice: seat {i} is not robbing the prince")
+            s.prince_pick[i] = 1 if prince else 0
     if all(s.prince_pick[i] >= 0 for i in range(s.players) if (mask >> i) & 1):
-        raise ValueError("prince_choices: every robber has chosen, so the choices would already be revealed")
+        raise ValueError("seats: every robber has chosen, so the choices would already be revealed")
 
 
 def summary(data):
     d = describe(data)
+    coins = [seat["coins"] for seat in d["seats"]]
     return (f"{d['players']} players, turn {d['turn']}, {d['phase']}"
             + (f", {d['character']}" if d['character'] else "")
-            + f", coins {d['coins']}"
-            + (f" + fictitious {d['fictitious']['coins']}" if 'fictitious' in d else ""))
+            + f", coins {coins}"
+            + (f" + fictitious {d['fictitious']['coins']}" if d["fictitious"] else ""))
 
 
 def render(data):
@@ -781,12 +822,12 @@ def render(data):
     lines = [f"Kids of London - hour {min(d['turn'] + 1, 9)}/9 - {d['phase'].replace('_', ' ')}"]
     if d["character"]:
         lines.append(f"character: {d['character']}")
-    if d["last_character"]:
-        lines.append(f"last hour: {d['last_character']}, cards {d['last_cards']}")
-    for i in range(d["players"]):
-        pending = " (card chosen)" if d["committed"][i] is not None else ""
-        lines.append(f"seat {i}: {d['coins'][i]:3d} coins, hand {d['hands'][i]}{pending}")
-    if "fictitious" in d:
+    if d["last_hour"]:
+        lines.append(f"last hour: {d['last_hour']['character']}, cards {d['last_hour']['cards']}")
+    for i, seat in enumerate(d["seats"]):
+        pending = " (card chosen)" if seat["chosen"] else ""
+        lines.append(f"seat {i}: {seat['coins']:3d} coins, hand {seat['hand']}{pending}")
+    if d["fictitious"]:
         f = d["fictitious"]
         lines.append(f"fictitious: {f['coins']:3d} coins, face-up card {f['card']}, "
                      f"{len(f['deck'])} cards face down")

@@ -79,7 +79,7 @@ class KidsOfLondonHeuristicBot:
 
     def _coins(self, state):
         d = state.describe()
-        return d["coins"] + ([d["fictitious"]["coins"]] if "fictitious" in d else [])
+        return [seat["coins"] for seat in d["seats"]] + ([d["fictitious"]["coins"]] if d["fictitious"] else [])
 
     def choose(self, state, seat, seed):
         rng = random.Random(seed)

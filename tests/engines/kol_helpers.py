@@ -18,8 +18,9 @@ def position(players, character, coins=None, turn=0, hands=None, fict_card=None,
         for name in kol.CHARACTERS:
             while sum(pile.values()) > left and pile[name] > 0 and name != "prince":
                 pile[name] -= 1
+    pile = [name for name, n in pile.items() for _ in range(n)]
     d = {"players": players, "turn": turn, "phase": "choose_card", "character": character,
-         "pile": pile, "coins": coins, "hands": hands}
+         "pile": pile, "seats": [{"coins": c, "hand": h} for c, h in zip(coins, hands)]}
     if players == 2:
         deck = fict_deck if fict_deck is not None else [v for v in range(9) if v != fict_card][: 9 - turn - 1]
         d["fictitious"] = {"coins": fict_coins, "deck": deck, "card": fict_card}
@@ -34,6 +35,7 @@ def play(state, *cards):
 
 
 def coins(state):
+    """Every seat's coins, the fictitious player's last."""
     d = state.describe()
-    extra = [d["fictitious"]["coins"]] if "fictitious" in d else []
-    return d["coins"] + extra
+    extra = [d["fictitious"]["coins"]] if d["fictitious"] else []
+    return [seat["coins"] for seat in d["seats"]] + extra

@@ -41,11 +41,11 @@ def test_KL_1_setup():
     for players in (2, 3, 4, 5):
         st = GAME.new_initial_state(players)
         d = st.describe()
-        assert d["hands"] == [list(range(9))] * players
-        assert d["coins"] == [0] * players
-        assert d["pile"] == kol.CHARACTER_TILES
-        assert sum(d["pile"].values()) == 9
-        assert ("fictitious" in d) == (players == 2)
+        assert [seat["hand"] for seat in d["seats"]] == [list(range(9))] * players
+        assert [seat["coins"] for seat in d["seats"]] == [0] * players
+        assert {name: d["pile"].count(name) for name in kol.CHARACTERS} == kol.CHARACTER_TILES
+        assert len(d["pile"]) == 9
+        assert (d["fictitious"] is not None) == (players == 2)
     d = GAME.new_initial_state(2).describe()
     assert d["fictitious"]["deck"] == list(range(9)) and d["fictitious"]["coins"] == 0
     with pytest.raises(ValueError, match="players"):
@@ -74,7 +74,7 @@ def test_KL_2_hour_order_and_chance():
     st.apply(kol.card_action(2))
     d = st.describe()
     assert d["turn"] == 1 and d["phase"] == "reveal_character"
-    assert d["last_cards"] == [5, 2, 3] and d["last_character"] == "banker"
+    assert d["last_hour"] == {"character": "banker", "cards": [5, 2, 3]}
     assert coins(st) == [7, 2, 0]
     assert kol.character_action("banker") not in st.legal_actions()
     assert kol.fictitious_action(3) not in st.clone().apply(kol.character_action("merchant")).legal_actions()
@@ -102,7 +102,7 @@ def test_KL_3_last_hour_is_played_without_a_choice():
     st.apply(kind)
     # Seats' last cards 2, 7, 3 were played automatically.
     assert st.is_terminal()
-    assert st.describe()["last_cards"] == [2, 7, 3]
+    assert st.describe()["last_hour"]["cards"] == [2, 7, 3]
 
 
 # ------------------------------------------------------------- the theft
@@ -201,7 +201,7 @@ def test_KL_13_prince_choices_are_secret_and_simultaneous():
     assert st.infoset_key(1) == other.infoset_key(1)
     assert st.infoset_key(0) != other.infoset_key(0)
     forgot = st.determinize(1, seed=0)
-    assert forgot.describe()["prince_choices"] == [None, None, None, None]
+    assert [seat["prince_choice"] for seat in forgot.describe()["seats"]] == [None] * 4
     st.apply(PRINCE).apply(COMEDIAN)
     # Three tied robbers: each prince-taker gets 8 // 3 = 2.
     assert coins(st) == [2, 2, 0, 1]
@@ -270,8 +270,12 @@ def test_KL_18_only_pending_choices_are_hidden():
     assert fresh.infoset_key(1) == a.infoset_key(1)
     # Determinizing for seat 1 forgets seat 0's choice and keeps seat 1's view.
     d = a.determinize(1, seed=5)
-    assert d.describe()["committed"] == [None, None, None, None]
-    assert d.describe()["hands"][0] == list(range(9))
+    assert [seat["card"] for seat in d.describe()["seats"]] == [None] * 4
+    assert d.describe()["seats"][0]["hand"] == list(range(9))
+    # The view a seat gets hides the others' cards but says they have chosen.
+    seen = kol.view(a.to_bytes(), 1)
+    assert seen["seats"][0]["card"] is None and seen["seats"][0]["chosen"]
+    assert kol.view(a.to_bytes(), 0)["seats"][0]["card"] == 5
     assert d.infoset_key(1) == a.infoset_key(1)
     # ... but not for seat 0 itself.
     assert a.determinize(0, seed=5) == a
@@ -294,9 +298,8 @@ def test_KL_19_keys_start_from_the_public_position():
 
 def _final(players, final_coins, fict=None):
     """Returns at the end of a game whose last hour moves no coins."""
-    pile = {name: 0 for name in kol.CHARACTERS}
-    d = {"players": players, "turn": 9, "phase": "over", "character": None, "pile": pile,
-         "coins": final_coins, "hands": [[]] * players}
+    d = {"players": players, "turn": 9, "phase": "over", "character": None, "pile": [],
+         "seats": [{"coins": c, "hand": []} for c in final_coins]}
     if players == 2:
         d["fictitious"] = {"coins": fict, "deck": [], "card": None}
     st = GAME.state_from_bytes(kol.from_description(d))
@@ -342,33 +345,80 @@ def test_KL_22_any_pending_seat_may_choose_first():
 
 # ------------------------------------------------------------ the decoder
 
-@pytest.mark.parametrize("change, field", [
-    ({"players": 7}, "players"),
-    ({"turn": 12}, "turn"),
-    ({"phase": "dancing"}, "phase"),
-    ({"character": "duke"}, "character"),
-    ({"coins": [0, -1, 0]}, r"coins\[1\]"),
-    ({"coins": [0, 0]}, "coins"),
-    ({"hands": [[0, 1, 2, 3, 4, 5, 6, 7, 7]] * 3}, r"hands\[0\]"),
-    ({"hands": [list(range(8))] * 3}, r"hands\[0\]"),
-    ({"committed": [3, None, None]}, r"committed\[0\]"),
-    ({"pile": {"merchant": 5}}, "pile"),
-    ({"pile": {"unicorn": 1}}, "pile"),
-    ({"fictitious": {"coins": 0, "deck": [], "card": None}}, "fictitious"),
+def _with(d, path, value):
+    """A deep copy of `d` with the item at `path` (a tuple of keys) set to `value`."""
+    import copy
+    d = copy.deepcopy(d)
+    target = d
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return d
+
+
+@pytest.mark.parametrize("path, value, field", [
+    (("players",), 7, "players"),
+    (("players",), True, "players"),
+    (("turn",), 12, "turn"),
+    (("phase",), "dancing", "phase"),
+    (("character",), "duke", "character"),
+    (("seats", 1, "coins"), -1, r"seats\[1\].coins"),
+    (("seats", 1, "coins"), 10**9, r"seats\[1\].coins"),
+    (("seats",), [{"coins": 0, "hand": list(range(9))}] * 2, "seats"),
+    (("seats", 0, "hand"), [0, 1, 2, 3, 4, 5, 6, 7, 7], r"seats\[0\].hand"),
+    (("seats", 0, "hand"), list(range(8)), r"seats\[0\].hand"),
+    (("seats", 0, "hand"), [0, 1, 2, 3, 4, 5, 6, 7, 9], r"seats\[0\].hand"),
+    (("seats", 0, "card"), 3, r"seats\[0\].card"),
+    (("seats", 2, "prince_choice"), True, r"seats\[2\].prince_choice"),
+    (("pile",), ["merchant"] * 8, "pile"),
+    (("pile",), ["unicorn"] * 8, "pile"),
+    (("pile",), ["merchant"], "pile"),
+    (("fictitious",), {"coins": 0, "deck": [], "card": None}, "fictitious"),
+    (("robbers",), [0], "robbers"),
+    (("lone",), 1, "lone"),
 ])
-def test_decoder_names_the_offending_field(change, field):
-    d = position(3, "banker").describe()
-    d.update(change)
+def test_decoder_names_the_offending_field(path, value, field):
+    d = _with(position(3, "banker").describe(), path, value)
     with pytest.raises(ValueError, match=f"^{field}"):
         kol.from_description(d)
 
 
 def test_describe_round_trips_through_the_decoder():
-    st = play(position(4, "prince"), 6, 6, 1, 2)
-    again = GAME.state_from_bytes(kol.from_description(st.describe()))
-    assert again.describe() == {**st.describe(), "last_cards": [None] * 4, "last_character": None}
-    assert again.legal_actions() == st.legal_actions()
-    assert again.current_player() == st.current_player()
+    for st in (play(position(4, "prince"), 6, 6, 1, 2), play(position(4, "merchant"), 3),
+               play(position(2, "banker", fict_card=2), 8), GAME.new_initial_state(5),
+               play(position(3, "banker"), 8, 8, 3)):
+        again = GAME.state_from_bytes(kol.from_description(st.describe()))
+        assert again.describe() == {**st.describe(), "last_hour": None}
+        assert again.legal_actions() == st.legal_actions()
+        assert again.current_player() == st.current_player()
+
+
+def test_decoder_refuses_positions_the_game_cannot_pause_in():
+    d = position(3, "banker").describe()
+    for i, card in enumerate([1, 2, 3]):
+        d["seats"][i]["card"] = card
+        d["seats"][i]["hand"].remove(card)
+    with pytest.raises(ValueError, match="^seats: every player has put a card down"):
+        kol.from_description(d)
+    prince = play(position(4, "prince"), 6, 6, 1, 2).describe()
+    assert kol.from_description(prince)
+    with pytest.raises(ValueError, match=r"^robbers: the cards down make seats \[0, 1\]"):
+        kol.from_description({**prince, "robbers": [0, 2]})
+    with pytest.raises(ValueError, match="^seats: every robber has chosen"):
+        kol.from_description(_with(_with(prince, ("seats", 0, "prince_choice"), True),
+                                   ("seats", 1, "prince_choice"), False))
+    with pytest.raises(ValueError, match=r"^seats\[2\].prince_choice"):
+        kol.from_description(_with(prince, ("seats", 2, "prince_choice"), True))
+    with pytest.raises(ValueError, match=r"^seats\[3\].card"):
+        kol.from_description(_with(prince, ("seats", 3, "card"), None))
+    lone = play(position(3, "banker"), 8, 8, 3).describe()
+    again = GAME.state_from_bytes(kol.from_description(lone))
+    assert again.current_player() == 2 and again.legal_actions() == [LONE_CARD, LONE_CHARACTER]
+    with pytest.raises(ValueError, match="^lone"):
+        kol.from_description({**lone, "lone": 0})
+    with pytest.raises(ValueError, match="^phase: the last hour"):
+        kol.from_description(_with(position(3, "banker", turn=7, hands=[[1, 2]] * 3).describe(),
+                                   ("turn",), 8))
 
 
 def test_new_game_and_labels():
@@ -380,6 +430,7 @@ def test_new_game_and_labels():
     with pytest.raises(ValueError):
         st.action_label(99)
     assert "Kids of London" in str(st)
+    assert "3 players" in repr(st)
     play_out = st.clone()
     while not play_out.is_terminal():
         if play_out.is_chance_node():
@@ -387,26 +438,3 @@ def test_new_game_and_labels():
         else:
             play_out.apply(play_out.legal_actions()[0])
     assert play_out.current_player() == TERMINAL
-
-
-def test_decoder_refuses_positions_the_game_cannot_pause_in():
-    d = position(3, "banker").describe()
-    d.update(committed=[1, 2, 3], hands=[[0, 2, 3, 4, 5, 6, 7, 8], [0, 1, 3, 4, 5, 6, 7, 8],
-                                         [0, 1, 2, 4, 5, 6, 7, 8]])
-    with pytest.raises(ValueError, match="^committed: every player"):
-        kol.from_description(d)
-    prince = play(position(4, "prince"), 6, 6, 1, 2).describe()
-    assert kol.from_description(prince)
-    with pytest.raises(ValueError, match=r"^robbers: the cards played make seats \[0, 1\]"):
-        kol.from_description({**prince, "robbers": [0, 2]})
-    with pytest.raises(ValueError, match="^prince_choices: every robber"):
-        kol.from_description({**prince, "prince_choices": [True, False, None, None]})
-    with pytest.raises(ValueError, match=r"^prince_choices\[2\]"):
-        kol.from_description({**prince, "prince_choices": [None, None, True, None]})
-    with pytest.raises(ValueError, match="^played"):
-        kol.from_description({**prince, "played": [6, 6, 1]})
-    lone = play(position(3, "banker"), 8, 8, 3).describe()
-    again = GAME.state_from_bytes(kol.from_description(lone))
-    assert again.current_player() == 2 and again.legal_actions() == [LONE_CARD, LONE_CHARACTER]
-    with pytest.raises(ValueError, match="^lone"):
-        kol.from_description({**lone, "lone": 0})

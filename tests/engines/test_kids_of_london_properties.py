@@ -124,14 +124,14 @@ def test_random_playouts_follow_the_rules(players, rnd):
         state.apply(action)
         after = state.describe()
         if after["turn"] != turn_before:
-            cards = after["last_cards"]
+            cards = after["last_hour"]["cards"]
             for s, c in enumerate(cards):
                 played[s].append(c)
             base = hour["before"] if hour and hour["turn"] == turn_before else before
-            expected = resolve_hour(players, base, cards, after["last_character"],
+            expected = resolve_hour(players, base, cards, after["last_hour"]["character"],
                                     turn_before == 8, hour["prince"] if hour else {},
                                     hour["lone"] if hour else None)
-            assert coins(state) == expected, (turn_before, cards, after["last_character"])
+            assert coins(state) == expected, (turn_before, cards, after["last_hour"])
     # KL-1, KL-3: every seat (the fictitious one too) played each card exactly once.
     assert all(sorted(p) == list(range(9)) for p in played)
     assert state.returns() == winners(players, coins(state))
