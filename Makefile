@@ -13,11 +13,12 @@ all: build
 $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "setuptools>=68" wheel "Cython>=3.0" "numpy>=1.24"
+	$(PY) -m pip install -q "setuptools>=77" wheel "Cython>=3.0" "numpy>=1.24" "grpcio-tools>=1.60"
 	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
 	touch $@
 
 build: $(STAMP)
+	$(PY) proto/generate.py
 	$(PY) setup.py -q build_ext --inplace -j 2
 
 test: build

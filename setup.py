@@ -5,10 +5,29 @@ Each extension is compiled on its own: modules share *types* through
 helpers only) and pass engine function tables at run time in a PyCapsule, so no
 extension ever cimports another one's functions.
 """
+import importlib.util
 import os
+import pathlib
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def generate_stubs():
+    """Runs proto/generate.py: the gRPC/protobuf stubs are build outputs."""
+    spec = importlib.util.spec_from_file_location("fagin_proto_generate", HERE / "proto" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.generate()
+
+
+class BuildPyWithStubs(build_py):
+    def run(self):
+        generate_stubs()
+        super().run()
 
 # Hot loops run without bounds checks; modules that read client data
 # (the engines' decoders) re-enable them locally with decorators.
@@ -32,6 +51,7 @@ if os.environ.get("FAGIN_DEBUG_BUILD"):
     extra_compile_args = ["-O0", "-g"]
 
 setup(
+    cmdclass={"build_py": BuildPyWithStubs},
     ext_modules=cythonize(
         [
             Extension(name, [src], extra_compile_args=extra_compile_args)

@@ -594,8 +594,10 @@ def describe(data):
 def view(data, int seat):
     """The state as ``seat`` sees it: other seats' secret choices of the hour removed (KL-18).
 
-    A hidden choice shows as ``chosen: True`` with ``card`` (or
-    ``prince_choice``) None.
+    A hidden card shows as ``chosen: True`` with ``card`` None and the card
+    back among the (public) hand, which is all the viewer knows; a hidden
+    prince choice likewise.  The view is itself a valid state, and gives the
+    viewer the same recommendations as the full state.
     """
     d = describe(data)
     if not 0 <= seat < d["players"]:
@@ -603,7 +605,8 @@ def view(data, int seat):
     for i, s in enumerate(d["seats"]):
         if i == seat:
             continue
-        if d["phase"] == "choose_card":
+        if d["phase"] == "choose_card" and s["card"] is not None:
+            s["hand"] = sorted(s["hand"] + [s["card"]])
             s["card"] = None
         elif d["phase"] == "choose_prince":
             s["prince_choice"] = None
@@ -816,9 +819,9 @@ def summary(data):
             + (f" + fictitious {d['fictitious']['coins']}" if d["fictitious"] else ""))
 
 
-def render(data):
-    """A few lines of text showing the table."""
-    d = describe(data)
+def render(data, seat=None):
+    """A few lines of text showing the table (as ``seat`` sees it, if given)."""
+    d = describe(data) if seat is None else view(data, seat)
     lines = [f"Kids of London - hour {min(d['turn'] + 1, 9)}/9 - {d['phase'].replace('_', ' ')}"]
     if d["character"]:
         lines.append(f"character: {d['character']}")
@@ -832,3 +835,43 @@ def render(data):
         lines.append(f"fictitious: {f['coins']:3d} coins, face-up card {f['card']}, "
                      f"{len(f['deck'])} cards face down")
     return "\n".join(lines)
+
+
+def typed_action(int action):
+    """The typed form of an action id, shaped like the ``KidsOfLondonAction`` message."""
+    if 0 <= action < NUM_CARDS:
+        return {"kind": "play_card", "card": action}
+    if action == A_COMEDIAN:
+        return {"kind": "comedian"}
+    if action == A_PRINCE:
+        return {"kind": "prince"}
+    if action == A_LONE_CARD:
+        return {"kind": "take_card_value"}
+    if action == A_LONE_CHARACTER:
+        return {"kind": "rob_character"}
+    if A_REVEAL_CHARACTER <= action < A_REVEAL_CHARACTER + NUM_KINDS:
+        return {"kind": "reveal_character", "character": CHARACTERS[action - A_REVEAL_CHARACTER]}
+    if A_REVEAL_FICTITIOUS <= action < NUM_ACTIONS:
+        return {"kind": "reveal_fictitious_card", "card": action - A_REVEAL_FICTITIOUS}
+    raise ValueError(f"unknown action id {action}")
+
+
+_SIMPLE_KINDS = {"comedian": A_COMEDIAN, "prince": A_PRINCE,
+                 "take_card_value": A_LONE_CARD, "rob_character": A_LONE_CHARACTER}
+
+
+def action_from_typed(d):
+    """The action id of a typed action dict (the inverse of :func:`typed_action`)."""
+    kind = d.get("kind")
+    if kind in _SIMPLE_KINDS:
+        return _SIMPLE_KINDS[kind]
+    if kind == "play_card":
+        return A_CARD + _int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
+    if kind == "reveal_fictitious_card":
+        return A_REVEAL_FICTITIOUS + _int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
+    if kind == "reveal_character":
+        character = d.get("character")
+        if character not in CHARACTERS:
+            raise ValueError(f"character: expected one of {', '.join(CHARACTERS)}, got {character!r}")
+        return A_REVEAL_CHARACTER + CHARACTERS.index(character)
+    raise ValueError(f"kind: unknown or missing action kind {kind!r}")

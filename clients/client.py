@@ -1,0 +1,193 @@
+"""Python client for the fagin service, synchronous and asyncio.
+
+    from fagin.clients import FaginClient
+
+    with FaginClient("127.0.0.1:50051") as fagin:
+        state = fagin.new_game("kids_of_london", players=4, seed=1).state
+        rec = fagin.recommend(state, seat=0, iterations=5000)
+        print(rec.action.label, [(s.action.label, s.visits) for s in rec.actions])
+
+Every method returns the API's protobuf messages (``fagin.v1.fagin_pb2``);
+errors are ``grpc.RpcError`` with the server's status code and a message that
+names the offending field.
+"""
+from __future__ import annotations
+
+from typing import AsyncIterator, Iterable, Iterator
+
+import grpc
+
+from fagin.v1 import fagin_pb2 as pb
+from fagin.v1 import fagin_pb2_grpc
+
+DEFAULT_TARGET = "127.0.0.1:50051"
+
+ActionLike = "int | pb.Action"
+
+
+def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm=""):
+    """A SearchSettings message; None leaves a field to the server's default."""
+    s = pb.SearchSettings(seed=seed, algorithm=algorithm)
+    if iterations is not None:
+        s.iterations = iterations
+    if time_ms is not None:
+        s.time_ms = time_ms
+    if exploration is not None:
+        s.exploration = exploration
+    return s
+
+
+def recommend_request(state, seat, **settings):
+    """A RecommendRequest; ``settings`` as for :func:`search_settings`."""
+    return pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings))
+
+
+def _apply_request(state, action, seat, seed, stop_at_chance):
+    req = pb.ApplyActionRequest(state=state, seed=seed, stop_at_chance=stop_at_chance)
+    if seat is not None:
+        req.seat = seat
+    if isinstance(action, pb.Action):
+        req.action.CopyFrom(action)
+    elif action is not None:
+        req.action_id = int(action)
+    return req
+
+
+def _legal_request(state, seat):
+    req = pb.LegalActionsRequest(state=state)
+    if seat is not None:
+        req.seat = seat
+    return req
+
+
+def _new_game_request(game, players, seed, options):
+    return pb.NewGameRequest(game=game, players=players, seed=seed,
+                             options={k: str(v) for k, v in options.items()})
+
+
+class FaginClient:
+    """A blocking client. ``timeout`` (seconds) is the default deadline of every call."""
+
+    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float | None = None,
+                 channel: grpc.Channel | None = None):
+        self.target = target
+        self.timeout = timeout
+        self._channel = channel or grpc.insecure_channel(target)
+        self._stub = fagin_pb2_grpc.FaginStub(self._channel)
+
+    def close(self):
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _t(self, timeout):
+        return self.timeout if timeout is None else timeout
+
+    def list_games(self, *, timeout=None) -> list:
+        """Every game served, with player counts, options and algorithms."""
+        return list(self._stub.ListGames(pb.ListGamesRequest(), timeout=self._t(timeout)).games)
+
+    def new_game(self, game: str, players: int, seed: int = 0, *, timeout=None, **options):
+        """A new game (NewGameResponse: ``.state`` and ``.status``)."""
+        return self._stub.NewGame(_new_game_request(game, players, seed, options), timeout=self._t(timeout))
+
+    def legal_actions(self, state, seat=None, *, timeout=None):
+        """LegalActionsResponse: ``.actions`` (and ``.probabilities`` at a chance node)."""
+        return self._stub.LegalActions(_legal_request(state, seat), timeout=self._t(timeout))
+
+    def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, timeout=None):
+        """ApplyActionResponse after ``action`` (an id or an Action with its typed form)."""
+        return self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance),
+                                      timeout=self._t(timeout))
+
+    def view(self, state, seat, *, timeout=None):
+        """ViewStateResponse: the state as ``seat`` sees it, and a text rendering."""
+        return self._stub.ViewState(pb.ViewStateRequest(state=state, seat=seat), timeout=self._t(timeout))
+
+    def recommend(self, state, seat, *, timeout=None, **settings):
+        """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm."""
+        return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
+
+    def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,
+                         **settings) -> Iterator:
+        """RecommendProgress messages; the last one has ``final`` set."""
+        req = pb.StreamRecommendRequest(request=recommend_request(state, seat, **settings),
+                                        report_interval_ms=report_interval_ms)
+        return self._stub.StreamRecommend(req, timeout=self._t(timeout))
+
+    def batch_recommend(self, requests: Iterable, *, timeout=None) -> Iterator:
+        """BatchRecommendResponse per request, in completion order.
+
+        ``requests``: ``(request_id, RecommendRequest)`` pairs (any iterable,
+        consumed as the server asks for more).
+        """
+        stream = (pb.BatchRecommendRequest(request_id=rid, request=req) for rid, req in requests)
+        return self._stub.BatchRecommend(stream, timeout=self._t(timeout))
+
+
+class AsyncFaginClient:
+    """The asyncio client: the same methods as :class:`FaginClient`, awaitable."""
+
+    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float | None = None,
+                 channel: grpc.aio.Channel | None = None):
+        self.target = target
+        self.timeout = timeout
+        self._channel = channel or grpc.aio.insecure_channel(target)
+        self._stub = fagin_pb2_grpc.FaginStub(self._channel)
+
+    async def close(self):
+        await self._channel.close()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+    def _t(self, timeout):
+        return self.timeout if timeout is None else timeout
+
+    async def list_games(self, *, timeout=None):
+        return list((await self._stub.ListGames(pb.ListGamesRequest(), timeout=self._t(timeout))).games)
+
+    async def new_game(self, game, players, seed=0, *, timeout=None, **options):
+        return await self._stub.NewGame(_new_game_request(game, players, seed, options),
+                                        timeout=self._t(timeout))
+
+    async def legal_actions(self, state, seat=None, *, timeout=None):
+        return await self._stub.LegalActions(_legal_request(state, seat), timeout=self._t(timeout))
+
+    async def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, timeout=None):
+        return await self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance),
+                                            timeout=self._t(timeout))
+
+    async def view(self, state, seat, *, timeout=None):
+        return await self._stub.ViewState(pb.ViewStateRequest(state=state, seat=seat),
+                                          timeout=self._t(timeout))
+
+    async def recommend(self, state, seat, *, timeout=None, **settings):
+        return await self._stub.Recommend(recommend_request(state, seat, **settings),
+                                          timeout=self._t(timeout))
+
+    async def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,
+                               **settings) -> AsyncIterator:
+        req = pb.StreamRecommendRequest(request=recommend_request(state, seat, **settings),
+                                        report_interval_ms=report_interval_ms)
+        async for progress in self._stub.StreamRecommend(req, timeout=self._t(timeout)):
+            yield progress
+
+    async def batch_recommend(self, requests, *, timeout=None) -> AsyncIterator:
+        """``requests``: an iterable or async iterable of ``(request_id, RecommendRequest)``."""
+        async def stream():
+            if hasattr(requests, "__aiter__"):
+                async for rid, req in requests:
+                    yield pb.BatchRecommendRequest(request_id=rid, request=req)
+            else:
+                for rid, req in requests:
+                    yield pb.BatchRecommendRequest(request_id=rid, request=req)
+        async for resp in self._stub.BatchRecommend(stream(), timeout=self._t(timeout)):
+            yield resp

@@ -1,0 +1,109 @@
+"""Builds and runs the gRPC server: the Fagin service, health checking and reflection.
+
+``python -m fagin.server --help`` lists the settings (see ``config.py``).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from fagin.server import config as config_mod
+from fagin.server.service import FaginService
+from fagin.v1 import fagin_pb2, fagin_pb2_grpc
+
+log = logging.getLogger("fagin.server")
+
+SERVICE_NAME = fagin_pb2.DESCRIPTOR.services_by_name["Fagin"].full_name
+
+
+class Server:
+    """A running fagin server (``await Server.start(config)``); ``port`` is the bound port."""
+
+    def __init__(self, config, server, executor, health_servicer, port):
+        self.config = config
+        self.grpc_server = server
+        self.executor = executor
+        self.health = health_servicer
+        self.port = port
+
+    @classmethod
+    async def start(cls, config):
+        executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="fagin-search")
+        server = grpc.aio.server(options=[
+            ("grpc.max_receive_message_length", config.max_message_bytes),
+            ("grpc.max_send_message_length", config.max_message_bytes),
+            ("grpc.so_reuseport", 0),
+        ])
+        fagin_pb2_grpc.add_FaginServicer_to_server(FaginService(config, executor), server)
+        health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+             reflection.SERVICE_NAME), server)
+        port = server.add_insecure_port(f"{config.host}:{config.port}")
+        if port == 0:
+            raise OSError(f"cannot listen on {config.host}:{config.port}")
+        await server.start()
+        for name in ("", SERVICE_NAME):
+            await _set_status(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
+        log.info("fagin serving on %s:%d with %d search workers", config.host, port, config.workers)
+        return cls(config, server, executor, health_servicer, port)
+
+    async def stop(self, grace=None):
+        """Stops accepting calls, lets accepted ones finish (up to `grace` s), then ends."""
+        grace = self.config.grace_seconds if grace is None else grace
+        for name in ("", SERVICE_NAME):
+            await _set_status(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.grpc_server.stop(grace)
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        log.info("fagin stopped")
+
+    async def wait(self):
+        await self.grpc_server.wait_for_termination()
+
+
+async def _set_status(servicer, name, status):
+    result = servicer.set(name, status)
+    if asyncio.iscoroutine(result):
+        await result
+
+
+async def serve(config, ready=None):
+    """Serves until SIGTERM or SIGINT, then shuts down gracefully."""
+    server = await Server.start(config)
+    if ready is not None:
+        ready(server)
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    await stopping.wait()
+    log.info("shutting down: finishing accepted calls (grace %.0f s)", config.grace_seconds)
+    await server.stop()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="fagin serve", description="Run the fagin gRPC server.")
+    config_mod.add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        config = config_mod.from_namespace(args)
+    except ValueError as e:
+        parser.error(str(e))
+    logging.basicConfig(level=config.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def ready(server):
+        # A machine-readable line for scripts and tests (the port may be 0 = any free port).
+        print(f"fagin listening on {config.host}:{server.port}", flush=True)
+
+    asyncio.run(serve(config, ready))
+    return 0

@@ -1,0 +1,184 @@
+"""Conversions between the API's messages and the engines' plain dicts.
+
+Each engine describes its states and typed actions as plain dicts whose keys
+are the field names of its ``.proto`` messages (see ``describe`` in an
+engine module).  This module maps such dicts to messages and back by the
+messages' descriptors, so a new game needs no code here:
+
+* an enum value ``PREFIX_NAME`` (whose zero value is ``PREFIX_UNSPECIFIED``)
+  is the string ``"name"``; the zero value is ``None``;
+* an ``optional`` scalar that is not set, or a message field that is not
+  set, is ``None``;
+* repeated fields are lists, nested messages are dicts.
+"""
+from __future__ import annotations
+
+from google.protobuf.descriptor import FieldDescriptor
+
+from fagin.engines import load_game
+from fagin.engines.registry import GAMES
+from fagin.v1 import fagin_pb2
+
+
+class BadRequest(ValueError):
+    """A request field with a bad value; the message starts with the field's path."""
+
+
+def _enum_prefix(enum_desc):
+    zero = enum_desc.values_by_number[0].name
+    if not zero.endswith("UNSPECIFIED"):
+        raise TypeError(f"enum {enum_desc.full_name}: zero value must be *_UNSPECIFIED")
+    return zero[: -len("UNSPECIFIED")]
+
+
+def _enum_to_py(enum_desc, number):
+    if number == 0:
+        return None
+    value = enum_desc.values_by_number.get(number)
+    if value is None:
+        return f"unknown_{number}"   # refused by the engine's decoder, which names the field
+    return value.name[len(_enum_prefix(enum_desc)):].lower()
+
+
+def _enum_from_py(enum_desc, value, path):
+    if value is None:
+        return 0
+    name = _enum_prefix(enum_desc) + str(value).upper()
+    v = enum_desc.values_by_name.get(name)
+    if v is None:
+        raise BadRequest(f"{path}: unknown value {value!r}")
+    return v.number
+
+
+def _is_repeated(field):
+    # protobuf >= 5 has `is_repeated`; older runtimes only `label`.
+    rep = getattr(field, "is_repeated", None)
+    if rep is not None:
+        return rep
+    return field.label == FieldDescriptor.LABEL_REPEATED
+
+
+def message_to_dict(msg):
+    """A message as a plain dict (every field present; unset optionals are None)."""
+    out = {}
+    for field in msg.DESCRIPTOR.fields:
+        value = getattr(msg, field.name)
+        if _is_repeated(field):
+            if field.type == FieldDescriptor.TYPE_MESSAGE:
+                out[field.name] = [message_to_dict(v) for v in value]
+            elif field.type == FieldDescriptor.TYPE_ENUM:
+                out[field.name] = [_enum_to_py(field.enum_type, v) for v in value]
+            else:
+                out[field.name] = list(value)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            out[field.name] = message_to_dict(value) if msg.HasField(field.name) else None
+        elif field.has_presence and not msg.HasField(field.name):
+            out[field.name] = None
+        elif field.type == FieldDescriptor.TYPE_ENUM:
+            out[field.name] = _enum_to_py(field.enum_type, value)
+        else:
+            out[field.name] = value
+    return out
+
+
+def dict_to_message(d, msg, path=""):
+    """Fills ``msg`` from a dict produced by an engine (keys are field names)."""
+    fields = msg.DESCRIPTOR.fields_by_name
+    for key, value in d.items():
+        field = fields.get(key)
+        where = f"{path}.{key}" if path else key
+        if field is None:
+            raise TypeError(f"{where}: no such field in {msg.DESCRIPTOR.full_name}")
+        if value is None:
+            continue
+        if _is_repeated(field):
+            target = getattr(msg, key)
+            for i, v in enumerate(value):
+                if field.type == FieldDescriptor.TYPE_MESSAGE:
+                    dict_to_message(v, target.add(), f"{where}[{i}]")
+                elif field.type == FieldDescriptor.TYPE_ENUM:
+                    target.append(_enum_from_py(field.enum_type, v, f"{where}[{i}]"))
+                else:
+                    target.append(v)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            dict_to_message(value, getattr(msg, key), where)
+            getattr(msg, key).SetInParent()
+        elif field.type == FieldDescriptor.TYPE_ENUM:
+            setattr(msg, key, _enum_from_py(field.enum_type, value, where))
+        else:
+            setattr(msg, key, value)
+    return msg
+
+
+def game_of(state_msg, path="state"):
+    """The game id and the per-game message inside a GameState."""
+    which = state_msg.WhichOneof("game")
+    if which is None:
+        raise BadRequest(f"{path}: no game state given (set one of: {', '.join(sorted(GAMES))})")
+    if which not in GAMES:
+        raise BadRequest(f"{path}: game {which!r} is not served by this server")
+    return which, getattr(state_msg, which)
+
+
+def decode_state(state_msg, path="state"):
+    """A GameState message -> (Game, State), validated by the engine's decoder."""
+    game_id, inner = game_of(state_msg, path)
+    game = load_game(game_id)
+    try:
+        data = game.engine.from_description(message_to_dict(inner))
+    except ValueError as e:
+        raise BadRequest(f"{path}.{game_id}.{e}") from None
+    return game, game.state_from_bytes(data)
+
+
+def encode_description(game, description):
+    """An engine dict (describe/view) -> GameState."""
+    msg = fagin_pb2.GameState()
+    dict_to_message(description, getattr(msg, game.id))
+    getattr(msg, game.id).SetInParent()
+    return msg
+
+
+def encode_state(state):
+    return encode_description(state.game, state.describe())
+
+
+def encode_action(game, action_id):
+    """An action id -> Action (id, label, typed form)."""
+    msg = fagin_pb2.Action(id=action_id, label=game.engine.action_label(action_id))
+    typed = getattr(msg, game.id)
+    dict_to_message(game.engine.typed_action(action_id), typed)
+    typed.SetInParent()
+    return msg
+
+
+def decode_action(game, action_msg, path):
+    """An Action given in typed form -> its id (the typed form must match the state's game)."""
+    which = action_msg.WhichOneof("typed")
+    if which is None:
+        raise BadRequest(f"{path}.typed: give the action's typed form (or use action_id)")
+    if which != game.id:
+        raise BadRequest(f"{path}.typed: a {which} action does not apply to a {game.id} state")
+    try:
+        return game.engine.action_from_typed(message_to_dict(getattr(action_msg, which)))
+    except ValueError as e:
+        raise BadRequest(f"{path}.{which}.{e}") from None
+
+
+def status_of(state):
+    """StateStatus for a state."""
+    st = fagin_pb2.StateStatus()
+    if state.is_terminal():
+        st.terminal = True
+        st.returns.extend(state.returns())
+    elif state.is_chance_node():
+        st.chance = True
+    else:
+        st.current_seat = state.current_player()
+        st.pending_seats.extend(pending_seats(state))
+    return st
+
+
+def pending_seats(state):
+    """Every seat that may decide now (several in a simultaneous phase)."""
+    return [s for s in range(state.num_players) if state.clone().make_current(s)]

@@ -1,0 +1,81 @@
+"""Server settings: defaults, command-line flags and ``FAGIN_*`` environment variables.
+
+A flag beats its environment variable, which beats the default.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    # Threads that run searches (each search holds one; the GIL is released).
+    workers: int = max(1, os.cpu_count() or 1)
+    # Budget limits: larger requests are lowered to these (and say so).
+    max_iterations: int = 10_000_000
+    max_time_ms: int = 60_000
+    # Budget when a request gives none.
+    default_iterations: int = 2_000
+    # Cap on search tree nodes per search (memory: ~250 bytes a node for Kids of London).
+    max_nodes: int = 4_000_000
+    # Largest request accepted, in bytes (larger: RESOURCE_EXHAUSTED).
+    max_message_bytes: int = 4 * 1024 * 1024
+    # Batch requests searched at once per stream (beyond: read when a slot frees).
+    batch_concurrency: int = 0        # 0 = twice the workers
+    # Seconds that SIGTERM waits for accepted calls to finish.
+    grace_seconds: float = 30.0
+    # Searches stop this many ms before the call's deadline, to answer in time.
+    deadline_margin_ms: int = 50
+    log_level: str = "INFO"
+
+    def __post_init__(self):
+        checks = {
+            "port": 0 <= self.port <= 65535,
+            "workers": 1 <= self.workers <= 1024,
+            "max_iterations": self.max_iterations >= 1,
+            "max_time_ms": self.max_time_ms >= 1,
+            "default_iterations": 1 <= self.default_iterations <= self.max_iterations,
+            "max_nodes": 1 <= self.max_nodes <= 1 << 30,
+            "max_message_bytes": self.max_message_bytes >= 1024,
+            "batch_concurrency": self.batch_concurrency >= 0,
+            "grace_seconds": self.grace_seconds >= 0,
+            "deadline_margin_ms": self.deadline_margin_ms >= 0,
+        }
+        bad = [name for name, ok in checks.items() if not ok]
+        if bad:
+            raise ValueError(f"bad server setting: {', '.join(f'{b}={getattr(self, b)!r}' for b in bad)}")
+
+    @property
+    def batch_slots(self):
+        return self.batch_concurrency or 2 * self.workers
+
+
+def add_arguments(parser: argparse.ArgumentParser):
+    """Adds one flag per setting (``--max-time-ms`` for ``max_time_ms``)."""
+    for f in fields(ServerConfig):
+        flag = "--" + f.name.replace("_", "-")
+        env = "FAGIN_" + f.name.upper()
+        parser.add_argument(flag, dest=f.name, type=type(f.default), default=None,
+                            help=f"default {f.default!r}; environment {env}")
+
+
+def from_namespace(ns: argparse.Namespace | None = None, environ=None) -> ServerConfig:
+    environ = os.environ if environ is None else environ
+    values = {}
+    for f in fields(ServerConfig):
+        given = getattr(ns, f.name, None) if ns is not None else None
+        if given is None:
+            raw = environ.get("FAGIN_" + f.name.upper())
+            if raw is not None:
+                try:
+                    given = type(f.default)(raw)
+                except ValueError:
+                    raise ValueError(f"FAGIN_{f.name.upper()}: expected {type(f.default).__name__}, "
+                                     f"got {raw!r}") from None
+        if given is not None:
+            values[f.name] = given
+    return ServerConfig(**values)

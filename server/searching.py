@@ -1,0 +1,133 @@
+"""From a RecommendRequest to a running search and back to a Recommendation.
+
+Validation of search settings, budgets clamped to the server's limits and to
+the call's deadline (each change reported in ``notes``), and the conversion of
+a search result into the API's message.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from fagin.search.ismcts import ISMCTS, SearchError
+from fagin.server.codec import BadRequest, decode_state, encode_action
+from fagin.v1 import fagin_pb2
+
+# Algorithms every game supports today.
+ALGORITHMS = ("ismcts",)
+DEFAULT_EXPLORATION = 0.7
+
+STOP_REASONS = {
+    "iterations": fagin_pb2.STOP_REASON_ITERATIONS,
+    "time": fagin_pb2.STOP_REASON_TIME,
+    "cancelled": fagin_pb2.STOP_REASON_CANCELLED,
+}
+
+
+class DeadlineTooShort(Exception):
+    """The call's deadline leaves no time to search."""
+
+
+@dataclass
+class SearchJob:
+    """A validated search, ready to run in a worker thread."""
+
+    game: object
+    state: object
+    seat: int
+    searcher: ISMCTS
+    iterations: int | None          # budget in iterations (None: unlimited)
+    time_ms: float | None           # budget in ms, after limits and deadline (None: unlimited)
+    settings: fagin_pb2.SearchSettings
+    notes: list = field(default_factory=list)
+    time_note_if_hit: str | None = None
+
+    def remaining(self):
+        """(iterations, time_ms) left of the budget; None where unlimited."""
+        its = None if self.iterations is None else max(0, self.iterations - self.searcher.iterations)
+        ms = None if self.time_ms is None else max(0.0, self.time_ms - self.searcher.elapsed_ms)
+        return its, ms
+
+    def exhausted(self):
+        its, ms = self.remaining()
+        return its == 0 or (ms is not None and ms <= 0)
+
+
+def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, path="") -> SearchJob:
+    """Validates a RecommendRequest and builds its search (raises BadRequest)."""
+    p = (path + ".") if path else ""
+    game, state = decode_state(request.state, p + "state")
+    settings = request.search
+    algorithm = settings.algorithm or "ismcts"
+    if algorithm not in ALGORITHMS:
+        raise BadRequest(f"{p}search.algorithm: unknown algorithm {settings.algorithm!r}; "
+                         f"{game.id} supports: {', '.join(ALGORITHMS)}")
+    notes = []
+    iterations = settings.iterations if settings.HasField("iterations") else None
+    time_ms = settings.time_ms if settings.HasField("time_ms") else None
+    if iterations is not None and iterations <= 0:
+        raise BadRequest(f"{p}search.iterations: must be positive, got {iterations}")
+    if time_ms is not None and time_ms <= 0:
+        raise BadRequest(f"{p}search.time_ms: must be positive, got {time_ms}")
+    exploration = settings.exploration if settings.HasField("exploration") else DEFAULT_EXPLORATION
+    if not (math.isfinite(exploration) and 0 <= exploration <= 100):
+        raise BadRequest(f"{p}search.exploration: must be a number from 0 to 100, got {exploration}")
+    if iterations is not None and iterations > config.max_iterations:
+        notes.append(f"search.iterations lowered from {iterations} to the server maximum "
+                     f"{config.max_iterations}")
+        iterations = config.max_iterations
+    if time_ms is not None and time_ms > config.max_time_ms:
+        notes.append(f"search.time_ms lowered from {time_ms} to the server maximum {config.max_time_ms}")
+        time_ms = config.max_time_ms
+    if iterations is None and time_ms is None:
+        iterations = config.default_iterations
+    time_note = None
+    limit_ms = float(time_ms) if time_ms is not None else None
+    if limit_ms is None:
+        # Even an iterations-only search never outlives the time maximum.
+        limit_ms = float(config.max_time_ms)
+        time_note = f"search stopped by the server's time maximum of {config.max_time_ms} ms"
+    if time_remaining_s is not None:
+        available = time_remaining_s * 1000.0 - config.deadline_margin_ms
+        if available <= 0:
+            raise DeadlineTooShort("the call's deadline leaves no time to search")
+        if available < limit_ms:
+            if time_ms is not None:
+                notes.append(f"search.time_ms lowered from {time_ms} to {available:.0f} to meet "
+                             f"the call's deadline")
+                time_note = None
+            else:
+                time_note = f"search stopped at {available:.0f} ms to meet the call's deadline"
+            limit_ms = available
+    try:
+        searcher = ISMCTS(state, request.seat, seed=settings.seed, exploration=exploration,
+                          max_nodes=config.max_nodes)
+    except SearchError as e:
+        raise BadRequest(f"{p}{e}") from None
+    effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration)
+    if iterations is not None:
+        effective.iterations = iterations
+    if time_ms is not None:
+        effective.time_ms = int(limit_ms)
+    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note)
+
+
+def recommendation(job: SearchJob, reason: str) -> fagin_pb2.Recommendation:
+    """The Recommendation message for the search's current statistics."""
+    result = job.searcher.result(reason)
+    rec = fagin_pb2.Recommendation(
+        action=encode_action(job.game, result.action),
+        iterations=result.iterations,
+        nodes=result.nodes,
+        elapsed_ms=result.elapsed_ms,
+        stop_reason=STOP_REASONS[reason],
+        seat=job.seat,
+        settings=job.settings,
+        notes=job.notes,
+    )
+    for s in result.stats:
+        rec.actions.add(action=encode_action(job.game, s.action), visits=s.visits,
+                        mean_value=s.mean_value, policy=s.policy)
+    if reason == "time" and job.time_note_if_hit:
+        rec.notes.append(job.time_note_if_hit)
+    return rec

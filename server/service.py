@@ -1,0 +1,308 @@
+"""The ``fagin.v1.Fagin`` service on ``grpc.aio``.
+
+Searches run in a thread pool; the search loop releases the GIL, so
+concurrent calls use every worker.  Each call logs one line when it ends.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+
+import grpc
+
+from fagin.engines import IllegalActionError
+from fagin.engines.registry import GAMES, load_game
+from fagin.server import codec, searching
+from fagin.server.codec import BadRequest
+from fagin.v1 import fagin_pb2, fagin_pb2_grpc
+
+log = logging.getLogger("fagin.server")
+
+MIN_REPORT_INTERVAL_MS = 10
+DEFAULT_REPORT_INTERVAL_MS = 100
+
+
+def _peer(context):
+    try:
+        return context.peer()
+    except Exception:      # the peer is only for the log line
+        return "?"
+
+
+def _log_call(method, context, start, code, info):
+    extra = " ".join(f"{k}={v}" for k, v in info.items())
+    log.info("%s %s %s %.1fms %s", method, _peer(context), code.name,
+             (time.perf_counter() - start) * 1000, extra)
+
+
+def unary_call(method):
+    """Maps BadRequest to INVALID_ARGUMENT, unexpected errors to INTERNAL, and logs the call."""
+    @functools.wraps(method)
+    async def wrapper(self, request, context):
+        start = time.perf_counter()
+        info = {}
+        code = grpc.StatusCode.OK
+        try:
+            return await method(self, request, context, info)
+        except BadRequest as e:
+            code = grpc.StatusCode.INVALID_ARGUMENT
+            await context.abort(code, str(e))
+        except searching.DeadlineTooShort as e:
+            code = grpc.StatusCode.DEADLINE_EXCEEDED
+            await context.abort(code, str(e))
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        except Exception:
+            if context.code() is not None and context.code() != grpc.StatusCode.OK:
+                code = context.code()    # an abort already under way
+                raise
+            code = grpc.StatusCode.INTERNAL
+            log.exception("%s failed", method.__name__)
+            await context.abort(code, "internal error (logged on the server)")
+        finally:
+            _log_call(method.__name__, context, start, code, info)
+    return wrapper
+
+
+def _seat_field(state, request, path="seat"):
+    """The acting seat: request.seat if given (it must have a decision pending), else the current one."""
+    if request.HasField("seat"):
+        seat = request.seat
+        if not 0 <= seat < state.num_players:
+            raise BadRequest(f"{path}: {seat} is not a seat of this {state.num_players}-player game")
+        if state.is_terminal() or state.is_chance_node() or not state.make_current(seat):
+            raise BadRequest(f"{path}: seat {seat} has no decision pending")
+        return seat
+    return state.current_player()
+
+
+class FaginService(fagin_pb2_grpc.FaginServicer):
+    def __init__(self, config, executor):
+        self.config = config
+        self.executor = executor
+
+    # ------------------------------------------------------------ game calls
+
+    @unary_call
+    async def ListGames(self, request, context, info):
+        resp = fagin_pb2.ListGamesResponse()
+        for game_id, gi in sorted(GAMES.items()):
+            resp.games.add(id=game_id, name=gi.name, min_players=gi.min_players,
+                           max_players=gi.max_players, algorithms=searching.ALGORITHMS, spec=gi.spec,
+                           options=[fagin_pb2.GameOption(name=o.name, default_value=str(o.default),
+                                                         description=o.description)
+                                    for o in gi.options])
+        return resp
+
+    @unary_call
+    async def NewGame(self, request, context, info):
+        info["game"] = request.game
+        gi = GAMES.get(request.game)
+        if gi is None:
+            raise BadRequest(f"game: unknown game {request.game!r}; served: {', '.join(sorted(GAMES))}")
+        if not gi.min_players <= request.players <= gi.max_players:
+            raise BadRequest(f"players: {gi.name} takes {gi.min_players} to {gi.max_players} players, "
+                             f"got {request.players}")
+        known = {o.name: o for o in gi.options}
+        options = {}
+        for name, value in request.options.items():
+            if name not in known:
+                raise BadRequest(f"options: unknown option {name!r} for {gi.id}"
+                                 + (f"; known: {', '.join(known)}" if known else " (it has none)"))
+            options[name] = value
+        try:
+            state = load_game(gi.id).new_initial_state(request.players, **options)
+        except ValueError as e:
+            raise BadRequest(f"options: {e}") from None
+        state.resolve_chance(request.seed)
+        return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state))
+
+    @unary_call
+    async def LegalActions(self, request, context, info):
+        game, state = codec.decode_state(request.state)
+        info["game"] = game.id
+        resp = fagin_pb2.LegalActionsResponse(status=codec.status_of(state))
+        if state.is_terminal():
+            if request.HasField("seat"):
+                raise BadRequest("seat: the game is over; no seat has a decision pending")
+            return resp
+        if state.is_chance_node():
+            if request.HasField("seat"):
+                raise BadRequest("seat: a chance event is next; no seat has a decision pending")
+            for action, p in state.chance_outcomes():
+                resp.actions.append(codec.encode_action(game, action))
+                resp.probabilities.append(p)
+            return resp
+        _seat_field(state, request)
+        for action in state.legal_actions():
+            resp.actions.append(codec.encode_action(game, action))
+        return resp
+
+    @unary_call
+    async def ApplyAction(self, request, context, info):
+        game, state = codec.decode_state(request.state)
+        info["game"] = game.id
+        if state.is_terminal():
+            raise BadRequest("state: the game is over; no action can be applied")
+        applied = []
+        which = request.WhichOneof("choice")
+        if which is None and not state.is_chance_node():
+            raise BadRequest("action_id: give the action (action_id or action)")
+        if state.is_chance_node() and request.HasField("seat"):
+            raise BadRequest("seat: a chance event is next; no seat has a decision pending")
+        if not state.is_chance_node():
+            _seat_field(state, request)
+        if which is not None:
+            action = (request.action_id if which == "action_id"
+                      else codec.decode_action(game, request.action, "action"))
+            try:
+                state.apply(action)
+            except IllegalActionError as e:
+                raise BadRequest(f"{which}: {e}") from None
+            applied.append(action)
+        if not request.stop_at_chance:
+            # Chance events are drawn one by one so that each can be reported.
+            seed = request.seed
+            while state.is_chance_node():
+                outcome = state.sample_chance(seed)
+                state.apply(outcome)
+                applied.append(outcome)
+                seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        return fagin_pb2.ApplyActionResponse(
+            state=codec.encode_state(state), status=codec.status_of(state),
+            applied=[codec.encode_action(game, a) for a in applied])
+
+    @unary_call
+    async def ViewState(self, request, context, info):
+        game, state = codec.decode_state(request.state)
+        info["game"] = game.id
+        if not 0 <= request.seat < state.num_players:
+            raise BadRequest(f"seat: {request.seat} is not a seat of this {state.num_players}-player game")
+        view = game.engine.view(state.to_bytes(), request.seat)
+        seen = game.state_from_bytes(game.engine.from_description(view))
+        return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
+                                           status=codec.status_of(seen),
+                                           text=game.engine.render(state.to_bytes(), request.seat))
+
+    # -------------------------------------------------------------- searching
+
+    async def _run(self, job, iterations, time_ms):
+        """Runs the search in a worker thread; a cancelled call cancels the search."""
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self.executor, functools.partial(
+            job.searcher.run, iterations=iterations, time_ms=time_ms))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            job.searcher.cancel()
+            raise
+
+    def _prepare(self, request, context, path=""):
+        return searching.prepare(request, self.config, context.time_remaining(), path)
+
+    @unary_call
+    async def Recommend(self, request, context, info):
+        job = self._prepare(request, context)
+        info["game"] = job.game.id
+        its, ms = job.remaining()
+        reason = await self._run(job, its, ms)
+        rec = searching.recommendation(job, reason)
+        info["iterations"] = rec.iterations
+        return rec
+
+    async def StreamRecommend(self, request, context):
+        start = time.perf_counter()
+        info = {}
+        code = grpc.StatusCode.OK
+        try:
+            interval = request.report_interval_ms or DEFAULT_REPORT_INTERVAL_MS
+            if interval < MIN_REPORT_INTERVAL_MS:
+                raise BadRequest(f"report_interval_ms: must be at least {MIN_REPORT_INTERVAL_MS}, "
+                                 f"got {request.report_interval_ms}")
+            job = self._prepare(request.request, context, "request")
+            info["game"] = job.game.id
+            while True:
+                its, ms = job.remaining()
+                chunk = interval if ms is None else min(interval, ms)
+                reason = await self._run(job, its, chunk)
+                if reason == "cancelled" or job.exhausted():
+                    final = searching.recommendation(job, reason)
+                    info["iterations"] = final.iterations
+                    yield fagin_pb2.RecommendProgress(recommendation=final, final=True)
+                    return
+                yield fagin_pb2.RecommendProgress(recommendation=searching.recommendation(job, reason))
+        except BadRequest as e:
+            code = grpc.StatusCode.INVALID_ARGUMENT
+            await context.abort(code, str(e))
+        except searching.DeadlineTooShort as e:
+            code = grpc.StatusCode.DEADLINE_EXCEEDED
+            await context.abort(code, str(e))
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        finally:
+            _log_call("StreamRecommend", context, start, code, info)
+
+    async def BatchRecommend(self, request_iterator, context):
+        start = time.perf_counter()
+        info = {"requests": 0, "errors": 0}
+        code = grpc.StatusCode.OK
+        queue: asyncio.Queue = asyncio.Queue()
+        slots = asyncio.Semaphore(self.config.batch_slots)
+        tasks: set = set()
+        DONE = object()
+
+        async def one(item):
+            try:
+                job = self._prepare(item.request, context, "request")
+                reason = await self._run(job, *job.remaining())
+                resp = fagin_pb2.BatchRecommendResponse(
+                    request_id=item.request_id, recommendation=searching.recommendation(job, reason))
+            except BadRequest as e:
+                info["errors"] += 1
+                resp = fagin_pb2.BatchRecommendResponse(
+                    request_id=item.request_id,
+                    error=fagin_pb2.Error(code=grpc.StatusCode.INVALID_ARGUMENT.value[0], message=str(e)))
+            except searching.DeadlineTooShort as e:
+                info["errors"] += 1
+                resp = fagin_pb2.BatchRecommendResponse(
+                    request_id=item.request_id,
+                    error=fagin_pb2.Error(code=grpc.StatusCode.DEADLINE_EXCEEDED.value[0], message=str(e)))
+            finally:
+                slots.release()
+            await queue.put(resp)
+
+        async def reader():
+            try:
+                async for item in request_iterator:
+                    info["requests"] += 1
+                    await slots.acquire()
+                    task = asyncio.create_task(one(item))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                if tasks:
+                    await asyncio.gather(*list(tasks))
+                await queue.put(DONE)
+            except Exception as e:        # a broken request stream ends the call
+                await queue.put(e)
+
+        reader_task = asyncio.create_task(reader())
+        try:
+            while True:
+                item = await queue.get()
+                if item is DONE:
+                    break
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+        except asyncio.CancelledError:
+            code = grpc.StatusCode.CANCELLED
+            raise
+        finally:
+            reader_task.cancel()
+            for task in list(tasks):
+                task.cancel()
+            _log_call("BatchRecommend", context, start, code, info)
