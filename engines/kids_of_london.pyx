@@ -748,6 +748,17 @@ def from_description(d):
         s.hand[2] = mask
     elif fict is not None:
         raise ValueError("fictitious: only the 2-player game has a fictitious player")
+    last = d.get("last_hour")
+    if last is not None:
+        # Display only (KL-19: it does not enter the information-set history).
+        if not isinstance(last, dict) or last.get("character") not in CHARACTERS:
+            raise ValueError(f"last_hour.character: expected one of {', '.join(CHARACTERS)}")
+        cards = last.get("cards")
+        if not isinstance(cards, (list, tuple)) or len(cards) != s.seats:
+            raise ValueError(f"last_hour.cards: expected one card per seat ({s.seats})")
+        for i, v in enumerate(cards):
+            s.last_cards[i] = _int_in(v, 0, NUM_CARDS - 1, f"last_hour.cards[{i}]")
+        s.last_character = CHARACTERS.index(last["character"])
     if s.phase == PH_CHOOSE_LONE:
         _decode_lone(&s, d)
     elif s.phase == PH_CHOOSE_PRINCE:
@@ -828,8 +839,17 @@ def render(data, seat=None):
     if d["last_hour"]:
         lines.append(f"last hour: {d['last_hour']['character']}, cards {d['last_hour']['cards']}")
     for i, seat in enumerate(d["seats"]):
-        pending = " (card chosen)" if seat["chosen"] else ""
-        lines.append(f"seat {i}: {seat['coins']:3d} coins, hand {seat['hand']}{pending}")
+        if seat["card"] is not None:
+            note = f", card {seat['card']} down" if d["phase"] == "choose_card" else f", played {seat['card']}"
+        else:
+            note = ", has chosen" if seat["chosen"] else ""
+        if seat["prince_choice"] is not None:
+            note += ", takes the " + ("prince" if seat["prince_choice"] else "comedian")
+        lines.append(f"seat {i}: {seat['coins']:3d} coins, hand {seat['hand']}{note}")
+    if d["robbers"]:
+        lines.append(f"robbing the prince: seats {d['robbers']}")
+    if d["lone"] is not None:
+        lines.append(f"seat {d['lone']} is the lone survivor")
     if d["fictitious"]:
         f = d["fictitious"]
         lines.append(f"fictitious: {f['coins']:3d} coins, face-up card {f['card']}, "

@@ -16,8 +16,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from fagin.server import config as config_mod
-from fagin.server.service import FaginService
-from fagin.v1 import fagin_pb2, fagin_pb2_grpc
+from fagin.server.service import FaginService, add_to_server
+from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server")
 
@@ -42,7 +42,7 @@ class Server:
             ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ])
-        fagin_pb2_grpc.add_FaginServicer_to_server(FaginService(config, executor), server)
+        add_to_server(FaginService(config, executor), server)
         health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         reflection.enable_server_reflection(

@@ -24,6 +24,32 @@ class BadRequest(ValueError):
     """A request field with a bad value; the message starts with the field's path."""
 
 
+class Undecodable:
+    """Stands in for a request whose bytes are not a valid message (see ``lenient``)."""
+
+    def __init__(self, message_class, error):
+        self.message_class = message_class
+        self.error = error
+
+    def bad_request(self, path="request"):
+        return BadRequest(f"{path}: not a valid {self.message_class.DESCRIPTOR.full_name} "
+                          f"message ({self.error})")
+
+
+def lenient(message_class):
+    """A request deserializer that turns undecodable bytes into :class:`Undecodable`.
+
+    gRPC's own deserializer failure would answer INTERNAL; garbage from a
+    client is INVALID_ARGUMENT, and the handler says so.
+    """
+    def deserialize(data):
+        try:
+            return message_class.FromString(data)
+        except Exception as e:          # DecodeError, or RecursionError on hostile nesting
+            return Undecodable(message_class, f"{type(e).__name__}: {e}")
+    return deserialize
+
+
 def _enum_prefix(enum_desc):
     zero = enum_desc.values_by_number[0].name
     if not zero.endswith("UNSPECIFIED"):

@@ -45,6 +45,8 @@ def unary_call(method):
         info = {}
         code = grpc.StatusCode.OK
         try:
+            if isinstance(request, codec.Undecodable):
+                raise request.bad_request()
             return await method(self, request, context, info)
         except BadRequest as e:
             code = grpc.StatusCode.INVALID_ARGUMENT
@@ -77,6 +79,29 @@ def _seat_field(state, request, path="seat"):
             raise BadRequest(f"{path}: seat {seat} has no decision pending")
         return seat
     return state.current_player()
+
+
+SERVICE = fagin_pb2.DESCRIPTOR.services_by_name["Fagin"]
+
+
+def add_to_server(servicer, server):
+    """Registers the service with lenient request decoding (see ``codec.lenient``)."""
+    handlers = {}
+    for method in SERVICE.methods:
+        request_class = getattr(fagin_pb2, method.input_type.name)
+        response_class = getattr(fagin_pb2, method.output_type.name)
+        if method.client_streaming and method.server_streaming:
+            make = grpc.stream_stream_rpc_method_handler
+        elif method.server_streaming:
+            make = grpc.unary_stream_rpc_method_handler
+        elif method.client_streaming:
+            make = grpc.stream_unary_rpc_method_handler
+        else:
+            make = grpc.unary_unary_rpc_method_handler
+        handlers[method.name] = make(getattr(servicer, method.name),
+                                     request_deserializer=codec.lenient(request_class),
+                                     response_serializer=response_class.SerializeToString)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
 
 class FaginService(fagin_pb2_grpc.FaginServicer):
@@ -218,6 +243,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         info = {}
         code = grpc.StatusCode.OK
         try:
+            if isinstance(request, codec.Undecodable):
+                raise request.bad_request()
             interval = request.report_interval_ms or DEFAULT_REPORT_INTERVAL_MS
             if interval < MIN_REPORT_INTERVAL_MS:
                 raise BadRequest(f"report_interval_ms: must be at least {MIN_REPORT_INTERVAL_MS}, "
@@ -257,6 +284,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
 
         async def one(item):
             try:
+                if isinstance(item, codec.Undecodable):
+                    item, bad = fagin_pb2.BatchRecommendRequest(), item
+                    raise bad.bad_request()
                 job = self._prepare(item.request, context, "request")
                 reason = await self._run(job, *job.remaining())
                 resp = fagin_pb2.BatchRecommendResponse(

@@ -1,0 +1,72 @@
+"""A real fagin server on a free port, in a background thread, for the whole session."""
+import asyncio
+import threading
+
+import pytest
+
+from fagin.clients import FaginClient
+from fagin.server.app import Server
+from fagin.server.config import ServerConfig
+
+
+class RunningServer:
+    def __init__(self, config):
+        self.loop = asyncio.new_event_loop()
+        started = threading.Event()
+        failure = []
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+
+            async def main():
+                self.stopping = asyncio.Event()
+                try:
+                    self.server = await Server.start(config)
+                except Exception as e:     # surfaced to the fixture below
+                    failure.append(e)
+                    return
+                finally:
+                    started.set()
+                # The server is stopped from its own loop: grpc.aio's stop()
+                # does not complete when scheduled from another thread.
+                await self.stopping.wait()
+                await self.server.stop(grace=1)
+
+            self.loop.run_until_complete(main())
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        started.wait(30)
+        if failure:
+            raise failure[0]
+        self.port = self.server.port
+        self.target = f"127.0.0.1:{self.port}"
+
+    def stop(self):
+        self.loop.call_soon_threadsafe(self.stopping.set)
+        self.thread.join(30)
+        assert not self.thread.is_alive(), "server did not stop"
+
+
+TEST_CONFIG = dict(host="127.0.0.1", port=0, workers=2, max_iterations=200_000, max_time_ms=5_000,
+                   default_iterations=500, max_message_bytes=256 * 1024, grace_seconds=1)
+
+
+@pytest.fixture(scope="session")
+def server():
+    srv = RunningServer(ServerConfig(**TEST_CONFIG))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def client(server):
+    with FaginClient(server.target, timeout=60) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def one_worker_server():
+    srv = RunningServer(ServerConfig(**{**TEST_CONFIG, "workers": 1}))
+    yield srv
+    srv.stop()

@@ -1,0 +1,230 @@
+"""Every call of the service through a real server and the real client."""
+import threading
+import time
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from fagin.clients import FaginClient, recommend_request
+from fagin.engines import kids_of_london as kol
+from fagin.server import codec
+from fagin.v1 import fagin_pb2 as pb
+from fagin.v1 import kids_of_london_pb2 as kpb
+
+from .helpers import kol_dict, kol_state
+
+
+def test_list_games(client):
+    games = {g.id: g for g in client.list_games()}
+    kol_info = games["kids_of_london"]
+    assert (kol_info.min_players, kol_info.max_players) == (2, 5)
+    assert list(kol_info.algorithms) == ["ismcts"]
+    assert kol_info.spec == "seeds/kids_of_london.md"
+
+
+def test_new_game_resolves_opening_chance_reproducibly(client):
+    a = client.new_game("kids_of_london", 4, seed=3)
+    b = client.new_game("kids_of_london", 4, seed=3)
+    assert a.state == b.state
+    s = a.state.kids_of_london
+    assert s.phase == kpb.KidsOfLondonState.PHASE_CHOOSE_CARD and s.players == 4
+    assert a.status.current_seat == 0 and list(a.status.pending_seats) == [0, 1, 2, 3]
+    two = client.new_game("kids_of_london", 2, seed=3).state.kids_of_london
+    assert two.HasField("fictitious") and two.fictitious.HasField("card")
+    assert len(two.fictitious.deck) == 8
+
+
+def test_legal_actions_for_any_pending_seat(client):
+    state = kol_state(kol_dict(cards=(3,)))
+    resp = client.legal_actions(state)
+    assert resp.status.current_seat == 1 and list(resp.status.pending_seats) == [1, 2, 3]
+    assert [a.id for a in resp.actions] == list(range(9))
+    assert resp.actions[4].label == "play 4"
+    assert resp.actions[4].kids_of_london.kind == kpb.KidsOfLondonAction.KIND_PLAY_CARD
+    assert resp.actions[4].kids_of_london.card == 4
+    assert [a.id for a in client.legal_actions(state, seat=3).actions] == list(range(9))
+
+
+def test_legal_actions_at_a_chance_node(client):
+    state = client.new_game("kids_of_london", 3, seed=1).state
+    after = client.apply(state, 8, stop_at_chance=False).state
+    after = client.apply(after, 7).state
+    resp = client.apply(after, 0, stop_at_chance=True)
+    assert resp.status.chance
+    chance = client.legal_actions(resp.state)
+    assert chance.status.chance and len(chance.actions) == len(chance.probabilities)
+    assert sum(chance.probabilities) == pytest.approx(1.0)
+    assert all(a.kids_of_london.kind == kpb.KidsOfLondonAction.KIND_REVEAL_CHARACTER for a in chance.actions)
+
+
+def test_apply_action_by_id_typed_and_chance(client):
+    state = kol_state(kol_dict(players=3))
+    r = client.apply(state, 5)
+    assert [a.label for a in r.applied] == ["play 5"]
+    assert r.state.kids_of_london.seats[0].card == 5
+    typed = pb.Action(kids_of_london=kpb.KidsOfLondonAction(kind=kpb.KidsOfLondonAction.KIND_PLAY_CARD, card=2))
+    r = client.apply(r.state, typed, seat=2)
+    assert r.state.kids_of_london.seats[2].card == 2
+    r = client.apply(r.state, 0, seed=9)
+    # The hour resolved; the next character was drawn from the seed and reported.
+    assert r.applied[0].label == "play 0" and r.applied[1].label.startswith("reveal ")
+    assert r.state.kids_of_london.turn == 1
+    assert r.state.kids_of_london.last_hour.cards == [5, 0, 2]
+    assert [seat.coins for seat in r.state.kids_of_london.seats] == [7, 0, 0]
+    again = client.apply(client.apply(client.apply(state, 5).state, 2, seat=2).state, 0, seed=9)
+    assert again.state == r.state
+    # Chance given explicitly, with stop_at_chance.
+    at_chance = client.apply(client.apply(client.apply(state, 5).state, 2, seat=2).state, 0,
+                             stop_at_chance=True)
+    reveal = pb.Action(kids_of_london=kpb.KidsOfLondonAction(
+        kind=kpb.KidsOfLondonAction.KIND_REVEAL_CHARACTER, character=kpb.KidsOfLondonState.CHARACTER_BEGGAR))
+    r = client.apply(at_chance.state, reveal)
+    assert r.state.kids_of_london.character == kpb.KidsOfLondonState.CHARACTER_BEGGAR
+    # No action at a chance node: drawn from the seed.
+    assert client.apply(at_chance.state, None, seed=4).status.current_seat == 0
+
+
+def test_view_state_hides_other_seats_choices(client):
+    full = kol_state(kol_dict(cards=(8, 2)))
+    view = client.view(full, 1)
+    seats = view.state.kids_of_london.seats
+    assert not seats[0].HasField("card") and seats[0].chosen and len(seats[0].hand) == 9
+    assert seats[1].card == 2
+    assert "has chosen" in view.text and "card 2 down" in view.text
+    # The view is a valid state and gives seat 1's recommendations... for seat 2 too.
+    a = client.recommend(full, 2, iterations=800, seed=1)
+    b = client.recommend(view.state, 2, iterations=800, seed=1)
+    assert a.actions == b.actions
+
+
+def test_recommend_statistics(client):
+    state = client.new_game("kids_of_london", 4, seed=5).state
+    rec = client.recommend(state, 2, iterations=3000, seed=7)
+    assert rec.seat == 2 and rec.iterations == 3000
+    assert rec.stop_reason == pb.STOP_REASON_ITERATIONS
+    assert [s.action.id for s in rec.actions] == list(range(9))
+    assert sum(s.visits for s in rec.actions) == 3000
+    assert sum(s.policy for s in rec.actions) == pytest.approx(1.0)
+    assert rec.action.id == max(rec.actions, key=lambda s: (s.visits, s.mean_value)).action.id
+    assert rec.settings.algorithm == "ismcts" and rec.settings.iterations == 3000
+    assert rec.settings.exploration == pytest.approx(0.7)
+    assert rec.nodes > 0 and rec.elapsed_ms > 0 and not rec.notes
+    assert client.recommend(state, 2, iterations=3000, seed=7).actions == rec.actions
+
+
+def test_recommend_default_budget_and_clamping(client):
+    state = client.new_game("kids_of_london", 3, seed=5).state
+    rec = client.recommend(state, 0)
+    assert rec.iterations == 500            # the test server's default
+    rec = client.recommend(state, 0, iterations=10**9, time_ms=100)
+    assert any("lowered" in n and "200000" in n for n in rec.notes)
+    assert rec.settings.iterations == 200_000
+    rec = client.recommend(state, 0, time_ms=10**7, iterations=100)
+    assert any("time_ms lowered" in n for n in rec.notes) and rec.settings.time_ms == 5000
+
+
+def test_recommend_is_clamped_to_the_deadline(client):
+    state = client.new_game("kids_of_london", 4, seed=5).state
+    start = time.perf_counter()
+    rec = client.recommend(state, 0, time_ms=4000, timeout=0.6)
+    assert time.perf_counter() - start < 0.6
+    assert rec.stop_reason == pb.STOP_REASON_TIME
+    assert any("deadline" in n for n in rec.notes)
+    with pytest.raises(grpc.RpcError) as e:
+        client.recommend(state, 0, iterations=10**6, timeout=0.01)
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+def test_stream_recommend_reports_progress_then_exactly_one_final(client):
+    state = client.new_game("kids_of_london", 4, seed=5).state
+    reports = list(client.stream_recommend(state, 1, report_interval_ms=20, time_ms=250, seed=3))
+    assert len(reports) >= 3
+    assert [r.final for r in reports] == [False] * (len(reports) - 1) + [True]
+    its = [r.recommendation.iterations for r in reports]
+    assert its == sorted(its) and its[0] > 0
+    assert reports[-1].recommendation.stop_reason == pb.STOP_REASON_TIME
+    by_iterations = list(client.stream_recommend(state, 1, report_interval_ms=10, iterations=20000))
+    assert by_iterations[-1].final and by_iterations[-1].recommendation.iterations == 20000
+    assert sum(r.final for r in by_iterations) == 1
+
+
+def test_batch_recommend_tags_results_and_reports_bad_items(client):
+    good = client.new_game("kids_of_london", 3, seed=2).state
+    requests = [(f"r{i}", recommend_request(good, i % 3, iterations=300, seed=i)) for i in range(12)]
+    requests.insert(5, ("bad-seat", recommend_request(good, 7, iterations=10)))
+    requests.insert(9, ("bad-budget", recommend_request(good, 0, iterations=-4)))
+    results = list(client.batch_recommend(requests))
+    assert sorted(r.request_id for r in results) == sorted(rid for rid, _ in requests)
+    by_id = {r.request_id: r for r in results}
+    assert by_id["bad-seat"].error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert by_id["bad-seat"].error.message.startswith("request.seat")
+    assert by_id["bad-budget"].error.message.startswith("request.search.iterations")
+    for i in range(12):
+        rec = by_id[f"r{i}"].recommendation
+        assert rec.iterations == 300 and rec.seat == i % 3
+        # Same answer as the unary call.
+        assert rec.actions == client.recommend(good, i % 3, iterations=300, seed=i).actions
+
+
+def test_async_client(server):
+    import asyncio
+    from fagin.clients import AsyncFaginClient
+
+    async def go():
+        async with AsyncFaginClient(server.target, timeout=30) as c:
+            games = await c.list_games()
+            state = (await c.new_game("kids_of_london", 3, seed=1)).state
+            rec = await c.recommend(state, 0, iterations=200)
+            finals = [p.final async for p in c.stream_recommend(state, 0, iterations=2000,
+                                                                   report_interval_ms=10)]
+            batch = [r async for r in c.batch_recommend(
+                [("a", recommend_request(state, 1, iterations=100))])]
+            legal = await c.legal_actions(state)
+            applied = await c.apply(state, 3)
+            view = await c.view(applied.state, 1)
+            return games, rec, finals, batch, legal, view
+
+    games, rec, finals, batch, legal, view = asyncio.run(go())
+    assert games[0].id == "kids_of_london" and rec.iterations == 200
+    assert finals[-1] and sum(finals) == 1
+    assert batch[0].request_id == "a" and batch[0].recommendation.iterations == 100
+    assert len(legal.actions) == 9 and view.state.kids_of_london.seats[0].chosen
+
+
+def test_cancelled_call_stops_its_search(one_worker_server):
+    with FaginClient(one_worker_server.target) as c:
+        state = c.new_game("kids_of_london", 4, seed=5).state
+        stream = c.stream_recommend(state, 0, time_ms=4500, report_interval_ms=50)
+        next(stream)
+        stream.cancel()
+        # With one worker, the next search can only run once the cancelled one stopped.
+        start = time.perf_counter()
+        rec = c.recommend(state, 0, iterations=200, timeout=3)
+        assert rec.iterations == 200 and time.perf_counter() - start < 2.5
+
+
+def test_health_and_reflection(server):
+    channel = grpc.insecure_channel(server.target)
+    health = health_pb2_grpc.HealthStub(channel)
+    for name in ("", "fagin.v1.Fagin"):
+        assert health.Check(health_pb2.HealthCheckRequest(service=name)).status == \
+            health_pb2.HealthCheckResponse.SERVING
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+    names = {s.name for r in responses for s in r.list_services_response.service}
+    assert {"fagin.v1.Fagin", "grpc.health.v1.Health"} <= names
+    channel.close()
+
+
+def test_concurrent_calls_are_served_together(client):
+    state = client.new_game("kids_of_london", 4, seed=5).state
+    results = []
+    threads = [threading.Thread(target=lambda s=s: results.append(client.recommend(state, s, iterations=2000)))
+               for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r.seat for r in results) == [0, 1, 2, 3]
