@@ -115,8 +115,10 @@ def cmd_recommend(client, args):
     print(to_json(rec) if args.json else _stats_table(rec))
 
 
-def cmd_play(client, args, stdin=sys.stdin, out=sys.stdout):
+def cmd_play(client, args, stdin=None, out=None):
     """Plays a game in the terminal: you at --seat, bots (server recommendations) elsewhere."""
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
     rng = random.Random(args.seed)
     resp = client.new_game(args.game, args.players, rng.getrandbits(63))
     state, status = resp.state, resp.status

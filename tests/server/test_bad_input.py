@@ -1,0 +1,263 @@
+"""Bad input through a real server: the fitting status and a message naming the field, never a crash."""
+import math
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from fagin.clients import FaginClient, recommend_request
+from fagin.v1 import fagin_pb2 as pb
+from fagin.v1 import kids_of_london_pb2 as kpb
+
+from .helpers import kol_dict, kol_state, with_
+
+BASE = kol_dict(players=3)
+STARTED = kol_dict(players=3, cards=(4,))
+CHANCE = {**kol_dict(players=3), "phase": "reveal_character", "character": None,
+          "pile": kol_dict(players=3)["pile"] + ["banker"]}
+
+
+def _rec(state_dict, seat=0, **search):
+    return pb.RecommendRequest(state=kol_state(state_dict), seat=seat,
+                               search=pb.SearchSettings(**search))
+
+
+def _typed(kind, **kw):
+    return pb.Action(kids_of_london=kpb.KidsOfLondonAction(kind=kind, **kw))
+
+
+# (name, method, request, expected code, expected start of the message)
+CASES = [
+    ("no game in state", "LegalActions", pb.LegalActionsRequest(state=pb.GameState()),
+     "INVALID_ARGUMENT", "state: no game state given"),
+    ("unknown game", "NewGame", pb.NewGameRequest(game="chess", players=2),
+     "INVALID_ARGUMENT", "game: unknown game 'chess'"),
+    ("too many players", "NewGame", pb.NewGameRequest(game="kids_of_london", players=7),
+     "INVALID_ARGUMENT", "players:"),
+    ("players missing", "NewGame", pb.NewGameRequest(game="kids_of_london"),
+     "INVALID_ARGUMENT", "players:"),
+    ("unknown option", "NewGame", pb.NewGameRequest(game="kids_of_london", players=3, options={"x": "1"}),
+     "INVALID_ARGUMENT", "options: unknown option 'x'"),
+    ("players out of range in state", "Recommend", _rec(with_(BASE, ("players",), 9)),
+     "INVALID_ARGUMENT", "state.kids_of_london.players"),
+    ("negative coins", "Recommend", _rec(with_(BASE, ("seats", 1, "coins"), -3)),
+     "INVALID_ARGUMENT", "state.kids_of_london.seats[1].coins"),
+    ("duplicate card in hand", "Recommend", _rec(with_(BASE, ("seats", 0, "hand"), [0, 1, 2, 3, 4, 5, 6, 8, 8])),
+     "INVALID_ARGUMENT", "state.kids_of_london.seats[0].hand"),
+    ("card out of range", "Recommend", _rec(with_(BASE, ("seats", 2, "hand"), [0, 1, 2, 3, 4, 5, 6, 7, 12])),
+     "INVALID_ARGUMENT", "state.kids_of_london.seats[2].hand"),
+    ("card both in hand and down", "Recommend", _rec(with_(BASE, ("seats", 0, "card"), 3)),
+     "INVALID_ARGUMENT", "state.kids_of_london.seats[0].card"),
+    ("hand size contradicts the turn", "Recommend", _rec(with_(BASE, ("turn",), 3)),
+     "INVALID_ARGUMENT", "state.kids_of_london.pile"),
+    ("phase missing", "Recommend", _rec(with_(BASE, ("phase",), None)),
+     "INVALID_ARGUMENT", "state.kids_of_london.phase"),
+    ("character missing at the card choice", "Recommend", _rec(with_(BASE, ("character",), None)),
+     "INVALID_ARGUMENT", "state.kids_of_london.character"),
+    ("too many tiles of a kind", "Recommend", _rec(with_(BASE, ("pile",), ["banker"] * 8)),
+     "INVALID_ARGUMENT", "state.kids_of_london.pile"),
+    ("fictitious player in a 3-player game", "Recommend",
+     _rec(with_(BASE, ("fictitious",), {"coins": 0, "deck": [1], "card": 2})),
+     "INVALID_ARGUMENT", "state.kids_of_london.fictitious"),
+    ("prince choice outside its phase", "Recommend", _rec(with_(BASE, ("seats", 0, "prince_choice"), True)),
+     "INVALID_ARGUMENT", "state.kids_of_london.seats[0].prince_choice"),
+    ("seat out of range", "Recommend", _rec(BASE, seat=9),
+     "INVALID_ARGUMENT", "seat: 9 is not a seat"),
+    ("seat already chose", "Recommend", _rec(STARTED, seat=0),
+     "INVALID_ARGUMENT", "seat: seat 0 has no decision pending"),
+    ("recommend at a chance node", "Recommend", _rec(CHANCE),
+     "INVALID_ARGUMENT", "state: a chance event is pending"),
+    ("zero iterations", "Recommend", _rec(BASE, iterations=0),
+     "INVALID_ARGUMENT", "search.iterations: must be positive"),
+    ("negative iterations", "Recommend", _rec(BASE, iterations=-100),
+     "INVALID_ARGUMENT", "search.iterations: must be positive"),
+    ("negative time", "Recommend", _rec(BASE, time_ms=-1),
+     "INVALID_ARGUMENT", "search.time_ms: must be positive"),
+    ("NaN exploration", "Recommend", _rec(BASE, exploration=math.nan),
+     "INVALID_ARGUMENT", "search.exploration"),
+    ("huge exploration", "Recommend", _rec(BASE, exploration=1e9),
+     "INVALID_ARGUMENT", "search.exploration"),
+    ("unknown algorithm", "Recommend", _rec(BASE, algorithm="alphago"),
+     "INVALID_ARGUMENT", "search.algorithm: unknown algorithm 'alphago'"),
+    ("illegal action", "ApplyAction", pb.ApplyActionRequest(state=kol_state(STARTED), seat=0, action_id=5),
+     "INVALID_ARGUMENT", "seat: seat 0 has no decision pending"),
+    ("action already played", "ApplyAction",
+     pb.ApplyActionRequest(state=kol_state(kol_dict(players=3, turn=2, hands=[list(range(2, 9))] * 3)),
+                           action_id=0),
+     "INVALID_ARGUMENT", "action_id: action 0 (play 0) is not legal"),
+    ("unknown action id", "ApplyAction", pb.ApplyActionRequest(state=kol_state(BASE), action_id=999),
+     "INVALID_ARGUMENT", "action_id: action 999"),
+    ("no action", "ApplyAction", pb.ApplyActionRequest(state=kol_state(BASE)),
+     "INVALID_ARGUMENT", "action_id: give the action"),
+    ("typed action without kind", "ApplyAction",
+     pb.ApplyActionRequest(state=kol_state(BASE), action=_typed(kpb.KidsOfLondonAction.KIND_UNSPECIFIED)),
+     "INVALID_ARGUMENT", "action.kids_of_london.kind"),
+    ("typed card out of range", "ApplyAction",
+     pb.ApplyActionRequest(state=kol_state(BASE), action=_typed(kpb.KidsOfLondonAction.KIND_PLAY_CARD, card=11)),
+     "INVALID_ARGUMENT", "action.kids_of_london.card"),
+    ("action without typed form", "ApplyAction",
+     pb.ApplyActionRequest(state=kol_state(BASE), action=pb.Action(id=3)),
+     "INVALID_ARGUMENT", "action.typed"),
+    ("seat given at a chance node", "LegalActions", pb.LegalActionsRequest(state=kol_state(CHANCE), seat=0),
+     "INVALID_ARGUMENT", "seat: a chance event is next"),
+    ("view for a missing seat", "ViewState", pb.ViewStateRequest(state=kol_state(BASE), seat=-1),
+     "INVALID_ARGUMENT", "seat: -1"),
+    ("unknown enum value", "LegalActions",
+     pb.LegalActionsRequest(state=pb.GameState(kids_of_london=kpb.KidsOfLondonState(
+         players=3, phase=3, character=42))),
+     "INVALID_ARGUMENT", "state.kids_of_london.character"),
+    ("report interval too short", "StreamRecommend",
+     pb.StreamRecommendRequest(request=_rec(BASE, iterations=10), report_interval_ms=3),
+     "INVALID_ARGUMENT", "report_interval_ms"),
+    ("bad state inside a stream", "StreamRecommend",
+     pb.StreamRecommendRequest(request=_rec(with_(BASE, ("seats", 1, "coins"), -3))),
+     "INVALID_ARGUMENT", "request.state.kids_of_london.seats[1].coins"),
+]
+
+
+def _call(client, method, request):
+    fn = getattr(client._stub, method)
+    if method == "StreamRecommend":
+        return list(fn(request, timeout=30))
+    return fn(request, timeout=30)
+
+
+@pytest.mark.parametrize("name, method, request_, code, message", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_refused_with_a_named_field(client, name, method, request_, code, message):
+    with pytest.raises(grpc.RpcError) as e:
+        _call(client, method, request_)
+    assert e.value.code() == getattr(grpc.StatusCode, code), e.value.details()
+    assert e.value.details().startswith(message), e.value.details()
+
+
+def test_there_are_at_least_20_distinct_bad_inputs():
+    assert len({c[0] for c in CASES}) >= 20
+
+
+def test_oversized_message_is_resource_exhausted(client):
+    big = pb.RecommendRequest(state=kol_state(BASE), seat=0)
+    big.search.algorithm = "x" * (300 * 1024)       # above the test server's 256 KiB
+    with pytest.raises(grpc.RpcError) as e:
+        client._stub.Recommend(big, timeout=30)
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_undecodable_bytes_are_invalid_argument(server):
+    channel = grpc.insecure_channel(server.target)
+    raw = channel.unary_unary("/fagin.v1.Fagin/Recommend")
+    with pytest.raises(grpc.RpcError) as e:
+        raw(b"\xff\xff\xff\xff\x0f", timeout=30)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert e.value.details().startswith("request: not a valid fagin.v1.RecommendRequest")
+    channel.close()
+
+
+METHODS = ["ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState", "Recommend"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(method=st.sampled_from(METHODS + ["StreamRecommend"]), data=st.binary(max_size=400))
+def test_fuzz_random_bytes_never_crash_the_server(server, method, data):
+    channel = grpc.insecure_channel(server.target)
+    try:
+        if method == "StreamRecommend":
+            call = channel.unary_stream(f"/fagin.v1.Fagin/{method}")
+            try:
+                for _ in call(data, timeout=30):
+                    pass
+            except grpc.RpcError as e:
+                assert e.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.OK), e.details()
+        else:
+            call = channel.unary_unary(f"/fagin.v1.Fagin/{method}")
+            try:
+                call(data, timeout=30)
+            except grpc.RpcError as e:
+                assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()
+    finally:
+        channel.close()
+
+
+cards = st.lists(st.integers(-3, 12), max_size=11)
+seat_dicts = st.fixed_dictionaries({
+    "coins": st.integers(-5, 2_000_000), "hand": cards,
+    "card": st.one_of(st.none(), st.integers(-2, 10)),
+    "prince_choice": st.one_of(st.none(), st.booleans())})
+characters = st.sampled_from(["merchant", "left_priest", "right_priest", "jeweller", "banker",
+                              "prince", "beggar"])
+state_dicts = st.fixed_dictionaries({
+    "players": st.integers(0, 7),
+    "turn": st.integers(-1, 11),
+    "phase": st.one_of(st.none(), st.sampled_from(["reveal_character", "reveal_fictitious", "choose_card",
+                                                   "choose_prince", "choose_lone", "over"])),
+    "character": st.one_of(st.none(), characters),
+    "pile": st.lists(characters, max_size=10),
+    "seats": st.lists(seat_dicts, max_size=6),
+    "fictitious": st.one_of(st.none(), st.fixed_dictionaries(
+        {"coins": st.integers(-1, 50), "deck": cards, "card": st.one_of(st.none(), st.integers(-1, 9))})),
+    "robbers": st.lists(st.integers(-1, 6), max_size=4),
+    "lone": st.one_of(st.none(), st.integers(-1, 6)),
+})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(d=state_dicts, seat=st.integers(-2, 6), action=st.integers(-5, 40))
+def test_fuzz_random_field_values_get_ok_or_invalid_argument(client, d, seat, action):
+    state = kol_state(d)
+    calls = [
+        lambda: client.legal_actions(state),
+        lambda: client.view(state, seat),
+        lambda: client.apply(state, action, seed=1),
+        lambda: client.recommend(state, seat, iterations=20),
+    ]
+    for call in calls:
+        try:
+            call()
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()
+
+
+def _random_position(players, rnd):
+    from fagin.engines import new_game
+    st_ = new_game("kids_of_london", players, seed=rnd.getrandbits(32))
+    for _ in range(rnd.randrange(0, 40)):
+        if st_.is_terminal():
+            break
+        if st_.is_chance_node():
+            st_.resolve_chance(rnd.getrandbits(32))
+        else:
+            seat = rnd.choice([s for s in range(players) if st_.clone().make_current(s)])
+            st_.make_current(seat)
+            st_.apply(rnd.choice(st_.legal_actions()))
+    return st_.describe()
+
+
+mutations = st.sampled_from([
+    ("players", st.integers(-1, 8)), ("turn", st.integers(-1, 10)),
+    ("seats", 0, "coins", st.integers(-2, 10**7)), ("seats", 1, "hand", cards),
+    ("seats", 0, "card", st.one_of(st.none(), st.integers(-1, 9))),
+    ("seats", 1, "prince_choice", st.one_of(st.none(), st.booleans())),
+    ("pile", st.lists(characters, max_size=10)), ("robbers", st.lists(st.integers(-1, 5), max_size=3)),
+    ("lone", st.one_of(st.none(), st.integers(-1, 5))), ("character", st.one_of(st.none(), characters)),
+])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(players=st.sampled_from([2, 3, 4, 5]), rnd=st.randoms(use_true_random=False), data=st.data(),
+       mutate=st.booleans(), seat=st.integers(0, 4))
+def test_fuzz_mutated_real_positions(client, players, rnd, data, mutate, seat):
+    d = _random_position(players, rnd)
+    if mutate:
+        path_and_strategy = data.draw(mutations)
+        path, strategy = path_and_strategy[:-1], path_and_strategy[-1]
+        try:
+            d = with_(d, path, data.draw(strategy))
+        except (IndexError, TypeError):
+            pass
+    state = kol_state(d)
+    for call in (lambda: client.legal_actions(state), lambda: client.view(state, seat % players),
+                 lambda: client.recommend(state, seat % players, iterations=30),
+                 lambda: client.apply(state, data.draw(st.integers(0, 28)), seed=3)):
+        try:
+            call()
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()

@@ -1,0 +1,126 @@
+"""The `fagin` command line against a real server, and `python -m fagin.server` as a process."""
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from fagin.clients import FaginClient, cli
+
+
+def run(server, *args, stdin=None, capsys=None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = cli.main(["--server", server.target, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypatch):
+    code, out, _ = run(server, "games", capsys=capsys)
+    assert code == 0 and "kids_of_london" in out and "2-5 players" in out
+    code, out, _ = run(server, "new", "kids_of_london", "--players", "3", "--seed", "4", capsys=capsys)
+    assert code == 0
+    game = tmp_path / "game.json"
+    game.write_text(out)
+    assert json.loads(out)["kids_of_london"]["players"] == 3
+    code, out, _ = run(server, "legal", "--state", str(game), capsys=capsys)
+    assert code == 0 and "play 8" in out
+    code, out, err = run(server, "apply", "--state", str(game), "--action", "6", capsys=capsys)
+    assert code == 0 and "applied: play 6" in err
+    nxt = tmp_path / "next.json"
+    nxt.write_text(out)
+    code, out, _ = run(server, "view", "--state", "-", "--seat", "1", "--text",
+                       stdin=nxt.read_text(), capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "seat 0:" in out and "has chosen" in out and "6" not in out.split("seat 0:")[1].split("\n")[0].split("hand")[0]
+    code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "2", "--iterations", "500",
+                       capsys=capsys)
+    assert code == 0 and "recommended for seat 2" in out and "500 iterations" in out
+    code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "2", "--iterations", "300",
+                       "--json", capsys=capsys)
+    rec = json.loads(out)
+    assert int(rec["iterations"]) == 300 and len(rec["actions"]) == 9
+
+
+def test_cli_errors_are_reported_without_tracebacks(server, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"kids_of_london": {"players": 9}}')
+    code, _, err = run(server, "legal", "--state", str(bad), capsys=capsys)
+    assert code == 2 and err.startswith("fagin: INVALID_ARGUMENT: state.kids_of_london.players")
+    bad.write_text("not json")
+    code, _, err = run(server, "legal", "--state", str(bad), capsys=capsys)
+    assert code == 2 and "--state" in err
+    code, _, err = run(server, "legal", "--state", str(tmp_path / "missing.json"), capsys=capsys)
+    assert code == 2 and "cannot read" in err
+    code = cli.main(["--server", "127.0.0.1:1", "--timeout", "2", "games"])
+    assert code == 3
+    assert "cannot reach" in capsys.readouterr().err
+
+
+def test_play_a_full_game_in_the_terminal(server, capsys, monkeypatch):
+    moves = "\n".join(["x", "99"] + [str(c) for c in range(9)] * 3) + "\n"
+    code, out, _ = run(server, "play", "kids_of_london", "--players", "3", "--seed", "2",
+                       "--iterations", "100", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0
+    assert "You are seat 0" in out and "not an option: 'x'" in out
+    assert "game over: returns" in out
+    assert out.count("-- you acted") >= 8
+
+
+def test_play_quits_on_q(server, capsys, monkeypatch):
+    code, out, _ = run(server, "play", "kids_of_london", "--players", "2", "--seat", "1",
+                       stdin="q\n", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and out.rstrip().endswith("bye")
+
+
+def test_server_process_serves_health_and_stops_gracefully_on_sigterm():
+    env = {**os.environ, "FAGIN_WORKERS": "1", "FAGIN_GRACE_SECONDS": "20"}
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("fagin listening on 127.0.0.1:"), line
+        target = line.split(" on ")[1].strip()
+        channel = grpc.insecure_channel(target)
+        status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert status.status == health_pb2.HealthCheckResponse.SERVING
+        with FaginClient(target, timeout=30) as client:
+            state = client.new_game("kids_of_london", 4, seed=1).state
+            result = {}
+            t = threading.Thread(target=lambda: result.setdefault(
+                "rec", client.recommend(state, 0, time_ms=1500)))
+            t.start()
+            time.sleep(0.5)
+            proc.send_signal(signal.SIGTERM)
+            t.join(20)
+        # The call accepted before SIGTERM finished normally.
+        assert result["rec"].elapsed_ms >= 1400
+        assert proc.wait(20) == 0
+        err = proc.stderr.read()
+        assert "shutting down" in err and "Recommend" in err
+        channel.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_server_flags_and_environment():
+    from fagin.server import config
+    import argparse
+    parser = argparse.ArgumentParser()
+    config.add_arguments(parser)
+    ns = parser.parse_args(["--port", "6000", "--workers", "3"])
+    c = config.from_namespace(ns, environ={"FAGIN_PORT": "7000", "FAGIN_MAX_TIME_MS": "900"})
+    assert (c.port, c.workers, c.max_time_ms) == (6000, 3, 900)
+    with pytest.raises(ValueError, match="FAGIN_WORKERS"):
+        config.from_namespace(None, environ={"FAGIN_WORKERS": "many"})
+    with pytest.raises(ValueError, match="workers"):
+        config.ServerConfig(workers=0)

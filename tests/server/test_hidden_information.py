@@ -1,0 +1,45 @@
+"""KL-18 through the real server: what a seat cannot see never changes its recommendation."""
+import copy
+
+from .helpers import kol_dict, kol_state
+
+
+def _same(client, states, seat, **search):
+    recs = [client.recommend(kol_state(d), seat, seed=11, **search) for d in states]
+    first = recs[0]
+    for r in recs[1:]:
+        assert r.actions == first.actions and r.action == first.action
+    return first
+
+
+def test_other_seats_committed_cards_are_invisible(client):
+    worlds = [kol_dict(players=4, character="jeweller", coins=[5, 2, 9, 4], cards=c)
+              for c in [(8, 0), (1, 7), (4, 4)]]
+    _same(client, worlds, 2, iterations=1500)
+    # ... and the same for a seat asked out of order (seat 3 while seat 2 has not chosen).
+    _same(client, worlds, 3, iterations=1500)
+
+
+def test_character_pile_order_is_invisible(client):
+    base = kol_dict(players=3, character="banker")
+    shuffled = copy.deepcopy(base)
+    shuffled["pile"] = list(reversed(base["pile"]))
+    rotated = copy.deepcopy(base)
+    rotated["pile"] = base["pile"][3:] + base["pile"][:3]
+    _same(client, [base, shuffled, rotated], 0, iterations=1500)
+
+
+def test_fictitious_deck_order_and_other_players_card_are_invisible(client):
+    a = kol_dict(players=2, character="prince", fict_card=5, cards=(8,))
+    b = kol_dict(players=2, character="prince", fict_card=5, cards=(0,))
+    b["fictitious"]["deck"] = list(reversed(b["fictitious"]["deck"]))
+    _same(client, [a, b], 1, iterations=1500)
+
+
+def test_prince_choice_of_the_other_robber_is_invisible(client):
+    from ..engines.kol_helpers import play, position
+    from fagin.engines import kids_of_london as kol
+    base = play(position(4, "prince", coins=[3, 6, 0, 1]), 6, 6, 1, 2)
+    took = base.clone().apply(kol.ACTION_PRINCE).describe()
+    declined = base.clone().apply(kol.ACTION_COMEDIAN).describe()
+    _same(client, [base.describe(), took, declined], 1, iterations=1000)
