@@ -183,7 +183,7 @@ cdef class ISMCTS:
             raise SearchError(f"seat: seat {seat} has no decision pending (seat {p} is to act)")
         self.root_key = self.gd.infoset_key(self.root, seat)
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-        self._grow_nodes(min(max_nodes, 1 << 12))
+        self._grow_nodes(min(max_nodes, 1 << 10))
 
     def __dealloc__(self):
         free(self.root)
@@ -414,9 +414,8 @@ cdef class ISMCTS:
         cdef Slot* base
         cdef uint32_t visits
         st = self.state
-        legal = st.clone()
-        legal.make_current(self.seat)
-        actions = legal.legal_actions()
+        n = self.gd.legal_actions(self.root, self.legal)
+        actions = [self.legal[i] for i in range(n)]
         counts = {a: (0, 0.0) for a in actions}
         if root >= 0:
             base = &self.slots[root * self.slot_cap]

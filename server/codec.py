@@ -13,6 +13,8 @@ messages' descriptors, so a new game needs no code here:
 """
 from __future__ import annotations
 
+import functools
+
 from google.protobuf.descriptor import FieldDescriptor
 
 from fagin.engines import load_game
@@ -57,15 +59,6 @@ def _enum_prefix(enum_desc):
     return zero[: -len("UNSPECIFIED")]
 
 
-def _enum_to_py(enum_desc, number):
-    if number == 0:
-        return None
-    value = enum_desc.values_by_number.get(number)
-    if value is None:
-        return f"unknown_{number}"   # refused by the engine's decoder, which names the field
-    return value.name[len(_enum_prefix(enum_desc)):].lower()
-
-
 def _enum_from_py(enum_desc, value, path):
     if value is None:
         return 0
@@ -84,26 +77,62 @@ def _is_repeated(field):
     return field.label == FieldDescriptor.LABEL_REPEATED
 
 
+# Field kinds for message_to_dict's per-descriptor plans.
+_SCALAR, _OPTIONAL, _ENUM, _MESSAGE, _REP_SCALAR, _REP_ENUM, _REP_MESSAGE = range(7)
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(descriptor):
+    """How to read each field of a message type (computed once per type)."""
+    plan = []
+    for field in descriptor.fields:
+        if _is_repeated(field):
+            kind = {FieldDescriptor.TYPE_MESSAGE: _REP_MESSAGE,
+                    FieldDescriptor.TYPE_ENUM: _REP_ENUM}.get(field.type, _REP_SCALAR)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            kind = _MESSAGE
+        elif field.has_presence:
+            kind = _OPTIONAL
+        elif field.type == FieldDescriptor.TYPE_ENUM:
+            kind = _ENUM
+        else:
+            kind = _SCALAR
+        enum = field.enum_type
+        names = None
+        if enum is not None:
+            prefix = len(_enum_prefix(enum))
+            names = {v.number: (None if v.number == 0 else v.name[prefix:].lower()) for v in enum.values}
+        plan.append((field.name, kind, names, field.type == FieldDescriptor.TYPE_ENUM))
+    return tuple(plan)
+
+
+def _enum_name(names, number):
+    name = names.get(number, 0)
+    return f"unknown_{number}" if name == 0 else name   # unknown numbers are refused by the engine
+
+
 def message_to_dict(msg):
     """A message as a plain dict (every field present; unset optionals are None)."""
     out = {}
-    for field in msg.DESCRIPTOR.fields:
-        value = getattr(msg, field.name)
-        if _is_repeated(field):
-            if field.type == FieldDescriptor.TYPE_MESSAGE:
-                out[field.name] = [message_to_dict(v) for v in value]
-            elif field.type == FieldDescriptor.TYPE_ENUM:
-                out[field.name] = [_enum_to_py(field.enum_type, v) for v in value]
+    for name, kind, names, is_enum in _plan(msg.DESCRIPTOR):
+        value = getattr(msg, name)
+        if kind == _SCALAR:
+            out[name] = value
+        elif kind == _REP_SCALAR:
+            out[name] = list(value)
+        elif kind == _ENUM:
+            out[name] = _enum_name(names, value)
+        elif kind == _OPTIONAL:
+            if not msg.HasField(name):
+                out[name] = None
             else:
-                out[field.name] = list(value)
-        elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            out[field.name] = message_to_dict(value) if msg.HasField(field.name) else None
-        elif field.has_presence and not msg.HasField(field.name):
-            out[field.name] = None
-        elif field.type == FieldDescriptor.TYPE_ENUM:
-            out[field.name] = _enum_to_py(field.enum_type, value)
+                out[name] = _enum_name(names, value) if is_enum else value
+        elif kind == _MESSAGE:
+            out[name] = message_to_dict(value) if msg.HasField(name) else None
+        elif kind == _REP_ENUM:
+            out[name] = [_enum_name(names, v) for v in value]
         else:
-            out[field.name] = value
+            out[name] = [message_to_dict(v) for v in value]
     return out
 
 
@@ -170,10 +199,16 @@ def encode_state(state):
 
 
 def encode_action(game, action_id):
-    """An action id -> Action (id, label, typed form)."""
-    msg = fagin_pb2.Action(id=action_id, label=game.engine.action_label(action_id))
-    typed = getattr(msg, game.id)
-    dict_to_message(game.engine.typed_action(action_id), typed)
+    """An action id -> Action (id, label, typed form). Returns a shared message: copy before changing it."""
+    return _encoded_action(game.id, action_id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _encoded_action(game_id, action_id):
+    engine = load_game(game_id).engine
+    msg = fagin_pb2.Action(id=action_id, label=engine.action_label(action_id))
+    typed = getattr(msg, game_id)
+    dict_to_message(engine.typed_action(action_id), typed)
     typed.SetInParent()
     return msg
 
