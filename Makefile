@@ -30,6 +30,7 @@ serve: build
 bench: build
 	$(PY) bench/playouts.py
 	$(PY) bench/ismcts_speed.py
+	$(PY) bench/grpc_overhead.py
 
 clean:
 	rm -rf build *.egg-info engines/*.c engines/*.so search/*.c search/*.so
