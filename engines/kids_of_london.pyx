@@ -507,27 +507,32 @@ def action_label(int action):
     raise ValueError(f"unknown action id {action}")
 
 
-def initial_state_bytes(int players):
-    """The position before the first character is revealed (KL-1)."""
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"players: Kids of London takes 2 to 5 players, not {players}")
-    cdef KLState s
-    memset(&s, 0, sizeof(KLState))
+cdef void blank_state(KLState* s, int players) noexcept nogil:
+    """No cards, coins or tiles; nothing chosen or revealed (the seats are set up)."""
+    memset(s, 0, sizeof(KLState))
     s.players = players
-    s.seats = players + 1 if players == 2 else players
+    s.seats = players + 1 if players == 2 else players     # KL-16
     for i in range(KL_MAX_SEATS):
         s.committed[i] = -1
         s.prince_pick[i] = -1
         s.last_cards[i] = -1
-    for i in range(s.seats):
-        s.hand[i] = (1 << NUM_CARDS) - 1
-    for i in range(NUM_KINDS):
-        s.pile[i] = KIND_COUNT[i]
     s.phase = PH_REVEAL_CHARACTER
     s.character = -1
     s.last_character = -1
     s.priority = -1
     s.lone = -1
+
+
+def initial_state_bytes(int players):
+    """The position before the first character is revealed (KL-1)."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players: Kids of London takes 2 to 5 players, not {players}")
+    cdef KLState s
+    blank_state(&s, players)
+    for i in range(s.seats):
+        s.hand[i] = (1 << NUM_CARDS) - 1
+    for i in range(NUM_KINDS):
+        s.pile[i] = KIND_COUNT[i]
     hash_position(&s)
     return (<char*>&s)[:sizeof(KLState)]
 
@@ -643,17 +648,8 @@ def from_description(d):
     if not isinstance(d, dict):
         raise ValueError("state: expected a mapping")
     cdef KLState s
-    memset(&s, 0, sizeof(KLState))
     players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
-    s.players = players
-    s.seats = players + 1 if players == 2 else players
-    for i in range(KL_MAX_SEATS):
-        s.committed[i] = -1
-        s.prince_pick[i] = -1
-        s.last_cards[i] = -1
-    s.priority = -1
-    s.lone = -1
-    s.last_character = -1
+    blank_state(&s, players)
     s.turn = _int_in(d.get("turn", 0), 0, NUM_TURNS, "turn")
     phase = d.get("phase", "reveal_character")
     if phase not in PHASES:

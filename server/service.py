@@ -37,6 +37,15 @@ def _log_call(method, context, start, code, info):
              (time.perf_counter() - start) * 1000, extra)
 
 
+def _status_of(exc):
+    """The status code for an exception a handler lets through, or None if unexpected."""
+    if isinstance(exc, BadRequest):
+        return grpc.StatusCode.INVALID_ARGUMENT
+    if isinstance(exc, searching.DeadlineTooShort):
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+    return None
+
+
 def unary_call(method):
     """Maps BadRequest to INVALID_ARGUMENT, unexpected errors to INTERNAL, and logs the call."""
     @functools.wraps(method)
@@ -48,11 +57,8 @@ def unary_call(method):
             if isinstance(request, codec.Undecodable):
                 raise request.bad_request()
             return await method(self, request, context, info)
-        except BadRequest as e:
-            code = grpc.StatusCode.INVALID_ARGUMENT
-            await context.abort(code, str(e))
-        except searching.DeadlineTooShort as e:
-            code = grpc.StatusCode.DEADLINE_EXCEEDED
+        except (BadRequest, searching.DeadlineTooShort) as e:
+            code = _status_of(e)
             await context.abort(code, str(e))
         except asyncio.CancelledError:
             code = grpc.StatusCode.CANCELLED
@@ -261,11 +267,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     yield fagin_pb2.RecommendProgress(recommendation=final, final=True)
                     return
                 yield fagin_pb2.RecommendProgress(recommendation=searching.recommendation(job, reason))
-        except BadRequest as e:
-            code = grpc.StatusCode.INVALID_ARGUMENT
-            await context.abort(code, str(e))
-        except searching.DeadlineTooShort as e:
-            code = grpc.StatusCode.DEADLINE_EXCEEDED
+        except (BadRequest, searching.DeadlineTooShort) as e:
+            code = _status_of(e)
             await context.abort(code, str(e))
         except asyncio.CancelledError:
             code = grpc.StatusCode.CANCELLED
@@ -291,16 +294,11 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 reason = await self._run(job, *job.remaining())
                 resp = fagin_pb2.BatchRecommendResponse(
                     request_id=item.request_id, recommendation=searching.recommendation(job, reason))
-            except BadRequest as e:
+            except (BadRequest, searching.DeadlineTooShort) as e:
                 info["errors"] += 1
                 resp = fagin_pb2.BatchRecommendResponse(
                     request_id=item.request_id,
-                    error=fagin_pb2.Error(code=grpc.StatusCode.INVALID_ARGUMENT.value[0], message=str(e)))
-            except searching.DeadlineTooShort as e:
-                info["errors"] += 1
-                resp = fagin_pb2.BatchRecommendResponse(
-                    request_id=item.request_id,
-                    error=fagin_pb2.Error(code=grpc.StatusCode.DEADLINE_EXCEEDED.value[0], message=str(e)))
+                    error=fagin_pb2.Error(code=_status_of(e).value[0], message=str(e)))
             finally:
                 slots.release()
             await queue.put(resp)

@@ -1,4 +1,5 @@
 """Helpers to build Kids of London positions for tests."""
+import copy
 from fagin.engines import load_game
 from fagin.engines import kids_of_london as kol
 
@@ -39,3 +40,13 @@ def coins(state):
     d = state.describe()
     extra = [d["fictitious"]["coins"]] if d["fictitious"] else []
     return [seat["coins"] for seat in d["seats"]] + extra
+
+
+def with_(d, path, value):
+    """A deep copy of the dict `d` with the item at `path` (a tuple of keys/indices) set to `value`."""
+    d = copy.deepcopy(d)
+    target = d
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return d

@@ -4,7 +4,7 @@ import pytest
 from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
 from fagin.engines import kids_of_london as kol
 
-from .kol_helpers import GAME, coins, play, position
+from .kol_helpers import GAME, coins, play, position, with_
 
 COMEDIAN, PRINCE = kol.ACTION_COMEDIAN, kol.ACTION_PRINCE
 LONE_CARD, LONE_CHARACTER = kol.ACTION_LONE_CARD, kol.ACTION_LONE_CHARACTER
@@ -345,17 +345,6 @@ def test_KL_22_any_pending_seat_may_choose_first():
 
 # ------------------------------------------------------------ the decoder
 
-def _with(d, path, value):
-    """A deep copy of `d` with the item at `path` (a tuple of keys) set to `value`."""
-    import copy
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
-
-
 @pytest.mark.parametrize("path, value, field", [
     (("players",), 7, "players"),
     (("players",), True, "players"),
@@ -380,7 +369,7 @@ def _with(d, path, value):
     (("last_hour",), {"character": "dragon", "cards": [1, 2, 3]}, "last_hour.character"),
 ])
 def test_decoder_names_the_offending_field(path, value, field):
-    d = _with(position(3, "banker").describe(), path, value)
+    d = with_(position(3, "banker").describe(), path, value)
     with pytest.raises(ValueError, match=f"^{field}"):
         kol.from_description(d)
 
@@ -407,19 +396,19 @@ def test_decoder_refuses_positions_the_game_cannot_pause_in():
     with pytest.raises(ValueError, match=r"^robbers: the cards down make seats \[0, 1\]"):
         kol.from_description({**prince, "robbers": [0, 2]})
     with pytest.raises(ValueError, match="^seats: every robber has chosen"):
-        kol.from_description(_with(_with(prince, ("seats", 0, "prince_choice"), True),
+        kol.from_description(with_(with_(prince, ("seats", 0, "prince_choice"), True),
                                    ("seats", 1, "prince_choice"), False))
     with pytest.raises(ValueError, match=r"^seats\[2\].prince_choice"):
-        kol.from_description(_with(prince, ("seats", 2, "prince_choice"), True))
+        kol.from_description(with_(prince, ("seats", 2, "prince_choice"), True))
     with pytest.raises(ValueError, match=r"^seats\[3\].card"):
-        kol.from_description(_with(prince, ("seats", 3, "card"), None))
+        kol.from_description(with_(prince, ("seats", 3, "card"), None))
     lone = play(position(3, "banker"), 8, 8, 3).describe()
     again = GAME.state_from_bytes(kol.from_description(lone))
     assert again.current_player() == 2 and again.legal_actions() == [LONE_CARD, LONE_CHARACTER]
     with pytest.raises(ValueError, match="^lone"):
         kol.from_description({**lone, "lone": 0})
     with pytest.raises(ValueError, match="^phase: the last hour"):
-        kol.from_description(_with(position(3, "banker", turn=7, hands=[[1, 2]] * 3).describe(),
+        kol.from_description(with_(position(3, "banker", turn=7, hands=[[1, 2]] * 3).describe(),
                                    ("turn",), 8))
 
 

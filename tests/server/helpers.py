@@ -4,7 +4,7 @@ import copy
 from fagin.engines import kids_of_london as kol
 from fagin.server import codec
 
-from ..engines.kol_helpers import GAME, play, position
+from ..engines.kol_helpers import GAME, play, position, with_  # noqa: F401 (re-exported)
 
 
 def kol_state(d):
@@ -19,12 +19,3 @@ def kol_state(d):
 def kol_dict(players=4, character="banker", cards=(), **kw):
     """The dict form of a choose-card position, with `cards` already put down by seats 0, 1, ..."""
     return copy.deepcopy(play(position(players, character, **kw), *cards).describe())
-
-
-def with_(d, path, value):
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
