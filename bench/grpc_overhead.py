@@ -2,13 +2,20 @@
 
 1. The same ISMCTS search (state, seat, seed) in process and through
    ``Recommend`` on a local server, for N = 100, 1,000, 10,000 iterations.
+   Beside it, the floor: a bare grpc.aio server whose handler only busy-waits
+   in a worker thread for the in-process search's time (no fagin code), so
+   the share of the overhead that is gRPC's own is visible.
 2. ``BatchRecommend`` over many positions against a server with 1 worker and
    one with 2 workers.
 
     .venv/bin/python bench/grpc_overhead.py [--positions 1000] [--batch-iterations 1000]
 """
 import argparse
+import asyncio
+import multiprocessing
 import os
+import struct
+import threading
 import random
 import statistics
 import subprocess
@@ -32,6 +39,58 @@ def start_server(workers):
     return proc, line.split(" on ")[1].strip()
 
 
+def _spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def _bare_server(queue):
+    """A grpc.aio server with one method: busy-wait the requested seconds in a worker thread."""
+    import grpc
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def main():
+        pool = ThreadPoolExecutor(1)
+
+        async def handler(request, context):
+            (seconds,) = struct.unpack("d", request)
+            await asyncio.get_running_loop().run_in_executor(pool, _spin, seconds)
+            return request
+
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            "bare", {"spin": grpc.unary_unary_rpc_method_handler(handler)}),))
+        queue.put(server.add_insecure_port("127.0.0.1:0"))
+        await server.start()
+        await server.wait_for_termination()
+
+    asyncio.run(main())
+
+
+def bare_floor(durations, repeat):
+    """Median wall time minus the handler's busy time, per duration, for the bare server."""
+    import grpc
+    queue = multiprocessing.Queue()
+    proc = multiprocessing.Process(target=_bare_server, args=(queue,), daemon=True)
+    proc.start()
+    port = queue.get(timeout=30)
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    call = channel.unary_unary("/bare/spin")
+    floors = []
+    for seconds in durations:
+        walls = []
+        for _ in range(repeat):
+            _spin(seconds)              # the client is as busy as in the in-process run
+            t = time.perf_counter()
+            call(struct.pack("d", seconds), timeout=60)
+            walls.append(time.perf_counter() - t)
+        floors.append((statistics.median(walls) - seconds) * 1000)
+    channel.close()
+    proc.terminate()
+    return floors
+
+
 def positions(n, seed):
     rng = random.Random(seed)
     out = []
@@ -52,7 +111,7 @@ def positions(n, seed):
 def overhead(client, repeat):
     st = new_game("kids_of_london", 4, seed=3)
     msg = codec.encode_state(st)
-    print(f"{'iterations':>10}{'in-process ms':>15}{'Recommend ms':>14}{'overhead':>10}")
+    rows = []
     for n in (100, 1_000, 10_000):
         local, remote = [], []
         for r in range(repeat):
@@ -62,8 +121,13 @@ def overhead(client, repeat):
             t = time.perf_counter()
             client.recommend(msg, 0, iterations=n, seed=r)
             remote.append(time.perf_counter() - t)
-        lo, re = statistics.median(local) * 1000, statistics.median(remote) * 1000
-        print(f"{n:>10,}{lo:>15.2f}{re:>14.2f}{(re - lo) / lo:>10.1%}")
+        rows.append((n, statistics.median(local) * 1000, statistics.median(remote) * 1000))
+    floors = bare_floor([lo / 1000 for _, lo, _ in rows], repeat)
+    print(f"{'iterations':>10}{'in-process ms':>15}{'Recommend ms':>14}{'overhead':>10}"
+          f"{'bare grpc.aio floor':>21}")
+    for (n, lo, re), floor in zip(rows, floors):
+        print(f"{n:>10,}{lo:>15.2f}{re:>14.2f}{(re - lo) / lo:>10.1%}"
+              f"{floor:>12.2f} ms{floor / lo:>7.1%}")
 
 
 def batch(target, states, iterations):
