@@ -42,6 +42,7 @@ HOT = {
 EXTENSIONS = [
     ("fagin.engines.core", "engines/core.pyx"),
     ("fagin.engines.kids_of_london", "engines/kids_of_london.pyx"),
+    ("fagin.engines.gangs_of_kyoto", "engines/gangs_of_kyoto.pyx"),
     ("fagin.search.ismcts", "search/ismcts.pyx"),
     ("fagin.search.playouts", "search/playouts.pyx"),
 ]

@@ -46,6 +46,11 @@ GAMES: dict[str, GameInfo] = {
     for info in (
         GameInfo("kids_of_london", "Kids of London", "fagin.engines.kids_of_london", 2, 5,
                  "seeds/kids_of_london.md"),
+        GameInfo("gangs_of_kyoto", "Gangs of Kyoto", "fagin.engines.gangs_of_kyoto", 2, 5,
+                 "seeds/gangs_of_kyoto.md", (
+                     GameOption("play_through", False, "play through the whole deck; the first bust "
+                                "after it ran out ends the game (GK-16)"),
+                     GameOption("open_piles", False, "victory piles are face up (GK-17)"))),
     )
 }
 
