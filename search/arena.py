@@ -24,12 +24,12 @@ from fagin.engines import new_game
 from fagin.search.bots import make_bot
 
 
-def play_game(game_id, lineup, seats_of, seed):
+def play_game(game_id, lineup, seats_of, seed, options=None):
     """Plays one game; ``seats_of[i]`` is the seat of lineup entry ``i``. Returns per-entry returns."""
     bots = [make_bot(spec) for spec in lineup]
     players = len(lineup)
     entry_at = {seat: i for i, seat in enumerate(seats_of)}
-    state = new_game(game_id, players)
+    state = new_game(game_id, players, **(options or {}))
     rng = random.Random(seed)
     while not state.is_terminal():
         if state.is_chance_node():
@@ -90,7 +90,7 @@ class MatchResult:
         return "\n".join(lines)
 
 
-def match(game_id, lineup, games, seed=0, workers=1, progress=False):
+def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=None):
     """Plays ``games`` seat-rotated games of ``lineup`` (one bot spec per seat)."""
     players = len(lineup)
     for spec in lineup:
@@ -98,7 +98,7 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False):
     jobs = []
     for g in range(games):
         seats_of = [(i + g) % players for i in range(players)]
-        jobs.append((game_id, list(lineup), seats_of, seed * 1_000_003 + g))
+        jobs.append((game_id, list(lineup), seats_of, seed * 1_000_003 + g, options))
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = _progress(pool.map(_play, jobs, chunksize=4), games, progress)
@@ -129,6 +129,8 @@ def main(argv=None):
     parser.add_argument("--game", default="kids_of_london")
     parser.add_argument("--players", type=int, help="defaults to the lineup's length")
     parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="game option (repeatable)")
     parser.add_argument("--lineup", nargs="+", required=True,
                         help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS]")
     parser.add_argument("--seed", type=int, default=1)
@@ -136,8 +138,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.players is not None and args.players != len(args.lineup):
         parser.error(f"--players {args.players} does not match the {len(args.lineup)} bots of --lineup")
+    options = {}
+    for item in args.option:
+        name, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--option: expected NAME=VALUE, got {item!r}")
+        options[name] = value
     result = match(args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
-                   progress=True)
+                   progress=True, options=options)
     print(result.table())
     return 0
 
