@@ -306,7 +306,10 @@ cdef int place(GKState* s, int r, int k, uint8_t gen, bint drawn) noexcept nogil
 
 cdef int receive(GKState* s, int r, int k, uint8_t gen, bint drawn) noexcept nogil:
     """A card arrives at seat `r`: with a Refuse card in the row, r decides (GK-10)."""
-    fold_public(s, <uint64_t>((EV_PLACE << 16) | (r << 8) | k))
+    if drawn and KIND_OF[k] == K_BELL and not s.open_piles:
+        fold_public(s, <uint64_t>((EV_PLACE << 16) | (r << 8) | 0xFF))   # GK-17: which Bell is unseen
+    else:
+        fold_public(s, <uint64_t>((EV_PLACE << 16) | (r << 8) | k))
     if count_kind(s, r, K_REFUSE) > 0:
         s.receiver = r
         s.arriving = k
@@ -439,6 +442,8 @@ cdef void gk_apply_action(void* st, int action) noexcept nogil:
         k = s.arriving
         fold_public(s, <uint64_t>((EV_REFUSE << 16) | action))
         if action == A_REFUSE:
+            # A refused card lands face up on the discard pile: now everyone sees it.
+            fold_public(s, <uint64_t>((EV_PLACE << 16) | k))
             # GK-10: the card and the rightmost Refuse card are discarded.
             s.arriving = -1
             s.discard[k] += 1
@@ -588,7 +593,10 @@ cdef inline int _add_gen(int* gens, int n, int g) noexcept nogil:
 
 cdef uint64_t gk_infoset_key(const void* st, int player) noexcept nogil:
     cdef const GKState* s = <const GKState*>st
-    return mix64(mix64(s.public_hash, s.private_hash[player]), <uint64_t>((EV_SEAT << 8) | player))
+    cdef uint64_t h = mix64(mix64(s.public_hash, s.private_hash[player]), <uint64_t>((EV_SEAT << 8) | player))
+    if s.phase == PH_REFUSE and player == s.receiver:
+        h = mix64(h, <uint64_t>((EV_OWN_BELL << 16) | (s.arriving + 1)))   # the receiver sees what arrives
+    return h
 
 cdef int gk_make_current(void* st, int seat) noexcept nogil:
     return 1 if gk_current_player(st) == seat else 0
@@ -961,6 +969,9 @@ def from_description(d):
             s.vp[p][k] += 1
             counts[k] += 1
         hidden = _card_list(seat.get("hidden_bells", []), f"{where}.hidden_bells")
+        for i, k in enumerate(hidden):
+            if KIND_OF[k] != K_BELL:
+                raise ValueError(f"{where}.hidden_bells[{i}]: only Bell cards are kept hidden")
         want = seat.get("hidden_bell_count")
         if want is not None and want != len(hidden):
             want = _int_in(want, len(hidden), HIDDEN_CAP, f"{where}.hidden_bell_count")
@@ -1019,10 +1030,6 @@ def from_description(d):
         s.arriving = kind_of_card(d["arriving"], "arriving")
         counts[s.arriving] += 1
         s.arriving_drawn = bool(d.get("arriving_drawn"))
-    for k in range(NUM_KINDS):
-        if counts[k] != COUNT_OF[k]:
-            raise ValueError(f"cards: the state holds {counts[k]} {card_name(k)} cards, the deck has "
-                             f"{COUNT_OF[k]} (every card must be in exactly one place)")
     # Phase consistency.
     dealt = len(received)
     if s.phase == PH_GIVE:
@@ -1054,6 +1061,10 @@ def from_description(d):
     face_down = len(deal) or (d.get("deal_size") or 0)
     if face_down + dealt + (1 if s.revealed >= 0 else 0) + s.to_draw > players:
         raise ValueError("deal: more cards dealt, face down and to draw than players")
+    for k in range(NUM_KINDS):
+        if counts[k] != COUNT_OF[k]:
+            raise ValueError(f"cards: the state holds {counts[k]} {card_name(k)} cards, the deck has "
+                             f"{COUNT_OF[k]} (every card must be in exactly one place)")
     if not s.play_through:
         for p in range(players):
             if bells_of(&s, p) >= WIN_BELLS and s.phase != PH_OVER:
