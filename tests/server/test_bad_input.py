@@ -261,3 +261,98 @@ def test_fuzz_mutated_real_positions(client, players, rnd, data, mutate, seat):
             call()
         except grpc.RpcError as e:
             assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()
+
+
+# ------------------------------------------------------------ Gangs of Kyoto
+
+def _gk(d):
+    from fagin.server import codec
+    msg = pb.GameState()
+    codec.dict_to_message(d, msg.gangs_of_kyoto)
+    msg.gangs_of_kyoto.SetInParent()
+    return msg
+
+
+def _gk_base():
+    from ..engines.gk_helpers import card, position
+    return position(3, revealed=card(1), deal=[card(0), card(2)], received=[]).describe()
+
+
+GK_CASES = [
+    ("unknown card", lambda d: with_(d, ("seats", 0, "row"), [{"kind": "exploration", "value": 9}]),
+     "state.gangs_of_kyoto.seats[0].row[0]: no such card"),
+    ("a card too many", lambda d: with_(d, ("discard",), [d["deck"][0]]),
+     "state.gangs_of_kyoto.cards:"),
+    ("bell card in a row", lambda d: with_(d, ("seats", 1, "row"), [{"kind": "bell", "bells": 1}]),
+     "state.gangs_of_kyoto.seats[1].row[0]"),
+    ("row over the limit", lambda d: with_(d, ("seats", 2, "row"),
+                                           [{"kind": "exploration", "value": 5, "bells": 2}] * 3),
+     "state.gangs_of_kyoto.seats[2].row"),
+    ("refuse phase without a Refuse card", lambda d: {**d, "phase": "refuse", "revealed": None,
+                                                       "arriving": d["revealed"], "receiver": 1},
+     "state.gangs_of_kyoto.receiver"),
+    ("hidden bells from nowhere", lambda d: with_(d, ("seats", 1, "hidden_bell_count"), 2),
+     "state.gangs_of_kyoto.seats[1].hidden_bell_count"),
+    ("first player out of range", lambda d: {**d, "first_player": 3},
+     "state.gangs_of_kyoto.first_player"),
+]
+
+
+@pytest.mark.parametrize("name, mutate, message", GK_CASES, ids=[c[0] for c in GK_CASES])
+def test_gangs_of_kyoto_bad_states(client, name, mutate, message):
+    with pytest.raises(grpc.RpcError) as e:
+        client.recommend(_gk(mutate(_gk_base())), 0, iterations=10)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert e.value.details().startswith(message), e.value.details()
+
+
+def test_gangs_of_kyoto_bad_calls(client):
+    state = _gk(_gk_base())
+    with pytest.raises(grpc.RpcError) as e:
+        client.new_game("gangs_of_kyoto", 3, play_through="maybe")
+    assert e.value.details().startswith("options: options.play_through")
+    with pytest.raises(grpc.RpcError) as e:
+        client.apply(client.apply(state, 1).state, 1)
+    assert e.value.details().startswith("action_id: action 1 (give to seat 1) is not legal")
+    typed = pb.Action(kids_of_london=kpb.KidsOfLondonAction(kind=kpb.KidsOfLondonAction.KIND_PRINCE))
+    with pytest.raises(grpc.RpcError) as e:
+        client.apply(state, typed)
+    assert e.value.details().startswith("action.typed: a kids_of_london action does not apply")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(players=st.sampled_from([2, 3, 4, 5]), rnd=st.randoms(use_true_random=False), data=st.data(),
+       seat=st.integers(0, 4))
+def test_fuzz_mutated_gangs_of_kyoto_positions(client, players, rnd, data, seat):
+    from fagin.engines import new_game
+    s = new_game("gangs_of_kyoto", players, seed=rnd.getrandbits(32))
+    for _ in range(rnd.randrange(0, 60)):
+        if s.is_terminal():
+            break
+        if s.is_chance_node():
+            s.resolve_chance(rnd.getrandbits(32))
+        else:
+            s.apply(rnd.choice(s.legal_actions()))
+    d = s.describe()
+    ints = st.integers(-3, 30)
+    card_st = st.fixed_dictionaries({"kind": st.sampled_from(["exploration", "bell", "discard", "refuse"]),
+                                     "value": st.integers(-1, 6), "bells": st.integers(-1, 3),
+                                     "draw": st.booleans()})
+    mutation = data.draw(st.sampled_from([
+        ("players", ints), ("first_player", ints), ("active_player", ints), ("deal_to_draw", ints),
+        ("received", st.lists(ints, max_size=4)), ("receiver", st.one_of(st.none(), ints)),
+        ("revealed", st.one_of(st.none(), card_st)), ("deck", st.lists(card_st, max_size=3)),
+        ("phase", st.sampled_from(["draw_deal", "give", "refuse", "draw_effect", "over"])),
+        ("seats", 0, "row", st.lists(card_st, max_size=4)), ("seats", 1, "hidden_bell_count", ints),
+        ("unseen", st.lists(card_st, max_size=3)), ("deal_size", ints), ("winner", st.one_of(st.none(), ints)),
+    ]))
+    if data.draw(st.booleans()):
+        d = with_(d, mutation[:-1], data.draw(mutation[-1]))
+    state = _gk(d)
+    for call in (lambda: client.legal_actions(state), lambda: client.view(state, seat % players),
+                 lambda: client.recommend(state, seat % players, iterations=30),
+                 lambda: client.apply(state, data.draw(st.integers(0, 40)), seed=3)):
+        try:
+            call()
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()

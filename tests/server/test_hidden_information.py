@@ -43,3 +43,42 @@ def test_prince_choice_of_the_other_robber_is_invisible(client):
     took = base.clone().apply(kol.ACTION_PRINCE).describe()
     declined = base.clone().apply(kol.ACTION_COMEDIAN).describe()
     _same(client, [base.describe(), took, declined], 1, iterations=1000)
+
+
+def _gk_state(d):
+    from fagin.v1 import fagin_pb2
+    from fagin.server import codec
+    msg = fagin_pb2.GameState()
+    codec.dict_to_message(d, msg.gangs_of_kyoto)
+    msg.gangs_of_kyoto.SetInParent()
+    return msg
+
+
+def test_gangs_of_kyoto_unseen_cards_are_invisible(client):
+    """GK-17, GK-18: the deck's order, the face-down deal and a rival's hidden Bell card."""
+    from fagin.engines import gangs_of_kyoto as gk
+    from ..engines.gk_helpers import bell, card, draw_action, position
+
+    def world(first_deal, hidden_bell, deck_reversed):
+        st = position(3, revealed=card(0, draw=True), deal=[card(1), card(2)])
+        st.apply(1)
+        st.apply(draw_action(bell(hidden_bell)))          # seat 1 draws a Bell card face down
+        d = st.describe()
+        if first_deal != d["deal"]:
+            # Swap the face-down deal with deck cards (nobody has seen either).
+            for c in d["deal"]:
+                d["deck"].append(c)
+            for c in first_deal:
+                d["deck"].remove(c)
+            d["deal"] = list(first_deal)
+        if deck_reversed:
+            d["deck"].reverse()
+        return d
+
+    worlds = [world([card(2)], 1, False), world([card(4, 2)], 1, True), world([card(2)], 2, False)]
+    # Seat 0 (to give the revealed card) cannot tell these apart ...
+    recs = [client.recommend(_gk_state(d), 0, iterations=1500, seed=5) for d in worlds]
+    assert recs[0].actions == recs[1].actions == recs[2].actions
+    # ... and its view of each is the same.
+    views = [client.view(_gk_state(d), 0).state for d in worlds]
+    assert views[0] == views[1] == views[2]
