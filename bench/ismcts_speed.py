@@ -1,7 +1,8 @@
-"""ISMCTS iterations per second on one core, Kids of London.
+"""ISMCTS iterations per second on one core.
 
-Rows: the opening of each player count, and turn 5 (hour 6) of a 4-player
-game reached by random play.
+Rows: Kids of London at the opening of each player count and at turn 5
+(hour 6) of a 4-player game reached by random play; Gangs of Kyoto at the
+first decision of a 2- and a 5-player game.
 
     .venv/bin/python bench/ismcts_speed.py [--iterations N] [--repeat R]
 """
@@ -38,8 +39,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     print(f"{'position':<28}{'iterations':>11}{'iter/s (median)':>17}{'nodes':>10}")
-    rows = [(f"{p} players, opening", new_game("kids_of_london", p, seed=1)) for p in (2, 3, 4, 5)]
-    rows.append(("4 players, turn 5", at_turn(4, 5, seed=2)))
+    rows = [(f"KoL {p} players, opening", new_game("kids_of_london", p, seed=1)) for p in (2, 3, 4, 5)]
+    rows.append(("KoL 4 players, turn 5", at_turn(4, 5, seed=2)))
+    rows += [(f"GoK {p} players, opening", new_game("gangs_of_kyoto", p, seed=1)) for p in (2, 5)]
     for name, st in rows:
         rate, nodes = measure(st, args.iterations, args.repeat)
         print(f"{name:<28}{args.iterations:>11,}{rate:>17,.0f}{nodes:>10,}")
