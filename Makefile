@@ -31,6 +31,7 @@ bench: build
 	$(PY) bench/playouts.py
 	$(PY) bench/ismcts_speed.py
 	$(PY) bench/grpc_overhead.py
+	$(PY) bench/gangs_of_kyoto_deck.py
 
 clean:
 	rm -rf build *.egg-info engines/*.c engines/*.so search/*.c search/*.so

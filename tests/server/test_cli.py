@@ -124,3 +124,10 @@ def test_server_flags_and_environment():
         config.from_namespace(None, environ={"FAGIN_WORKERS": "many"})
     with pytest.raises(ValueError, match="workers"):
         config.ServerConfig(workers=0)
+
+
+def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
+    moves = "\n".join(["0", "1", "2", "5"] * 600) + "\n"
+    code, out, _ = run(server, "play", "gangs_of_kyoto", "--players", "3", "--seed", "3",
+                       "--iterations", "50", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "Gangs of Kyoto" in out and "game over: returns" in out
