@@ -186,7 +186,7 @@ def test_async_client(server):
             return games, rec, finals, batch, legal, view
 
     games, rec, finals, batch, legal, view = asyncio.run(go())
-    assert games[0].id == "kids_of_london" and rec.iterations == 200
+    assert "kids_of_london" in {g.id for g in games} and rec.iterations == 200
     assert finals[-1] and sum(finals) == 1
     assert batch[0].request_id == "a" and batch[0].recommendation.iterations == 100
     assert len(legal.actions) == 9 and view.state.kids_of_london.seats[0].chosen
