@@ -32,6 +32,8 @@ def _peer(context):
 
 
 def _log_call(method, context, start, code, info):
+    if not log.isEnabledFor(logging.INFO):
+        return
     extra = " ".join(f"{k}={v}" for k, v in info.items())
     log.info("%s %s %s %.1fms %s", method, _peer(context), code.name,
              (time.perf_counter() - start) * 1000, extra)
