@@ -43,6 +43,8 @@ EXTENSIONS = [
     ("fagin.engines.core", "engines/core.pyx"),
     ("fagin.engines.kids_of_london", "engines/kids_of_london.pyx"),
     ("fagin.engines.gangs_of_kyoto", "engines/gangs_of_kyoto.pyx"),
+    ("fagin.engines.kuhn_poker", "engines/kuhn_poker.pyx"),
+    ("fagin.engines.leduc_poker", "engines/leduc_poker.pyx"),
     ("fagin.search.ismcts", "search/ismcts.pyx"),
     ("fagin.search.playouts", "search/playouts.pyx"),
 ]

@@ -55,21 +55,31 @@ GAMES: dict[str, GameInfo] = {
 }
 
 
+# Small games defined exactly as OpenSpiel defines them, used to prove the
+# search correct against OpenSpiel. They are not served by the API yet.
+REFERENCE_GAMES: dict[str, GameInfo] = {
+    info.id: info
+    for info in (
+        GameInfo("kuhn_poker", "Kuhn poker", "fagin.engines.kuhn_poker", 2, 2, "OpenSpiel kuhn_poker"),
+        GameInfo("leduc_poker", "Leduc poker", "fagin.engines.leduc_poker", 2, 2, "OpenSpiel leduc_poker"),
+    )
+}
+
+
 @lru_cache(maxsize=None)
 def load_game(game_id: str) -> Game:
-    """The :class:`Game` for ``game_id`` (e.g. ``"kids_of_london"``)."""
-    try:
-        info = GAMES[game_id]
-    except KeyError:
+    """The :class:`Game` for ``game_id`` (e.g. ``"kids_of_london"``, or a reference game)."""
+    info = GAMES.get(game_id) or REFERENCE_GAMES.get(game_id)
+    if info is None:
         raise UnknownGameError(
-            f"unknown game {game_id!r}; known games: {', '.join(sorted(GAMES))}") from None
+            f"unknown game {game_id!r}; known games: {', '.join(sorted(GAMES))}")
     engine = importlib.import_module(info.module)
     return Game(engine.GAME_DEF, engine, info)
 
 
 def new_game(game_id: str, players: int, seed: int | None = None, **options) -> State:
     """A new game of ``players`` seats; with a ``seed``, opening chance events are resolved."""
-    info = GAMES.get(game_id)
+    info = GAMES.get(game_id) or REFERENCE_GAMES.get(game_id)
     if info is not None and not info.min_players <= players <= info.max_players:
         raise ValueError(f"players: {info.name} takes {info.min_players} to "
                          f"{info.max_players} players, not {players}")
