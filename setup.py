@@ -47,6 +47,7 @@ EXTENSIONS = [
     ("fagin.engines.leduc_poker", "engines/leduc_poker.pyx"),
     ("fagin.search.ismcts", "search/ismcts.pyx"),
     ("fagin.search.playouts", "search/playouts.pyx"),
+    ("fagin.search.cfr", "search/cfr.pyx"),
 ]
 
 extra_compile_args = ["-O3"]
