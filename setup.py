@@ -45,6 +45,7 @@ EXTENSIONS = [
     ("fagin.engines.gangs_of_kyoto", "engines/gangs_of_kyoto.pyx"),
     ("fagin.engines.kuhn_poker", "engines/kuhn_poker.pyx"),
     ("fagin.engines.leduc_poker", "engines/leduc_poker.pyx"),
+    ("fagin.engines.goofspiel", "engines/goofspiel.pyx"),
     ("fagin.search.ismcts", "search/ismcts.pyx"),
     ("fagin.search.playouts", "search/playouts.pyx"),
     ("fagin.search.cfr", "search/cfr.pyx"),

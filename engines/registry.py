@@ -62,6 +62,11 @@ REFERENCE_GAMES: dict[str, GameInfo] = {
     for info in (
         GameInfo("kuhn_poker", "Kuhn poker", "fagin.engines.kuhn_poker", 2, 2, "OpenSpiel kuhn_poker"),
         GameInfo("leduc_poker", "Leduc poker", "fagin.engines.leduc_poker", 2, 2, "OpenSpiel leduc_poker"),
+        GameInfo("goofspiel", "Goofspiel", "fagin.engines.goofspiel", 2, 2, "OpenSpiel goofspiel", (
+            GameOption("num_cards", 13, "cards per hand and point cards, 2 to 13"),
+            GameOption("imp_info", False, "a seat sees who won each turn, not the other's bids"),
+            GameOption("points_order", "random", "random, descending or ascending"),
+            GameOption("returns_type", "win_loss", "win_loss, point_difference or total_points"))),
     )
 }
 

@@ -63,3 +63,68 @@ def test_information_sets_partition_histories_like_openspiel(game_id):
             theirs.apply_action(action)
             ours.apply(action)
     assert len(ours_by_theirs) >= 12      # Kuhn has exactly 12 information sets
+
+
+GOOFSPIEL = [
+    dict(num_cards=4, imp_info=False, points_order="random", returns_type="win_loss"),
+    dict(num_cards=5, imp_info=True, points_order="descending", returns_type="point_difference"),
+    dict(num_cards=6, imp_info=True, points_order="ascending", returns_type="total_points"),
+    dict(num_cards=6, imp_info=True, points_order="random", returns_type="win_loss"),
+]
+
+
+def _goofspiel_pair(options):
+    params = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
+    return pyspiel.load_game(f"goofspiel({params})"), load_game("goofspiel")
+
+
+@pytest.mark.parametrize("options", GOOFSPIEL, ids=lambda o: f"{o['num_cards']}-{o['points_order']}")
+def test_goofspiel_matches_openspiel(options):
+    """OpenSpiel's simultaneous bids are our two hidden sequential bids."""
+    theirs_game, ours_game = _goofspiel_pair(options)
+    rng = random.Random(5)
+    by_theirs, by_ours = {}, {}
+    for _ in range(300):
+        theirs = theirs_game.new_initial_state()
+        ours = ours_game.new_initial_state(2, **options)
+        while not theirs.is_terminal():
+            if theirs.is_chance_node():
+                assert ours.is_chance_node()
+                got, expected = sorted(ours.chance_outcomes()), sorted(theirs.chance_outcomes())
+                assert [a for a, _ in got] == [a for a, _ in expected]
+                assert [q for _, q in got] == pytest.approx([q for _, q in expected])
+                a = rng.choice(theirs.legal_actions())
+                theirs.apply_action(a)
+                ours.apply(a)
+                continue
+            joint = []
+            for p in (0, 1):
+                assert ours.current_player() == p
+                assert ours.legal_actions() == theirs.legal_actions(p)
+                key = (p, theirs.information_state_string(p))
+                assert by_theirs.setdefault(key, (p, ours.infoset_key(p))) == (p, ours.infoset_key(p))
+                assert by_ours.setdefault((p, ours.infoset_key(p)), key) == key
+                joint.append(rng.choice(theirs.legal_actions(p)))
+                ours.apply(joint[-1])
+            theirs.apply_actions(joint)
+        assert ours.is_terminal() and ours.returns() == pytest.approx(theirs.returns())
+
+
+def test_goofspiel_determinize_is_consistent_with_what_was_seen():
+    """imp_info: the other seat's past bids are resampled so that every turn's winner is unchanged."""
+    game = load_game("goofspiel")
+    rng = random.Random(2)
+    for _ in range(100):
+        st = game.new_initial_state(2, num_cards=6, imp_info=True, points_order="descending")
+        for _ in range(rng.randrange(0, 10)):
+            if st.is_terminal():
+                break
+            st.apply(rng.choice(st.legal_actions()))
+        if st.is_terminal():
+            continue
+        p = st.current_player()
+        st.make_current(p)          # as the search does: the seat keeps the move after determinizing
+        det = st.determinize(p, rng.getrandbits(32))
+        assert det.infoset_key(p) == st.infoset_key(p) and det.legal_actions() == st.legal_actions()
+        a, b = st.describe(), det.describe()
+        assert a["points"] == b["points"] and a["bids"][p] == b["bids"][p]
