@@ -67,6 +67,7 @@ cdef class GameTree:
     cdef readonly object infoset_actions     # list of action lists
     cdef readonly object infoset_history     # a history (actions from the root) reaching each infoset
     cdef readonly object infoset_nodes       # node indices of each infoset
+    cdef readonly object infoset_keys        # (player, engine infoset key) of each infoset
     cdef readonly object game
     cdef Tree t
 
@@ -84,6 +85,7 @@ cdef class GameTree:
         self.infoset_actions = []
         self.infoset_history = []
         self.infoset_nodes = []
+        self.infoset_keys = []
         iplayer = []
         # Iterative DFS in pre-order; children's edges are filled when the node is expanded.
         stack = [(state.clone(), (), -1, 0)]
@@ -124,6 +126,7 @@ cdef class GameTree:
                     self.infoset_actions.append(actions)
                     self.infoset_history.append(history)
                     self.infoset_nodes.append([])
+                    self.infoset_keys.append(key)
                     iplayer.append(p)
                 elif self.infoset_actions[i] != actions:
                     raise ValueError("an information set with different legal actions (imperfect recall?)")
@@ -196,6 +199,17 @@ cdef class GameTree:
         for i, acts in enumerate(self.infoset_actions):
             off = self.infoset_offset[i]
             pol[off:off + len(acts)] = 1.0 / len(acts)
+        return pol
+
+    def policy_from(self, policy_of):
+        """A policy array from ``policy_of(player, key, actions) -> {action: probability}``."""
+        pol = np.zeros(self.num_infoset_actions)
+        for i, acts in enumerate(self.infoset_actions):
+            player, key = self.infoset_keys[i]
+            probs = policy_of(player, key, acts)
+            off = self.infoset_offset[i]
+            for j, a in enumerate(acts):
+                pol[off + j] = probs[a]
         return pol
 
     def policy_dict(self, policy):

@@ -26,7 +26,7 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.rng cimport Rng, mix64, rng_below, rng_seed
+from engines.rng cimport Rng, mix64, rng_below, rng_double, rng_seed
 
 import time as _time
 from dataclasses import dataclass
@@ -51,6 +51,8 @@ ctypedef struct Slot:
     uint32_t visits
     uint32_t avail       # iterations in which the action was legal here
     double value_sum
+    double regret        # regret-matching selection: cumulative regret
+    double avg           # regret-matching selection: cumulative strategy
 
 ctypedef struct Node:
     uint64_t key
@@ -117,7 +119,11 @@ cdef class ISMCTS:
     cdef int* legal
     cdef int64_t* path_node
     cdef int32_t* path_slot
+    cdef double* path_prob
     cdef int path_cap
+    cdef readonly str selection
+    cdef int use_rm
+    cdef double gamma
     cdef Node* nodes
     cdef Slot* slots
     cdef int64_t num_nodes, node_cap, max_nodes
@@ -130,6 +136,7 @@ cdef class ISMCTS:
     cdef int cancel_flag
     cdef int running
     cdef uint64_t root_key
+    cdef double sample_prob
 
     def __cinit__(self):
         self.root = NULL
@@ -137,17 +144,31 @@ cdef class ISMCTS:
         self.legal = NULL
         self.path_node = NULL
         self.path_slot = NULL
+        self.path_prob = NULL
         self.nodes = NULL
         self.slots = NULL
         self.table = NULL
 
-    def __init__(self, state, int seat, seed=0, double exploration=0.7, max_nodes=4_000_000):
+    def __init__(self, state, int seat, seed=0, double exploration=0.7, max_nodes=4_000_000,
+                 selection="ucb", double gamma=0.1):
         """Prepares a search of ``state`` for ``seat``.
 
-        ``exploration`` is the UCB1 constant (returns here are 0/1 wins);
+        ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
+        is its constant) or ``"rm"`` (regret matching, as in SM-MCTS-RM of
+        Lisý, Kovařík, Lanctot & Bošanský 2013: each node samples from its
+        regret-matching strategy mixed with ``gamma`` uniform exploration, and
+        the recommendation is its average strategy — a mixed strategy that
+        resists exploitation in simultaneous and bluffing situations).
         ``max_nodes`` caps the tree's memory: past it no node is added and
         iterations keep refining the existing tree.
         """
+        if selection not in ("ucb", "rm"):
+            raise ValueError(f"selection: 'ucb' or 'rm', got {selection!r}")
+        if not 0 < gamma <= 1:
+            raise ValueError(f"gamma: must be in (0, 1], got {gamma}")
+        self.selection = selection
+        self.use_rm = selection == "rm"
+        self.gamma = gamma
         capsule = state.game.capsule
         if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
             raise TypeError("state's game carries no fagin.GameDef")
@@ -168,7 +189,9 @@ cdef class ISMCTS:
         self.path_cap = self.gd.max_game_length + 1
         self.path_node = <int64_t*>malloc(sizeof(int64_t) * self.path_cap)
         self.path_slot = <int32_t*>malloc(sizeof(int32_t) * self.path_cap)
-        if not (self.root and self.work and self.legal and self.path_node and self.path_slot):
+        self.path_prob = <double*>malloc(sizeof(double) * self.path_cap)
+        if not (self.root and self.work and self.legal and self.path_node and self.path_slot
+                and self.path_prob):
             raise MemoryError()
         memcpy(self.root, <void*><size_t>state._address(), size)
         cdef int n = self.gd.num_players(self.root)
@@ -191,6 +214,7 @@ cdef class ISMCTS:
         free(self.legal)
         free(self.path_node)
         free(self.path_slot)
+        free(self.path_prob)
         free(self.nodes)
         free(self.slots)
         free(self.table)
@@ -294,6 +318,8 @@ cdef class ISMCTS:
                 base[j].visits = 0
                 base[j].avail = 0
                 base[j].value_sum = 0.0
+                base[j].regret = 0.0
+                base[j].avg = 0.0
                 nd.num_slots += 1
             base[j].avail += 1
             self.legal[i] = j     # reuse the buffer: legal[i] now holds the slot index
@@ -301,6 +327,8 @@ cdef class ISMCTS:
                 unvisited += 1
                 if rng_below(&self.rng, unvisited) == 0:
                     best = j
+        if self.use_rm:
+            return self._select_rm(base, n)
         if best >= 0 or fresh:
             return best if best >= 0 else self.legal[rng_below(&self.rng, n)]
         for i in range(n):
@@ -310,6 +338,33 @@ cdef class ISMCTS:
                 best_score = score
                 best = self.legal[i]
         return best
+
+    cdef int _select_rm(self, Slot* base, int n) noexcept nogil:
+        """Regret matching mixed with gamma-uniform exploration; the chosen slot's
+        sampling probability goes to self.sample_prob, and the node's average
+        strategy takes the unmixed strategy."""
+        cdef int i, j, chosen = self.legal[n - 1]
+        cdef double total = 0.0, sigma, r, q
+        for i in range(n):
+            j = self.legal[i]
+            if base[j].regret > 0:
+                total += base[j].regret
+        r = rng_double(&self.rng)
+        self.sample_prob = 1.0
+        for i in range(n):
+            j = self.legal[i]
+            sigma = (base[j].regret / total if base[j].regret > 0 else 0.0) if total > 0 else 1.0 / n
+            base[j].avg += sigma
+            q = (1.0 - self.gamma) * sigma + self.gamma / n
+            if r >= 0:
+                r -= q
+                if r < 0:
+                    chosen = j
+                    self.sample_prob = q
+        if r >= 0:
+            self.sample_prob = (1.0 - self.gamma) * ((base[chosen].regret / total if base[chosen].regret > 0
+                                                      else 0.0) if total > 0 else 1.0 / n) + self.gamma / n
+        return chosen
 
     cdef int _iterate(self) noexcept nogil:
         """One iteration; returns 0 (never fails)."""
@@ -345,16 +400,26 @@ cdef class ISMCTS:
             if depth < self.path_cap:
                 self.path_node[depth] = node
                 self.path_slot[depth] = slot
+                self.path_prob[depth] = self.sample_prob
                 depth += 1
             gd.apply_action(st, a)
         gd.returns(st, returns)
         cdef int i
         cdef Slot* sl
+        cdef int j
+        cdef double u
+        cdef Slot* base
         for i in range(depth):
             node = self.path_node[i]
+            u = returns[self.nodes[node].seat]
             sl = &self.slots[node * self.slot_cap + self.path_slot[i]]
             sl.visits += 1
-            sl.value_sum += returns[self.nodes[node].seat]
+            sl.value_sum += u
+            if self.use_rm:
+                # Sampled regrets: the chosen action's value importance-weighted, the others 0.
+                base = &self.slots[node * self.slot_cap]
+                for j in range(self.nodes[node].num_slots):
+                    base[j].regret += (u / self.path_prob[i] if j == self.path_slot[i] else 0.0) - u
         return 0
 
     def run(self, iterations=None, time_ms=None):
@@ -423,23 +488,43 @@ cdef class ISMCTS:
                 if base[j].action in counts:
                     visits = base[j].visits
                     counts[base[j].action] = (visits, base[j].value_sum / visits if visits else 0.0)
-        total = sum(v for v, _ in counts.values())
-        stats = [ActionStats(a, st.action_label(a), counts[a][0], counts[a][1],
-                             counts[a][0] / total if total else 1.0 / len(actions))
-                 for a in actions]
-        best = max(stats, key=lambda s: (s.visits, s.mean_value, -s.action))
+        policy = self.node_policy(self.seat, self.root_key, actions)
+        stats = [ActionStats(a, st.action_label(a), counts[a][0], counts[a][1], policy[a]) for a in actions]
+        if self.use_rm:
+            best = max(stats, key=lambda s: (s.policy, s.visits, -s.action))
+        else:
+            best = max(stats, key=lambda s: (s.visits, s.mean_value, -s.action))
         return SearchResult(best.action, best.label, stats, self.iterations, self.num_nodes,
                             self.elapsed_ms, stop_reason)
 
 
+    def node_policy(self, int seat, uint64_t key, actions):
+        """The search's policy at an information set: visit shares (UCB) or the
+        average strategy (RM); uniform over ``actions`` where the set was never reached."""
+        cdef int64_t node = self._find(seat, key)
+        cdef Slot* base
+        cdef int j
+        weights = {a: 0.0 for a in actions}
+        if node >= 0:
+            base = &self.slots[node * self.slot_cap]
+            for j in range(self.nodes[node].num_slots):
+                if base[j].action in weights:
+                    weights[base[j].action] = base[j].avg if self.use_rm else base[j].visits
+        total = sum(weights.values())
+        if total <= 0:
+            return {a: 1.0 / len(actions) for a in actions}
+        return {a: w / total for a, w in weights.items()}
+
+
 def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=0.7,
-           max_nodes=4_000_000):
+           max_nodes=4_000_000, selection="ucb", gamma=0.1):
     """Runs one ISMCTS search and returns its :class:`SearchResult`.
 
     With neither budget given, 1,000 iterations are run.
     """
     if iterations is None and time_ms is None:
         iterations = 1000
-    s = ISMCTS(state, seat, seed=seed, exploration=exploration, max_nodes=max_nodes)
+    s = ISMCTS(state, seat, seed=seed, exploration=exploration, max_nodes=max_nodes,
+               selection=selection, gamma=gamma)
     reason = s.run(iterations=iterations, time_ms=time_ms)
     return s.result(reason)
