@@ -25,9 +25,12 @@ DEFAULT_TARGET = "127.0.0.1:50051"
 ActionLike = "int | pb.Action"
 
 
-def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm=""):
+def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm="", gamma=None,
+                    sample_action=False):
     """A SearchSettings message; None leaves a field to the server's default."""
-    s = pb.SearchSettings(seed=seed, algorithm=algorithm)
+    s = pb.SearchSettings(seed=seed, algorithm=algorithm, sample_action=sample_action)
+    if gamma is not None:
+        s.gamma = gamma
     if iterations is not None:
         s.iterations = iterations
     if time_ms is not None:
@@ -109,7 +112,8 @@ class FaginClient:
         return self._stub.ViewState(pb.ViewStateRequest(state=state, seat=seat), timeout=self._t(timeout))
 
     def recommend(self, state, seat, *, timeout=None, **settings):
-        """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm."""
+        """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
+        gamma, sample_action (see ``SearchSettings`` in fagin.proto)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
     def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,

@@ -7,15 +7,18 @@ a search result into the API's message.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 
 from fagin.search.ismcts import ISMCTS, SearchError
 from fagin.server.codec import BadRequest, decode_state, encode_action
 from fagin.v1 import fagin_pb2
 
-# Algorithms every game supports today.
-ALGORITHMS = ("ismcts",)
+# Algorithms every game supports today, and the search selection each uses.
+ALGORITHMS = ("ismcts", "ismcts_rm")
+SELECTION = {"ismcts": "ucb", "ismcts_rm": "rm"}
 DEFAULT_EXPLORATION = 0.7
+DEFAULT_GAMMA = 0.1
 
 STOP_REASONS = {
     "iterations": fagin_pb2.STOP_REASON_ITERATIONS,
@@ -72,6 +75,9 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     exploration = settings.exploration if settings.HasField("exploration") else DEFAULT_EXPLORATION
     if not (math.isfinite(exploration) and 0 <= exploration <= 100):
         raise BadRequest(f"{p}search.exploration: must be a number from 0 to 100, got {exploration}")
+    gamma = settings.gamma if settings.HasField("gamma") else DEFAULT_GAMMA
+    if not (math.isfinite(gamma) and 0 < gamma <= 1):
+        raise BadRequest(f"{p}search.gamma: must be above 0 and at most 1, got {gamma}")
     if iterations is not None and iterations > config.max_iterations:
         notes.append(f"search.iterations lowered from {iterations} to the server maximum "
                      f"{config.max_iterations}")
@@ -101,10 +107,13 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
             limit_ms = available
     try:
         searcher = ISMCTS(state, request.seat, seed=settings.seed, exploration=exploration,
-                          max_nodes=config.max_nodes)
+                          max_nodes=config.max_nodes, selection=SELECTION[algorithm], gamma=gamma)
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
-    effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration)
+    effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration,
+                                         sample_action=settings.sample_action)
+    if algorithm == "ismcts_rm":
+        effective.gamma = gamma
     if iterations is not None:
         effective.iterations = iterations
     if time_ms is not None:
@@ -115,8 +124,13 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
 def recommendation(job: SearchJob, reason: str) -> fagin_pb2.Recommendation:
     """The Recommendation message for the search's current statistics."""
     result = job.searcher.result(reason)
+    action = result.action
+    if job.settings.sample_action:
+        # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
+        rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
+        action = rng.choices([s.action for s in result.stats], [s.policy for s in result.stats])[0]
     rec = fagin_pb2.Recommendation(
-        action=encode_action(job.game, result.action),
+        action=encode_action(job.game, action),
         iterations=result.iterations,
         nodes=result.nodes,
         elapsed_ms=result.elapsed_ms,

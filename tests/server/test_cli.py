@@ -47,6 +47,10 @@ def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypa
                        "--json", capsys=capsys)
     rec = json.loads(out)
     assert int(rec["iterations"]) == 300 and len(rec["actions"]) == 9
+    code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "1", "--iterations", "300",
+                       "--algorithm", "ismcts_rm", "--sample", "--json", capsys=capsys)
+    rec = json.loads(out)
+    assert rec["settings"]["algorithm"] == "ismcts_rm" and rec["settings"]["sample_action"]
 
 
 def test_cli_errors_are_reported_without_tracebacks(server, tmp_path, capsys):

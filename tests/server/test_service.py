@@ -19,7 +19,7 @@ def test_list_games(client):
     games = {g.id: g for g in client.list_games()}
     kol_info = games["kids_of_london"]
     assert (kol_info.min_players, kol_info.max_players) == (2, 5)
-    assert list(kol_info.algorithms) == ["ismcts"]
+    assert list(kol_info.algorithms) == ["ismcts", "ismcts_rm"]
     assert kol_info.spec == "seeds/kids_of_london.md"
 
 
@@ -228,3 +228,25 @@ def test_concurrent_calls_are_served_together(client):
     for t in threads:
         t.join()
     assert sorted(r.seat for r in results) == [0, 1, 2, 3]
+
+
+def test_regret_matching_search_and_sampled_actions(client):
+    state = client.new_game("gangs_of_kyoto", 3, seed=5).state
+    rec = client.recommend(state, 0, iterations=2000, seed=3, algorithm="ismcts_rm")
+    assert rec.settings.algorithm == "ismcts_rm" and rec.settings.gamma == pytest.approx(0.1)
+    assert sum(s.policy for s in rec.actions) == pytest.approx(1.0)
+    assert rec.action.id == max(rec.actions, key=lambda s: s.policy).action.id
+    sampled = {client._stub.Recommend(pb.RecommendRequest(
+        state=state, seat=0, search=pb.SearchSettings(algorithm="ismcts_rm", iterations=2000, seed=s,
+                                                       sample_action=True))).action.id for s in range(12)}
+    assert len(sampled) > 1          # a mixed strategy, really drawn from
+    again = [client._stub.Recommend(pb.RecommendRequest(
+        state=state, seat=0, search=pb.SearchSettings(algorithm="ismcts_rm", iterations=500, seed=9,
+                                                       sample_action=True))).action.id for _ in range(2)]
+    assert again[0] == again[1]
+    games = {g.id: list(g.algorithms) for g in client.list_games()}
+    assert games["kids_of_london"] == ["ismcts", "ismcts_rm"]
+    with pytest.raises(grpc.RpcError) as e:
+        client._stub.Recommend(pb.RecommendRequest(state=state, seat=0, search=pb.SearchSettings(
+            algorithm="ismcts_rm", gamma=0.0)))
+    assert e.value.details().startswith("search.gamma")

@@ -1,0 +1,33 @@
+"""The regret-matching selection (SM-MCTS-RM) of the info-set search."""
+import pytest
+
+from fagin.engines import load_game, new_game
+from fagin.search import ismcts
+from fagin.search.cfr import GameTree
+from fagin.search.ismcts import ISMCTS
+
+
+def test_rm_recommends_a_mixed_strategy():
+    st = new_game("kids_of_london", 3, seed=4)
+    r = ismcts.search(st, 0, iterations=3000, seed=2, selection="rm")
+    assert sum(s.policy for s in r.stats) == pytest.approx(1.0)
+    assert sum(s.visits for s in r.stats) == 3000
+    assert r.action == max(r.stats, key=lambda s: s.policy).action
+    assert ismcts.search(st, 0, iterations=3000, seed=2, selection="rm").stats == r.stats
+
+
+def test_rm_average_policy_is_far_less_exploitable_than_uniform():
+    root = load_game("goofspiel").new_initial_state(2, num_cards=4, imp_info=True, points_order="descending")
+    tree = GameTree(root)
+    s = ISMCTS(root, 0, seed=1, selection="rm", gamma=0.1)
+    s.run(iterations=20000)
+    searched = tree.nash_conv(tree.policy_from(s.node_policy))
+    assert searched < 0.5 * tree.nash_conv(tree.uniform_policy())
+
+
+def test_bad_selection_settings():
+    st = new_game("kids_of_london", 3, seed=4)
+    with pytest.raises(ValueError, match="selection"):
+        ISMCTS(st, 0, selection="greedy")
+    with pytest.raises(ValueError, match="gamma"):
+        ISMCTS(st, 0, selection="rm", gamma=0.0)
