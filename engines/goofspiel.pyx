@@ -292,24 +292,135 @@ def initial_state_bytes(int players=2, num_cards=13, imp_info=False, points_orde
     return (<char*>&s)[:sizeof(GoofState)]
 
 
+def describe(data):
+    """The state as a dict shaped like the ``GoofspielState`` message (card ids: value - 1)."""
+    cdef const unsigned char[::1] view = data
+    cdef const GoofState* s = <const GoofState*>&view[0]
+    shown = s.turn + (0 if (s.need_point or s.turn >= s.n) else 1)
+    return {"options": {"num_cards": s.n, "imp_info": bool(s.imp_info), "points_order": ORDERS[s.order],
+                        "returns_type": RETURNS[s.returns_type]},
+            "point_cards": [s.point[t] for t in range(min(shown, s.n))],
+            "bids0": [s.bids[0][t] for t in range(s.turn)],
+            "bids1": [s.bids[1][t] for t in range(s.turn)],
+            "winners": [s.winner[t] for t in range(s.turn)],
+            "pending0": s.pending[0] if s.pending[0] >= 0 else None,
+            "pending1": s.pending[1] if s.pending[1] >= 0 else None,
+            "points": [s.points[0], s.points[1]]}
+
+
+def view(data, int seat):
+    """The state as ``seat`` sees it: the other's pending bid removed and, with imp_info,
+    its past bids shown as -1 (only who won each turn is known)."""
+    if seat not in (0, 1):
+        raise ValueError(f"seat: {seat} is not a seat of Goofspiel")
+    d = describe(data)
+    other = 1 - seat
+    d[f"pending{other}"] = None
+    if d["options"]["imp_info"]:
+        d[f"bids{other}"] = [-1] * len(d[f"bids{other}"])
+    return d
+
+
+def _fill_hidden(mine, winners, me, n):
+    """The smallest consistent bids for the other seat (GK-like canonical filling of a view)."""
+    def search(t, used):
+        if t == len(mine):
+            return []
+        for v in range(n):
+            if v in used:
+                continue
+            w = winners[t]
+            if (w == 2 and v != mine[t]) or (w != 2 and (w == me) != (mine[t] > v)):
+                continue
+            rest = search(t + 1, used | {v})
+            if rest is not None:
+                return [v] + rest
+        return None
+    return search(0, frozenset())
+
+
+def from_description(d):
+    """Replays the turns through the engine (every rule checks them)."""
+    from fagin.engines import load_game
+    opts = d.get("options") or {}
+    st = load_game("goofspiel").new_initial_state(
+        2, num_cards=opts.get("num_cards") or 13, imp_info=bool(opts.get("imp_info")),
+        points_order=opts.get("points_order") or "random", returns_type=opts.get("returns_type") or "win_loss")
+    n = opts.get("num_cards") or 13
+    bids = [list(d.get("bids0") or []), list(d.get("bids1") or [])]
+    winners = list(d.get("winners") or [])
+    if len(bids[0]) != len(bids[1]):
+        raise ValueError("bids1: both seats have bid in the same turns")
+    for me in (0, 1):
+        if -1 in bids[1 - me]:
+            if any(b != -1 for b in bids[1 - me]) or len(winners) != len(bids[me]):
+                raise ValueError(f"bids{1 - me}: hidden bids need all of them hidden and the winners")
+            filled = _fill_hidden(bids[me], winners, me, n)
+            if filled is None:
+                raise ValueError("winners: no bids of the other seat fit them")
+            bids[1 - me] = filled
+    points = list(d.get("point_cards") or [])
+    turns = len(bids[0])
+    for t in range(min(turns, n - 1)):
+        _deal_point(st, points, t)
+        for p in (0, 1):
+            if bids[p][t] not in st.legal_actions():
+                raise ValueError(f"bids{p}[{t}]: {bids[p][t]!r} is not a card seat {p} holds")
+            st.apply(bids[p][t])
+    if turns == n:
+        if not st.is_terminal() or describe(st.to_bytes())["bids0"] != bids[0]:
+            raise ValueError("bids0: the last turn plays itself with the last cards")
+    elif turns > n:
+        raise ValueError(f"bids0: at most {n} turns")
+    if not st.is_terminal() and len(points) > turns:
+        _deal_point(st, points, turns)
+        for p in (0, 1):
+            pending = d.get(f"pending{p}")
+            if pending is not None:
+                st.make_current(p)
+                if pending not in st.legal_actions():
+                    raise ValueError(f"pending{p}: {pending!r} is not a card seat {p} holds")
+                st.apply(pending)
+    if winners and describe(st.to_bytes())["winners"] != winners:
+        raise ValueError("winners: the bids give other winners")
+    return st.to_bytes()
+
+
+def _deal_point(st, points, t):
+    if st.is_chance_node():
+        if t >= len(points) or points[t] not in st.legal_actions():
+            raise ValueError(f"point_cards[{t}]: the point card of turn {t} is missing or not in the deck")
+        st.apply(points[t])
+    elif t < len(points) and describe(st.to_bytes())["point_cards"][t] != points[t]:
+        raise ValueError(f"point_cards[{t}]: the points order turns up another card")
+
+
+def typed_action(int action):
+    if not 0 <= action < MAX_CARDS:
+        raise ValueError(f"unknown action id {action}")
+    return {"card": action}
+
+
+def action_from_typed(d):
+    card = d.get("card")
+    if card is None or isinstance(card, bool) or not 0 <= card < MAX_CARDS:
+        raise ValueError(f"card: a card id from 0 to {MAX_CARDS - 1}, got {card!r}")
+    return card
+
+
 def action_label(int action):
     if not 0 <= action < MAX_CARDS:
         raise ValueError(f"unknown action id {action}")
     return f"card {action + 1}"
 
 
-def describe(data):
-    cdef const unsigned char[::1] view = data
-    cdef const GoofState* s = <const GoofState*>&view[0]
-    return {"num_cards": s.n, "turn": s.turn, "points": [s.points[0], s.points[1]],
-            "point_cards": [s.point[t] + 1 for t in range(min(s.turn + (0 if s.need_point else 1), s.n))],
-            "bids": [[s.bids[p][t] + 1 for t in range(s.turn)] for p in range(2)]}
-
-
 def summary(data):
     d = describe(data)
-    return f"turn {d['turn']}, points {d['points']}, point cards {d['point_cards']}"
+    return f"turn {len(d['bids0'])}, points {d['points']}, point cards {[c + 1 for c in d['point_cards']]}"
 
 
 def render(data, seat=None):
-    return "Goofspiel: " + summary(data)
+    d = describe(data) if seat is None else view(data, seat)
+    show = lambda bids: " ".join("?" if b < 0 else str(b + 1) for b in bids) or "-"
+    return (f"Goofspiel: point cards {' '.join(str(c + 1) for c in d['point_cards']) or '-'}; "
+            f"seat 0 bids {show(d['bids0'])}; seat 1 bids {show(d['bids1'])}; points {d['points']}")

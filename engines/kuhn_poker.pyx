@@ -156,17 +156,70 @@ def action_label(int action):
     raise ValueError(f"unknown action id {action}")
 
 
+# ------------------------------------------------- the API's dict form
+# Shaped like the KuhnPokerState message. Positions are rebuilt by replaying
+# the deal and the actions through the engine, so every rule checks them.
+
 def describe(data):
     cdef const unsigned char[::1] view = data
     cdef const KuhnState* s = <const KuhnState*>&view[0]
-    return {"cards": [s.card[0] if s.card[0] >= 0 else None, s.card[1] if s.card[1] >= 0 else None],
-            "history": ["pb"[s.history[i]] for i in range(s.num_actions)]}
+    return {"cards": [c for c in (s.card[0], s.card[1]) if c >= 0],
+            "actions": [s.history[i] for i in range(s.num_actions)]}
+
+
+def view(data, int seat):
+    """The state as ``seat`` sees it: the other card is -1."""
+    if seat not in (0, 1):
+        raise ValueError(f"seat: {seat} is not a seat of Kuhn poker")
+    d = describe(data)
+    d["cards"] = [c if i == seat else -1 for i, c in enumerate(d["cards"])]
+    return d
+
+
+def from_description(d):
+    """Replays ``cards`` and ``actions``; a hidden card (-1) becomes one the viewer does not hold."""
+    from fagin.engines import load_game
+    st = load_game("kuhn_poker").new_initial_state(2)
+    cards = list(d.get("cards") or [])
+    if len(cards) > 2:
+        raise ValueError("cards: at most 2")
+    for i, c in enumerate(cards):
+        if c == -1:
+            c = next(x for x in range(3) if x not in cards)
+            cards[i] = c
+        if c not in st.legal_actions():
+            raise ValueError(f"cards[{i}]: {c!r} cannot be dealt here")
+        st.apply(c)
+    for i, a in enumerate(d.get("actions") or []):
+        if st.is_chance_node() or st.is_terminal() or a not in st.legal_actions():
+            raise ValueError(f"actions[{i}]: {a!r} is not legal here")
+        st.apply(a)
+    return st.to_bytes()
+
+
+def typed_action(int action):
+    if action not in (0, 1, 2):
+        raise ValueError(f"unknown action id {action}")
+    return {"kind": ("pass", "bet", "deal")[action], "card": action}
+
+
+def action_from_typed(d):
+    kind = d.get("kind")
+    if kind == "pass":
+        return PASS
+    if kind == "bet":
+        return BET
+    if kind == "deal" and d.get("card") in (0, 1, 2):
+        return d["card"]
+    raise ValueError(f"kind: expected pass, bet or deal (with a card 0-2), got {d!r}")
 
 
 def summary(data):
     d = describe(data)
-    return f"cards {d['cards']}, history {''.join(d['history']) or '-'}"
+    return f"cards {d['cards']}, actions {''.join('pb'[a] for a in d['actions']) or '-'}"
 
 
 def render(data, seat=None):
-    return "Kuhn poker: " + summary(data)
+    d = describe(data) if seat is None else view(data, seat)
+    cards = " ".join(CARD_NAMES[c] if c >= 0 else "?" for c in d["cards"]) or "-"
+    return f"Kuhn poker: cards {cards}; actions {' '.join(('pass', 'bet')[a] for a in d['actions']) or '-'}"

@@ -215,18 +215,82 @@ def action_label(int action):
     return (names[action] + " / " if action < 3 else "") + f"deal {CARD_NAMES[action]}"
 
 
+# ------------------------------------------------- the API's dict form
+
 def describe(data):
     cdef const unsigned char[::1] view = data
     cdef const LeducState* s = <const LeducState*>&view[0]
-    return {"private": [s.priv[0], s.priv[1]], "public": s.public_card if s.public_card >= 0 else None,
-            "round": s.round, "contributions": [s.contrib[0], s.contrib[1]],
-            "history": [["fcr"[s.history[r][i]] for i in range(s.num_actions[r])] for r in range(2)]}
+    return {"private_cards": [c for c in (s.priv[0], s.priv[1]) if c >= 0],
+            "public_card": s.public_card if s.public_card >= 0 else None,
+            "round1": [s.history[0][i] for i in range(s.num_actions[0])],
+            "round2": [s.history[1][i] for i in range(s.num_actions[1])],
+            "contributions": [s.contrib[0], s.contrib[1]]}
+
+
+def view(data, int seat):
+    """The state as ``seat`` sees it: the other private card is -1."""
+    if seat not in (0, 1):
+        raise ValueError(f"seat: {seat} is not a seat of Leduc poker")
+    d = describe(data)
+    d["private_cards"] = [c if i == seat else -1 for i, c in enumerate(d["private_cards"])]
+    return d
+
+
+def from_description(d):
+    """Replays the deal and both rounds; a hidden card (-1) becomes one nobody else shows."""
+    from fagin.engines import load_game
+    st = load_game("leduc_poker").new_initial_state(2)
+    cards = list(d.get("private_cards") or [])
+    public = d.get("public_card")
+    if len(cards) > 2:
+        raise ValueError("private_cards: at most 2")
+    shown = [c for c in cards + [public] if c is not None and c >= 0]
+    for i, c in enumerate(cards):
+        if c == -1:
+            c = next(x for x in range(NUM_CARDS) if x not in shown)
+            shown.append(c)
+            cards[i] = c
+        if c not in st.legal_actions() or not st.is_chance_node():
+            raise ValueError(f"private_cards[{i}]: {c!r} cannot be dealt here")
+        st.apply(c)
+    for r, key in enumerate(("round1", "round2")):
+        if r == 1 and public is not None:
+            if not st.is_chance_node() or public not in st.legal_actions():
+                raise ValueError(f"public_card: {public!r} cannot be dealt here")
+            st.apply(public)
+        for i, a in enumerate(d.get(key) or []):
+            if st.is_chance_node() or st.is_terminal() or a not in st.legal_actions():
+                raise ValueError(f"{key}[{i}]: {a!r} is not legal here")
+            st.apply(a)
+    return st.to_bytes()
+
+
+def typed_action(int action):
+    if not 0 <= action < NUM_CARDS:
+        raise ValueError(f"unknown action id {action}")
+    return {"kind": ("fold", "call", "raise", "deal", "deal", "deal")[action], "card": action}
+
+
+def action_from_typed(d):
+    kinds = {"fold": FOLD, "call": CALL, "raise": RAISE}
+    kind = d.get("kind")
+    if kind in kinds:
+        return kinds[kind]
+    if kind == "deal" and d.get("card") in range(NUM_CARDS):
+        return d["card"]
+    raise ValueError(f"kind: expected fold, call, raise or deal (with a card 0-5), got {d!r}")
 
 
 def summary(data):
     d = describe(data)
-    return f"private {d['private']}, public {d['public']}, pot {d['contributions']}, history {d['history']}"
+    return (f"private {d['private_cards']}, public {d['public_card']}, "
+            f"rounds {d['round1']} {d['round2']}, contributions {d['contributions']}")
 
 
 def render(data, seat=None):
-    return "Leduc poker: " + summary(data)
+    d = describe(data) if seat is None else view(data, seat)
+    names = lambda acts: " ".join(("fold", "call", "raise")[a] for a in acts) or "-"
+    cards = " ".join(CARD_NAMES[c] if c >= 0 else "?" for c in d["private_cards"]) or "-"
+    public = CARD_NAMES[d["public_card"]] if d["public_card"] is not None else "-"
+    return (f"Leduc poker: private {cards}, public {public}; round 1: {names(d['round1'])}; "
+            f"round 2: {names(d['round2'])}; contributions {d['contributions']}")

@@ -51,15 +51,8 @@ GAMES: dict[str, GameInfo] = {
                      GameOption("play_through", False, "play through the whole deck; the first bust "
                                 "after it ran out ends the game (GK-16)"),
                      GameOption("open_piles", False, "victory piles are face up (GK-17)"))),
-    )
-}
-
-
-# Small games defined exactly as OpenSpiel defines them, used to prove the
-# search correct against OpenSpiel. They are not served by the API yet.
-REFERENCE_GAMES: dict[str, GameInfo] = {
-    info.id: info
-    for info in (
+        # Reference games, defined exactly as OpenSpiel defines them, to prove
+        # the search correct and fast against OpenSpiel.
         GameInfo("kuhn_poker", "Kuhn poker", "fagin.engines.kuhn_poker", 2, 2, "OpenSpiel kuhn_poker"),
         GameInfo("leduc_poker", "Leduc poker", "fagin.engines.leduc_poker", 2, 2, "OpenSpiel leduc_poker"),
         GameInfo("goofspiel", "Goofspiel", "fagin.engines.goofspiel", 2, 2, "OpenSpiel goofspiel", (
@@ -73,8 +66,8 @@ REFERENCE_GAMES: dict[str, GameInfo] = {
 
 @lru_cache(maxsize=None)
 def load_game(game_id: str) -> Game:
-    """The :class:`Game` for ``game_id`` (e.g. ``"kids_of_london"``, or a reference game)."""
-    info = GAMES.get(game_id) or REFERENCE_GAMES.get(game_id)
+    """The :class:`Game` for ``game_id`` (e.g. ``"kids_of_london"``)."""
+    info = GAMES.get(game_id)
     if info is None:
         raise UnknownGameError(
             f"unknown game {game_id!r}; known games: {', '.join(sorted(GAMES))}")
@@ -84,7 +77,7 @@ def load_game(game_id: str) -> Game:
 
 def new_game(game_id: str, players: int, seed: int | None = None, **options) -> State:
     """A new game of ``players`` seats; with a ``seed``, opening chance events are resolved."""
-    info = GAMES.get(game_id) or REFERENCE_GAMES.get(game_id)
+    info = GAMES.get(game_id)
     if info is not None and not info.min_players <= players <= info.max_players:
         raise ValueError(f"players: {info.name} takes {info.min_players} to "
                          f"{info.max_players} players, not {players}")

@@ -127,4 +127,5 @@ def test_goofspiel_determinize_is_consistent_with_what_was_seen():
         det = st.determinize(p, rng.getrandbits(32))
         assert det.infoset_key(p) == st.infoset_key(p) and det.legal_actions() == st.legal_actions()
         a, b = st.describe(), det.describe()
-        assert a["points"] == b["points"] and a["bids"][p] == b["bids"][p]
+        assert a["points"] == b["points"] and a[f"bids{p}"] == b[f"bids{p}"]
+        assert a["winners"] == b["winners"]
