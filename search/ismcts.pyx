@@ -123,7 +123,14 @@ cdef class ISMCTS:
     cdef int path_cap
     cdef readonly str selection
     cdef int use_rm
+    cdef int use_os
     cdef double gamma
+    cdef double* path_sigma     # os: the strategy of each legal slot on the path
+    cdef int32_t* path_legal    # os: the legal slots on the path
+    cdef int32_t* path_n
+    cdef double* path_w         # os: others' reach / sample reach at the node
+    cdef double* path_m         # os: own reach / sample reach at the node
+    cdef double* path_sig_a     # os: the strategy's probability of the chosen slot
     cdef Node* nodes
     cdef Slot* slots
     cdef int64_t num_nodes, node_cap, max_nodes
@@ -145,6 +152,12 @@ cdef class ISMCTS:
         self.path_node = NULL
         self.path_slot = NULL
         self.path_prob = NULL
+        self.path_sigma = NULL
+        self.path_legal = NULL
+        self.path_n = NULL
+        self.path_w = NULL
+        self.path_m = NULL
+        self.path_sig_a = NULL
         self.nodes = NULL
         self.slots = NULL
         self.table = NULL
@@ -154,20 +167,26 @@ cdef class ISMCTS:
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
-        is its constant) or ``"rm"`` (regret matching, as in SM-MCTS-RM of
+        is its constant), ``"rm"`` (regret matching, as in SM-MCTS-RM of
         Lisý, Kovařík, Lanctot & Bošanský 2013: each node samples from its
         regret-matching strategy mixed with ``gamma`` uniform exploration, and
         the recommendation is its average strategy — a mixed strategy that
-        resists exploitation in simultaneous and bluffing situations).
+        resists exploitation in simultaneous and bluffing situations), or
+        ``"os"`` (online outcome sampling, after Lisý, Lanctot & Bowling 2015:
+        outcome-sampling MCCFR on the information-set tree grown from the
+        determinized current position, players updated in turn, the updating
+        player exploring with probability ``gamma``; no targeting is needed
+        since the search starts at the current position).
         ``max_nodes`` caps the tree's memory: past it no node is added and
         iterations keep refining the existing tree.
         """
-        if selection not in ("ucb", "rm"):
-            raise ValueError(f"selection: 'ucb' or 'rm', got {selection!r}")
+        if selection not in ("ucb", "rm", "os"):
+            raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
         if not 0 < gamma <= 1:
             raise ValueError(f"gamma: must be in (0, 1], got {gamma}")
         self.selection = selection
-        self.use_rm = selection == "rm"
+        self.use_rm = selection in ("rm", "os")
+        self.use_os = selection == "os"
         self.gamma = gamma
         capsule = state.game.capsule
         if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
@@ -190,8 +209,15 @@ cdef class ISMCTS:
         self.path_node = <int64_t*>malloc(sizeof(int64_t) * self.path_cap)
         self.path_slot = <int32_t*>malloc(sizeof(int32_t) * self.path_cap)
         self.path_prob = <double*>malloc(sizeof(double) * self.path_cap)
+        self.path_sigma = <double*>malloc(sizeof(double) * self.path_cap * self.slot_cap)
+        self.path_legal = <int32_t*>malloc(sizeof(int32_t) * self.path_cap * self.slot_cap)
+        self.path_n = <int32_t*>malloc(sizeof(int32_t) * self.path_cap)
+        self.path_w = <double*>malloc(sizeof(double) * self.path_cap)
+        self.path_m = <double*>malloc(sizeof(double) * self.path_cap)
+        self.path_sig_a = <double*>malloc(sizeof(double) * self.path_cap)
         if not (self.root and self.work and self.legal and self.path_node and self.path_slot
-                and self.path_prob):
+                and self.path_prob and self.path_sigma and self.path_legal and self.path_n
+                and self.path_w and self.path_m and self.path_sig_a):
             raise MemoryError()
         memcpy(self.root, <void*><size_t>state._address(), size)
         cdef int n = self.gd.num_players(self.root)
@@ -215,6 +241,12 @@ cdef class ISMCTS:
         free(self.path_node)
         free(self.path_slot)
         free(self.path_prob)
+        free(self.path_sigma)
+        free(self.path_legal)
+        free(self.path_n)
+        free(self.path_w)
+        free(self.path_m)
+        free(self.path_sig_a)
         free(self.nodes)
         free(self.slots)
         free(self.table)
@@ -327,6 +359,8 @@ cdef class ISMCTS:
                 unvisited += 1
                 if rng_below(&self.rng, unvisited) == 0:
                     best = j
+        if self.use_os:
+            return 0            # _iterate_os does its own sampling over the mapped slots
         if self.use_rm:
             return self._select_rm(base, n)
         if best >= 0 or fresh:
@@ -365,6 +399,93 @@ cdef class ISMCTS:
             self.sample_prob = (1.0 - self.gamma) * ((base[chosen].regret / total if base[chosen].regret > 0
                                                       else 0.0) if total > 0 else 1.0 / n) + self.gamma / n
         return chosen
+
+    cdef int _iterate_os(self, int update) noexcept nogil:
+        """One online outcome-sampling iteration, updating seat `update`."""
+        cdef const GameDef* gd = self.gd
+        cdef void* st = self.work
+        cdef int p, n, depth = 0, i, k, slot, chosen
+        cdef int64_t node
+        cdef bint in_tree = True
+        cdef double returns[MAX_SEATS]
+        cdef double my = 1.0, opp = 1.0, smp = 1.0, total, r, q, qa = 1.0, sa = 1.0
+        cdef double value, child, est
+        cdef Slot* base
+        cdef double* sig
+        memcpy(st, self.root, gd.state_size)
+        gd.determinize(st, self.seat, &self.rng)
+        while True:
+            p = gd.current_player(st)
+            if p == PLAYER_TERMINAL:
+                break
+            if p == PLAYER_CHANCE:
+                gd.apply_action(st, gd.sample_chance(st, &self.rng))
+                continue
+            n = gd.legal_actions(st, self.legal)
+            if not in_tree or depth >= self.path_cap:
+                # Outside the tree: uniform play, whose sampling ratio is 1 (nothing to record).
+                gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
+                continue
+            node = self._find(p, gd.infoset_key(st, p))
+            if node < 0:
+                node = self._add(p, gd.infoset_key(st, p))
+                in_tree = False
+                if node < 0:
+                    gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
+                    continue
+            self._select(node, n, False)            # maps legal actions to slots in self.legal
+            base = &self.slots[node * self.slot_cap]
+            sig = &self.path_sigma[depth * self.slot_cap]
+            total = 0.0
+            for i in range(n):
+                if base[self.legal[i]].regret > 0:
+                    total += base[self.legal[i]].regret
+            r = rng_double(&self.rng)
+            chosen = n - 1
+            for i in range(n):
+                slot = self.legal[i]
+                sig[i] = (base[slot].regret / total if base[slot].regret > 0 else 0.0) if total > 0 else 1.0 / n
+                self.path_legal[depth * self.slot_cap + i] = slot
+            for i in range(n):
+                q = (self.gamma / n + (1.0 - self.gamma) * sig[i]) if p == update else sig[i]
+                r -= q
+                if r < 0:
+                    chosen = i
+                    break
+            qa = (self.gamma / n + (1.0 - self.gamma) * sig[chosen]) if p == update else sig[chosen]
+            if qa <= 0:
+                qa = 1e-12
+            self.path_node[depth] = node
+            self.path_slot[depth] = self.legal[chosen]
+            self.path_prob[depth] = qa
+            self.path_sig_a[depth] = sig[chosen]
+            self.path_n[depth] = n
+            self.path_w[depth] = opp / smp
+            self.path_m[depth] = my / smp
+            depth += 1
+            if p == update:
+                my *= sig[chosen]
+            else:
+                opp *= sig[chosen]
+            smp *= qa
+            gd.apply_action(st, base[self.legal[chosen]].action)
+        gd.returns(st, returns)
+        value = returns[update]
+        for i in range(depth - 1, -1, -1):
+            node = self.path_node[i]
+            base = &self.slots[node * self.slot_cap]
+            base[self.path_slot[i]].visits += 1
+            base[self.path_slot[i]].value_sum += returns[self.nodes[node].seat]
+            child = value / self.path_prob[i]
+            est = self.path_sig_a[i] * child
+            if self.nodes[node].seat == update:
+                sig = &self.path_sigma[i * self.slot_cap]
+                for k in range(self.path_n[i]):
+                    slot = self.path_legal[i * self.slot_cap + k]
+                    base[slot].regret += ((child if slot == self.path_slot[i] else 0.0) - est) * self.path_w[i]
+                    base[slot].avg += self.path_m[i] * sig[k]
+            value = est
+        return 0
 
     cdef int _iterate(self) noexcept nogil:
         """One iteration; returns 0 (never fails)."""
@@ -453,7 +574,10 @@ cdef class ISMCTS:
                     if budget >= 0 and (done & 15) == 0 and now_ms() >= deadline:
                         reason = STOP_TIME
                         break
-                    self._iterate()
+                    if self.use_os:
+                        self._iterate_os(<int>((self.iterations + done) % self.gd.num_players(self.root)))
+                    else:
+                        self._iterate()
                     done += 1
                 if reason == STOP_ITERATIONS and budget >= 0 and done < limit:
                     reason = STOP_TIME

@@ -15,10 +15,10 @@ from fagin.server.codec import BadRequest, decode_state, encode_action
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses.
-ALGORITHMS = ("ismcts", "ismcts_rm")
-SELECTION = {"ismcts": "ucb", "ismcts_rm": "rm"}
+ALGORITHMS = ("ismcts", "ismcts_rm", "oos")
+SELECTION = {"ismcts": "ucb", "ismcts_rm": "rm", "oos": "os"}
 DEFAULT_EXPLORATION = 0.7
-DEFAULT_GAMMA = 0.1
+DEFAULT_GAMMA = {"ismcts": 0.1, "ismcts_rm": 0.1, "oos": 0.6}
 
 STOP_REASONS = {
     "iterations": fagin_pb2.STOP_REASON_ITERATIONS,
@@ -75,7 +75,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     exploration = settings.exploration if settings.HasField("exploration") else DEFAULT_EXPLORATION
     if not (math.isfinite(exploration) and 0 <= exploration <= 100):
         raise BadRequest(f"{p}search.exploration: must be a number from 0 to 100, got {exploration}")
-    gamma = settings.gamma if settings.HasField("gamma") else DEFAULT_GAMMA
+    gamma = settings.gamma if settings.HasField("gamma") else DEFAULT_GAMMA[algorithm]
     if not (math.isfinite(gamma) and 0 < gamma <= 1):
         raise BadRequest(f"{p}search.gamma: must be above 0 and at most 1, got {gamma}")
     if iterations is not None and iterations > config.max_iterations:
@@ -112,7 +112,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         raise BadRequest(f"{p}{e}") from None
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration,
                                          sample_action=settings.sample_action)
-    if algorithm == "ismcts_rm":
+    if algorithm != "ismcts":
         effective.gamma = gamma
     if iterations is not None:
         effective.iterations = iterations

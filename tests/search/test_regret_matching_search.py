@@ -31,3 +31,23 @@ def test_bad_selection_settings():
         ISMCTS(st, 0, selection="greedy")
     with pytest.raises(ValueError, match="gamma"):
         ISMCTS(st, 0, selection="rm", gamma=0.0)
+
+
+def test_online_outcome_sampling_converges_where_ucb_does_not():
+    """OOS's average strategy is less exploitable than ISMCTS's policy at the same budget."""
+    root = load_game("goofspiel").new_initial_state(2, num_cards=4, imp_info=True, points_order="descending")
+    tree = GameTree(root)
+    results = {}
+    for name, kwargs in (("ucb", dict(selection="ucb", exploration=2.0)), ("os", dict(selection="os", gamma=0.6))):
+        s = ISMCTS(root, 0, seed=2, **kwargs)
+        s.run(iterations=100_000)
+        results[name] = tree.nash_conv(tree.policy_from(s.node_policy))
+    assert results["os"] < results["ucb"]
+    assert results["os"] < 0.25 * tree.nash_conv(tree.uniform_policy())
+
+
+def test_oos_is_reproducible_and_reports_every_iteration():
+    st = new_game("gangs_of_kyoto", 3, seed=1)
+    a = ismcts.search(st, 0, iterations=1000, seed=5, selection="os", gamma=0.6)
+    b = ismcts.search(st, 0, iterations=1000, seed=5, selection="os", gamma=0.6)
+    assert a.stats == b.stats and sum(s.visits for s in a.stats) == 1000
