@@ -497,6 +497,16 @@ cdef class Solver:
                 self.strategy_sum[off + j] += weight * w * sigma[j]
         return v
 
+    cdef inline int _sample_edge(self, int e, int n) noexcept nogil:
+        """A chance edge among the `n` from `e`, drawn with the chance probabilities."""
+        cdef double r = rng_double(&self.rng)
+        cdef int j
+        for j in range(n - 1):
+            r -= self.t.edge_prob[e + j]
+            if r < 0:
+                return e + j
+        return e + n - 1
+
     cdef double _external(self, int node, int update, int depth) noexcept nogil:
         """External-sampling MCCFR: returns the update player's sampled value."""
         cdef Tree* tr = &self.t
@@ -509,11 +519,7 @@ cdef class Solver:
         e = tr.first_edge[node]
         n = tr.num_children[node]
         if k == CHANCE_NODE:
-            r = rng_double(&self.rng)
-            for j in range(n):
-                r -= tr.edge_prob[e + j]
-                if r < 0 or j == n - 1:
-                    return self._external(tr.edge_child[e + j], update, depth + 1)
+            return self._external(tr.edge_child[self._sample_edge(e, n)], update, depth + 1)
         i = tr.infoset[node]
         p = tr.player[node]
         off = tr.infoset_offset[i]
@@ -552,13 +558,11 @@ cdef class Solver:
         e = tr.first_edge[node]
         n = tr.num_children[node]
         if k == CHANCE_NODE:
-            r = rng_double(&self.rng)
-            for j in range(n):
-                r -= tr.edge_prob[e + j]
-                if r < 0 or j == n - 1:
-                    q = tr.edge_prob[e + j]
-                    return self._outcome(tr.edge_child[e + j], update, my_reach, opp_reach * q,
-                                         sample_reach * q, depth + 1)
+            # Chance is sampled on-policy: its probability multiplies both reaches alike.
+            j = self._sample_edge(e, n)
+            q = tr.edge_prob[j]
+            return self._outcome(tr.edge_child[j], update, my_reach, opp_reach * q, sample_reach * q,
+                                 depth + 1)
         i = tr.infoset[node]
         p = tr.player[node]
         off = tr.infoset_offset[i]
