@@ -257,7 +257,7 @@ cdef int place(GKState* s, int r, int k, uint8_t gen, bint drawn) noexcept nogil
     if kind == K_BELL:
         # GK-7: straight to the victory pile.  A card drawn by a draw symbol
         # was seen by its receiver only (GK-17).
-        if drawn and not s.open_piles:
+        if drawn and not s.open_piles and s.hidden_len[r] < HIDDEN_CAP:
             s.hidden[r][s.hidden_len[r]] = k
             s.hidden_gen[r][s.hidden_len[r]] = gen
             s.hidden_len[r] += 1
@@ -659,7 +659,7 @@ def _load_deck(path=DECK_FILE):
             ok = c["value"] == 0 and c["bells"] in (1, 2) and not c["draw"]
         else:
             ok = c["value"] == 0 and c["bells"] == 0 and not c["draw"]
-        if not ok or c["count"] < 0:
+        if not ok or not 0 <= c["count"] <= 100:
             raise ValueError(f"{path}: cards[{i}] breaks the rulebook's constraints: {c}")
     total = sum(c["count"] for c in cards)
     if total > MAX_DECK:

@@ -1,5 +1,6 @@
 """Bad input through a real server: the fitting status and a message naming the field, never a crash."""
 import math
+import os
 
 import grpc
 import pytest
@@ -10,6 +11,9 @@ from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import kids_of_london_pb2 as kpb
 
 from .helpers import kol_dict, kol_state, with_
+
+# Examples per fuzz test; raise it for a long local run (FAGIN_FUZZ_EXAMPLES=2000).
+FUZZ_EXAMPLES = int(os.environ.get("FAGIN_FUZZ_EXAMPLES", "150"))
 
 BASE = kol_dict(players=3)
 STARTED = kol_dict(players=3, cards=(4,))
@@ -155,7 +159,7 @@ def test_undecodable_bytes_are_invalid_argument(server):
 METHODS = ["ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState", "Recommend"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(method=st.sampled_from(METHODS + ["StreamRecommend"]), data=st.binary(max_size=400))
 def test_fuzz_random_bytes_never_crash_the_server(server, method, data):
     channel = grpc.insecure_channel(server.target)
@@ -199,7 +203,7 @@ state_dicts = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(d=state_dicts, seat=st.integers(-2, 6), action=st.integers(-5, 40))
 def test_fuzz_random_field_values_get_ok_or_invalid_argument(client, d, seat, action):
     state = kol_state(d)
@@ -241,7 +245,7 @@ mutations = st.sampled_from([
 ])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(players=st.sampled_from([2, 3, 4, 5]), rnd=st.randoms(use_true_random=False), data=st.data(),
        mutate=st.booleans(), seat=st.integers(0, 4))
 def test_fuzz_mutated_real_positions(client, players, rnd, data, mutate, seat):
@@ -320,7 +324,8 @@ def test_gangs_of_kyoto_bad_calls(client):
     assert e.value.details().startswith("action.typed: a kids_of_london action does not apply")
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=FUZZ_EXAMPLES // 2, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(players=st.sampled_from([2, 3, 4, 5]), rnd=st.randoms(use_true_random=False), data=st.data(),
        seat=st.integers(0, 4))
 def test_fuzz_mutated_gangs_of_kyoto_positions(client, players, rnd, data, seat):
