@@ -6,6 +6,7 @@ module only checks arguments coming from Python (legality, seat ranges) and
 converts results to Python objects.  It is not on the search hot path.
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+cimport cython
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memcmp
@@ -64,6 +65,8 @@ cdef class Game:
         """The state before the first chance event, for ``players`` seats."""
         return self.state_from_bytes(self.engine.initial_state_bytes(players, **options))
 
+    @cython.boundscheck(True)
+    @cython.wraparound(True)
     def state_from_bytes(self, data):
         """A state from its raw POD bytes, as produced by :meth:`State.to_bytes`.
 

@@ -22,6 +22,7 @@ Action ids (stable):
 import json
 import pathlib
 
+cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
 from libc.string cimport memset
 
@@ -801,6 +802,8 @@ cdef void _hash_position(GKState* s) noexcept nogil:
         s.private_hash[p] = hidden_hash(s, p)
 
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 cdef GKState _read(data) except *:
     cdef const unsigned char[::1] view = data
     if view.shape[0] != sizeof(GKState):
@@ -912,6 +915,8 @@ def _int_in(value, lo, hi, field):
     return value
 
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 def from_description(d):
     """Builds a state from a dict shaped like :func:`describe`'s (or :func:`view`'s), checking it.
 

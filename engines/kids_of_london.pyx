@@ -17,6 +17,7 @@ Action ids (stable; see ``action_label``):
 * ``13..19`` chance: the character tile revealed (one id per character kind)
 * ``20..28`` chance: the fictitious player's card revealed (value 0..8)
 """
+cimport cython
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
 
@@ -537,6 +538,8 @@ def initial_state_bytes(int players):
     return (<char*>&s)[:sizeof(KLState)]
 
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 cdef KLState _read(data) except *:
     cdef const unsigned char[::1] view = data
     if view.shape[0] != sizeof(KLState):
@@ -636,6 +639,8 @@ def _card_set(values, field):
     return mask
 
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 def from_description(d):
     """Builds a state from a dict shaped like :func:`describe`'s, checking that it is consistent.
 
@@ -773,6 +778,8 @@ def _in_play(list cards):
     return [i for i, c in enumerate(cards) if not (c == LEADER and leaders >= 2)]
 
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 cdef _decode_lone(KLState* s, d):
     cards = [s.committed[i] for i in range(s.seats)]
     in_play = _in_play(cards)
@@ -785,6 +792,8 @@ cdef _decode_lone(KLState* s, d):
     s.lone = lone
 
 
+@cython.boundscheck(True)
+@cython.wraparound(True)
 cdef _decode_prince(KLState* s, d, seats):
     if s.character != PRINCE:
         raise ValueError("character: phase choose_prince needs the prince")
