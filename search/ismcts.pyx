@@ -329,6 +329,16 @@ cdef class ISMCTS:
         self.table[h] = <int32_t>(i + 1)
         return i
 
+    cdef int64_t _enter(self, int p, const void* st, bint* in_tree) noexcept nogil:
+        """The node of seat p's information set; a new one is added and ends the
+        in-tree part of the iteration.  -1 if the tree is full."""
+        cdef uint64_t key = self.gd.infoset_key(st, p)
+        cdef int64_t node = self._find(p, key)
+        if node < 0:
+            in_tree[0] = False
+            node = self._add(p, key)
+        return node
+
     cdef int _select(self, int64_t node, int n, bint fresh) noexcept nogil:
         """Picks a slot among the `n` legal actions in self.legal, counting availability."""
         cdef Node* nd = &self.nodes[node]
@@ -426,13 +436,10 @@ cdef class ISMCTS:
                 # Outside the tree: uniform play, whose sampling ratio is 1 (nothing to record).
                 gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
                 continue
-            node = self._find(p, gd.infoset_key(st, p))
+            node = self._enter(p, st, &in_tree)
             if node < 0:
-                node = self._add(p, gd.infoset_key(st, p))
-                in_tree = False
-                if node < 0:
-                    gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
-                    continue
+                gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
+                continue
             self._select(node, n, False)            # maps legal actions to slots in self.legal
             base = &self.slots[node * self.slot_cap]
             sig = &self.path_sigma[depth * self.slot_cap]
@@ -508,14 +515,11 @@ cdef class ISMCTS:
             if not in_tree:
                 gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
                 continue
-            node = self._find(p, gd.infoset_key(st, p))
-            fresh = node < 0
-            if fresh:
-                node = self._add(p, gd.infoset_key(st, p))
-                in_tree = False
-                if node < 0:
-                    gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
-                    continue
+            node = self._enter(p, st, &in_tree)
+            fresh = not in_tree
+            if node < 0:
+                gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
+                continue
             slot = self._select(node, n, fresh)
             a = self.slots[node * self.slot_cap + slot].action
             if depth < self.path_cap:
