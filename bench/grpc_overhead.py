@@ -108,8 +108,8 @@ def positions(n, seed):
     return out
 
 
-def overhead(client, repeat):
-    st = new_game("kids_of_london", 4, seed=3)
+def overhead(client, repeat, game="kids_of_london", players=4):
+    st = new_game(game, players, seed=3)
     msg = codec.encode_state(st)
     rows = []
     for n in (100, 1_000, 10_000):
@@ -154,8 +154,10 @@ def main():
     proc, target = start_server(1)
     try:
         with FaginClient(target, timeout=600) as client:
-            print("== in-process search vs Recommend (server with 1 worker, 4-player opening)")
+            print("== in-process search vs Recommend (server with 1 worker), Kids of London 4-player opening")
             overhead(client, args.repeat)
+            print("== the same, Gangs of Kyoto 5-player opening (a slower search, the same fixed cost)")
+            overhead(client, args.repeat, "gangs_of_kyoto", 5)
     finally:
         proc.terminate()
         proc.wait()

@@ -28,6 +28,7 @@ ctypedef struct GameDef:
     int max_players             # largest number of seats with returns
     int num_distinct_actions    # every action id lies in [0, num_distinct_actions)
     int max_legal_actions       # bound on legal_actions() and chance_outcomes() counts
+    int max_decision_actions    # bound on legal_actions() at a seat's decision (sizes search nodes)
     int max_game_length         # bound on the number of actions from any state to the end
 
     # Seats with returns in this state (the player count of this game).

@@ -54,6 +54,10 @@ cdef class Game:
         return self.gd.max_legal_actions
 
     @property
+    def max_decision_actions(self):
+        return self.gd.max_decision_actions
+
+    @property
     def max_game_length(self):
         return self.gd.max_game_length
 

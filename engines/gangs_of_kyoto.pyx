@@ -608,6 +608,7 @@ GK_DEF.state_size = sizeof(GKState)
 GK_DEF.max_players = GK_MAX_PLAYERS
 GK_DEF.num_distinct_actions = A_DRAW + MAX_KINDS
 GK_DEF.max_legal_actions = MAX_KINDS
+GK_DEF.max_decision_actions = GK_MAX_PLAYERS
 GK_DEF.max_game_length = 20000
 GK_DEF.num_players = gk_num_players
 GK_DEF.current_player = gk_current_player

@@ -239,6 +239,7 @@ GS_DEF.state_size = sizeof(GoofState)
 GS_DEF.max_players = 2
 GS_DEF.num_distinct_actions = MAX_CARDS
 GS_DEF.max_legal_actions = MAX_CARDS
+GS_DEF.max_decision_actions = MAX_CARDS
 GS_DEF.max_game_length = 3 * MAX_CARDS
 GS_DEF.num_players = gs_num_players
 GS_DEF.current_player = gs_current_player

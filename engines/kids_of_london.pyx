@@ -436,6 +436,7 @@ KL_DEF.state_size = sizeof(KLState)
 KL_DEF.max_players = 5
 KL_DEF.num_distinct_actions = NUM_ACTIONS
 KL_DEF.max_legal_actions = NUM_CARDS
+KL_DEF.max_decision_actions = NUM_CARDS
 KL_DEF.max_game_length = NUM_TURNS * (2 + 2 * KL_MAX_SEATS + 1)
 KL_DEF.num_players = kl_num_players
 KL_DEF.current_player = kl_current_player

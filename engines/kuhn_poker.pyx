@@ -121,6 +121,7 @@ KP_DEF.state_size = sizeof(KuhnState)
 KP_DEF.max_players = 2
 KP_DEF.num_distinct_actions = 3
 KP_DEF.max_legal_actions = 3
+KP_DEF.max_decision_actions = 2
 KP_DEF.max_game_length = 5
 KP_DEF.num_players = kp_num_players
 KP_DEF.current_player = kp_current_player

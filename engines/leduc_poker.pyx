@@ -176,6 +176,7 @@ LP_DEF.state_size = sizeof(LeducState)
 LP_DEF.max_players = 2
 LP_DEF.num_distinct_actions = NUM_CARDS
 LP_DEF.max_legal_actions = NUM_CARDS
+LP_DEF.max_decision_actions = 3
 LP_DEF.max_game_length = 3 + 2 * MAX_ROUND_ACTIONS
 LP_DEF.num_players = lp_num_players
 LP_DEF.current_player = lp_current_player

@@ -203,7 +203,8 @@ cdef class ISMCTS:
         cdef int size = self.gd.state_size
         self.root = <unsigned char*>malloc(size)
         self.work = <unsigned char*>malloc(size)
-        self.slot_cap = self.gd.max_legal_actions
+        # Nodes hold one slot per decision action (chance outcomes never reach a node).
+        self.slot_cap = self.gd.max_decision_actions
         self.legal = <int*>malloc(sizeof(int) * self.slot_cap)
         self.path_cap = self.gd.max_game_length + 1
         self.path_node = <int64_t*>malloc(sizeof(int64_t) * self.path_cap)

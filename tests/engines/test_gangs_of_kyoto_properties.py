@@ -25,6 +25,7 @@ def test_random_games_keep_every_card_and_every_secret(players, rnd, options):
             state.apply(rnd.choices([a for a, _ in outcomes], [p for _, p in outcomes])[0])
             continue
         seat = state.current_player()
+        assert len(state.legal_actions()) <= GAME.max_decision_actions
         # GK-6: no row stands at or above its limit when someone must decide.
         assert all(s["row_sum"] < s["limit"] for s in d["seats"])
         if rnd.random() < 0.3:

@@ -114,6 +114,7 @@ def test_random_playouts_follow_the_rules(players, rnd):
                 hour = {"turn": d["turn"], "before": coins(state), "character": d["character"],
                         "prince": {}, "lone": None}
             check_hidden_information(state, rnd)
+            assert len(state.legal_actions()) <= GAME.max_decision_actions
             action = rnd.choice(state.legal_actions())
             seat = state.current_player()
             if d["phase"] == "choose_prince":
