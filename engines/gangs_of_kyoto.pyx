@@ -482,14 +482,13 @@ cdef void gk_returns(const void* st, double* out) noexcept nogil:
     for p in range(s.players):
         out[p] = 1.0 if p == s.winner else 0.0
 
-cdef void gk_determinize(void* st, int observer, Rng* rng) noexcept nogil:
+cdef void deal_unseen(GKState* s, int observer, Rng* rng) noexcept nogil:
     # GK-18: per deck generation, the cards `observer` has not seen are dealt
     # again at random over the places it cannot see into: the pool, the
     # face-down deal, the cards put back on top, and (unless the piles are
     # open) the other seats' hidden bell cards, which must stay bell cards.
     # The cards are gathered in a canonical order (by kind), so the result
     # depends only on what `observer` knows and on the generator.
-    cdef GKState* s = <GKState*>st
     cdef uint8_t cards[MAX_DECK]
     cdef int cnt[MAX_KINDS]
     cdef int gens[MAX_DECK]
@@ -575,6 +574,28 @@ cdef void gk_determinize(void* st, int observer, Rng* rng) noexcept nogil:
         for p in range(s.players):
             if p != observer:
                 s.private_hash[p] = hidden_hash(s, p)
+
+cdef bint possible(const GKState* s) noexcept nogil:
+    """A world the observer can be in: while the game goes on, nobody has 13 bells (GK-14)."""
+    cdef int p
+    if s.play_through or s.phase == PH_OVER:
+        return True
+    for p in range(s.players):
+        if bells_of(s, p) >= WIN_BELLS:
+            return False
+    return True
+
+cdef void gk_determinize(void* st, int observer, Rng* rng) noexcept nogil:
+    # The observer also knows the game is not over: deals that would give a
+    # hidden pile 13 bells are drawn again (the true world always qualifies).
+    cdef GKState* s = <GKState*>st
+    cdef GKState saved = s[0]
+    cdef int attempt
+    for attempt in range(1000):
+        deal_unseen(s, observer, rng)
+        if possible(s):
+            return
+        s[0] = saved
 
 cdef uint64_t hidden_hash(const GKState* s, int p) noexcept nogil:
     """What seat p alone knows: its hidden bell cards, in the order it got them."""
@@ -904,6 +925,34 @@ def view(data, int seat):
     return d
 
 
+def _assign_hidden(needs, visible, bell_cards, limit):
+    """Bell cards for each (seat, count) in `needs`, fewest bells first, keeping every seat
+    under `limit` (None: no limit); None if impossible."""
+    import itertools
+    pool = sorted(bell_cards, key=lambda k: (BELLS_OF[k], k))
+
+    def search(i, pool):
+        if i == len(needs):
+            return []
+        seat, need = needs[i]
+        seen = set()
+        options = sorted(itertools.combinations(range(len(pool)), need),
+                         key=lambda idx: (sum(BELLS_OF[pool[j]] for j in idx), idx))
+        for idx in options:
+            cards = tuple(pool[j] for j in idx)
+            if cards in seen:
+                continue
+            seen.add(cards)
+            if limit is not None and visible[seat] + sum(BELLS_OF[k] for k in cards) >= limit:
+                continue
+            rest = search(i + 1, [k for j, k in enumerate(pool) if j not in idx])
+            if rest is not None:
+                return [(seat, list(cards))] + rest
+        return None
+
+    return search(0, pool)
+
+
 def _card_list(value, field):
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"{field}: expected a list of cards")
@@ -1007,15 +1056,24 @@ def from_description(d):
     unseen = sorted(_card_list(d.get("unseen") or [], "unseen"))
     for k in deal + top + unseen:
         counts[k] += 1
-    for p, need in hidden_from_unseen:
-        # A view's hidden bells are among its unseen cards (which ones does not matter, GK-18).
-        bells = [k for k in unseen if KIND_OF[k] == K_BELL][:need]
-        if len(bells) < need or s.hidden_len[p] + need > HIDDEN_CAP:
-            raise ValueError(f"seats[{p}].hidden_bell_count: not enough Bell cards among the unseen cards")
-        for k in bells:
-            unseen.remove(k)
-            s.hidden[p][s.hidden_len[p]] = k
-            s.hidden_len[p] += 1
+    if hidden_from_unseen:
+        # A view's hidden bells are among its unseen cards; which ones does not
+        # matter to the search (GK-18), as long as nobody is given 13 bells while
+        # the game goes on: take the first such assignment in a canonical order.
+        visible = {p: bells_of(&s, p) for p, _ in hidden_from_unseen}
+        limit = None if (s.play_through or s.phase == PH_OVER) else WIN_BELLS
+        plan = _assign_hidden(hidden_from_unseen, visible,
+                              [k for k in unseen if KIND_OF[k] == K_BELL], limit)
+        if plan is None:
+            raise ValueError(f"seats[{hidden_from_unseen[0][0]}].hidden_bell_count: no Bell cards among the "
+                             f"unseen cards fit the hidden piles")
+        for p, bells in plan:
+            if s.hidden_len[p] + len(bells) > HIDDEN_CAP:
+                raise ValueError(f"seats[{p}].hidden_bell_count: at most {HIDDEN_CAP}")
+            for k in bells:
+                unseen.remove(k)
+                s.hidden[p][s.hidden_len[p]] = k
+                s.hidden_len[p] += 1
     if len(deal) > players:
         raise ValueError(f"deal: at most one face-down card per player ({players})")
     if len(top) > TOP_CAP:

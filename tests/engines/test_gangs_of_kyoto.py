@@ -407,3 +407,14 @@ def test_labels_and_typed_actions():
         gk.action_label(999)
     st = new_game("gangs_of_kyoto", 2, seed=1)
     assert "Gangs of Kyoto" in str(st) and "seat 1" in str(st)
+
+
+def test_GK_18_a_hidden_pile_never_reaches_13_bells_while_the_game_goes_on():
+    """GK-14, GK-18: the observer knows nobody has won, so seat 1's hidden Bell card is a +1."""
+    vp = {1: [card(5, 2)] * 5 + [card(1, 1)]}                     # 11 visible bells
+    st = position(3, revealed=card(1), deal=[card(0), card(0)], vp=vp, hidden={1: [bell(1)]})
+    for seed in range(30):
+        det = st.determinize(0, seed)
+        assert det.describe()["seats"][1]["bells"] == 12
+    seen = GAME.state_from_bytes(gk.from_description(gk.view(st.to_bytes(), 0)))
+    assert seen.describe()["seats"][1]["hidden_bells"] == [bell(1)]
