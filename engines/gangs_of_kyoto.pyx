@@ -30,6 +30,8 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.validation import int_in as _int_in
+
 cdef enum:
     GK_MAX_PLAYERS = 5
     MAX_KINDS = 32           # distinct kinds of card the data file may list
@@ -957,12 +959,6 @@ def _card_list(value, field):
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"{field}: expected a list of cards")
     return [kind_of_card(c, f"{field}[{i}]") for i, c in enumerate(value)]
-
-
-def _int_in(value, lo, hi, field):
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{field}: must be a whole number from {lo} to {hi}, got {value!r}")
-    return value
 
 
 @cython.boundscheck(True)

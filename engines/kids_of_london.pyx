@@ -25,6 +25,8 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.validation import int_in as _int_in
+
 # ---------------------------------------------------------------- constants
 cdef enum:
     KL_MAX_SEATS = 6          # 5 real players, or 2 real + the fictitious one
@@ -620,12 +622,6 @@ def view(data, int seat):
         elif d["phase"] == "choose_prince":
             s["prince_choice"] = None
     return d
-
-
-def _int_in(value, lo, hi, field):
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{field}: must be a whole number from {lo} to {hi}, got {value!r}")
-    return value
 
 
 def _card_set(values, field):

@@ -345,7 +345,7 @@ cdef class ISMCTS:
         cdef Node* nd = &self.nodes[node]
         cdef Slot* base = &self.slots[node * self.slot_cap]
         cdef int i, j, best = -1, unvisited = 0
-        cdef double score, best_score = -1e300, logn
+        cdef double score, best_score = -1e300
         cdef Slot* sl
         # Map each legal action to its slot (adding slots for actions seen
         # for the first time), bump availability, and pick an untried one
@@ -419,7 +419,7 @@ cdef class ISMCTS:
         cdef int64_t node
         cdef bint in_tree = True
         cdef double returns[MAX_SEATS]
-        cdef double my = 1.0, opp = 1.0, smp = 1.0, total, r, q, qa = 1.0, sa = 1.0
+        cdef double my = 1.0, opp = 1.0, smp = 1.0, total, r, q, qa = 1.0
         cdef double value, child, est
         cdef Slot* base
         cdef double* sig

@@ -156,6 +156,17 @@ def test_undecodable_bytes_are_invalid_argument(server):
     channel.close()
 
 
+def _only_ok_or_invalid(client, state, seat, action):
+    """Every state call answers, with a result or INVALID_ARGUMENT, never another error."""
+    for call in (lambda: client.legal_actions(state), lambda: client.view(state, seat),
+                 lambda: client.recommend(state, seat, iterations=30),
+                 lambda: client.apply(state, action, seed=3)):
+        try:
+            call()
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()
+
+
 METHODS = ["ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState", "Recommend"]
 
 
@@ -206,18 +217,7 @@ state_dicts = st.fixed_dictionaries({
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(d=state_dicts, seat=st.integers(-2, 6), action=st.integers(-5, 40))
 def test_fuzz_random_field_values_get_ok_or_invalid_argument(client, d, seat, action):
-    state = kol_state(d)
-    calls = [
-        lambda: client.legal_actions(state),
-        lambda: client.view(state, seat),
-        lambda: client.apply(state, action, seed=1),
-        lambda: client.recommend(state, seat, iterations=20),
-    ]
-    for call in calls:
-        try:
-            call()
-        except grpc.RpcError as e:
-            assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()
+    _only_ok_or_invalid(client, kol_state(d), seat, action)
 
 
 def _random_position(players, rnd):
@@ -257,14 +257,7 @@ def test_fuzz_mutated_real_positions(client, players, rnd, data, mutate, seat):
             d = with_(d, path, data.draw(strategy))
         except (IndexError, TypeError):
             pass
-    state = kol_state(d)
-    for call in (lambda: client.legal_actions(state), lambda: client.view(state, seat % players),
-                 lambda: client.recommend(state, seat % players, iterations=30),
-                 lambda: client.apply(state, data.draw(st.integers(0, 28)), seed=3)):
-        try:
-            call()
-        except grpc.RpcError as e:
-            assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()
+    _only_ok_or_invalid(client, kol_state(d), seat % players, data.draw(st.integers(0, 28)))
 
 
 # ------------------------------------------------------------ Gangs of Kyoto
@@ -353,11 +346,4 @@ def test_fuzz_mutated_gangs_of_kyoto_positions(client, players, rnd, data, seat)
     ]))
     if data.draw(st.booleans()):
         d = with_(d, mutation[:-1], data.draw(mutation[-1]))
-    state = _gk(d)
-    for call in (lambda: client.legal_actions(state), lambda: client.view(state, seat % players),
-                 lambda: client.recommend(state, seat % players, iterations=30),
-                 lambda: client.apply(state, data.draw(st.integers(0, 40)), seed=3)):
-        try:
-            call()
-        except grpc.RpcError as e:
-            assert e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.details()
+    _only_ok_or_invalid(client, _gk(d), seat % players, data.draw(st.integers(0, 40)))
