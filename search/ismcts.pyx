@@ -17,12 +17,13 @@ Each iteration:
 4. backs up each node with the return of the seat that acts there.
 
 The loop holds no Python objects and runs without the GIL; memory grows only
-by doubling (rarely), never per iteration.
+by doubling (rarely), never per iteration, and a finished search hands its
+tree memory to the next one (see "recycled tree memory" below).
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
@@ -41,8 +42,32 @@ cdef extern from *:
     }
     static inline int fagin_load_flag(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
     static inline void fagin_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+
+    #include <stdlib.h>
+    #include <sys/mman.h>
+    /* Tree blocks of 2 MiB or more are 2 MiB-aligned and asked to live on
+       huge pages: the search reads nodes at random, so with 4 KiB pages most
+       reads miss the TLB, and where a block's pages fall in the caches
+       would differ from process to process. */
+    #define FAGIN_HUGE ((size_t)2 << 20)
+    static void *fagin_tree_alloc(size_t bytes, size_t *got) {
+        void *p;
+        if (bytes < FAGIN_HUGE) {
+            *got = bytes;
+            return malloc(bytes);
+        }
+        bytes = (bytes + FAGIN_HUGE - 1) & ~(FAGIN_HUGE - 1);
+        p = aligned_alloc(FAGIN_HUGE, bytes);
+        if (p == NULL) return NULL;
+    #ifdef MADV_HUGEPAGE
+        madvise(p, bytes, MADV_HUGEPAGE);
+    #endif
+        *got = bytes;
+        return p;
+    }
     """
     double now_ms "fagin_now_ms"() noexcept nogil
+    void* tree_alloc "fagin_tree_alloc"(size_t bytes, size_t* got) noexcept nogil
     int load_flag "fagin_load_flag"(int* p) noexcept nogil
     void store_flag "fagin_store_flag"(int* p, int v) noexcept nogil
 
@@ -70,6 +95,97 @@ STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED
 
 # Sentinel for "no limit" on iterations.
 cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
+
+
+# ------------------------------------------------------ recycled tree memory
+# Every page of a new block costs a page fault when first written, and a
+# growing block is copied each time it moves.  For a 10,000-iteration
+# Kids of London search in a server worker thread (whose malloc arena hands
+# freed pages back to the kernel) that was about a tenth of the search, and the
+# faults of two workers serialise on the process's memory map.  So a finished
+# search leaves its node and slot blocks here and the next search starts on
+# them: already mapped, already large.  Guarded by the GIL (only __init__ and
+# __dealloc__ touch it, and both hold it).
+
+ctypedef struct TreeBlocks:
+    void* nodes
+    size_t nodes_bytes
+    void* slots
+    size_t slots_bytes
+
+cdef enum:
+    POOL_ENTRIES = 16
+
+# Blocks larger than this are freed rather than kept (a search of a few
+# hundred thousand nodes; bigger ones are rare and would pin a lot of memory).
+cdef size_t POOL_MAX_BLOCK_BYTES = 64 << 20
+cdef TreeBlocks tree_pool[POOL_ENTRIES]
+cdef int tree_pool_len = 0
+
+
+cdef TreeBlocks pool_take():
+    """The largest kept pair of blocks (both NULL if none is kept)."""
+    global tree_pool_len
+    cdef TreeBlocks out
+    cdef int i, best = -1
+    out.nodes = NULL
+    out.slots = NULL
+    out.nodes_bytes = 0
+    out.slots_bytes = 0
+    for i in range(tree_pool_len):
+        if best < 0 or tree_pool[i].slots_bytes > tree_pool[best].slots_bytes:
+            best = i
+    if best >= 0:
+        out = tree_pool[best]
+        tree_pool_len -= 1
+        tree_pool[best] = tree_pool[tree_pool_len]
+    return out
+
+
+cdef void pool_give(TreeBlocks blocks):
+    """Keeps a pair of blocks for a later search, or frees it."""
+    global tree_pool_len
+    cdef int i, smallest = -1
+    if blocks.nodes == NULL and blocks.slots == NULL:
+        return
+    if blocks.nodes_bytes + blocks.slots_bytes <= POOL_MAX_BLOCK_BYTES:
+        if tree_pool_len < POOL_ENTRIES:
+            tree_pool[tree_pool_len] = blocks
+            tree_pool_len += 1
+            return
+        for i in range(tree_pool_len):
+            if smallest < 0 or tree_pool[i].slots_bytes < tree_pool[smallest].slots_bytes:
+                smallest = i
+        if tree_pool[smallest].slots_bytes < blocks.slots_bytes:
+            blocks, tree_pool[smallest] = tree_pool[smallest], blocks
+    free(blocks.nodes)
+    free(blocks.slots)
+
+
+def release_tree_memory():
+    """Frees the tree memory kept from finished searches; returns the bytes freed.
+
+    Searches keep it (up to 16 blocks of at most 64 MiB) so that the next
+    search starts on memory that is already mapped; a long-lived process that
+    has finished searching for a while may give it back with this call.
+    """
+    global tree_pool_len
+    cdef size_t total = 0
+    while tree_pool_len > 0:
+        tree_pool_len -= 1
+        total += tree_pool[tree_pool_len].nodes_bytes + tree_pool[tree_pool_len].slots_bytes
+        free(tree_pool[tree_pool_len].nodes)
+        free(tree_pool[tree_pool_len].slots)
+    return total
+
+
+def kept_tree_memory():
+    """(blocks, bytes) of tree memory kept from finished searches for the next ones."""
+    cdef size_t total = 0
+    cdef int i
+    for i in range(tree_pool_len):
+        total += tree_pool[i].nodes_bytes + tree_pool[i].slots_bytes
+    return tree_pool_len, total
 
 
 class SearchError(ValueError):
@@ -133,6 +249,7 @@ cdef class ISMCTS:
     cdef double* path_sig_a     # os: the strategy's probability of the chosen slot
     cdef Node* nodes
     cdef Slot* slots
+    cdef size_t nodes_bytes, slots_bytes   # allocated sizes (room for more than node_cap)
     cdef int64_t num_nodes, node_cap, max_nodes
     cdef int32_t* table            # node index + 1, 0 = empty
     cdef uint64_t table_mask
@@ -233,7 +350,13 @@ cdef class ISMCTS:
             raise SearchError(f"seat: seat {seat} has no decision pending (seat {p} is to act)")
         self.root_key = self.gd.infoset_key(self.root, seat)
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-        self._grow_nodes(min(max_nodes, 1 << 10))
+        cdef TreeBlocks blocks = pool_take()
+        self.nodes = <Node*>blocks.nodes
+        self.nodes_bytes = blocks.nodes_bytes
+        self.slots = <Slot*>blocks.slots
+        self.slots_bytes = blocks.slots_bytes
+        if self._set_node_cap(min(max_nodes, 1 << 10)) < 0:
+            raise MemoryError()
 
     def __dealloc__(self):
         free(self.root)
@@ -248,24 +371,41 @@ cdef class ISMCTS:
         free(self.path_w)
         free(self.path_m)
         free(self.path_sig_a)
-        free(self.nodes)
-        free(self.slots)
         free(self.table)
+        cdef TreeBlocks blocks
+        blocks.nodes = self.nodes
+        blocks.nodes_bytes = self.nodes_bytes
+        blocks.slots = self.slots
+        blocks.slots_bytes = self.slots_bytes
+        self.nodes = NULL
+        self.slots = NULL
+        pool_give(blocks)
 
-    cdef int _grow_nodes(self, int64_t cap) except -1:
-        """Sets node capacity to `cap` (>= current) and rebuilds the hash table."""
-        cdef Node* nodes = <Node*>realloc(self.nodes, sizeof(Node) * cap)
-        if nodes == NULL:
-            raise MemoryError()
-        self.nodes = nodes
-        cdef Slot* slots = <Slot*>realloc(self.slots, sizeof(Slot) * cap * self.slot_cap)
-        if slots == NULL:
-            raise MemoryError()
-        self.slots = slots
+    cdef int _set_node_cap(self, int64_t cap) noexcept nogil:
+        """Sets node capacity to `cap` (>= current), growing the blocks only
+        if they are too small, and rebuilds the hash table; -1 if out of memory."""
+        cdef size_t want_nodes = sizeof(Node) * cap
+        cdef size_t want_slots = sizeof(Slot) * cap * self.slot_cap
+        cdef void* block
+        cdef size_t got
+        if self.nodes_bytes < want_nodes:
+            block = tree_alloc(want_nodes, &got)
+            if block == NULL:
+                return -1
+            memcpy(block, self.nodes, sizeof(Node) * self.num_nodes)
+            free(self.nodes)
+            self.nodes = <Node*>block
+            self.nodes_bytes = got
+        if self.slots_bytes < want_slots:
+            block = tree_alloc(want_slots, &got)
+            if block == NULL:
+                return -1
+            memcpy(block, self.slots, sizeof(Slot) * self.slot_cap * self.num_nodes)
+            free(self.slots)
+            self.slots = <Slot*>block
+            self.slots_bytes = got
         self.node_cap = cap
-        if self._rehash(cap * 2) < 0:
-            raise MemoryError()
-        return 0
+        return self._rehash(cap * 2)
 
     cdef int _rehash(self, int64_t want) noexcept nogil:
         """Rebuilds the hash table with room for `want` entries; -1 if out of memory."""
@@ -300,24 +440,13 @@ cdef class ISMCTS:
     cdef int64_t _add(self, int seat, uint64_t key) noexcept nogil:
         """Adds a node; -1 if the tree is at max_nodes (or memory ran out)."""
         cdef int64_t cap
-        cdef Node* nodes
-        cdef Slot* slots
         if self.num_nodes >= self.node_cap:
             if self.node_cap >= self.max_nodes:
                 return -1
             cap = self.node_cap * 2
             if cap > self.max_nodes:
                 cap = self.max_nodes
-            nodes = <Node*>realloc(self.nodes, sizeof(Node) * cap)
-            if nodes == NULL:
-                return -1
-            self.nodes = nodes
-            slots = <Slot*>realloc(self.slots, sizeof(Slot) * cap * self.slot_cap)
-            if slots == NULL:
-                return -1
-            self.slots = slots
-            self.node_cap = cap
-            if self._rehash(cap * 2) < 0:
+            if self._set_node_cap(cap) < 0:
                 return -1
         cdef int64_t i = self.num_nodes
         self.num_nodes += 1

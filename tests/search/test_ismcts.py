@@ -103,6 +103,34 @@ def test_node_cap_bounds_memory_without_stopping():
     assert r.nodes <= 10 and r.iterations == 2000
 
 
+@pytest.mark.parametrize("selection", ["ucb", "rm", "os"])
+def test_recycled_tree_memory_gives_the_same_answer(selection):
+    """A search on memory left by other searches (of another game) equals one on fresh memory."""
+    kol_state = new_game("kids_of_london", 4, seed=3)
+    kyoto_state = new_game("gangs_of_kyoto", 5, seed=3)
+    ismcts.release_tree_memory()
+    fresh = ismcts.search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
+    blocks, kept = ismcts.kept_tree_memory()
+    assert blocks == 1 and kept >= 20_000 * 9 * 40       # the block outlives its search
+    ismcts.search(kyoto_state, 0, iterations=5_000, seed=4, selection=selection)   # dirties it
+    again = ismcts.search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
+    assert again.stats == fresh.stats and again.nodes == fresh.nodes
+    assert ismcts.kept_tree_memory() == (1, kept)          # reused, not reallocated
+
+
+def test_kept_tree_memory_is_bounded_and_can_be_released():
+    st = new_game("kids_of_london", 3, seed=1)
+    ismcts.release_tree_memory()
+    searches = [ISMCTS(st, 0, seed=i) for i in range(40)]
+    for s in searches:
+        s.run(iterations=50)
+    del searches, s
+    blocks, kept = ismcts.kept_tree_memory()
+    assert blocks == 16 and kept > 0
+    assert ismcts.release_tree_memory() == kept
+    assert ismcts.kept_tree_memory() == (0, 0)
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"iterations": -1}, "iterations"),
     ({"time_ms": -5}, "time_ms"),
