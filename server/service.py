@@ -31,12 +31,29 @@ def _peer(context):
         return "?"
 
 
-def _log_call(method, context, start, code, info):
-    if not log.isEnabledFor(logging.INFO):
-        return
-    extra = " ".join(f"{k}={v}" for k, v in info.items())
-    log.info("%s %s %s %.1fms %s", method, _peer(context), code.name,
-             (time.perf_counter() - start) * 1000, extra)
+class CallLog:
+    """The one log line of a call, written once the call has ended.
+
+    Written from the call's done-callback, after the answer has gone out, so
+    that formatting and writing the line never delay the answer.  Handlers
+    set ``code`` and add ``info`` items (``game=...``, ``iterations=...``).
+    """
+
+    __slots__ = ("method", "context", "start", "code", "info")
+
+    def __init__(self, method, context):
+        self.method = method
+        self.context = context
+        self.start = time.perf_counter()
+        self.code = grpc.StatusCode.OK
+        self.info = {}
+        if log.isEnabledFor(logging.INFO):
+            context.add_done_callback(self._write)
+
+    def _write(self, _context):
+        extra = " ".join(f"{k}={v}" for k, v in self.info.items())
+        log.info("%s %s %s %.1fms %s", self.method, _peer(self.context), self.code.name,
+                 (time.perf_counter() - self.start) * 1000, extra)
 
 
 def _status_of(exc):
@@ -52,28 +69,24 @@ def unary_call(method):
     """Maps BadRequest to INVALID_ARGUMENT, unexpected errors to INTERNAL, and logs the call."""
     @functools.wraps(method)
     async def wrapper(self, request, context):
-        start = time.perf_counter()
-        info = {}
-        code = grpc.StatusCode.OK
+        call = CallLog(method.__name__, context)
         try:
             if isinstance(request, codec.Undecodable):
                 raise request.bad_request()
-            return await method(self, request, context, info)
+            return await method(self, request, context, call.info)
         except (BadRequest, searching.DeadlineTooShort) as e:
-            code = _status_of(e)
-            await context.abort(code, str(e))
+            call.code = _status_of(e)
+            await context.abort(call.code, str(e))
         except asyncio.CancelledError:
-            code = grpc.StatusCode.CANCELLED
+            call.code = grpc.StatusCode.CANCELLED
             raise
         except Exception:
             if context.code() is not None and context.code() != grpc.StatusCode.OK:
-                code = context.code()    # an abort already under way
+                call.code = context.code()    # an abort already under way
                 raise
-            code = grpc.StatusCode.INTERNAL
+            call.code = grpc.StatusCode.INTERNAL
             log.exception("%s failed", method.__name__)
-            await context.abort(code, "internal error (logged on the server)")
-        finally:
-            _log_call(method.__name__, context, start, code, info)
+            await context.abort(call.code, "internal error (logged on the server)")
     return wrapper
 
 
@@ -247,9 +260,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         return rec
 
     async def StreamRecommend(self, request, context):
-        start = time.perf_counter()
-        info = {}
-        code = grpc.StatusCode.OK
+        call = CallLog("StreamRecommend", context)
+        info = call.info
         try:
             if isinstance(request, codec.Undecodable):
                 raise request.bad_request()
@@ -270,18 +282,16 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     return
                 yield fagin_pb2.RecommendProgress(recommendation=searching.recommendation(job, reason))
         except (BadRequest, searching.DeadlineTooShort) as e:
-            code = _status_of(e)
-            await context.abort(code, str(e))
+            call.code = _status_of(e)
+            await context.abort(call.code, str(e))
         except asyncio.CancelledError:
-            code = grpc.StatusCode.CANCELLED
+            call.code = grpc.StatusCode.CANCELLED
             raise
-        finally:
-            _log_call("StreamRecommend", context, start, code, info)
 
     async def BatchRecommend(self, request_iterator, context):
-        start = time.perf_counter()
-        info = {"requests": 0, "errors": 0}
-        code = grpc.StatusCode.OK
+        call = CallLog("BatchRecommend", context)
+        info = call.info
+        info.update(requests=0, errors=0)
         queue: asyncio.Queue = asyncio.Queue()
         slots = asyncio.Semaphore(self.config.batch_slots)
         tasks: set = set()
@@ -329,10 +339,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     raise item
                 yield item
         except asyncio.CancelledError:
-            code = grpc.StatusCode.CANCELLED
+            call.code = grpc.StatusCode.CANCELLED
             raise
         finally:
             reader_task.cancel()
             for task in list(tasks):
                 task.cancel()
-            _log_call("BatchRecommend", context, start, code, info)

@@ -252,3 +252,30 @@ def test_regret_matching_search_and_sampled_actions(client):
         client._stub.Recommend(pb.RecommendRequest(state=state, seat=0, search=pb.SearchSettings(
             algorithm="ismcts_rm", gamma=0.0)))
     assert e.value.details().startswith("search.gamma")
+
+
+def _wait_for_records(caplog, count, seconds=5.0):
+    """Log records of fagin.server, once `count` have arrived (they are written after the answer)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        records = [r for r in caplog.records if r.name == "fagin.server"]
+        if len(records) >= count:
+            return records
+        time.sleep(0.01)
+    return [r for r in caplog.records if r.name == "fagin.server"]
+
+
+def test_one_log_line_per_call_written_after_the_answer(client, caplog):
+    caplog.set_level("INFO", logger="fagin.server")
+    state = client.new_game("kids_of_london", 3, seed=5).state
+    client.recommend(state, 0, iterations=200, seed=1)
+    with pytest.raises(grpc.RpcError):
+        client.recommend(state, 9, iterations=10)
+    list(client.batch_recommend([("a", recommend_request(state, 0, iterations=50))]))
+    lines = [r.getMessage() for r in _wait_for_records(caplog, 4)]
+    assert len(lines) == 4, lines
+    assert lines[0].startswith("NewGame ") and " OK " in lines[0]
+    assert lines[1].startswith("Recommend ") and " OK " in lines[1]
+    assert "game=kids_of_london" in lines[1] and "iterations=200" in lines[1]
+    assert lines[2].startswith("Recommend ") and " INVALID_ARGUMENT " in lines[2]
+    assert lines[3].startswith("BatchRecommend ") and "requests=1 errors=0" in lines[3]
