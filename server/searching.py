@@ -121,24 +121,27 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note)
 
 
-def recommendation(job: SearchJob, reason: str) -> fagin_pb2.Recommendation:
-    """The Recommendation message for the search's current statistics."""
+def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation | None = None):
+    """The Recommendation message for the search's current statistics.
+
+    Filled into ``into`` (an empty Recommendation inside a response) when
+    given, which spares copying it there; returns the message.
+    """
     result = job.searcher.result(reason)
     action = result.action
     if job.settings.sample_action:
         # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
         rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
         action = rng.choices([s.action for s in result.stats], [s.policy for s in result.stats])[0]
-    rec = fagin_pb2.Recommendation(
-        action=encode_action(job.game, action),
-        iterations=result.iterations,
-        nodes=result.nodes,
-        elapsed_ms=result.elapsed_ms,
-        stop_reason=STOP_REASONS[reason],
-        seat=job.seat,
-        settings=job.settings,
-        notes=job.notes,
-    )
+    rec = fagin_pb2.Recommendation() if into is None else into
+    rec.action.CopyFrom(encode_action(job.game, action))
+    rec.iterations = result.iterations
+    rec.nodes = result.nodes
+    rec.elapsed_ms = result.elapsed_ms
+    rec.stop_reason = STOP_REASONS[reason]
+    rec.seat = job.seat
+    rec.settings.CopyFrom(job.settings)
+    rec.notes.extend(job.notes)
     for s in result.stats:
         rec.actions.add(action=encode_action(job.game, s.action), visits=s.visits,
                         mean_value=s.mean_value, policy=s.policy)

@@ -276,11 +276,14 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 chunk = interval if ms is None else min(interval, ms)
                 reason = await self._run(job, its, chunk)
                 if reason == "cancelled" or job.exhausted():
-                    final = searching.recommendation(job, reason)
-                    info["iterations"] = final.iterations
-                    yield fagin_pb2.RecommendProgress(recommendation=final, final=True)
+                    final = fagin_pb2.RecommendProgress(final=True)
+                    searching.recommendation(job, reason, into=final.recommendation)
+                    info["iterations"] = final.recommendation.iterations
+                    yield final
                     return
-                yield fagin_pb2.RecommendProgress(recommendation=searching.recommendation(job, reason))
+                progress = fagin_pb2.RecommendProgress()
+                searching.recommendation(job, reason, into=progress.recommendation)
+                yield progress
         except (BadRequest, searching.DeadlineTooShort) as e:
             call.code = _status_of(e)
             await context.abort(call.code, str(e))
@@ -304,8 +307,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     raise bad.bad_request()
                 job = self._prepare(item.request, context, "request")
                 reason = await self._run(job, *job.remaining())
-                resp = fagin_pb2.BatchRecommendResponse(
-                    request_id=item.request_id, recommendation=searching.recommendation(job, reason))
+                resp = fagin_pb2.BatchRecommendResponse(request_id=item.request_id)
+                searching.recommendation(job, reason, into=resp.recommendation)
             except (BadRequest, searching.DeadlineTooShort) as e:
                 info["errors"] += 1
                 resp = fagin_pb2.BatchRecommendResponse(
