@@ -1,0 +1,32 @@
+"""The bench scripts still run (tiny budgets; their figures are not checked here, only that they come out)."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+RUNS = {
+    "playouts.py": (["--seconds", "0.05"], "playouts"),
+    "ismcts_speed.py": (["--iterations", "200", "--repeat", "1"], "KoL 4 players, opening"),
+    "gangs_of_kyoto_deck.py": (["--games", "3"], "stay_late"),
+    "goofspiel_exploitability.py": (["--iterations", "200", "--seeds", "1", "--cards", "4"], "OOS"),
+    "peer_openspiel.py": (["--seconds", "0.2", "--hands", "4", "--simulations", "10",
+                           "--cfr-iterations", "2"], "CFR+"),
+    "grpc_overhead.py": (["--repeat", "1", "--rounds", "1", "--positions", "4",
+                          "--batch-iterations", "20"], "== targets"),
+}
+
+
+def test_every_bench_script_is_covered():
+    assert sorted(RUNS) == sorted(p.name for p in BENCH.glob("*.py"))
+
+
+@pytest.mark.parametrize("script", sorted(RUNS))
+def test_bench_script_runs(script):
+    args, expected = RUNS[script]
+    done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert expected in done.stdout, done.stdout[-2000:]
