@@ -750,10 +750,7 @@ cdef class ISMCTS:
                     counts[base[j].action] = (visits, base[j].value_sum / visits if visits else 0.0)
         policy = self.node_policy(self.seat, self.root_key, actions)
         stats = [ActionStats(a, st.action_label(a), counts[a][0], counts[a][1], policy[a]) for a in actions]
-        if self.use_rm:
-            best = max(stats, key=lambda s: (s.policy, s.visits, -s.action))
-        else:
-            best = max(stats, key=lambda s: (s.visits, s.mean_value, -s.action))
+        best = best_action(stats, self.selection)
         return SearchResult(best.action, best.label, stats, self.iterations, self.num_nodes,
                             self.elapsed_ms, stop_reason)
 
@@ -774,6 +771,15 @@ cdef class ISMCTS:
         if total <= 0:
             return {a: 1.0 / len(actions) for a in actions}
         return {a: w / total for a, w in weights.items()}
+
+
+def best_action(stats, selection):
+    """The recommended one of a root's ActionStats: the most visited (ties: the
+    higher mean value) for UCB; the highest average-strategy probability for
+    regret-matching selections ("rm", "os").  Lower ids win remaining ties."""
+    if selection in ("rm", "os"):
+        return max(stats, key=lambda s: (s.policy, s.visits, -s.action))
+    return max(stats, key=lambda s: (s.visits, s.mean_value, -s.action))
 
 
 def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=0.7,

@@ -1,0 +1,150 @@
+"""One search on several threads: root parallelism over ISMCTS.
+
+``threads`` independent searches of the same position, each with its own
+tree and its own seed, run at once (each releases the GIL for its whole loop)
+and their root statistics are merged: visits and value sums add up, and the
+regret-matching policies ("rm", "os") average, weighted by iterations.  No
+tree is shared, so there are no locks in the loop; the price is that each
+tree sees only its share of the iterations (Chaslot, Winands & van den Herik
+2008 found root parallelism the strongest simple scheme for MCTS).
+
+Part 0 uses the search's own seed, so one thread gives exactly the answer of
+a plain :class:`~fagin.search.ismcts.ISMCTS`; with an iteration budget the
+answer is reproducible for a given seed and number of threads.
+
+    from fagin.search.root_parallel import search
+    result = search(state, seat=0, iterations=20_000, threads=2, seed=7)
+"""
+from __future__ import annotations
+
+import threading
+
+from fagin.search.ismcts import ISMCTS, ActionStats, SearchResult, best_action
+
+MAX_THREADS = 256
+
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def part_seed(seed: int, part: int) -> int:
+    """The seed of part `part` of a search seeded `seed` (part 0 keeps it)."""
+    return (seed + part * _GOLDEN) & 0xFFFFFFFFFFFFFFFF
+
+
+def split_iterations(iterations: int | None, parts: int) -> list:
+    """Each part's share of an iteration budget (None: no iteration limit); shares differ by at most 1."""
+    if iterations is None:
+        return [None] * parts
+    share, extra = divmod(iterations, parts)
+    return [share + (1 if i < extra else 0) for i in range(parts)]
+
+
+def combine_stop_reasons(reasons) -> str:
+    """One stop reason for parts that stopped for `reasons`: a cancel or time-out of any part wins."""
+    for reason in ("cancelled", "time"):
+        if reason in reasons:
+            return reason
+    return "iterations"
+
+
+def merge_results(results, selection: str, stop_reason: str) -> SearchResult:
+    """The SearchResult of a search whose parts gave `results` (same position and seat)."""
+    first = results[0]
+    if len(results) == 1:
+        return first
+    total_iterations = sum(r.iterations for r in results)
+    merged = []
+    for i, s in enumerate(first.stats):
+        parts = [r.stats[i] for r in results]
+        visits = sum(p.visits for p in parts)
+        mean = sum(p.visits * p.mean_value for p in parts) / visits if visits else 0.0
+        if selection in ("rm", "os"):
+            weights = [r.iterations for r in results]
+            policy = (sum(w * p.policy for w, p in zip(weights, parts)) / total_iterations
+                      if total_iterations else parts[0].policy)
+        else:
+            policy = None          # visit shares, below
+        merged.append([s.action, s.label, visits, mean, policy])
+    if selection not in ("rm", "os"):
+        total_visits = sum(m[2] for m in merged)
+        for m in merged:
+            m[4] = m[2] / total_visits if total_visits else 1.0 / len(merged)
+    stats = [ActionStats(*m) for m in merged]
+    best = best_action(stats, selection)
+    return SearchResult(best.action, best.label, stats, total_iterations, sum(r.nodes for r in results),
+                        max(r.elapsed_ms for r in results), stop_reason)
+
+
+class RootParallelSearch:
+    """A resumable search of ``state`` for ``seat`` on ``threads`` threads.
+
+    The keyword arguments are those of :class:`~fagin.search.ismcts.ISMCTS`
+    (``exploration``, ``max_nodes`` — per part —, ``selection``, ``gamma``).
+    """
+
+    def __init__(self, state, seat: int, threads: int = 2, seed: int = 0, **settings):
+        if not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads: must be a whole number from 1 to {MAX_THREADS}, got {threads!r}")
+        self.parts = [ISMCTS(state, seat, seed=part_seed(seed, i), **settings) for i in range(threads)]
+        self.selection = self.parts[0].selection
+        self.seat = seat
+
+    @property
+    def iterations(self) -> int:
+        return sum(p.iterations for p in self.parts)
+
+    @property
+    def elapsed_ms(self) -> float:
+        return max(p.elapsed_ms for p in self.parts)
+
+    @property
+    def num_nodes(self) -> int:
+        return sum(p.num_nodes for p in self.parts)
+
+    def run(self, iterations=None, time_ms=None) -> str:
+        """Runs every part at once, each on its own thread, for its share of
+        ``iterations`` and/or for ``time_ms``; returns the stop reason."""
+        if iterations is None and time_ms is None:
+            raise ValueError("iterations/time_ms: give at least one budget")
+        shares = split_iterations(iterations, len(self.parts))
+        reasons = [None] * len(self.parts)
+        errors = []
+
+        def run_part(i):
+            try:
+                reasons[i] = self.parts[i].run(iterations=shares[i], time_ms=time_ms)
+            except BaseException as e:     # re-raised in the calling thread
+                errors.append(e)
+                for p in self.parts:
+                    p.cancel()
+
+        threads = [threading.Thread(target=run_part, args=(i,), daemon=True)
+                   for i in range(1, len(self.parts))]
+        for t in threads:
+            t.start()
+        run_part(0)                         # the calling thread runs part 0
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        return combine_stop_reasons(reasons)
+
+    def cancel(self):
+        """Stops every part (safe from any thread)."""
+        for p in self.parts:
+            p.cancel()
+
+    def result(self, stop_reason: str = "iterations") -> SearchResult:
+        """The merged recommendation so far."""
+        return merge_results([p.result(stop_reason) for p in self.parts], self.selection, stop_reason)
+
+
+def search(state, seat: int, iterations=None, time_ms=None, seed=0, threads=2, **settings) -> SearchResult:
+    """Runs one root-parallel search and returns its merged :class:`SearchResult`.
+
+    With neither budget given, 1,000 iterations are run.
+    """
+    if iterations is None and time_ms is None:
+        iterations = 1000
+    s = RootParallelSearch(state, seat, threads=threads, seed=seed, **settings)
+    return s.result(s.run(iterations=iterations, time_ms=time_ms))

@@ -1,0 +1,98 @@
+"""Root parallelism: parts split the budget, run at once, and merge at the root."""
+import threading
+import time
+
+import pytest
+
+from fagin.engines import new_game
+from fagin.search import ismcts
+from fagin.search.ismcts import ISMCTS
+from fagin.search.root_parallel import (RootParallelSearch, combine_stop_reasons, part_seed, search,
+                                        split_iterations)
+
+from ..engines.kol_helpers import play, position
+
+
+def _answer(result):
+    """A result without its timing."""
+    return result.action, result.stats, result.iterations, result.nodes, result.stop_reason
+
+
+def test_one_thread_is_exactly_a_plain_search():
+    st = new_game("kids_of_london", 4, seed=3)
+    one = search(st, 0, iterations=3000, seed=11, threads=1)
+    assert _answer(one) == _answer(ismcts.search(st, 0, iterations=3000, seed=11))
+
+
+@pytest.mark.parametrize("selection", ["ucb", "rm", "os"])
+def test_parts_split_the_budget_and_merge_at_the_root(selection):
+    st = new_game("kids_of_london", 4, seed=3)
+    merged = search(st, 1, iterations=3001, seed=5, threads=3, selection=selection)
+    parts = [ismcts.search(st, 1, iterations=n, seed=part_seed(5, i), selection=selection)
+             for i, n in enumerate([1001, 1000, 1000])]
+    assert merged.iterations == 3001 and merged.nodes == sum(p.nodes for p in parts)
+    for i, s in enumerate(merged.stats):
+        visits = sum(p.stats[i].visits for p in parts)
+        assert s.visits == visits
+        assert s.mean_value == pytest.approx(sum(p.stats[i].visits * p.stats[i].mean_value
+                                                 for p in parts) / visits)
+        if selection == "ucb":
+            assert s.policy == pytest.approx(visits / 3001)
+        else:
+            assert s.policy == pytest.approx(sum(p.iterations * p.stats[i].policy for p in parts) / 3001)
+    assert sum(s.policy for s in merged.stats) == pytest.approx(1.0)
+    assert merged.action == ismcts.best_action(merged.stats, selection).action
+
+
+def test_reproducible_for_a_seed_and_thread_count():
+    st = new_game("gangs_of_kyoto", 3, seed=2)
+    a = search(st, 0, iterations=4000, seed=9, threads=2)
+    b = search(st, 0, iterations=4000, seed=9, threads=2)
+    c = search(st, 0, iterations=4000, seed=10, threads=2)
+    assert _answer(a) == _answer(b) and a.stats != c.stats
+
+
+def test_hidden_information_does_not_change_the_answer():
+    """KL-18 with two threads: seat 2's answer ignores the cards seats 0 and 1 have chosen."""
+    worlds = [play(position(4, "banker", coins=[3, 1, 4, 1]), a, b) for a, b in [(8, 0), (2, 7), (5, 5)]]
+    answers = [search(w, 2, iterations=3000, seed=4, threads=2).stats for w in worlds]
+    assert answers[0] == answers[1] == answers[2]
+
+
+def test_parts_run_at_once_and_cancel_together():
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=2, seed=1)
+
+    def watch():
+        time.sleep(0.05)
+        s.cancel()
+
+    t = threading.Thread(target=watch)
+    t.start()
+    reason = s.run(time_ms=5000)
+    t.join()
+    assert reason == "cancelled"
+    # Run one after the other, the second part would have started already cancelled.
+    assert all(p.iterations > 0 for p in s.parts)
+    assert s.result(reason).stop_reason == "cancelled"
+
+
+def test_budget_helpers_and_bad_thread_counts():
+    assert split_iterations(10, 3) == [4, 3, 3] and split_iterations(None, 2) == [None, None]
+    assert split_iterations(1, 3) == [1, 0, 0]
+    assert combine_stop_reasons(["iterations", "time"]) == "time"
+    assert combine_stop_reasons(["time", "cancelled"]) == "cancelled"
+    assert combine_stop_reasons(["iterations"] * 2) == "iterations"
+    assert part_seed(7, 0) == 7 and part_seed(7, 1) != 7
+    st = new_game("kids_of_london", 3, seed=1)
+    for bad in (0, -1, 10_000, 1.5):
+        with pytest.raises(ValueError, match="threads"):
+            RootParallelSearch(st, 0, threads=bad)
+    with pytest.raises(ValueError, match="budget"):
+        RootParallelSearch(st, 0).run()
+
+
+def test_more_threads_than_iterations():
+    st = new_game("kids_of_london", 3, seed=1)
+    r = search(st, 0, iterations=2, seed=1, threads=4)
+    assert r.iterations == 2 and sum(s.visits for s in r.stats) == 2
