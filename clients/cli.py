@@ -112,7 +112,8 @@ def cmd_view(client, args):
 def cmd_recommend(client, args):
     rec = client.recommend(read_state(args.state), args.seat, iterations=args.iterations,
                            time_ms=args.time_ms, seed=args.seed, exploration=args.exploration,
-                           algorithm=args.algorithm, gamma=args.gamma, sample_action=args.sample)
+                           algorithm=args.algorithm, gamma=args.gamma, sample_action=args.sample,
+                           threads=args.threads)
     print(to_json(rec) if args.json else _stats_table(rec))
 
 
@@ -196,8 +197,9 @@ def build_parser():
     p.add_argument("--time-ms", type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--exploration", type=float)
-    p.add_argument("--algorithm", default="", help="ismcts (default) or ismcts_rm")
-    p.add_argument("--gamma", type=float, help="ismcts_rm's exploration mix")
+    p.add_argument("--algorithm", default="", help="ismcts (default), ismcts_rm or oos")
+    p.add_argument("--gamma", type=float, help="ismcts_rm's and oos's exploration mix")
+    p.add_argument("--threads", type=int, help="threads for this search (root parallelism; default 1)")
     p.add_argument("--sample", action="store_true", help="draw the action from the policy")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("play", help="play against bots in the terminal")

@@ -26,9 +26,11 @@ ActionLike = "int | pb.Action"
 
 
 def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm="", gamma=None,
-                    sample_action=False):
+                    sample_action=False, threads=None):
     """A SearchSettings message; None leaves a field to the server's default."""
     s = pb.SearchSettings(seed=seed, algorithm=algorithm, sample_action=sample_action)
+    if threads is not None:
+        s.threads = threads
     if gamma is not None:
         s.gamma = gamma
     if iterations is not None:
@@ -113,7 +115,7 @@ class FaginClient:
 
     def recommend(self, state, seat, *, timeout=None, **settings):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
-        gamma, sample_action (see ``SearchSettings`` in fagin.proto)."""
+        gamma, sample_action, threads (see ``SearchSettings`` in fagin.proto)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
     def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass, field
 
-from fagin.search.ismcts import ISMCTS, SearchError
+from fagin.search.ismcts import SearchError
+from fagin.search.root_parallel import RootParallelSearch
 from fagin.server.codec import BadRequest, decode_state, encode_action
 from fagin.v1 import fagin_pb2
 
@@ -38,17 +40,24 @@ class SearchJob:
     game: object
     state: object
     seat: int
-    searcher: ISMCTS
+    searcher: RootParallelSearch    # one part per thread (often just one)
     iterations: int | None          # budget in iterations (None: unlimited)
     time_ms: float | None           # budget in ms, after limits and deadline (None: unlimited)
     settings: fagin_pb2.SearchSettings
     notes: list = field(default_factory=list)
     time_note_if_hit: str | None = None
+    # time.monotonic() when the search was first handed to the workers: the
+    # time budget is wall time from then, waits for a free worker included,
+    # so that a search queued behind others still answers within its deadline.
+    started: float | None = None
 
     def remaining(self):
         """(iterations, time_ms) left of the budget; None where unlimited."""
         its = None if self.iterations is None else max(0, self.iterations - self.searcher.iterations)
-        ms = None if self.time_ms is None else max(0.0, self.time_ms - self.searcher.elapsed_ms)
+        ms = None
+        if self.time_ms is not None:
+            spent = 0.0 if self.started is None else (time.monotonic() - self.started) * 1000
+            ms = max(0.0, self.time_ms - spent)
         return its, ms
 
     def exhausted(self):
@@ -78,6 +87,12 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     gamma = settings.gamma if settings.HasField("gamma") else DEFAULT_GAMMA[algorithm]
     if not (math.isfinite(gamma) and 0 < gamma <= 1):
         raise BadRequest(f"{p}search.gamma: must be above 0 and at most 1, got {gamma}")
+    threads = settings.threads if settings.HasField("threads") else 1
+    if threads < 1:
+        raise BadRequest(f"{p}search.threads: must be at least 1, got {threads}")
+    if threads > config.workers:
+        notes.append(f"search.threads lowered from {threads} to the server's {config.workers} workers")
+        threads = config.workers
     if iterations is not None and iterations > config.max_iterations:
         notes.append(f"search.iterations lowered from {iterations} to the server maximum "
                      f"{config.max_iterations}")
@@ -106,14 +121,17 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
                 time_note = f"search stopped at {available:.0f} ms to meet the call's deadline"
             limit_ms = available
     try:
-        searcher = ISMCTS(state, request.seat, seed=settings.seed, exploration=exploration,
-                          max_nodes=config.max_nodes, selection=SELECTION[algorithm], gamma=gamma)
+        searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
+                                      exploration=exploration, max_nodes=config.max_nodes,
+                                      selection=SELECTION[algorithm], gamma=gamma)
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration,
                                          sample_action=settings.sample_action)
     if algorithm != "ismcts":
         effective.gamma = gamma
+    if settings.HasField("threads"):
+        effective.threads = threads
     if iterations is not None:
         effective.iterations = iterations
     if time_ms is not None:

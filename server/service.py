@@ -14,6 +14,7 @@ import grpc
 
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
+from fagin.search.root_parallel import combine_stop_reasons, split_iterations
 from fagin.server import codec, searching
 from fagin.server.codec import BadRequest
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
@@ -236,15 +237,28 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
     # -------------------------------------------------------------- searching
 
     async def _run(self, job, iterations, time_ms):
-        """Runs the search in a worker thread; a cancelled call cancels the search."""
+        """Runs the search's parts in worker threads, each its share of `iterations`, all
+        stopping `time_ms` from now (a part that waits for a free worker gets what is
+        left); a cancelled call cancels the search.  Returns the stop reason."""
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.executor, functools.partial(
-            job.searcher.run, iterations=iterations, time_ms=time_ms))
+        now = time.monotonic()
+        if job.started is None:
+            job.started = now
+        stop_at = None if time_ms is None else now + time_ms / 1000
+
+        def run_part(part, share):
+            ms = None if stop_at is None else max(0.0, (stop_at - time.monotonic()) * 1000)
+            return part.run(iterations=share, time_ms=ms)
+
+        parts = job.searcher.parts
+        futures = [loop.run_in_executor(self.executor, run_part, part, share)
+                   for part, share in zip(parts, split_iterations(iterations, len(parts)))]
         try:
-            return await asyncio.shield(future)
+            reasons = await asyncio.shield(asyncio.gather(*futures))
         except asyncio.CancelledError:
             job.searcher.cancel()
             raise
+        return combine_stop_reasons(reasons)
 
     def _prepare(self, request, context, path=""):
         return searching.prepare(request, self.config, context.time_remaining(), path)

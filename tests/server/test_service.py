@@ -279,3 +279,35 @@ def test_one_log_line_per_call_written_after_the_answer(client, caplog):
     assert "game=kids_of_london" in lines[1] and "iterations=200" in lines[1]
     assert lines[2].startswith("Recommend ") and " INVALID_ARGUMENT " in lines[2]
     assert lines[3].startswith("BatchRecommend ") and "requests=1 errors=0" in lines[3]
+
+
+def test_recommend_on_several_threads(client):
+    """Root parallelism through the server: the same answer as in process, budget split, threads capped."""
+    from fagin.search.root_parallel import search as parallel_search
+    state = client.new_game("kids_of_london", 4, seed=5).state
+    rec = client.recommend(state, 1, iterations=4001, seed=3, threads=2)
+    assert rec.iterations == 4001 and sum(s.visits for s in rec.actions) == 4001
+    assert rec.settings.threads == 2 and not rec.notes
+    local = parallel_search(codec.decode_state(state)[1], 1, iterations=4001, seed=3, threads=2)
+    assert [(s.action.id, s.visits) for s in rec.actions] == [(s.action, s.visits) for s in local.stats]
+    assert rec.action.id == local.action
+    capped = client.recommend(state, 1, iterations=500, threads=64)
+    assert capped.settings.threads == 2          # the test server has 2 workers
+    assert any("search.threads lowered from 64 to the server's 2 workers" in n for n in capped.notes)
+    # One thread is the plain search.
+    assert client.recommend(state, 1, iterations=800, seed=4, threads=1).actions == \
+        client.recommend(state, 1, iterations=800, seed=4).actions
+
+
+def test_a_search_queued_behind_another_still_answers_by_its_deadline(one_worker_server):
+    with FaginClient(one_worker_server.target) as c:
+        state = c.new_game("kids_of_london", 4, seed=5).state
+        first = c._stub.Recommend.future(recommend_request(state, 0, time_ms=400), timeout=10)
+        time.sleep(0.05)        # the first search holds the only worker
+        start = time.perf_counter()
+        rec = c.recommend(state, 0, time_ms=5000, timeout=1.2)
+        # Its time budget (deadline minus margin) counted from when it was sent to the
+        # workers, so the wait for the worker came out of it.
+        assert time.perf_counter() - start < 1.2
+        assert rec.stop_reason == pb.STOP_REASON_TIME and rec.iterations > 0
+        assert first.result().stop_reason == pb.STOP_REASON_TIME
