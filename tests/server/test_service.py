@@ -299,6 +299,11 @@ def test_recommend_on_several_threads(client):
     # One thread is the plain search.
     assert client.recommend(state, 1, iterations=800, seed=4, threads=1).actions == \
         client.recommend(state, 1, iterations=800, seed=4).actions
+    # Streamed in chunks, the parts still add up to the budget, and the final report is the same answer.
+    reports = list(client.stream_recommend(state, 1, report_interval_ms=10, iterations=4001, seed=3, threads=2))
+    assert sum(r.final for r in reports) == 1 and reports[-1].final
+    assert reports[-1].recommendation.iterations == 4001
+    assert sum(s.visits for s in reports[-1].recommendation.actions) == 4001
 
 
 def test_a_search_queued_behind_another_still_answers_by_its_deadline():
