@@ -20,7 +20,7 @@ class ServerConfig:
     max_time_ms: int = 60_000
     # Budget when a request gives none.
     default_iterations: int = 2_000
-    # Cap on search tree nodes per search (memory: ~250 bytes a node for Kids of London).
+    # Cap on search tree nodes per search thread (memory: ~380 bytes a node for Kids of London).
     max_nodes: int = 4_000_000
     # Largest request accepted, in bytes (larger: RESOURCE_EXHAUSTED).
     max_message_bytes: int = 4 * 1024 * 1024
