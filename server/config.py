@@ -36,8 +36,8 @@ class ServerConfig:
         checks = {
             "port": 0 <= self.port <= 65535,
             "workers": 1 <= self.workers <= 1024,
-            "max_iterations": self.max_iterations >= 1,
-            "max_time_ms": self.max_time_ms >= 1,
+            "max_iterations": 1 <= self.max_iterations <= 10**12,      # what a search accepts
+            "max_time_ms": 1 <= self.max_time_ms <= 86_400_000,       # a day
             "default_iterations": 1 <= self.default_iterations <= self.max_iterations,
             "max_nodes": 1 <= self.max_nodes <= 1 << 30,
             "max_message_bytes": self.max_message_bytes >= 1024,

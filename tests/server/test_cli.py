@@ -128,6 +128,11 @@ def test_server_flags_and_environment():
         config.from_namespace(None, environ={"FAGIN_WORKERS": "many"})
     with pytest.raises(ValueError, match="workers"):
         config.ServerConfig(workers=0)
+    # Limits a search could not honour are refused at start-up, not met later as internal errors.
+    with pytest.raises(ValueError, match="max_time_ms"):
+        config.ServerConfig(max_time_ms=10**9)
+    with pytest.raises(ValueError, match="max_iterations"):
+        config.ServerConfig(max_iterations=10**13)
 
 
 def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
