@@ -51,6 +51,10 @@ def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypa
                        "--algorithm", "ismcts_rm", "--sample", "--json", capsys=capsys)
     rec = json.loads(out)
     assert rec["settings"]["algorithm"] == "ismcts_rm" and rec["settings"]["sample_action"]
+    code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "2", "--iterations", "301",
+                       "--threads", "2", "--json", capsys=capsys)
+    rec = json.loads(out)
+    assert rec["settings"]["threads"] == 2 and int(rec["iterations"]) == 301
 
 
 def test_cli_errors_are_reported_without_tracebacks(server, tmp_path, capsys):
