@@ -132,7 +132,7 @@ def main(argv=None):
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="game option (repeatable)")
     parser.add_argument("--lineup", nargs="+", required=True,
-                        help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS]")
+                        help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS[xTHREADS]]")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)

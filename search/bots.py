@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from fagin.engines import gangs_of_kyoto as gk
 from fagin.engines import kids_of_london as kol
-from fagin.search import ismcts
+from fagin.search import root_parallel
 
 
 def _pending_view(state, seat):
@@ -35,15 +35,17 @@ class RandomBot:
 
 @dataclass
 class ISMCTSBot:
-    """Plays the action ISMCTS recommends after ``iterations`` iterations."""
+    """Plays the action ISMCTS recommends after ``iterations`` iterations,
+    spread over ``threads`` threads (root parallelism) when more than one."""
 
     iterations: int = 2000
     exploration: float = 0.7
+    threads: int = 1
     name: str = "ismcts"
 
     def choose(self, state, seat, seed):
-        return ismcts.search(state, seat, iterations=self.iterations, seed=seed,
-                             exploration=self.exploration).action
+        return root_parallel.search(state, seat, iterations=self.iterations, seed=seed,
+                                    threads=self.threads, exploration=self.exploration).action
 
 
 @dataclass
@@ -195,18 +197,22 @@ class HeuristicBot:
 
 
 def make_bot(spec: str):
-    """A bot from a spec: ``random``, ``heuristic``, ``ismcts`` or ``ismcts:ITERATIONS``."""
+    """A bot from a spec: ``random``, ``heuristic``, ``ismcts``, ``ismcts:ITERATIONS`` or
+    ``ismcts:ITERATIONSxTHREADS`` (the iterations spread over that many threads)."""
     name, _, arg = spec.partition(":")
     if name == "random" and not arg:
         return RandomBot()
     if name == "heuristic" and not arg:
         return HeuristicBot()
     if name == "ismcts":
+        its, _, thr = (arg or "2000").partition("x")
         try:
-            iterations = int(arg) if arg else 2000
+            iterations, threads = int(its), int(thr or 1)
         except ValueError:
-            raise ValueError(f"bot spec {spec!r}: iterations must be a whole number") from None
-        if iterations <= 0:
-            raise ValueError(f"bot spec {spec!r}: iterations must be positive")
-        return ISMCTSBot(iterations=iterations, name=f"ismcts:{iterations}")
-    raise ValueError(f"unknown bot spec {spec!r}; use random, heuristic or ismcts[:ITERATIONS]")
+            raise ValueError(f"bot spec {spec!r}: iterations and threads must be whole numbers") from None
+        if iterations <= 0 or not 1 <= threads <= root_parallel.MAX_THREADS:
+            raise ValueError(f"bot spec {spec!r}: iterations must be positive, threads from 1 to "
+                             f"{root_parallel.MAX_THREADS}")
+        label = f"ismcts:{iterations}" + (f"x{threads}" if threads > 1 else "")
+        return ISMCTSBot(iterations=iterations, threads=threads, name=label)
+    raise ValueError(f"unknown bot spec {spec!r}; use random, heuristic or ismcts[:ITERATIONS[xTHREADS]]")

@@ -42,9 +42,17 @@ def test_bots_only_see_their_own_information():
 
 
 def test_bad_bot_specs():
-    for spec in ("alphazero", "ismcts:lots", "ismcts:0", "random:3"):
+    for spec in ("alphazero", "ismcts:lots", "ismcts:0", "random:3", "ismcts:100x0", "ismcts:100xtwo"):
         with pytest.raises(ValueError, match="bot spec|unknown"):
             make_bot(spec)
+
+
+def test_threaded_ismcts_bot_spec():
+    bot = make_bot("ismcts:3000x2")
+    assert (bot.iterations, bot.threads, bot.name) == (3000, 2, "ismcts:3000x2")
+    assert make_bot("ismcts:500").name == "ismcts:500" and make_bot("ismcts:500").threads == 1
+    st = new_game("kids_of_london", 3, seed=4)
+    assert bot.choose(st, 0, seed=1) in st.legal_actions()
 
 
 def test_play_game_returns_per_entry():
