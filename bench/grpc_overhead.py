@@ -34,7 +34,6 @@ import hashlib
 import multiprocessing
 import os
 import struct
-import threading
 import random
 import statistics
 import subprocess

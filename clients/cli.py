@@ -15,7 +15,6 @@ talks to a server given by ``--server HOST:PORT`` (default 127.0.0.1:50051).
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 

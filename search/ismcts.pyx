@@ -44,6 +44,7 @@ cdef extern from *:
     static inline void fagin_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 
     #include <stdlib.h>
+    #include <string.h>
     #include <sys/mman.h>
     /* Tree blocks of 2 MiB or more are 2 MiB-aligned and asked to live on
        huge pages: the search reads nodes at random, so with 4 KiB pages most
@@ -65,9 +66,24 @@ cdef extern from *:
         *got = bytes;
         return p;
     }
+    /* Makes *block (of *bytes) hold at least `want` bytes, keeping its first
+       `used` bytes; a block that is already large enough is left alone.
+       -1 if out of memory (the old block is then untouched). */
+    static int fagin_tree_grow(void **block, size_t *bytes, size_t want, size_t used) {
+        size_t got;
+        void *p;
+        if (*bytes >= want) return 0;
+        p = fagin_tree_alloc(want, &got);
+        if (p == NULL) return -1;
+        if (used) memcpy(p, *block, used);
+        free(*block);
+        *block = p;
+        *bytes = got;
+        return 0;
+    }
     """
     double now_ms "fagin_now_ms"() noexcept nogil
-    void* tree_alloc "fagin_tree_alloc"(size_t bytes, size_t* got) noexcept nogil
+    int tree_grow "fagin_tree_grow"(void** block, size_t* nbytes, size_t want, size_t used) noexcept nogil
     int load_flag "fagin_load_flag"(int* p) noexcept nogil
     void store_flag "fagin_store_flag"(int* p, int v) noexcept nogil
 
@@ -384,28 +400,12 @@ cdef class ISMCTS:
     cdef int _set_node_cap(self, int64_t cap) noexcept nogil:
         """Sets node capacity to `cap` (>= current), growing the blocks only
         if they are too small, and rebuilds the hash table; -1 if out of memory."""
-        cdef size_t want_nodes = sizeof(Node) * cap
-        cdef size_t want_slots = sizeof(Slot) * cap * self.slot_cap
-        cdef void* block
-        cdef size_t got
-        if self.nodes_bytes < want_nodes:
-            block = tree_alloc(want_nodes, &got)
-            if block == NULL:
-                return -1
-            if self.num_nodes:
-                memcpy(block, self.nodes, sizeof(Node) * self.num_nodes)
-            free(self.nodes)
-            self.nodes = <Node*>block
-            self.nodes_bytes = got
-        if self.slots_bytes < want_slots:
-            block = tree_alloc(want_slots, &got)
-            if block == NULL:
-                return -1
-            if self.num_nodes:
-                memcpy(block, self.slots, sizeof(Slot) * self.slot_cap * self.num_nodes)
-            free(self.slots)
-            self.slots = <Slot*>block
-            self.slots_bytes = got
+        if tree_grow(<void**>&self.nodes, &self.nodes_bytes, sizeof(Node) * cap,
+                     sizeof(Node) * self.num_nodes) < 0:
+            return -1
+        if tree_grow(<void**>&self.slots, &self.slots_bytes, sizeof(Slot) * cap * self.slot_cap,
+                     sizeof(Slot) * self.slot_cap * self.num_nodes) < 0:
+            return -1
         self.node_cap = cap
         return self._rehash(cap * 2)
 

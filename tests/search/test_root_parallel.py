@@ -6,7 +6,6 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search import ismcts
-from fagin.search.ismcts import ISMCTS
 from fagin.search.root_parallel import (RootParallelSearch, combine_stop_reasons, part_seed, search,
                                         split_iterations)
 

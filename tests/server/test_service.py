@@ -7,7 +7,6 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from fagin.clients import FaginClient, recommend_request
-from fagin.engines import kids_of_london as kol
 from fagin.server import codec
 from fagin.server.config import ServerConfig
 from fagin.v1 import fagin_pb2 as pb
