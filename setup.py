@@ -39,23 +39,35 @@ HOT = {
     "language_level": 3,
 }
 
-EXTENSIONS = [
-    ("fagin.engines.core", "engines/core.pyx"),
-    ("fagin.engines.kids_of_london", "engines/kids_of_london.pyx"),
-    ("fagin.engines.gangs_of_kyoto", "engines/gangs_of_kyoto.pyx"),
-    ("fagin.engines.kuhn_poker", "engines/kuhn_poker.pyx"),
-    ("fagin.engines.leduc_poker", "engines/leduc_poker.pyx"),
-    ("fagin.engines.goofspiel", "engines/goofspiel.pyx"),
-    ("fagin.search.ismcts", "search/ismcts.pyx"),
-    ("fagin.search.playouts", "search/playouts.pyx"),
-    ("fagin.search.cfr", "search/cfr.pyx"),
-]
+# Every .pyx is an extension, found rather than listed: a game's engine is
+# engines/<game>/engine.pyx (module fagin.engines.<game>.engine).
+PACKAGE_DIRS = {"engines": "fagin.engines", "search": "fagin.search"}
+
+
+def find_extensions():
+    found = []
+    for folder, package in PACKAGE_DIRS.items():
+        for src in sorted((HERE / folder).rglob("*.pyx")):
+            rel = src.relative_to(HERE / folder).with_suffix("")
+            found.append((".".join((package, *rel.parts)), str(src.relative_to(HERE))))
+    return found
+
+
+def find_game_packages():
+    """fagin.engines.<game> for every engines/<game>/ room (a folder with an __init__.py)."""
+    return [f"fagin.engines.{d.name}" for d in sorted((HERE / "engines").iterdir())
+            if (d / "__init__.py").is_file()]
+
+
+EXTENSIONS = find_extensions()
 
 extra_compile_args = ["-O3"]
 if os.environ.get("FAGIN_DEBUG_BUILD"):
     extra_compile_args = ["-O0", "-g"]
 
 setup(
+    packages=["fagin", "fagin.v1", "fagin.engines", "fagin.search", "fagin.server", "fagin.clients",
+              *find_game_packages()],
     cmdclass={"build_py": BuildPyWithStubs},
     ext_modules=cythonize(
         [

@@ -12,9 +12,9 @@ import collections
 import random
 import statistics
 
-from fagin.engines import gangs_of_kyoto as gk
+from fagin.engines.gangs_of_kyoto import engine as gk
 from fagin.engines import new_game
-from fagin.search.bots import GangsOfKyotoHeuristicBot
+from fagin.engines.gangs_of_kyoto.heuristic import GangsOfKyotoHeuristicBot
 
 
 def play(players, seed, options):

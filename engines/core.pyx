@@ -14,6 +14,10 @@ from libc.string cimport memcpy, memcmp
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL, MAX_SEATS
 from engines.rng cimport Rng, rng_seed
 
+# Largest number of legal actions (or chance outcomes) an engine may declare.
+cdef enum:
+    MAX_WRAPPER_ACTIONS = 4096
+
 CHANCE = PLAYER_CHANCE
 TERMINAL = PLAYER_TERMINAL
 
@@ -31,19 +35,43 @@ cdef class Game:
     cdef const GameDef* gd
     cdef readonly object capsule
     cdef readonly object engine
-    cdef readonly object info
+    cdef readonly object spec
 
-    def __init__(self, capsule, engine, info):
+    def __init__(self, engine, spec):
+        """``engine``: the game's engine module (see :class:`fagin.engines.game.Engine`);
+        ``spec``: its :class:`~fagin.engines.game.GameSpec`."""
+        capsule = engine.GAME_DEF
         if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
             raise TypeError("capsule does not carry a fagin.GameDef")
         self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
+        if self.gd.max_players > MAX_SEATS:
+            raise TypeError(f"{spec.id}: the engine declares {self.gd.max_players} seats; "
+                            f"the ABI holds at most {MAX_SEATS}")
+        if self.gd.max_legal_actions > MAX_WRAPPER_ACTIONS or self.gd.max_decision_actions > self.gd.max_legal_actions:
+            raise TypeError(f"{spec.id}: the engine declares more legal actions than the wrapper handles")
         self.capsule = capsule
         self.engine = engine
-        self.info = info
+        self.spec = spec
 
     @property
     def id(self):
         return self.gd.game_id.decode()
+
+    @property
+    def name(self):
+        return self.spec.name
+
+    def action_label(self, int action):
+        """A short label for people of an action id (``"play 3"``)."""
+        return self.engine.action_label(action)
+
+    def typed_action(self, int action):
+        """The typed form (a dict shaped like the game's action message) of an action id."""
+        return self.engine.typed_action(action)
+
+    def action_from_typed(self, d):
+        """The action id of a typed form (a dict); ValueError naming the field if none fits."""
+        return self.engine.action_from_typed(d)
 
     @property
     def num_distinct_actions(self):
@@ -65,18 +93,44 @@ cdef class Game:
     def state_size(self):
         return self.gd.state_size
 
-    def new_initial_state(self, int players, **options):
-        """The state before the first chance event, for ``players`` seats."""
-        return self.state_from_bytes(self.engine.initial_state_bytes(players, **options))
+    def new_initial_state(self, players, **options):
+        """The state before the first chance event, for ``players`` seats.
+
+        ``options`` are the game's options by name (``GameSpec.options``), as
+        values or as strings; unknown names and bad values raise ValueError.
+        """
+        self.spec.check_players(players)
+        return self._trusted(self.engine.initial_state_bytes(players, **self.spec.parse_options(options)))
+
+    def from_description(self, d):
+        """A state from its description (a dict shaped like the game's state message,
+        as :meth:`State.describe` or :meth:`State.view` give it), validated by the
+        engine: ValueError naming the offending field if it is not a possible position."""
+        return self._trusted(self.engine.from_description(d))
+
+    def state_from_bytes(self, data):
+        """A state from POD bytes of unknown origin, as :meth:`State.to_bytes` gives them.
+
+        The bytes are not trusted: they are read back through the engine's
+        description and its validating constructor, so a corrupt state is
+        refused (ValueError) instead of reaching the nogil rules.  The result
+        describes the same position (its bytes may differ where the engine
+        rebuilds derived fields such as infoset hashes).
+        """
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"state bytes: expected bytes, got {type(data).__name__}")
+        if len(data) != self.gd.state_size:
+            raise ValueError(f"state bytes: expected {self.gd.state_size} bytes, got {len(data)}")
+        try:
+            description = self.engine.describe(bytes(data))
+        except Exception as e:      # garbage bytes may break the reader anywhere
+            raise ValueError(f"state bytes: not a {self.spec.name} state ({type(e).__name__}: {e})") from None
+        return self.from_description(description)
 
     @cython.boundscheck(True)
     @cython.wraparound(True)
-    def state_from_bytes(self, data):
-        """A state from its raw POD bytes, as produced by :meth:`State.to_bytes`.
-
-        The bytes are trusted: they are not validated.  Positions from outside
-        go through the engine's validating ``from_description`` instead.
-        """
+    def _trusted(self, data):
+        """A state from POD bytes the engine itself produced (not validated)."""
         cdef const unsigned char[::1] view = data
         if view.shape[0] != self.gd.state_size:
             raise ValueError(f"state bytes: expected {self.gd.state_size} bytes, got {view.shape[0]}")
@@ -139,24 +193,47 @@ cdef class State:
     def is_chance_node(self):
         return self.game.gd.current_player(self.data) == PLAYER_CHANCE
 
-    def legal_actions(self):
-        """Legal action ids of the player to act (chance outcome ids at a chance node)."""
-        cdef int buf[1024]
-        if self.game.gd.max_legal_actions > 1024:
-            raise RuntimeError("engine declares more legal actions than the wrapper handles")
+    def legal_actions(self, seat=None):
+        """Legal action ids, ascending: of the player to act, or of ``seat`` (which must
+        have a decision pending, see :meth:`with_seat_to_act`); chance outcome ids at a
+        chance node; ``[]`` at the end."""
+        if seat is not None:
+            return self.with_seat_to_act(seat).legal_actions()
+        cdef int buf[MAX_WRAPPER_ACTIONS]
         if self.is_terminal():
             return []
         cdef int n = self.game.gd.legal_actions(self.data, buf)
+        if not 0 <= n <= self.game.gd.max_legal_actions:
+            raise RuntimeError(f"{self.game.id}: legal_actions returned {n} actions, more than the "
+                               f"{self.game.gd.max_legal_actions} the engine declares")
         return [buf[i] for i in range(n)]
 
     def chance_outcomes(self):
         """``[(action, probability), ...]`` at a chance node."""
-        cdef int acts[1024]
-        cdef double probs[1024]
+        cdef int acts[MAX_WRAPPER_ACTIONS]
+        cdef double probs[MAX_WRAPPER_ACTIONS]
         if not self.is_chance_node():
             raise ValueError("not a chance node")
         cdef int n = self.game.gd.chance_outcomes(self.data, acts, probs)
+        if not 0 <= n <= self.game.gd.max_legal_actions:
+            raise RuntimeError(f"{self.game.id}: chance_outcomes returned {n} outcomes, more than the "
+                               f"{self.game.gd.max_legal_actions} the engine declares")
         return [(acts[i], probs[i]) for i in range(n)]
+
+    def with_seat_to_act(self, seat):
+        """A copy in which ``seat`` is the one to act (in a simultaneous phase it need
+        not be the engine's first); ValueError if it has no decision pending."""
+        st = self._copy()
+        if st.is_terminal() or st.is_chance_node() or not st.make_current(seat):
+            raise ValueError(f"seat: seat {seat} has no decision pending")
+        return st
+
+    def pending_seats(self):
+        """Every seat that may decide now (several in a simultaneous phase); ``[]`` at
+        a chance node or the end."""
+        if self.is_terminal() or self.is_chance_node():
+            return []
+        return [s for s in range(self.num_players) if self._copy().make_current(s)]
 
     def apply(self, int action):
         """Applies ``action`` in place; raises :class:`IllegalActionError` if it is not legal."""
@@ -225,8 +302,24 @@ cdef class State:
             return f"#{action}"
 
     def describe(self):
-        """The state as a plain dict (engine-specific fields)."""
+        """The whole state as a plain dict shaped like the game's state message."""
         return self.game.engine.describe(self.to_bytes())
+
+    def view(self, seat):
+        """The state as ``seat`` knows it: a description with everything it cannot see
+        removed (valid input to :meth:`Game.from_description`)."""
+        self._check_seat(seat, "seat")
+        return self.game.engine.view(self.to_bytes(), seat)
+
+    def render(self, seat=None):
+        """A few lines of text showing the table (as ``seat`` sees it, if given)."""
+        if seat is not None:
+            self._check_seat(seat, "seat")
+        return self.game.engine.render(self.to_bytes(), seat)
+
+    def typed_action(self, int action):
+        """The typed form (a dict shaped like the game's action message) of an action id."""
+        return self.game.engine.typed_action(action)
 
     def _check_seat(self, int seat, str name):
         n = self.game.gd.num_players(self.data)
@@ -243,7 +336,7 @@ cdef class State:
         return hash(self.to_bytes())
 
     def __str__(self):
-        return self.game.engine.render(self.to_bytes())
+        return self.render()
 
     def __repr__(self):
         return f"<{self.game.id} state: {self.game.engine.summary(self.to_bytes())}>"

@@ -180,10 +180,9 @@ def decode_state(state_msg, path="state"):
     game_id, inner = game_of(state_msg, path)
     game = load_game(game_id)
     try:
-        data = game.engine.from_description(message_to_dict(inner))
+        return game, game.from_description(message_to_dict(inner))
     except ValueError as e:
         raise BadRequest(f"{path}.{game_id}.{e}") from None
-    return game, game.state_from_bytes(data)
 
 
 def encode_description(game, description):
@@ -205,10 +204,10 @@ def encode_action(game, action_id):
 
 @functools.lru_cache(maxsize=4096)
 def _encoded_action(game_id, action_id):
-    engine = load_game(game_id).engine
-    msg = fagin_pb2.Action(id=action_id, label=engine.action_label(action_id))
+    game = load_game(game_id)
+    msg = fagin_pb2.Action(id=action_id, label=game.action_label(action_id))
     typed = getattr(msg, game_id)
-    dict_to_message(engine.typed_action(action_id), typed)
+    dict_to_message(game.typed_action(action_id), typed)
     typed.SetInParent()
     return msg
 
@@ -221,7 +220,7 @@ def decode_action(game, action_msg, path):
     if which != game.id:
         raise BadRequest(f"{path}.typed: a {which} action does not apply to a {game.id} state")
     try:
-        return game.engine.action_from_typed(message_to_dict(getattr(action_msg, which)))
+        return game.action_from_typed(message_to_dict(getattr(action_msg, which)))
     except ValueError as e:
         raise BadRequest(f"{path}.{which}.{e}") from None
 
@@ -236,10 +235,5 @@ def status_of(state):
         st.chance = True
     else:
         st.current_seat = state.current_player()
-        st.pending_seats.extend(pending_seats(state))
+        st.pending_seats.extend(state.pending_seats())
     return st
-
-
-def pending_seats(state):
-    """Every seat that may decide now (several in a simultaneous phase)."""
-    return [s for s in range(state.num_players) if state.clone().make_current(s)]

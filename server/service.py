@@ -136,10 +136,11 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
     @unary_call
     async def ListGames(self, request, context, info):
         resp = fagin_pb2.ListGamesResponse()
-        for game_id, gi in sorted(GAMES.items()):
+        for game_id, gi in GAMES.items():
             resp.games.add(id=game_id, name=gi.name, min_players=gi.min_players,
                            max_players=gi.max_players, algorithms=searching.ALGORITHMS, spec=gi.spec,
-                           options=[fagin_pb2.GameOption(name=o.name, default_value=str(o.default),
+                           options=[fagin_pb2.GameOption(name=o.name, default_value=str(o.default).lower()
+                                                         if isinstance(o.default, bool) else str(o.default),
                                                          description=o.description)
                                     for o in gi.options])
         return resp
@@ -150,20 +151,10 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         gi = GAMES.get(request.game)
         if gi is None:
             raise BadRequest(f"game: unknown game {request.game!r}; served: {', '.join(sorted(GAMES))}")
-        if not gi.min_players <= request.players <= gi.max_players:
-            raise BadRequest(f"players: {gi.name} takes {gi.min_players} to {gi.max_players} players, "
-                             f"got {request.players}")
-        known = {o.name: o for o in gi.options}
-        options = {}
-        for name, value in request.options.items():
-            if name not in known:
-                raise BadRequest(f"options: unknown option {name!r} for {gi.id}"
-                                 + (f"; known: {', '.join(known)}" if known else " (it has none)"))
-            options[name] = value
         try:
-            state = load_game(gi.id).new_initial_state(request.players, **options)
-        except ValueError as e:
-            raise BadRequest(f"options: {e}") from None
+            state = load_game(gi.id).new_initial_state(request.players, **dict(request.options))
+        except ValueError as e:         # the message names the field: players or options.<name>
+            raise BadRequest(str(e)) from None
         state.resolve_chance(request.seed)
         return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state))
 
@@ -228,11 +219,11 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         info["game"] = game.id
         if not 0 <= request.seat < state.num_players:
             raise BadRequest(f"seat: {request.seat} is not a seat of this {state.num_players}-player game")
-        view = game.engine.view(state.to_bytes(), request.seat)
-        seen = game.state_from_bytes(game.engine.from_description(view))
+        view = state.view(request.seat)
+        seen = game.from_description(view)
         return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
                                            status=codec.status_of(seen),
-                                           text=game.engine.render(state.to_bytes(), request.seat))
+                                           text=state.render(request.seat))
 
     # -------------------------------------------------------------- searching
 

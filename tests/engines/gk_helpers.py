@@ -1,7 +1,7 @@
 """Helpers to build Gangs of Kyoto positions for tests."""
 import collections
 
-from fagin.engines import gangs_of_kyoto as gk
+from fagin.engines.gangs_of_kyoto import engine as gk
 from fagin.engines import load_game
 
 GAME = load_game("gangs_of_kyoto")
@@ -59,7 +59,7 @@ def position(players=3, phase="give", rows=None, vp=None, hidden=None, revealed=
          "discard": list(discard), "revealed": revealed, "received": list(received),
          "deal_to_draw": to_draw, "arriving": arriving, "receiver": receiver,
          "options": options or {}, "winner": winner, "deck_ran_out": deck_ran_out}
-    return GAME.state_from_bytes(gk.from_description(d))
+    return GAME.from_description(d)
 
 
 def count_cards(d):

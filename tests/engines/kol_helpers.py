@@ -1,7 +1,7 @@
 """Helpers to build Kids of London positions for tests."""
 import copy
 from fagin.engines import load_game
-from fagin.engines import kids_of_london as kol
+from fagin.engines.kids_of_london import engine as kol
 
 GAME = load_game("kids_of_london")
 
@@ -25,7 +25,7 @@ def position(players, character, coins=None, turn=0, hands=None, fict_card=None,
     if players == 2:
         deck = fict_deck if fict_deck is not None else [v for v in range(9) if v != fict_card][: 9 - turn - 1]
         d["fictitious"] = {"coins": fict_coins, "deck": deck, "card": fict_card}
-    return GAME.state_from_bytes(kol.from_description(d))
+    return GAME.from_description(d)
 
 
 def play(state, *cards):

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
-from fagin.engines import gangs_of_kyoto as gk
+from fagin.engines.gangs_of_kyoto import engine as gk
 
 from .gk_helpers import (DISCARD, GAME, REFUSE, STAY_LATE, bell, bells, card, count_cards, draw_action,
                          full_deck, k, position, rows)
@@ -280,10 +280,10 @@ def test_GK_17_drawn_bell_cards_are_seen_by_their_receiver_only():
     one, two = drawn_bell(1), drawn_bell(2)
     assert one.infoset_key(0) == two.infoset_key(0) and one.infoset_key(2) == two.infoset_key(2)
     assert one.infoset_key(1) != two.infoset_key(1)
-    v = gk.view(one.to_bytes(), 0)
+    v = one.view(0)
     assert v["seats"][1]["hidden_bells"] == [] and v["seats"][1]["hidden_bell_count"] == 1
     assert v["seats"][1]["bells"] == 0 and bell(1) in v["unseen"]
-    assert gk.view(one.to_bytes(), 1)["seats"][1]["bells"] == 1
+    assert one.view(1)["seats"][1]["bells"] == 1
     o1, o2 = drawn_bell(1, {"open_piles": True}), drawn_bell(2, {"open_piles": True})
     assert o1.infoset_key(0) != o2.infoset_key(0)
     assert bells(o1)[1] == 1 and o1.describe()["seats"][1]["hidden_bells"] == []
@@ -299,9 +299,9 @@ def test_GK_18_determinize_and_views():
         assert det.legal_actions() == st.legal_actions()
         assert count_cards(det.describe()) == full_deck()
     assert any(st.determinize(0, s).describe()["deal"] != st.describe()["deal"] for s in range(5))
-    view = gk.view(st.to_bytes(), 2)
-    again = GAME.state_from_bytes(gk.from_description(view))
-    assert again.infoset_key(2) == GAME.state_from_bytes(gk.from_description(st.describe())).infoset_key(2)
+    view = st.view(2)
+    again = GAME.from_description(view)
+    assert again.infoset_key(2) == GAME.from_description(st.describe()).infoset_key(2)
     assert again.legal_actions() == st.legal_actions()
 
 
@@ -416,5 +416,5 @@ def test_GK_18_a_hidden_pile_never_reaches_13_bells_while_the_game_goes_on():
     for seed in range(30):
         det = st.determinize(0, seed)
         assert det.describe()["seats"][1]["bells"] == 12
-    seen = GAME.state_from_bytes(gk.from_description(gk.view(st.to_bytes(), 0)))
+    seen = GAME.from_description(st.view(0))
     assert seen.describe()["seats"][1]["hidden_bells"] == [bell(1)]

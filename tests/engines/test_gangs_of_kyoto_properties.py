@@ -1,7 +1,7 @@
 """Property tests over random Gangs of Kyoto games (GK-2 conservation, GK-6 limits, GK-17/18 hidden cards)."""
 from hypothesis import given, settings, strategies as st
 
-from fagin.engines import gangs_of_kyoto as gk
+from fagin.engines.gangs_of_kyoto import engine as gk
 
 from .gk_helpers import GAME, count_cards, full_deck
 
@@ -37,10 +37,10 @@ def test_random_games_keep_every_card_and_every_secret(players, rnd, options):
             assert det.legal_actions() == state.legal_actions()
             assert count_cards(det.describe()) == deck
             # What the observer sees is the same in both worlds.
-            assert gk.view(det.to_bytes(), observer) == gk.view(state.to_bytes(), observer)
+            assert det.view(observer) == state.view(observer)
             # A position rebuilt from the observer's view has the observer's key of the full position.
-            full = GAME.state_from_bytes(gk.from_description(d))
-            seen = GAME.state_from_bytes(gk.from_description(gk.view(state.to_bytes(), observer)))
+            full = GAME.from_description(d)
+            seen = GAME.from_description(state.view(observer))
             assert seen.infoset_key(observer) == full.infoset_key(observer)
             assert seen.legal_actions() == full.legal_actions()
         state.apply(rnd.choice(state.legal_actions()))

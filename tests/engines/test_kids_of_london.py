@@ -2,7 +2,7 @@
 import pytest
 
 from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
-from fagin.engines import kids_of_london as kol
+from fagin.engines.kids_of_london import engine as kol
 
 from .kol_helpers import GAME, coins, play, position, with_
 
@@ -273,9 +273,9 @@ def test_KL_18_only_pending_choices_are_hidden():
     assert [seat["card"] for seat in d.describe()["seats"]] == [None] * 4
     assert d.describe()["seats"][0]["hand"] == list(range(9))
     # The view a seat gets hides the others' cards but says they have chosen.
-    seen = kol.view(a.to_bytes(), 1)
+    seen = a.view(1)
     assert seen["seats"][0]["card"] is None and seen["seats"][0]["chosen"]
-    assert kol.view(a.to_bytes(), 0)["seats"][0]["card"] == 5
+    assert a.view(0)["seats"][0]["card"] == 5
     assert d.infoset_key(1) == a.infoset_key(1)
     # ... but not for seat 0 itself.
     assert a.determinize(0, seed=5) == a
@@ -302,7 +302,7 @@ def _final(players, final_coins, fict=None):
          "seats": [{"coins": c, "hand": []} for c in final_coins]}
     if players == 2:
         d["fictitious"] = {"coins": fict, "deck": [], "card": None}
-    st = GAME.state_from_bytes(kol.from_description(d))
+    st = GAME.from_description(d)
     assert st.is_terminal()
     return st.returns()
 
@@ -378,7 +378,7 @@ def test_describe_round_trips_through_the_decoder():
     for st in (play(position(4, "prince"), 6, 6, 1, 2), play(position(4, "merchant"), 3),
                play(position(2, "banker", fict_card=2), 8), GAME.new_initial_state(5),
                play(position(3, "banker"), 8, 8, 3)):
-        again = GAME.state_from_bytes(kol.from_description(st.describe()))
+        again = GAME.from_description(st.describe())
         assert again.describe() == st.describe()
         assert again.legal_actions() == st.legal_actions()
         assert again.current_player() == st.current_player()
@@ -403,7 +403,7 @@ def test_decoder_refuses_positions_the_game_cannot_pause_in():
     with pytest.raises(ValueError, match=r"^seats\[3\].card"):
         kol.from_description(with_(prince, ("seats", 3, "card"), None))
     lone = play(position(3, "banker"), 8, 8, 3).describe()
-    again = GAME.state_from_bytes(kol.from_description(lone))
+    again = GAME.from_description(lone)
     assert again.current_player() == 2 and again.legal_actions() == [LONE_CARD, LONE_CHARACTER]
     with pytest.raises(ValueError, match="^lone"):
         kol.from_description({**lone, "lone": 0})

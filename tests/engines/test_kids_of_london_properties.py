@@ -6,7 +6,7 @@ KL-4..KL-17 for the theft and KL-20 for the scoring.
 """
 from hypothesis import given, strategies as st
 
-from fagin.engines import kids_of_london as kol
+from fagin.engines.kids_of_london import engine as kol
 
 from .kol_helpers import GAME, coins
 

@@ -3,7 +3,8 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search import arena
-from fagin.search.bots import KidsOfLondonHeuristicBot, RandomBot, make_bot
+from fagin.engines.kids_of_london.heuristic import KidsOfLondonHeuristicBot
+from fagin.search.bots import RandomBot, make_bot
 
 from ..engines.kol_helpers import play, position
 

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from fagin.engines import new_game
-from fagin.engines import kids_of_london as kol
+from fagin.engines.kids_of_london import engine as kol
 from fagin.search import ismcts
 from fagin.search.ismcts import ISMCTS, SearchError
 

@@ -1,7 +1,7 @@
 """Building API states for server tests."""
 import copy
 
-from fagin.engines import kids_of_london as kol
+from fagin.engines.kids_of_london import engine as kol
 from fagin.server import codec
 
 from ..engines.kol_helpers import GAME, play, position, with_  # noqa: F401 (re-exported)

@@ -311,7 +311,7 @@ def test_gangs_of_kyoto_bad_calls(client):
     state = _gk(_gk_base())
     with pytest.raises(grpc.RpcError) as e:
         client.new_game("gangs_of_kyoto", 3, play_through="maybe")
-    assert e.value.details().startswith("options: options.play_through")
+    assert e.value.details().startswith("options.play_through")
     with pytest.raises(grpc.RpcError) as e:
         client.apply(client.apply(state, 1).state, 1)
     assert e.value.details().startswith("action_id: action 1 (give to seat 1) is not legal")

@@ -258,14 +258,6 @@ ORDERS = ("random", "descending", "ascending")
 RETURNS = ("win_loss", "point_difference", "total_points")
 
 
-def _flag(value, name):
-    if isinstance(value, bool):
-        return value
-    if str(value).lower() in ("true", "1", "false", "0"):
-        return str(value).lower() in ("true", "1")
-    raise ValueError(f"options.{name}: expected true or false, got {value!r}")
-
-
 def initial_state_bytes(int players=2, num_cards=13, imp_info=False, points_order="random",
                         returns_type="win_loss"):
     if players != 2:
@@ -280,7 +272,7 @@ def initial_state_bytes(int players=2, num_cards=13, imp_info=False, points_orde
     cdef GoofState s
     memset(&s, 0, sizeof(GoofState))
     s.n = n
-    s.imp_info = _flag(imp_info, "imp_info")
+    s.imp_info = 1 if imp_info else 0
     s.order = ORDERS.index(points_order)
     s.returns_type = RETURNS.index(returns_type)
     s.hand[0] = (1 << n) - 1

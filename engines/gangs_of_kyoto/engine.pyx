@@ -2,7 +2,7 @@
 """Gangs of Kyoto (Rüdiger Dorn, Matagot 2025): the rules engine.
 
 The rules in our words, with every ruling cited here as ``GK-n``, are in
-``seeds/gangs_of_kyoto.md``.  The deck is data: ``data/gangs_of_kyoto_deck.json``
+``seeds/gangs_of_kyoto.md``.  The deck is data: ``data/deck.json``
 lists each kind of card and its count (GK-2), loaded when this module is
 imported.
 
@@ -648,7 +648,7 @@ GAME_DEF = PyCapsule_New(<void*>&GK_DEF, GAMEDEF_CAPSULE, NULL)
 
 # ------------------------------------------------------- the Python side
 
-DECK_FILE = pathlib.Path(__file__).resolve().parent / "data" / "gangs_of_kyoto_deck.json"
+DECK_FILE = pathlib.Path(__file__).resolve().parent / "data" / "deck.json"
 KINDS = ("exploration", "bell", "discard", "stay_late", "refuse")
 PHASES = ("draw_deal", "give", "refuse", "draw_effect", "over")
 MIN_PLAYERS = 2
@@ -657,8 +657,6 @@ ACTION_ACCEPT = A_ACCEPT
 ACTION_REFUSE = A_REFUSE
 ACTION_DRAW = A_DRAW
 CARDS = []          # one dict per kind of card: kind, value, bells, draw, count
-OPTIONS = {"play_through": "play through the whole deck; the first bust after it ran out ends the game",
-           "open_piles": "victory piles are face up"}
 
 
 def _load_deck(path=DECK_FILE):
@@ -772,14 +770,6 @@ def action_from_typed(d):
     raise ValueError(f"kind: unknown or missing action kind {kind!r}")
 
 
-def _parse_bool(value, name):
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "1", "yes", "false", "0", "no"):
-        return value.lower() in ("true", "1", "yes")
-    raise ValueError(f"options.{name}: expected true or false, got {value!r}")
-
-
 def initial_state_bytes(int players, play_through=False, open_piles=False):
     """The game before the first deal; seat 0 holds the First Player card (GK-3)."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
@@ -787,8 +777,8 @@ def initial_state_bytes(int players, play_through=False, open_piles=False):
     cdef GKState s
     memset(&s, 0, sizeof(GKState))
     s.players = players
-    s.play_through = _parse_bool(play_through, "play_through")
-    s.open_piles = _parse_bool(open_piles, "open_piles")
+    s.play_through = 1 if play_through else 0
+    s.open_piles = 1 if open_piles else 0
     for t in range(NUM_KINDS):
         s.pool[t] = COUNT_OF[t]
     s.revealed = -1

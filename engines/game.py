@@ -1,0 +1,176 @@
+"""What a game is to the rest of fagin: its description and its engine's interface.
+
+A game lives in one folder, ``engines/<game_id>/`` (its room):
+
+* ``engine.pyx`` — the nogil rules over a POD state, exported as a
+  ``GameDef`` table in ``GAME_DEF`` (see ``engines/abi.pxd``), plus the
+  Python-side functions listed in :class:`Engine`;
+* ``__init__.py`` — ``GAME = GameSpec(...)``: name, player range, options,
+  spec file, heuristic bot;
+* optionally ``heuristic.py`` (its rule-based bot) and ``data/`` (component
+  data the engine loads and checks).
+
+The registry finds every such folder; the build compiles every
+``engines/*/engine.pyx``; the server, the bots and the command line read
+the :class:`GameSpec`. Nothing outside the room names the game, except the
+two typed ``oneof``s of ``proto/fagin/v1/fagin.proto`` (guarded by the
+catalogue test).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+
+# ------------------------------------------------------------------ options
+
+def parse_bool(value, name: str) -> bool:
+    """An option's boolean: ``True``/``False`` or the strings true/false, yes/no, 1/0."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
+        return value.strip().lower() in ("true", "1", "yes")
+    raise ValueError(f"options.{name}: expected true or false, got {value!r}")
+
+
+def int_parser(lo: int, hi: int) -> Callable[[Any, str], int]:
+    """A parser of whole numbers from ``lo`` to ``hi`` (given as ints or decimal strings)."""
+    def parse(value, name):
+        if isinstance(value, str):
+            try:
+                value = int(value.strip())
+            except ValueError:
+                raise ValueError(f"options.{name}: expected a whole number from {lo} to {hi}, "
+                                 f"got {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ValueError(f"options.{name}: expected a whole number from {lo} to {hi}, got {value!r}")
+        return value
+    parse.accepts = f"a whole number from {lo} to {hi}"
+    return parse
+
+
+def choice_parser(*choices: str) -> Callable[[Any, str], str]:
+    """A parser accepting one of ``choices`` (case-insensitive)."""
+    def parse(value, name):
+        if isinstance(value, str) and value.strip().lower() in choices:
+            return value.strip().lower()
+        raise ValueError(f"options.{name}: expected one of {', '.join(choices)}, got {value!r}")
+    parse.accepts = "one of " + ", ".join(choices)
+    return parse
+
+
+parse_bool.accepts = "true or false"
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """A game option: its name, default, a one-line description and a parser.
+
+    ``parse(value, name)`` turns a value given by a client (often a string,
+    as in ``NewGameRequest.options``) into the engine's value, or raises
+    ``ValueError`` starting with ``options.<name>:``.
+    """
+
+    name: str
+    default: Any
+    description: str
+    parse: Callable[[Any, str], Any] = parse_bool
+
+    @property
+    def accepts(self) -> str:
+        """What values the option takes, in words."""
+        return getattr(self.parse, "accepts", "see the description")
+
+
+# ------------------------------------------------------------- description
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Static facts about a game, declared once in its room's ``__init__.py``.
+
+    ``spec`` is the rules specification (``seeds/<id>.md``; for reference
+    games, the name of the OpenSpiel game they copy). ``heuristic`` is a
+    zero-argument callable returning the game's rule-based bot (``None``
+    for games without one). ``reference`` names the OpenSpiel game a
+    reference game replays exactly.
+    """
+
+    id: str
+    name: str
+    min_players: int
+    max_players: int
+    spec: str
+    options: tuple[GameOption, ...] = field(default_factory=tuple)
+    heuristic: Callable[[], Any] | None = None
+    reference: str | None = None
+    description: str = ""
+
+    def option(self, name: str) -> GameOption:
+        for o in self.options:
+            if o.name == name:
+                return o
+        known = ", ".join(o.name for o in self.options)
+        raise ValueError(f"options: unknown option {name!r} for {self.id}"
+                         + (f"; known: {known}" if known else " (it has none)"))
+
+    def parse_options(self, given: dict | None = None) -> dict:
+        """Every option's value: the given ones parsed, the others at their defaults."""
+        given = dict(given or {})
+        for name in given:
+            self.option(name)
+        return {o.name: (o.parse(given[o.name], o.name) if o.name in given else o.default)
+                for o in self.options}
+
+    def check_players(self, players) -> int:
+        if isinstance(players, bool) or not isinstance(players, int) or \
+                not self.min_players <= players <= self.max_players:
+            span = (f"{self.min_players}" if self.min_players == self.max_players
+                    else f"{self.min_players} to {self.max_players}")
+            raise ValueError(f"players: {self.name} takes {span} players, got {players!r}")
+        return players
+
+
+# --------------------------------------------------------- engine interface
+
+class Engine(Protocol):
+    """The Python side of a game's engine module (``engines/<id>/engine.pyx``).
+
+    None of it is on the search path. ``data`` is always a state's POD bytes
+    as produced by the engine itself (never client bytes: those come in as a
+    description and go through :meth:`from_description`). Plain dicts mirror
+    the game's ``.proto`` messages field by field (see ``server/codec.py``).
+    """
+
+    #: PyCapsule carrying the ``GameDef`` (the nogil rules).
+    GAME_DEF: object
+
+    def initial_state_bytes(self, players: int, **options) -> bytes:
+        """The state before the first chance event; options already parsed."""
+
+    def describe(self, data: bytes) -> dict:
+        """The whole state as a dict shaped like ``<Game>State`` (hidden parts included)."""
+
+    def view(self, data: bytes, seat: int) -> dict:
+        """The state as ``seat`` knows it: a valid description with everything it cannot see removed."""
+
+    def from_description(self, d: dict) -> bytes:
+        """Validates a description (complete or a view) and builds the state.
+
+        Raises ``ValueError`` whose message starts with the offending field's
+        path (``seats[1].hand: ...``); never fixes anything silently.
+        """
+
+    def render(self, data: bytes, seat: int | None = None) -> str:
+        """A few lines of text showing the table (as ``seat`` sees it, if given)."""
+
+    def summary(self, data: bytes) -> str:
+        """One line for ``repr``."""
+
+    def action_label(self, action: int) -> str:
+        """A short label for people (``"play 3"``); ValueError for an unknown id."""
+
+    def typed_action(self, action: int) -> dict:
+        """The typed form (``<Game>Action`` as a dict) of an action id."""
+
+    def action_from_typed(self, d: dict) -> int:
+        """The action id of a typed form; ValueError naming the field if it fits no action."""

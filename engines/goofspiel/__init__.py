@@ -1,0 +1,20 @@
+"""Goofspiel exactly as OpenSpiel defines it (a reference game for the search)."""
+from fagin.engines.game import GameOption, GameSpec, choice_parser, int_parser, parse_bool
+
+GAME = GameSpec(
+    id="goofspiel",
+    name="Goofspiel",
+    min_players=2,
+    max_players=2,
+    spec="OpenSpiel goofspiel",
+    options=(
+        GameOption("num_cards", 13, "cards per hand and point cards, 2 to 13", int_parser(2, 13)),
+        GameOption("imp_info", False, "a seat sees who won each turn, not the other's bids", parse_bool),
+        GameOption("points_order", "random", "random, descending or ascending",
+                   choice_parser("random", "descending", "ascending")),
+        GameOption("returns_type", "win_loss", "win_loss, point_difference or total_points",
+                   choice_parser("win_loss", "point_difference", "total_points")),
+    ),
+    reference="goofspiel",
+    description="simultaneous secret bids for point cards (OpenSpiel's goofspiel)",
+)
