@@ -1,0 +1,24 @@
+"""The search's limits and defaults, in one place.
+
+The search (``ismcts.pyx``), the server's settings (``server/config.py``),
+its request validation (``server/searching.py``) and the command line read
+them from here; the proto comments and the README quote them.
+"""
+
+#: Most iterations one search call accepts.
+MAX_ITERATIONS = 10**12
+#: Longest time budget one search call accepts, in ms (a day).
+MAX_TIME_MS = 86_400_000
+#: Largest node cap of one search tree.
+MAX_NODES = 1 << 30
+#: Default node cap of one search tree (per search thread).
+DEFAULT_MAX_NODES = 4_000_000
+#: Iterations of a search given no budget.
+DEFAULT_ITERATIONS = 1000
+#: UCB exploration constant: default and accepted range.
+DEFAULT_EXPLORATION = 0.7
+MAX_EXPLORATION = 100.0
+#: Uniform exploration mixed into regret matching, by selection ("rm", "os").
+DEFAULT_GAMMA = {"ucb": 0.1, "rm": 0.1, "os": 0.6}
+#: Most threads (root-parallel parts) one search may use.
+MAX_THREADS = 256
