@@ -56,6 +56,10 @@ ctypedef struct GameDef:
     # decision pending).  Returns 1 if `seat` is now the current player, 0 if
     # it has no decision pending.  Never changes any infoset key.
     int (*make_current)(void* st, int seat) noexcept nogil
+    # Optional (NULL: uniform random): a cheap default policy for the search's
+    # rollouts; returns one of the current player's legal actions at a
+    # decision.  It may read the whole (determinized) state.
+    int (*rollout_action)(const void* st, Rng* rng) noexcept nogil
 
 # Name of the PyCapsule that carries a `GameDef*`.
 cdef extern from *:
