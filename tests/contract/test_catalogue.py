@@ -1,0 +1,107 @@
+"""The catalogue: every registered game is complete and wired in everywhere.
+
+A game registers by declaring ``GAME`` in ``engines/<game>/__init__.py``;
+these checks say what else it needs: its compiled engine, both typed
+``oneof``s of ``fagin.proto`` (the only edit a game makes outside its own
+files), a spec whose every ruling some test cites, a heuristic bot (seed
+games), and a place in ``ListGames``.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+from fagin.engines import GAMES, load_game
+from fagin.v1 import fagin_pb2
+
+from ..server.conftest import client, server  # noqa: F401  (fixtures)
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+RULING = re.compile(r"\*\*([A-Z]{2,3}-\d+)\b")
+
+
+def _camel(game_id):
+    return "".join(part.capitalize() for part in game_id.split("_"))
+
+
+def _test_sources():
+    return "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py"))
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_game_is_in_both_oneofs(game_id):
+    state_field = fagin_pb2.GameState.DESCRIPTOR.fields_by_name.get(game_id)
+    action_field = fagin_pb2.Action.DESCRIPTOR.fields_by_name.get(game_id)
+    assert state_field is not None and state_field.containing_oneof.name == "game", \
+        f"add `{_camel(game_id)}State {game_id} = N;` to GameState's oneof in fagin.proto"
+    assert action_field is not None and action_field.containing_oneof.name == "typed", \
+        f"add `{_camel(game_id)}Action {game_id} = N;` to Action's oneof in fagin.proto"
+    assert state_field.message_type.name == f"{_camel(game_id)}State"
+    assert action_field.message_type.name == f"{_camel(game_id)}Action"
+
+
+def test_every_oneof_entry_is_a_registered_game():
+    assert {f.name for f in fagin_pb2.GameState.DESCRIPTOR.oneofs_by_name["game"].fields} == set(GAMES)
+    assert {f.name for f in fagin_pb2.Action.DESCRIPTOR.oneofs_by_name["typed"].fields} == set(GAMES)
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_game_is_built_and_consistent(game_id):
+    spec = GAMES[game_id]
+    game = load_game(game_id)
+    assert game.id == game_id
+    assert 1 <= spec.min_players <= spec.max_players
+    state = game.new_initial_state(spec.max_players)
+    assert state.num_players == spec.max_players
+    assert game.max_decision_actions <= game.max_legal_actions
+    assert game.max_game_length > 0
+    for option in spec.options:
+        assert option.parse(option.default, option.name) == option.default, \
+            f"{game_id}: option {option.name}'s default does not parse to itself"
+        assert option.description
+    with pytest.raises(ValueError, match="players"):
+        game.new_initial_state(spec.max_players + 1)
+    with pytest.raises(ValueError, match="options"):
+        game.new_initial_state(spec.max_players, no_such_option=1)
+
+
+@pytest.mark.parametrize("game_id", [g for g, s in GAMES.items() if s.reference is None])
+def test_seed_game_has_a_spec_whose_rulings_are_all_cited(game_id):
+    spec_file = ROOT / GAMES[game_id].spec
+    assert spec_file.is_file(), f"{game_id}: spec {GAMES[game_id].spec} is missing"
+    rulings = sorted(set(RULING.findall(spec_file.read_text(encoding="utf-8"))),
+                     key=lambda r: (r.split("-")[0], int(r.split("-")[1])))
+    assert rulings, f"{game_id}: the spec has no numbered rulings (**XX-1 ...**)"
+    tests = _test_sources()
+    uncited = [r for r in rulings if not re.search(rf"\b{r}\b", tests)]
+    assert not uncited, f"{game_id}: rulings no test cites: {', '.join(uncited)}"
+
+
+@pytest.mark.parametrize("game_id", [g for g, s in GAMES.items() if s.reference is not None])
+def test_reference_game_is_replayed_against_openspiel(game_id):
+    reference = GAMES[game_id].reference
+    replays = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests" / "reference").glob("*.py"))
+    assert re.search(rf"\b{reference}\b", replays), \
+        f"{game_id}: no test in tests/reference/ replays it against OpenSpiel's {reference}"
+
+
+@pytest.mark.parametrize("game_id", [g for g, s in GAMES.items() if s.reference is None])
+def test_seed_game_has_a_heuristic_bot(game_id):
+    from fagin.engines import new_game
+    from fagin.search.bots import HeuristicBot
+    assert GAMES[game_id].heuristic is not None, f"{game_id}: GameSpec.heuristic is not set"
+    state = new_game(game_id, GAMES[game_id].min_players, seed=3)
+    seat = state.pending_seats()[0]
+    assert HeuristicBot().choose(state, seat, seed=1) in state.legal_actions(seat)
+
+
+def test_list_games_serves_every_registered_game(client):  # noqa: F811
+    served = {g.id: g for g in client.list_games()}
+    assert list(served) == list(GAMES)
+    for game_id, spec in GAMES.items():
+        g = served[game_id]
+        assert (g.name, g.min_players, g.max_players, g.spec) == \
+            (spec.name, spec.min_players, spec.max_players, spec.spec)
+        assert [o.name for o in g.options] == [o.name for o in spec.options]
