@@ -64,6 +64,10 @@ EXTENSIONS = find_extensions()
 extra_compile_args = ["-O3"]
 if os.environ.get("FAGIN_DEBUG_BUILD"):
     extra_compile_args = ["-O0", "-g"]
+# The C build is kept free of compiler warnings: CI (and FAGIN_STRICT_BUILD=1)
+# turns them into errors so that a new one cannot slip in.
+if os.environ.get("CI") or os.environ.get("FAGIN_STRICT_BUILD"):
+    extra_compile_args.append("-Werror")
 
 setup(
     packages=["fagin", "fagin.v1", "fagin.engines", "fagin.search", "fagin.server", "fagin.clients",
