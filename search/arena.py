@@ -42,6 +42,19 @@ def play_game(game_id, lineup, seats_of, seed, options=None):
     return [returns[seats_of[i]] for i in range(players)]
 
 
+def wins_of(returns):
+    """Each entry's share of the win: a game's returns as they are where they are win/loss
+    (0 to 1 each, adding up to at most 1); otherwise (chips, points) the highest return wins,
+    shared on a tie, and nobody wins when all are equal."""
+    if all(0.0 <= r <= 1.0 for r in returns) and sum(returns) <= 1.0 + 1e-9:
+        return list(returns)
+    top = max(returns)
+    if top == min(returns):
+        return [0.0] * len(returns)
+    best = [r == top for r in returns]
+    return [1.0 / sum(best) if b else 0.0 for b in best]
+
+
 def _play(args):
     return play_game(*args)
 
@@ -62,6 +75,11 @@ class EntryResult:
     spec: str
     games: int
     wins: float
+    total_return: float = 0.0
+
+    @property
+    def mean_return(self):
+        return self.total_return / self.games if self.games else 0.0
 
     @property
     def share(self):
@@ -83,10 +101,11 @@ class MatchResult:
     def table(self):
         lines = [f"{self.game}, {self.players} players, {self.games} seat-rotated games; "
                  f"fair share {self.fair_share:.1%}",
-                 f"{'entry':<4}{'bot':<16}{'wins':>8}{'share':>9}   95% interval"]
+                 f"{'entry':<4}{'bot':<16}{'wins':>8}{'share':>9}   95% interval    mean return"]
         for i, e in enumerate(self.entries):
             lo, hi = e.interval
-            lines.append(f"{i:<4}{e.spec:<16}{e.wins:>8.0f}{e.share:>9.1%}   [{lo:.1%}, {hi:.1%}]")
+            lines.append(f"{i:<4}{e.spec:<16}{e.wins:>8.0f}{e.share:>9.1%}   [{lo:.1%}, {hi:.1%}]"
+                         f"{e.mean_return:>15.3f}")
         return "\n".join(lines)
 
 
@@ -105,12 +124,15 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
     else:
         results = _progress(map(_play, jobs), games, progress)
     totals = [0.0] * players
+    returns = [0.0] * players
     winners = 0.0
     for r in results:
-        for i, v in enumerate(r):
-            totals[i] += v
-        winners += sum(r)
-    entries = [EntryResult(spec, games, totals[i]) for i, spec in enumerate(lineup)]
+        wins = wins_of(r)
+        for i in range(players):
+            totals[i] += wins[i]
+            returns[i] += r[i]
+        winners += sum(wins)
+    entries = [EntryResult(spec, games, totals[i], returns[i]) for i, spec in enumerate(lineup)]
     return MatchResult(game_id, players, games, entries, winners / games / players if games else 0.0)
 
 
