@@ -104,3 +104,12 @@ def test_list_games_serves_every_registered_game(client):  # noqa: F811
         assert (g.name, g.min_players, g.max_players, g.spec) == \
             (spec.name, spec.min_players, spec.max_players, spec.spec)
         assert [o.name for o in g.options] == [o.name for o in spec.options]
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_engine_module_implements_the_engine_interface(game_id):
+    from fagin.engines.game import Engine
+    engine = load_game(game_id).engine
+    wanted = [name for name in vars(Engine) if not name.startswith("_")] + ["GAME_DEF"]
+    missing = [name for name in wanted if not hasattr(engine, name)]
+    assert not missing, f"engines/{game_id}/engine.pyx lacks {', '.join(missing)} (see engines/game.py)"
