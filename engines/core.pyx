@@ -108,29 +108,16 @@ cdef class Game:
         engine: ValueError naming the offending field if it is not a possible position."""
         return self._trusted(self.engine.from_description(d))
 
-    def state_from_bytes(self, data):
-        """A state from POD bytes of unknown origin, as :meth:`State.to_bytes` gives them.
-
-        The bytes are not trusted: they are read back through the engine's
-        description and its validating constructor, so a corrupt state is
-        refused (ValueError) instead of reaching the nogil rules.  The result
-        describes the same position (its bytes may differ where the engine
-        rebuilds derived fields such as infoset hashes).
-        """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"state bytes: expected bytes, got {type(data).__name__}")
-        if len(data) != self.gd.state_size:
-            raise ValueError(f"state bytes: expected {self.gd.state_size} bytes, got {len(data)}")
-        try:
-            description = self.engine.describe(bytes(data))
-        except Exception as e:      # garbage bytes may break the reader anywhere
-            raise ValueError(f"state bytes: not a {self.spec.name} state ({type(e).__name__}: {e})") from None
-        return self.from_description(description)
-
     @cython.boundscheck(True)
     @cython.wraparound(True)
     def _trusted(self, data):
-        """A state from POD bytes the engine itself produced (not validated)."""
+        """A state from POD bytes the engine itself produced.
+
+        Not validated, so never exposed: a state's raw bytes feed the nogil
+        rules directly, and bytes from anywhere else could make them read or
+        write out of bounds.  To store a state and read it back, keep
+        :meth:`State.describe` and use :meth:`from_description`.
+        """
         cdef const unsigned char[::1] view = data
         if view.shape[0] != self.gd.state_size:
             raise ValueError(f"state bytes: expected {self.gd.state_size} bytes, got {view.shape[0]}")
