@@ -2,24 +2,29 @@
 
 States on disk and on stdin/stdout are the protobuf JSON form of
 ``fagin.v1.GameState``; ``-`` means stdin.  Every command but ``serve``
-talks to a server given by ``--server HOST:PORT`` (default 127.0.0.1:50051).
+talks to a server given by ``--server HOST:PORT`` (default 127.0.0.1:50051),
+before or after the command's name, as ``--timeout`` is.
 
     fagin serve                                  # run a server
     fagin new kids_of_london --players 4 --seed 1 > game.json
     fagin legal --state game.json
     fagin recommend --state game.json --seat 0 --iterations 20000
-    fagin apply --state game.json --action 8 > next.json
+    fagin apply --state game.json --action 8 > next.json          # by id,
+    fagin apply --state game.json --action "play 8" > next.json   # by label,
+    fagin apply --state game.json --typed '{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 8}}'
     fagin view --state next.json --seat 1 --text
     fagin play kids_of_london --players 3        # play against bots in the terminal
 """
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import re
 import sys
 
 import grpc
-from google.protobuf import json_format
+from google.protobuf import descriptor_pool, json_format
 
 from fagin.clients.client import DEFAULT_TARGET, FaginClient
 from fagin.v1 import fagin_pb2 as pb
@@ -40,13 +45,73 @@ def to_json(msg) -> str:
 
 def read_state(path: str) -> pb.GameState:
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
     except OSError as e:
         raise CliError(f"--state: cannot read {path}: {e.strerror}") from None
     try:
         return json_format.Parse(text, pb.GameState())
     except json_format.ParseError as e:
         raise CliError(f"--state: {path} is not a fagin.v1.GameState in JSON: {e}") from None
+
+
+def _normal_label(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def as_id(text: str):
+    """``text`` as an action id, or None if it is not a whole number.
+
+    A whole number is always an id (labels are words, e.g. "play 3"), so a
+    label never shadows an id.
+    """
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
+def find_action(legal, text: str, flag: str = "--action") -> int:
+    """The id of the legal action that ``text`` names by id or by label (in any case)."""
+    text = text.strip()
+    number = as_id(text)
+    if number is not None:
+        return number
+    wanted = _normal_label(text)
+    matches = [a.id for a in legal if _normal_label(a.label) == wanted]
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(f"{a.label!r} ({a.id})" for a in legal) or "none"
+    if matches:
+        raise CliError(f"{flag}: {text!r} names several actions; give the id: {known}")
+    raise CliError(f"{flag}: {text!r} is not a legal action here; legal: {known}")
+
+
+def _enum_hint(error: str) -> str:
+    """The accepted names, when protobuf's JSON parser refused an enum value."""
+    m = re.search(r"Invalid enum value (\S+) for enum type ([\w.]+)", error)
+    if not m:
+        return ""
+    try:
+        enum = descriptor_pool.Default().FindEnumTypeByName(m.group(2))
+    except KeyError:
+        return ""
+    names = [v.name for v in enum.values if not v.name.endswith("_UNSPECIFIED")]
+    return f" (accepted: {', '.join(names)})"
+
+
+def parse_typed(text: str) -> pb.Action:
+    try:
+        action = json_format.Parse(text, pb.Action())
+    except json_format.ParseError as e:
+        raise CliError(f"--typed: not a fagin.v1.Action in JSON: {e}{_enum_hint(str(e))}") from None
+    if action.WhichOneof("typed") is None:
+        raise CliError("--typed: give the typed form under the game's name, e.g. "
+                       '\'{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 3}}\'')
+    return action
 
 
 def _stats_table(rec) -> str:
@@ -69,7 +134,9 @@ def cmd_games(client, args):
         return
     for g in games:
         opts = ", ".join(f"{o.name}={o.default_value}" for o in g.options) or "none"
-        print(f"{g.id:<18}{g.name:<22}{g.min_players}-{g.max_players} players  "
+        players = (f"{g.min_players}" if g.min_players == g.max_players
+                   else f"{g.min_players}-{g.max_players}")
+        print(f"{g.id:<18}{g.name:<22}{players + ' players':<13}  "
               f"algorithms: {', '.join(g.algorithms)}  options: {opts}")
 
 
@@ -77,10 +144,26 @@ def cmd_new(client, args):
     options = {}
     for item in args.option or []:
         name, sep, value = item.partition("=")
-        if not sep:
+        name = name.strip()
+        if not sep or not name:
             raise CliError(f"--option: expected NAME=VALUE, got {item!r}")
+        if name in options:
+            raise CliError(f"--option: {name} given twice")
         options[name] = value
-    print(to_json(client.new_game(args.game, args.players, args.seed, **options).state))
+    try:
+        resp = client.new_game(args.game, args.players, args.seed, **options)
+    except grpc.RpcError as e:
+        m = _NEW_GAME_FIELD.match(e.details() or "")
+        if e.code() != grpc.StatusCode.INVALID_ARGUMENT or not m:
+            raise
+        # The server names the request's fields; the user typed flags.
+        flag = f"--option {m.group(2)}" if m.group(2) else _NEW_GAME_FLAGS[m.group(1)]
+        raise CliError(flag + e.details()[m.end(1):]) from None
+    print(to_json(resp.state))
+
+
+_NEW_GAME_FIELD = re.compile(r"^(options\.(\w+)|options|players|game):")
+_NEW_GAME_FLAGS = {"options": "--option", "players": "--players", "game": "GAME"}
 
 
 def cmd_legal(client, args):
@@ -96,8 +179,16 @@ def cmd_legal(client, args):
 
 
 def cmd_apply(client, args):
-    resp = client.apply(read_state(args.state), args.action, seat=args.seat, seed=args.seed,
-                        stop_at_chance=args.stop_at_chance)
+    state = read_state(args.state)
+    if args.typed is not None:
+        action = parse_typed(args.typed)
+    elif args.action is not None:
+        action = as_id(args.action)
+        if action is None:      # a label: the server lists what it may name
+            action = find_action(client.legal_actions(state, args.seat).actions, args.action)
+    else:
+        action = None
+    resp = client.apply(state, action, seat=args.seat, seed=args.seed, stop_at_chance=args.stop_at_chance)
     print(to_json(resp.state))
     for a in resp.applied:
         print(f"applied: {a.label}", file=sys.stderr)
@@ -125,13 +216,12 @@ def cmd_play(client, args, stdin=None, out=None):
     state, status = resp.state, resp.status
     if not 0 <= args.seat < args.players:
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")
-    print(f"You are seat {args.seat}. Type an action id (or q to quit).", file=out)
+    print(f"You are seat {args.seat}. Type an action's id or label (or q to quit).", file=out)
     print(client.view(state, args.seat).text, file=out)
     while not status.terminal:
         seat = status.current_seat
         if seat == args.seat:
             legal = client.legal_actions(state, seat).actions
-            ids = {a.id for a in legal}
             print("your options: " + ", ".join(f"[{a.id}] {a.label}" for a in legal), file=out)
             while True:
                 print("> ", end="", file=out, flush=True)
@@ -140,10 +230,10 @@ def cmd_play(client, args, stdin=None, out=None):
                     print("bye", file=out)
                     return
                 try:
-                    choice = int(line.strip())
-                except ValueError:
+                    choice = find_action(legal, line)
+                except CliError:
                     choice = None
-                if choice in ids:
+                if choice in {a.id for a in legal}:
                     break
                 print(f"not an option: {line.strip()!r}", file=out)
             who = "you"
@@ -161,35 +251,54 @@ def cmd_play(client, args, stdin=None, out=None):
           + ("you win!" if args.seat in winners else f"winners: {winners or 'nobody'}"), file=out)
 
 
+def _global_options(parser, defaults: bool):
+    # Given to the main parser with defaults and to every command without
+    # (SUPPRESS: absent, it leaves the main parser's value), so that they may
+    # come before or after the command's name; the later one wins.
+    default = (lambda value: value) if defaults else (lambda value: argparse.SUPPRESS)
+    parser.add_argument("--server", default=default(DEFAULT_TARGET),
+                        help=f"HOST:PORT of the server (default {DEFAULT_TARGET})")
+    parser.add_argument("--timeout", type=float, default=default(None),
+                        help="deadline of each call, seconds")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="fagin", description="fagin: AI opponents for tabletop games.")
-    parser.add_argument("--server", default=DEFAULT_TARGET, help="HOST:PORT of the server")
-    parser.add_argument("--timeout", type=float, default=None, help="deadline of each call, seconds")
+    _global_options(parser, defaults=True)
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, defaults=False)
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def command(name, **kw):
+        return sub.add_parser(name, parents=[common], **kw)
+
     sub.add_parser("serve", help="run a server (fagin serve --help)", add_help=False)
-    p = sub.add_parser("games", help="list the games served")
+    p = command("games", help="list the games served")
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("new", help="start a game; prints its state")
+    p = command("new", help="start a game; prints its state")
     p.add_argument("game")
     p.add_argument("--players", type=int, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
-    p = sub.add_parser("legal", help="list legal actions")
+    p = command("legal", help="list legal actions")
     p.add_argument("--state", required=True, help="FILE or - for stdin")
     p.add_argument("--seat", type=int)
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("apply", help="apply an action; prints the next state")
+    p = command("apply", help="apply an action; prints the next state")
     p.add_argument("--state", required=True)
-    p.add_argument("--action", type=int, help="action id (omit at a chance event to draw it)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--action", help='an action id or label, e.g. 8 or "play 8" '
+                       "(omit both at a chance event to draw it)")
+    which.add_argument("--typed", metavar="JSON", help="the action in typed form, a fagin.v1.Action "
+                       """in JSON, e.g. '{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 8}}'""")
     p.add_argument("--seat", type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--stop-at-chance", action="store_true")
-    p = sub.add_parser("view", help="the state as one seat sees it")
+    p = command("view", help="the state as one seat sees it")
     p.add_argument("--state", required=True)
     p.add_argument("--seat", type=int, required=True)
     p.add_argument("--text", action="store_true", help="print the table instead of JSON")
-    p = sub.add_parser("recommend", help="ask for the best move")
+    p = command("recommend", help="ask for the best move")
     p.add_argument("--state", required=True)
     p.add_argument("--seat", type=int, required=True)
     p.add_argument("--iterations", type=int)
@@ -201,7 +310,7 @@ def build_parser():
     p.add_argument("--threads", type=int, help="threads for this search (root parallelism; default 1)")
     p.add_argument("--sample", action="store_true", help="draw the action from the policy")
     p.add_argument("--json", action="store_true")
-    p = sub.add_parser("play", help="play against bots in the terminal")
+    p = command("play", help="play against bots in the terminal")
     p.add_argument("game")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seat", type=int, default=0, help="your seat")
@@ -217,13 +326,28 @@ COMMANDS = {"games": cmd_games, "new": cmd_new, "legal": cmd_legal, "apply": cmd
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     # `serve` takes the server's own flags.
-    if "serve" in argv[:1] or argv[:1] == ["serve"]:
+    if argv[:1] == ["serve"]:
         from fagin.server.app import main as serve_main
         return serve_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "serve":
+        parser.error("serve takes the server's own flags and no client options: fagin serve [--help]")
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
         with FaginClient(args.server, timeout=args.timeout) as client:
             COMMANDS[args.command](client, args)
+        # Output is written out here, inside the try, so that a closed pipe is
+        # met below rather than at exit.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`fagin legal | head -1`): stop quietly, as
+        # Unix tools killed by SIGPIPE do. Whatever is still buffered goes to
+        # devnull, or Python would report the pipe again at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except CliError as e:
         print(f"fagin: {e}", file=sys.stderr)
         return 2

@@ -22,8 +22,6 @@ from fagin.v1 import fagin_pb2_grpc
 
 DEFAULT_TARGET = "127.0.0.1:50051"
 
-ActionLike = "int | pb.Action"
-
 
 def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm="", gamma=None,
                     sample_action=False, threads=None):

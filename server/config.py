@@ -8,6 +8,8 @@ import argparse
 import os
 from dataclasses import dataclass, fields
 
+from fagin.search import limits
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -18,10 +20,11 @@ class ServerConfig:
     # Budget limits: larger requests are lowered to these (and say so).
     max_iterations: int = 10_000_000
     max_time_ms: int = 60_000
-    # Budget when a request gives none.
+    # Budget when a request gives none: a served answer, so more than the
+    # library's limits.DEFAULT_ITERATIONS for a bare search() call.
     default_iterations: int = 2_000
     # Cap on search tree nodes per search thread (memory: ~380 bytes a node for Kids of London).
-    max_nodes: int = 4_000_000
+    max_nodes: int = limits.DEFAULT_MAX_NODES
     # Largest request accepted, in bytes (larger: RESOURCE_EXHAUSTED).
     max_message_bytes: int = 4 * 1024 * 1024
     # Batch requests searched at once per stream (beyond: read when a slot frees).
@@ -36,10 +39,12 @@ class ServerConfig:
         checks = {
             "port": 0 <= self.port <= 65535,
             "workers": 1 <= self.workers <= 1024,
-            "max_iterations": 1 <= self.max_iterations <= 10**12,      # what a search accepts
-            "max_time_ms": 1 <= self.max_time_ms <= 86_400_000,       # a day
+            # A search refuses budgets beyond these: refused here at start-up
+            # rather than met later as internal errors.
+            "max_iterations": 1 <= self.max_iterations <= limits.MAX_ITERATIONS,
+            "max_time_ms": 1 <= self.max_time_ms <= limits.MAX_TIME_MS,
             "default_iterations": 1 <= self.default_iterations <= self.max_iterations,
-            "max_nodes": 1 <= self.max_nodes <= 1 << 30,
+            "max_nodes": 1 <= self.max_nodes <= limits.MAX_NODES,
             "max_message_bytes": self.max_message_bytes >= 1024,
             "batch_concurrency": self.batch_concurrency >= 0,
             "grace_seconds": self.grace_seconds >= 0,

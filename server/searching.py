@@ -11,6 +11,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from fagin.search import limits
 from fagin.search.ismcts import SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server.codec import BadRequest, decode_state, encode_action
@@ -19,8 +20,9 @@ from fagin.v1 import fagin_pb2
 # Algorithms every game supports today, and the search selection each uses.
 ALGORITHMS = ("ismcts", "ismcts_rm", "oos")
 SELECTION = {"ismcts": "ucb", "ismcts_rm": "rm", "oos": "os"}
-DEFAULT_EXPLORATION = 0.7
-DEFAULT_GAMMA = {"ismcts": 0.1, "ismcts_rm": 0.1, "oos": 0.6}
+DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
+# limits keys gamma by selection; requests name an algorithm.
+DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
 
 STOP_REASONS = {
     "iterations": fagin_pb2.STOP_REASON_ITERATIONS,
@@ -82,8 +84,9 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     if time_ms is not None and time_ms <= 0:
         raise BadRequest(f"{p}search.time_ms: must be positive, got {time_ms}")
     exploration = settings.exploration if settings.HasField("exploration") else DEFAULT_EXPLORATION
-    if not (math.isfinite(exploration) and 0 <= exploration <= 100):
-        raise BadRequest(f"{p}search.exploration: must be a number from 0 to 100, got {exploration}")
+    if not (math.isfinite(exploration) and 0 <= exploration <= limits.MAX_EXPLORATION):
+        raise BadRequest(f"{p}search.exploration: must be a number from 0 to "
+                         f"{limits.MAX_EXPLORATION:g}, got {exploration}")
     gamma = settings.gamma if settings.HasField("gamma") else DEFAULT_GAMMA[algorithm]
     if not (math.isfinite(gamma) and 0 < gamma <= 1):
         raise BadRequest(f"{p}search.gamma: must be above 0 and at most 1, got {gamma}")
@@ -93,6 +96,10 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     if threads > config.workers:
         notes.append(f"search.threads lowered from {threads} to the server's {config.workers} workers")
         threads = config.workers
+    if threads > limits.MAX_THREADS:
+        # A server may have more workers than one search may use.
+        notes.append(f"search.threads lowered from {threads} to the search maximum {limits.MAX_THREADS}")
+        threads = limits.MAX_THREADS
     if iterations is not None and iterations > config.max_iterations:
         notes.append(f"search.iterations lowered from {iterations} to the server maximum "
                      f"{config.max_iterations}")

@@ -144,3 +144,142 @@ def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
     code, out, _ = run(server, "play", "gangs_of_kyoto", "--players", "3", "--seed", "3",
                        "--iterations", "50", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
     assert code == 0 and "Gangs of Kyoto" in out and "game over: returns" in out
+
+
+def test_global_options_work_before_and_after_the_command(server, capsys):
+    code = cli.main(["games", "--server", server.target, "--timeout", "30"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "kids_of_london" in out, err
+    # Given twice, the later one wins, as in git and kubectl.
+    code = cli.main(["--server", "127.0.0.1:1", "--timeout", "2", "games", "--server", server.target])
+    assert code == 0 and "kids_of_london" in capsys.readouterr().out
+    code = cli.main(["--server", server.target, "games", "--server", "127.0.0.1:1", "--timeout", "2"])
+    assert code == 3 and "cannot reach a server at 127.0.0.1:1" in capsys.readouterr().err
+    # The form before the command still works, and the defaults hold without either.
+    args = cli.build_parser().parse_args(["games"])
+    assert (args.server, args.timeout) == (cli.DEFAULT_TARGET, None)
+    args = cli.build_parser().parse_args(["--timeout", "5", "legal", "--state", "-", "--server", "h:1"])
+    assert (args.server, args.timeout) == ("h:1", 5.0)
+
+
+def test_every_command_ends_its_output_with_one_newline(server, tmp_path, capsys, monkeypatch):
+    game = tmp_path / "game.json"
+    code, out, _ = run(server, "new", "kids_of_london", "--players", "3", "--seed", "4", capsys=capsys)
+    game.write_text(out)
+    outputs = {"new": out}
+    for args in [("games",), ("games", "--json"), ("legal", "--state", str(game)),
+                 ("legal", "--state", str(game), "--json"), ("apply", "--state", str(game), "--action", "1"),
+                 ("view", "--state", str(game), "--seat", "0"),
+                 ("view", "--state", str(game), "--seat", "0", "--text"),
+                 ("recommend", "--state", str(game), "--seat", "0", "--iterations", "50"),
+                 ("recommend", "--state", str(game), "--seat", "0", "--iterations", "50", "--json")]:
+        code, out, err = run(server, *args, capsys=capsys)
+        assert code == 0, (args, err)
+        outputs[" ".join(args[:1] + args[-1:])] = out
+    for name, out in outputs.items():
+        assert out.endswith("\n") and not out.endswith("\n\n"), (name, out[-40:])
+    assert "  2 players " in outputs["games games"]      # not "2-2 players"
+
+
+def test_a_closed_pipe_ends_the_command_quietly(server, tmp_path):
+    # `fagin legal --json | head -1`: the reader is gone before the output is written.
+    game = tmp_path / "game.json"
+    with FaginClient(server.target, timeout=30) as client:
+        game.write_text(cli.to_json(client.new_game("goofspiel", 2, seed=1).state))
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "fagin.clients.cli", "--server", server.target,
+                               "legal", "--json", "--state", str(game)],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert proc.stderr == "" and proc.returncode == 141
+
+
+def test_apply_takes_an_action_by_id_label_or_typed_form(server, tmp_path, capsys):
+    code, out, _ = run(server, "new", "kids_of_london", "--players", "3", "--seed", "4", capsys=capsys)
+    game = tmp_path / "game.json"
+    game.write_text(out)
+    by_id = run(server, "apply", "--state", str(game), "--action", "6", capsys=capsys)
+    by_label = run(server, "apply", "--state", str(game), "--action", " Play  6", capsys=capsys)
+    typed = '{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 6}}'
+    by_type = run(server, "apply", "--state", str(game), "--typed", typed, capsys=capsys)
+    assert by_id[0] == by_label[0] == by_type[0] == 0
+    assert by_id[1] == by_label[1] == by_type[1] and "applied: play 6" in by_label[2]
+    # An unknown label lists the legal ones.
+    code, _, err = run(server, "apply", "--state", str(game), "--action", "bid 6", capsys=capsys)
+    assert code == 2 and err.startswith("fagin: --action: 'bid 6' is not a legal action here; legal: ")
+    assert "'play 0' (0)" in err and "'play 8' (8)" in err
+    # Another seat's labels are those the server lists for it.
+    code, out, err = run(server, "apply", "--state", str(game), "--seat", "2", "--action", "PLAY 8",
+                         capsys=capsys)
+    assert code == 0 and "applied: play 8" in err
+    # A typed form that is not one, or misspells an enum, says what is accepted.
+    code, _, err = run(server, "apply", "--state", str(game), "--typed", "{}", capsys=capsys)
+    assert code == 2 and err.startswith("fagin: --typed: give the typed form under the game's name")
+    code, _, err = run(server, "apply", "--state", str(game), "--typed",
+                       '{"kids_of_london": {"kind": "PLAY"}}', capsys=capsys)
+    assert code == 2 and err.startswith("fagin: --typed:") and "accepted: KIND_PLAY_CARD, " in err
+    assert "KIND_UNSPECIFIED" not in err
+    code, _, err = run(server, "apply", "--state", str(game), "--typed", '{"goofspiel": {"card": 1}}',
+                       capsys=capsys)
+    assert code == 2 and "INVALID_ARGUMENT: action.typed" in err
+
+
+def test_apply_by_label_at_a_chance_event(server, tmp_path, capsys):
+    # After both Goofspiel bids, turning up the next point card is a chance
+    # event: its outcomes are listed, and named, like actions.
+    code, out, _ = run(server, "new", "goofspiel", "--players", "2", "--seed", "3", capsys=capsys)
+    game = tmp_path / "game.json"
+    for bid in ("card 1", "card 2"):
+        game.write_text(out)
+        code, out, err = run(server, "apply", "--state", str(game), "--action", bid, "--stop-at-chance",
+                             capsys=capsys)
+        assert code == 0, err
+    game.write_text(out)
+    code, legal, _ = run(server, "legal", "--state", str(game), capsys=capsys)
+    assert "p=" in legal
+    label = legal.splitlines()[-1].split("  p=")[0].split(None, 1)[1]
+    code, out, err = run(server, "apply", "--state", str(game), "--action", label.upper(), capsys=capsys)
+    assert code == 0 and f"applied: {label}" in err
+
+
+def test_new_game_errors_name_the_flags(server, capsys):
+    def err_of(*args):
+        code, _, err = run(server, "new", *args, capsys=capsys)
+        assert code == 2
+        return err.strip()
+    assert err_of("goofspiel", "--players", "2", "--option", "num_cards=x") == (
+        "fagin: --option num_cards: expected a whole number from 2 to 13, got 'x'")
+    assert err_of("goofspiel", "--players", "2", "--option", "foo=1").startswith(
+        "fagin: --option: unknown option 'foo' for goofspiel; known: num_cards, ")
+    assert err_of("goofspiel", "--players", "3") == "fagin: --players: Goofspiel takes 2 players, got 3"
+    assert err_of("no_such_game", "--players", "2").startswith("fagin: GAME: unknown game 'no_such_game'")
+    assert err_of("goofspiel", "--players", "2", "--option", "num_cards") == (
+        "fagin: --option: expected NAME=VALUE, got 'num_cards'")
+    assert err_of("goofspiel", "--players", "2", "--option", "=3") == "fagin: --option: expected NAME=VALUE, got '=3'"
+    assert err_of("goofspiel", "--players", "2", "--option", "num_cards=3", "--option", "num_cards=4") == (
+        "fagin: --option: num_cards given twice")
+
+
+def test_play_takes_labels_too(server, capsys, monkeypatch):
+    code, out, _ = run(server, "play", "kids_of_london", "--players", "2", "--seed", "2",
+                       "--iterations", "20", stdin="Play 4\nq\n", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "-- you acted" in out and "not an option" not in out
+
+
+def test_read_state_closes_its_file(tmp_path, monkeypatch):
+    import builtins
+    opened = []
+    real_open = builtins.open
+
+    def tracking_open(*a, **kw):
+        f = real_open(*a, **kw)
+        opened.append(f)
+        return f
+    path = tmp_path / "s.json"
+    path.write_text('{"kuhn_poker": {}}')
+    monkeypatch.setattr(builtins, "open", tracking_open)
+    cli.read_state(str(path))
+    assert opened and all(f.closed for f in opened)
