@@ -17,11 +17,13 @@ answer is reproducible for a given seed and number of threads.
 """
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 
 from fagin.search.ismcts import ISMCTS, ActionStats, SearchResult, best_action
+from fagin.search.limits import MAX_ITERATIONS, MAX_THREADS, MAX_TIME_MS
 
-MAX_THREADS = 256
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -75,6 +77,53 @@ def merge_results(results, selection: str, stop_reason: str) -> SearchResult:
                         max(r.elapsed_ms for r in results), stop_reason)
 
 
+class _Run:
+    """One run of a :class:`RootParallelSearch`: the budget of each part, and
+    the failure and cancel handling shared by the threaded and async runs."""
+
+    def __init__(self, search, iterations, time_ms, stop_at):
+        if iterations is None and time_ms is None and stop_at is None:
+            raise ValueError("iterations/time_ms: give at least one budget")
+        if iterations is not None and not 0 <= iterations <= MAX_ITERATIONS:
+            raise ValueError(f"iterations: must be in 0..{MAX_ITERATIONS}, got {iterations}")
+        if time_ms is not None and not 0 <= time_ms <= MAX_TIME_MS:
+            raise ValueError(f"time_ms: must be in 0..{MAX_TIME_MS}, got {time_ms}")
+        if time_ms is not None:
+            deadline = time.monotonic() + time_ms / 1000
+            stop_at = deadline if stop_at is None else min(stop_at, deadline)
+        self.search = search
+        self.stop_at = stop_at
+        self.shares = split_iterations(iterations, len(search.parts))
+        self.reasons = [None] * len(search.parts)
+        self.errors = []
+        self.queued = []          # the parts' futures in an executor (async run only)
+
+    def part(self, i):
+        """Runs part ``i`` (in a worker thread); a failure stops the whole run."""
+        try:
+            ms = None
+            if self.stop_at is not None:
+                # The deadline is shared: a part started late gets what is left, capped
+                # at the longest budget a part accepts (stop_at may be far off).
+                ms = min(MAX_TIME_MS, max(0.0, (self.stop_at - time.monotonic()) * 1000))
+            self.reasons[i] = self.search.parts[i].run(iterations=self.shares[i], time_ms=ms)
+        except BaseException as e:        # re-raised by outcome(), in the caller
+            self.errors.append(e)
+            self.stop()
+
+    def stop(self):
+        """Cancels every part, running or still waiting for a worker (safe from any thread)."""
+        for f in self.queued:
+            f.cancel()                    # only succeeds for a part not yet started
+        self.search.cancel()
+
+    def outcome(self) -> str:
+        """The run's stop reason, or its first failure raised."""
+        if self.errors:
+            raise self.errors[0]
+        return combine_stop_reasons([r for r in self.reasons if r is not None])
+
+
 class RootParallelSearch:
     """A resumable search of ``state`` for ``seat`` on ``threads`` threads.
 
@@ -101,33 +150,51 @@ class RootParallelSearch:
     def num_nodes(self) -> int:
         return sum(p.num_nodes for p in self.parts)
 
-    def run(self, iterations=None, time_ms=None) -> str:
-        """Runs every part at once, each on its own thread, for its share of
-        ``iterations`` and/or for ``time_ms``; returns the stop reason."""
-        if iterations is None and time_ms is None:
-            raise ValueError("iterations/time_ms: give at least one budget")
-        shares = split_iterations(iterations, len(self.parts))
-        reasons = [None] * len(self.parts)
-        errors = []
+    def run(self, iterations=None, time_ms=None, stop_at=None) -> str:
+        """Runs every part at once, each on its own thread (the calling thread
+        runs part 0), for its share of ``iterations`` and until ``time_ms``
+        from now or the ``time.monotonic()`` instant ``stop_at``, whichever
+        comes first; returns the stop reason.
 
-        def run_part(i):
-            try:
-                reasons[i] = self.parts[i].run(iterations=shares[i], time_ms=time_ms)
-            except BaseException as e:     # re-raised in the calling thread
-                errors.append(e)
-                for p in self.parts:
-                    p.cancel()
-
-        threads = [threading.Thread(target=run_part, args=(i,), daemon=True)
+        If a part fails, every part is cancelled and the first failure is
+        raised once all have stopped.
+        """
+        run = _Run(self, iterations, time_ms, stop_at)
+        threads = [threading.Thread(target=run.part, args=(i,), daemon=True)
                    for i in range(1, len(self.parts))]
         for t in threads:
             t.start()
-        run_part(0)                         # the calling thread runs part 0
+        run.part(0)
         for t in threads:
             t.join()
-        if errors:
-            raise errors[0]
-        return combine_stop_reasons(reasons)
+        return run.outcome()
+
+    async def run_async(self, executor, iterations=None, time_ms=None, stop_at=None) -> str:
+        """:meth:`run`, with each part run in ``executor`` (a thread pool) and awaited.
+
+        The deadline is fixed when this is called, so a part that waits for
+        a free worker gets only the time left.  If a part fails, every part
+        is cancelled (those still waiting for a worker never start) and the
+        first failure is raised; cancelling the awaiting task cancels every
+        part and raises at once (running parts stop at their next iteration).
+        """
+        run = _Run(self, iterations, time_ms, stop_at)
+        loop = asyncio.get_running_loop()
+        try:
+            for i in range(len(self.parts)):
+                run.queued.append(executor.submit(run.part, i))
+        except BaseException:             # e.g. an executor shut down: stop the parts already handed over
+            run.stop()
+            raise
+        if run.errors:                    # a part failed before the rest were queued
+            run.stop()
+        try:
+            # Parts never raise (run.part keeps their failures for outcome()).
+            await asyncio.wait([asyncio.wrap_future(f, loop=loop) for f in run.queued])
+        except asyncio.CancelledError:
+            run.stop()
+            raise
+        return run.outcome()
 
     def cancel(self):
         """Stops every part (safe from any thread)."""

@@ -14,7 +14,6 @@ import grpc
 
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
-from fagin.search.root_parallel import combine_stop_reasons, split_iterations
 from fagin.server import codec, searching
 from fagin.server.codec import BadRequest
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
@@ -57,6 +56,9 @@ class CallLog:
                  (time.perf_counter() - self.start) * 1000, extra)
 
 
+INTERNAL_MESSAGE = "internal error (logged on the server)"
+
+
 def _status_of(exc):
     """The status code for an exception a handler lets through, or None if unexpected."""
     if isinstance(exc, BadRequest):
@@ -66,8 +68,31 @@ def _status_of(exc):
     return None
 
 
+def _error_of(exc, method):
+    """(status code, message) telling a client of `exc`; an unexpected one is logged here."""
+    code = _status_of(exc)
+    if code is not None:
+        return code, str(exc)
+    log.error("%s failed", method, exc_info=exc)
+    return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
+
+
+async def _end_call(call, context, exc):
+    """Ends a call whose handler raised `exc` with the status that maps to it, recorded
+    for the call's log line: BadRequest is INVALID_ARGUMENT, DeadlineTooShort
+    DEADLINE_EXCEEDED, anything unexpected INTERNAL.  Always raises."""
+    if isinstance(exc, asyncio.CancelledError):
+        call.code = grpc.StatusCode.CANCELLED
+        raise exc
+    if _status_of(exc) is None and context.code() not in (None, grpc.StatusCode.OK):
+        call.code = context.code()        # an abort already under way
+        raise exc
+    call.code, message = _error_of(exc, call.method)
+    await context.abort(call.code, message)
+
+
 def unary_call(method):
-    """Maps BadRequest to INVALID_ARGUMENT, unexpected errors to INTERNAL, and logs the call."""
+    """Maps the handler's exceptions to statuses (see ``_end_call``) and logs the call."""
     @functools.wraps(method)
     async def wrapper(self, request, context):
         call = CallLog(method.__name__, context)
@@ -75,19 +100,8 @@ def unary_call(method):
             if isinstance(request, codec.Undecodable):
                 raise request.bad_request()
             return await method(self, request, context, call.info)
-        except (BadRequest, searching.DeadlineTooShort) as e:
-            call.code = _status_of(e)
-            await context.abort(call.code, str(e))
-        except asyncio.CancelledError:
-            call.code = grpc.StatusCode.CANCELLED
-            raise
-        except Exception:
-            if context.code() is not None and context.code() != grpc.StatusCode.OK:
-                call.code = context.code()    # an abort already under way
-                raise
-            call.code = grpc.StatusCode.INTERNAL
-            log.exception("%s failed", method.__name__)
-            await context.abort(call.code, "internal error (logged on the server)")
+        except (Exception, asyncio.CancelledError) as e:
+            await _end_call(call, context, e)
     return wrapper
 
 
@@ -228,28 +242,11 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
     # -------------------------------------------------------------- searching
 
     async def _run(self, job, iterations, time_ms):
-        """Runs the search's parts in worker threads, each its share of `iterations`, all
-        stopping `time_ms` from now (a part that waits for a free worker gets what is
-        left); a cancelled call cancels the search.  Returns the stop reason."""
-        loop = asyncio.get_running_loop()
-        now = time.monotonic()
+        """Runs the job's search in the worker threads (see ``RootParallelSearch.run_async``);
+        returns the stop reason."""
         if job.started is None:
-            job.started = now
-        stop_at = None if time_ms is None else now + time_ms / 1000
-
-        def run_part(part, share):
-            ms = None if stop_at is None else max(0.0, (stop_at - time.monotonic()) * 1000)
-            return part.run(iterations=share, time_ms=ms)
-
-        parts = job.searcher.parts
-        futures = [loop.run_in_executor(self.executor, run_part, part, share)
-                   for part, share in zip(parts, split_iterations(iterations, len(parts)))]
-        try:
-            reasons = await asyncio.shield(asyncio.gather(*futures))
-        except asyncio.CancelledError:
-            job.searcher.cancel()
-            raise
-        return combine_stop_reasons(reasons)
+            job.started = time.monotonic()
+        return await job.searcher.run_async(self.executor, iterations, time_ms)
 
     def _prepare(self, request, context, path=""):
         return searching.prepare(request, self.config, context.time_remaining(), path)
@@ -289,12 +286,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 progress = fagin_pb2.RecommendProgress()
                 searching.recommendation(job, reason, into=progress.recommendation)
                 yield progress
-        except (BadRequest, searching.DeadlineTooShort) as e:
-            call.code = _status_of(e)
-            await context.abort(call.code, str(e))
-        except asyncio.CancelledError:
-            call.code = grpc.StatusCode.CANCELLED
-            raise
+        except (Exception, asyncio.CancelledError) as e:
+            await _end_call(call, context, e)
 
     async def BatchRecommend(self, request_iterator, context):
         call = CallLog("BatchRecommend", context)
@@ -314,11 +307,11 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 reason = await self._run(job, *job.remaining())
                 resp = fagin_pb2.BatchRecommendResponse(request_id=item.request_id)
                 searching.recommendation(job, reason, into=resp.recommendation)
-            except (BadRequest, searching.DeadlineTooShort) as e:
+            except Exception as e:        # this request's answer is an error; the batch goes on
                 info["errors"] += 1
+                code, message = _error_of(e, f"BatchRecommend request {item.request_id!r}")
                 resp = fagin_pb2.BatchRecommendResponse(
-                    request_id=item.request_id,
-                    error=fagin_pb2.Error(code=_status_of(e).value[0], message=str(e)))
+                    request_id=item.request_id, error=fagin_pb2.Error(code=code.value[0], message=message))
             finally:
                 slots.release()
             await queue.put(resp)
@@ -346,9 +339,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 if isinstance(item, Exception):
                     raise item
                 yield item
-        except asyncio.CancelledError:
-            call.code = grpc.StatusCode.CANCELLED
-            raise
+        except (Exception, asyncio.CancelledError) as e:
+            await _end_call(call, context, e)
         finally:
             reader_task.cancel()
             for task in list(tasks):

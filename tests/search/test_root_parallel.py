@@ -1,6 +1,8 @@
 """Root parallelism: parts split the budget, run at once, and merge at the root."""
+import asyncio
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -95,3 +97,89 @@ def test_more_threads_than_iterations():
     st = new_game("kids_of_london", 3, seed=1)
     r = search(st, 0, iterations=2, seed=1, threads=4)
     assert r.iterations == 2 and sum(s.visits for s in r.stats) == 2
+
+
+class _FailingPart:
+    """A search part that works for `ok_runs` runs, then raises (a stand-in for an engine bug)."""
+
+    def __init__(self, part, ok_runs=0, delay=0.0):
+        self.part, self.ok_runs, self.delay = part, ok_runs, delay
+
+    def run(self, iterations=None, time_ms=None):
+        if self.ok_runs == 0:
+            time.sleep(self.delay)
+            raise RuntimeError("injected failure")
+        self.ok_runs -= 1
+        return self.part.run(iterations=iterations, time_ms=time_ms)
+
+    def __getattr__(self, name):
+        return getattr(self.part, name)
+
+
+def _run_async(s, workers, **budget):
+    with ThreadPoolExecutor(workers) as ex:
+        return asyncio.run(s.run_async(ex, **budget))
+
+
+@pytest.mark.parametrize("path", ["threads", "executor"])
+def test_a_failing_part_cancels_the_others_and_its_error_surfaces(path):
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=2, seed=1)
+    s.parts[1] = _FailingPart(s.parts[1], delay=0.05)
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="injected failure"):
+        if path == "threads":
+            s.run(time_ms=5000)
+        else:
+            _run_async(s, 2, time_ms=5000)
+    # Part 0 was running when part 1 failed: cancelled, not left to its 5 s.
+    assert time.perf_counter() - start < 2.5
+    assert s.parts[0].iterations > 0
+
+
+def test_after_a_failure_parts_still_waiting_for_a_worker_never_search():
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=3, seed=1)
+    s.parts[0] = _FailingPart(s.parts[0])
+    with pytest.raises(RuntimeError, match="injected failure"):
+        _run_async(s, 1, iterations=3000)
+    assert s.iterations == 0
+
+
+def test_cancelling_the_awaiting_task_stops_every_part_promptly():
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=3, seed=1)
+    start = time.perf_counter()
+    with ThreadPoolExecutor(2) as ex:
+        async def go():
+            task = asyncio.create_task(s.run_async(ex, time_ms=5000))
+            await asyncio.sleep(0.05)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        asyncio.run(go())
+    # Leaving the with block waited for the workers: the running parts had stopped,
+    # and the part still queued never ran.
+    assert time.perf_counter() - start < 2.5
+    assert s.parts[0].iterations > 0 and s.parts[1].iterations > 0 and s.parts[2].iterations == 0
+
+
+def test_the_executor_run_gives_the_threaded_answer():
+    st = new_game("kids_of_london", 4, seed=3)
+    a = RootParallelSearch(st, 1, threads=3, seed=5)
+    b = RootParallelSearch(st, 1, threads=3, seed=5)
+    reason_a = a.run(iterations=3001)
+    reason_b = _run_async(b, 2, iterations=3001)
+    assert _answer(a.result(reason_a)) == _answer(b.result(reason_b))
+
+
+def test_parts_share_one_deadline():
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=2, seed=1)
+    start = time.perf_counter()
+    # One worker: part 1 waits for part 0 and then gets only what is left of the 300 ms.
+    assert _run_async(s, 1, time_ms=300) == "time"
+    assert time.perf_counter() - start < 0.55
+    assert s.run(stop_at=time.monotonic() + 0.05, time_ms=5000) == "time"
+    with pytest.raises(ValueError, match="iterations"):
+        s.run(iterations=-1)

@@ -322,3 +322,73 @@ def test_a_search_queued_behind_another_still_answers_by_its_deadline():
             assert first.result().stop_reason == pb.STOP_REASON_TIME
     finally:
         srv.stop()
+
+
+class _FailingPart:
+    """A search part that works for `ok_runs` runs, then raises (a stand-in for an engine bug)."""
+
+    def __init__(self, part, ok_runs):
+        self.part, self.ok_runs = part, ok_runs
+
+    def run(self, iterations=None, time_ms=None):
+        if self.ok_runs == 0:
+            raise RuntimeError("injected failure")
+        self.ok_runs -= 1
+        return self.part.run(iterations=iterations, time_ms=time_ms)
+
+    def __getattr__(self, name):
+        return getattr(self.part, name)
+
+
+# Searches with these seeds fail: at their first run, or from their second (the first works).
+FAILS_AT_ONCE, FAILS_SECOND_RUN = 666, 667
+
+
+@pytest.fixture
+def failing_searches(monkeypatch):
+    from fagin.server import searching
+    real = searching.prepare
+
+    def prepare(request, *args, **kwargs):
+        job = real(request, *args, **kwargs)
+        ok_runs = {FAILS_AT_ONCE: 0, FAILS_SECOND_RUN: 1}.get(request.search.seed)
+        if ok_runs is not None:
+            job.searcher.parts[0] = _FailingPart(job.searcher.parts[0], ok_runs)
+        return job
+
+    monkeypatch.setattr(searching, "prepare", prepare)
+
+
+def test_batch_answers_every_request_once_when_one_fails_unexpectedly(client, failing_searches, caplog):
+    caplog.set_level("INFO", logger="fagin.server")
+    state = client.new_game("kids_of_london", 3, seed=2).state
+    requests = [(f"r{i}", recommend_request(state, i % 3, iterations=200, seed=i)) for i in range(6)]
+    requests.insert(3, ("broken", recommend_request(state, 0, iterations=200, seed=FAILS_AT_ONCE)))
+    results = list(client.batch_recommend(requests))
+    assert sorted(r.request_id for r in results) == sorted(rid for rid, _ in requests)
+    by_id = {r.request_id: r for r in results}
+    assert by_id["broken"].error.code == grpc.StatusCode.INTERNAL.value[0]
+    assert by_id["broken"].error.message == "internal error (logged on the server)"
+    assert all(by_id[f"r{i}"].recommendation.iterations == 200 for i in range(6))
+    records = _wait_for_records(caplog, 3)
+    failure = [r for r in records if r.exc_info and "injected failure" in str(r.exc_info[1])]
+    assert len(failure) == 1 and "'broken'" in failure[0].getMessage()
+    batch = [r.getMessage() for r in records if not r.exc_info and r.getMessage().startswith("BatchRecommend ")]
+    assert len(batch) == 1 and " OK " in batch[0] and "requests=7 errors=1" in batch[0]
+
+
+def test_a_stream_whose_search_fails_ends_internal_and_logs_so(client, failing_searches, caplog):
+    caplog.set_level("INFO", logger="fagin.server")
+    state = client.new_game("kids_of_london", 3, seed=2).state
+    reports = []
+    with pytest.raises(grpc.RpcError) as e:
+        for report in client.stream_recommend(state, 0, report_interval_ms=20, time_ms=2000,
+                                              seed=FAILS_SECOND_RUN):
+            reports.append(report)
+    assert e.value.code() == grpc.StatusCode.INTERNAL
+    assert e.value.details() == "internal error (logged on the server)"
+    assert len(reports) == 1 and not reports[0].final       # the first chunk's report went out
+    records = _wait_for_records(caplog, 3)
+    assert any(r.exc_info and "injected failure" in str(r.exc_info[1]) for r in records)
+    stream = [r.getMessage() for r in records if not r.exc_info and r.getMessage().startswith("StreamRecommend ")]
+    assert len(stream) == 1 and " INTERNAL " in stream[0], stream
