@@ -16,11 +16,11 @@ calls "Liar". With the ``reset-face`` rule (the default) bid ``b`` is
 quantity ``b // S + 1``, face ``b % S + 1``; with ``reset-quantity`` it is
 quantity ``b % T + 1``, face ``b // T + 1``.
 
-The rules run for any of OpenSpiel's parameters (``numdice``, ``dice_sides``,
-``bidding_rule``) up to ``MAX_DICE`` dice a
-seat and ``MAX_SIDES`` sides (the state records them). The API serves the
-default game (one die each, six sides, reset-face) because action labels and
-typed actions are functions of the action id alone (see ``__init__.py``).
+The rules run for OpenSpiel's parameters ``numdice`` (up to ``MAX_DICE`` a
+seat), ``dice_sides`` (up to ``MAX_SIDES``) and ``bidding_rule``; the state
+records them. The API serves the default game (one die each, six sides,
+reset-face) because action labels and typed actions are functions of the
+action id alone (see ``__init__.py``).
 """
 cimport cython
 from libc.stdint cimport int8_t, uint64_t
