@@ -234,7 +234,10 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if not 0 <= request.seat < state.num_players:
             raise BadRequest(f"seat: {request.seat} is not a seat of this {state.num_players}-player game")
         view = state.view(request.seat)
-        seen = game.from_description(view)
+        # Who may decide is read from the view (a seat does not see others'
+        # secret pending choices); the result of a finished game is public and
+        # comes from the real state, not from the stand-ins for hidden cards.
+        seen = state if state.is_terminal() else game.from_description(view)
         return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
                                            status=codec.status_of(seen),
                                            text=state.render(request.seat))
