@@ -323,7 +323,9 @@ def _fill_hidden(mine, winners, me, n):
             if v in used:
                 continue
             w = winners[t]
-            if (w == 2 and v != mine[t]) or (w != 2 and (w == me) != (mine[t] > v)):
+            # A tie (2) needs the same card; a win of mine a lower one; the other's win a higher one.
+            fits = v == mine[t] if w == 2 else (mine[t] > v if w == me else v > mine[t])
+            if not fits:
                 continue
             rest = search(t + 1, used | {v})
             if rest is not None:
