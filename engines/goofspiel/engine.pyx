@@ -174,10 +174,14 @@ cdef bint sample_bids(GoofState* s, int observer, int t, unsigned int used, Rng*
     for v in range(s.n):
         if (used >> v) & 1:
             continue
+        # A tie (2) needs the same card; the observer's win a lower one; the other's win a higher one.
         if s.winner[t] == 2:
             if v != mine:
                 continue
-        elif (s.winner[t] == observer) != (mine > v):
+        elif s.winner[t] == observer:
+            if v >= mine:
+                continue
+        elif v <= mine:
             continue
         cand[n] = v
         n += 1
