@@ -35,8 +35,9 @@ def full_deck():
 
 def position(players=3, phase="give", rows=None, vp=None, hidden=None, revealed=None, received=(),
              active=0, first=0, deal=(), deck_top=(), discard=(), to_draw=0, arriving=None,
-             receiver=None, options=None, winner=None, deck_ran_out=False):
-    """A consistent position: every card not placed elsewhere is in the deck."""
+             receiver=None, options=None, winner=None, deck_ran_out=False, deck=None):
+    """A consistent position: every card not placed elsewhere is in the deck (or, if `deck`
+    lists the deck's cards, in the discard pile)."""
     rows = rows or {}
     vp = vp or {}
     hidden = hidden or {}
@@ -53,7 +54,14 @@ def position(players=3, phase="give", rows=None, vp=None, hidden=None, revealed=
     for c in used:
         left[k(c)] -= 1
         assert left[k(c)] >= 0, f"more {c} than the deck has"
-    deck = [gk.card_dict(i) for i, n in left.items() for _ in range(n)]
+    rest = [gk.card_dict(i) for i, n in left.items() for _ in range(n)]
+    if deck is None:
+        deck = rest
+    else:
+        discard = list(discard)
+        for c in deck:
+            rest.remove(c)
+        discard += rest
     d = {"players": players, "phase": phase, "first_player": first, "active_player": active,
          "seats": seats, "deck": deck, "deck_top": list(deck_top), "deal": list(deal),
          "discard": list(discard), "revealed": revealed, "received": list(received),

@@ -270,21 +270,43 @@ def test_GK_16_play_through_variant():
     assert st.is_terminal() and st.returns() == [0.0, 0.0, 1.0]   # 2 + 2 beats 2 (seat 2 further)
 
 
-def test_GK_17_drawn_bell_cards_are_seen_by_their_receiver_only():
-    """GK-17: others know a Bell card went to the pile, not its worth; open piles show it."""
-    def drawn_bell(n, options=None):
-        st = position(3, revealed=card(0, draw=True), deal=[card(1), card(2)], options=options)
-        give(st, 1)
-        st.apply(draw_action(bell(n)))
-        return st
-    one, two = drawn_bell(1), drawn_bell(2)
+def _drawn_bell(n, options=None):
+    """Seat 1 receives a draw card, and the deck's next card is a Bell card worth n."""
+    st = position(3, revealed=card(0, draw=True), deal=[card(1), card(2)], options=options)
+    give(st, 1)
+    st.apply(draw_action(bell(n)))
+    return st
+
+
+def test_GK_17_a_bell_card_drawn_by_a_draw_symbol_is_seen_by_all():
+    """GK-17 (decision): the drawn card is turned up to be placed, so every seat knows its worth."""
+    one, two = _drawn_bell(1), _drawn_bell(2)
+    assert all(one.infoset_key(p) != two.infoset_key(p) for p in range(3))
+    v = one.view(0)
+    assert v["seats"][1]["victory_pile"] == [bell(1)] and v["seats"][1]["bells"] == 1
+    assert v["seats"][1]["hidden_bell_count"] == 0 and v["seats"][1]["hidden_bells"] == []
+    assert sum(c == bell(1) for c in v["unseen"]) == full_deck()[k(bell(1))] - 1
+    # Every victory pile is known to all, so a determinization keeps it (GK-18).
+    for seed in range(5):
+        assert one.determinize(0, seed).describe()["seats"][1]["victory_pile"] == [bell(1)]
+    # With open piles nothing changes: the engine already remembers every card turned up.
+    o1 = _drawn_bell(1, {"open_piles": True})
+    assert o1.view(0)["seats"][1] == v["seats"][1]
+
+
+def test_GK_17_a_pile_a_client_describes_face_down_stays_hidden_from_the_others():
+    """GK-17: a client may describe a pile's face-down Bell cards; only its owner knows them."""
+    def world(n, options=None):
+        return position(3, revealed=card(1), deal=[card(0), card(0)], hidden={1: [bell(n)]}, options=options)
+    one, two = world(1), world(2)
     assert one.infoset_key(0) == two.infoset_key(0) and one.infoset_key(2) == two.infoset_key(2)
     assert one.infoset_key(1) != two.infoset_key(1)
+    assert one.view(0) == two.view(0)
     v = one.view(0)
     assert v["seats"][1]["hidden_bells"] == [] and v["seats"][1]["hidden_bell_count"] == 1
-    assert v["seats"][1]["bells"] == 0 and bell(1) in v["unseen"]
-    assert one.view(1)["seats"][1]["bells"] == 1
-    o1, o2 = drawn_bell(1, {"open_piles": True}), drawn_bell(2, {"open_piles": True})
+    assert v["seats"][1]["bells"] == 0 and one.view(1)["seats"][1]["bells"] == 1
+    # With open piles they are face up: part of the victory pile, seen by all.
+    o1, o2 = world(1, {"open_piles": True}), world(2, {"open_piles": True})
     assert o1.infoset_key(0) != o2.infoset_key(0)
     assert bells(o1)[1] == 1 and o1.describe()["seats"][1]["hidden_bells"] == []
 
