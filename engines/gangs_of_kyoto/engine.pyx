@@ -7,11 +7,14 @@ lists each kind of card and its count (GK-2), loaded when this module is
 imported.
 
 How the hidden cards are held (GK-18): the shuffled deck is a multiset of
-counts (``pool``): drawing from it is a chance event.  Cards that have been
-drawn but that nobody has seen — the active player's face-down cards, and
-those put back on top of the deck when a round ends mid-deal — are held
-explicitly, each with the *generation* of the deck it came from, so that
-``determinize`` can reshuffle exactly the cards a seat cannot tell apart.
+counts (``pool``, see ``engines/cards.pxd``): drawing from it is a chance
+event.  Cards that have been drawn but that nobody has seen — the active
+player's face-down cards, and those put back on top of the deck when a round
+ends mid-deal — are held explicitly, each with the *generation* of the deck
+it came from, so that ``determinize`` can reshuffle exactly the cards a seat
+cannot tell apart.  So are face-down Bell cards that a client's position
+puts in a pile without showing them to the other seats (GK-17); in play
+every card is seen by all once turned up.
 
 Action ids (stable):
 
@@ -865,8 +868,8 @@ def view(data, int seat):
     """The state as ``seat`` sees it (GK-17).
 
     Every card ``seat`` has not seen — the deck, the face-down deal, the
-    cards put back on top and (unless the piles are open) the other seats'
-    hidden bell cards — is listed once, in a canonical order, under
+    cards put back on top and the other seats' face-down Bell cards that a
+    client's position did not show it — is listed once, in a canonical order, under
     ``unseen``; ``deal_size``, ``deck_top_size`` and each seat's
     ``hidden_bell_count`` say how many of them lie where.  Other seats'
     ``bells`` then count only their visible victory cards.  The view is a
@@ -1084,12 +1087,12 @@ def from_description(d):
     top_size = _int_in(d.get("deck_top_size") or len(top), 0, TOP_CAP, "deck_top_size")
     in_deal = dealt + deal_size + (1 if s.revealed >= 0 else 0) + s.to_draw
     if in_deal > players:
-        raise ValueError(f"deal: {dealt} cards received + {deal_size} face down + "
-                         f"{1 if s.revealed >= 0 else 0} revealed + {s.to_draw} to draw make {in_deal}, "
-                         f"more than the {players} cards of a deal (one per player)")
+        raise ValueError(f"deal: received {dealt}, face down {deal_size}, revealed "
+                         f"{1 if s.revealed >= 0 else 0}, to draw {s.to_draw}: {in_deal} cards, more than "
+                         f"the {players} of a deal (one per player)")
     for k in range(NUM_KINDS):
         if counts[k] != COUNT_OF[k]:
-            raise ValueError(f"cards: the state holds {counts[k]} {card_name(k)} cards, the deck has "
+            raise ValueError(f"cards: the state holds {counts[k]} of card {card_name(k)!r}, the deck has "
                              f"{COUNT_OF[k]} (every card must be in exactly one place)")
     for p in range(players):
         if bells_of(&s, p) > bells_allowed(&s):
@@ -1098,8 +1101,8 @@ def from_description(d):
         if deal or top:
             raise ValueError("unseen: give the face-down cards either listed (deal, deck_top) or as unseen")
         if deal_size + top_size > len(unseen):
-            raise ValueError(f"unseen: {len(unseen)} cards left for {deal_size} face-down deal cards and "
-                             f"{top_size} cards on top of the deck")
+            raise ValueError(f"unseen: {len(unseen)} cards, fewer than the {deal_size} face-down cards of "
+                             f"the deal (deal_size) and {top_size} on top of the deck (deck_top_size) need")
         deal = unseen[:deal_size]
         top = unseen[deal_size:deal_size + top_size]
         for k in unseen[deal_size + top_size:]:

@@ -1,5 +1,8 @@
 """Helpers to build Gangs of Kyoto positions for tests."""
 import collections
+import json
+
+import pytest
 
 from fagin.engines.gangs_of_kyoto import engine as gk
 from fagin.engines import load_game
@@ -90,3 +93,19 @@ def rows(st):
 
 def bells(st):
     return [s["bells"] for s in st.describe()["seats"]]
+
+
+@pytest.fixture
+def tiny_deck(tmp_path):
+    """Swaps in another deck for one test (GK-2: the deck is data): use(list of entry(...))."""
+    def use(cards):
+        path = tmp_path / "deck.json"
+        path.write_text(json.dumps({"cards": cards}))
+        gk._load_deck(path)
+    yield use
+    gk._load_deck()
+
+
+def entry(kind="exploration", value=0, bells=0, draw=False, count=1):
+    """One line of a deck file."""
+    return {"kind": kind, "value": value, "bells": bells, "draw": draw, "count": count}

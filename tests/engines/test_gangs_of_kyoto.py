@@ -7,7 +7,7 @@ from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
 from fagin.engines.gangs_of_kyoto import engine as gk
 
 from .gk_helpers import (DISCARD, GAME, REFUSE, STAY_LATE, bell, bells, card, count_cards, draw_action,
-                         full_deck, k, position, rows)
+                         entry as _entry, full_deck, k, position, rows, tiny_deck)  # noqa: F401 (fixture)
 
 ACCEPT, REFUSE_ACTION = gk.ACTION_ACCEPT, gk.ACTION_REFUSE
 
@@ -278,6 +278,25 @@ def _drawn_bell(n, options=None):
     return st
 
 
+def test_GK_16_the_deck_runs_out_when_its_last_card_is_taken():
+    """GK-16: a bust after the deck's last card was taken, before any reshuffle, ends the game."""
+    opts = {"play_through": True}
+    # Seat 0's row is at 9; the draw card takes it to 11 and brings the deck's last card, a 4.
+    st = position(3, revealed=card(2, draw=True), rows={0: [card(4), card(4), card(1)], 2: [card(3, 2)]},
+                  deal=[card(0), card(0)], deck=[card(4)], options=opts)
+    assert not st.describe()["deck_ran_out"]
+    give(st, 0)
+    assert st.current_player() == CHANCE
+    st.apply(draw_action(card(4)))
+    assert st.is_terminal() and st.returns() == [0.0, 0.0, 1.0]    # banked first: seat 2's 2 bells
+
+
+def test_GK_16_an_empty_deck_in_a_description_has_run_out():
+    """GK-16: a described position whose deck is empty has had its deck run out."""
+    st = position(3, revealed=card(2), deal=[card(0), card(0)], deck=[])
+    assert st.describe()["deck_ran_out"]
+
+
 def test_GK_17_a_bell_card_drawn_by_a_draw_symbol_is_seen_by_all():
     """GK-17 (decision): the drawn card is turned up to be placed, so every seat knows its worth."""
     one, two = _drawn_bell(1), _drawn_bell(2)
@@ -351,21 +370,6 @@ def test_GK_18_older_cards_are_exchanged_only_among_themselves():
         assert all(c == card(1) for c in old)
 
 
-@pytest.fixture
-def tiny_deck(tmp_path):
-    """Swaps in a deck of a few cards for one test (GK-2: the deck is data)."""
-    def use(cards):
-        path = tmp_path / "deck.json"
-        path.write_text(json.dumps({"cards": cards}))
-        gk._load_deck(path)
-    yield use
-    gk._load_deck()
-
-
-def _entry(kind="exploration", value=0, bells=0, draw=False, count=1):
-    return {"kind": kind, "value": value, "bells": bells, "draw": draw, "count": count}
-
-
 def test_GK_19_a_deal_takes_what_there_is(tiny_deck):
     """GK-19: fewer cards than seats: a short deal; no card at all: the round ends unbusted."""
     tiny_deck([_entry(value=1, count=2), _entry(value=2), _entry(kind="bell", bells=1)])
@@ -418,6 +422,43 @@ def test_decoder_names_the_offending_field():
         target[path[-1]] = value
         with pytest.raises(ValueError, match=f"^{field}"):
             gk.from_description(d)
+
+
+def test_enum_errors_name_the_values_a_json_client_writes():
+    """A missing or unknown enum is named as missing/unknown, with the proto value names."""
+    from fagin.v1 import gangs_of_kyoto_pb2 as pb
+    phases = ", ".join(v.name for v in pb.GangsOfKyotoState.Phase.DESCRIPTOR.values if v.number)
+    kinds = ", ".join(v.name for v in pb.GangsOfKyotoCard.Kind.DESCRIPTOR.values if v.number)
+    actions = ", ".join(v.name for v in pb.GangsOfKyotoAction.Kind.DESCRIPTOR.values if v.number)
+    base = position(3, revealed=card(1), deal=[card(0), card(0)]).describe()
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "phase": None})
+    assert str(e.value) == f"phase: missing; expected one of {phases}"
+    with pytest.raises(ValueError, match=f"^phase: unknown value 'dance'; expected one of {phases}$"):
+        gk.from_description({**base, "phase": "dance"})
+    assert gk.from_description({**base, "phase": "PHASE_GIVE"}) == gk.from_description(base)
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "revealed": {"value": 1}})
+    assert str(e.value) == f"revealed.kind: missing; expected one of {kinds}"
+    with pytest.raises(ValueError) as e:
+        gk.action_from_typed({"seat": 1})
+    assert str(e.value) == f"kind: missing; expected one of {actions}"
+
+
+def test_count_errors_state_the_totals():
+    base = position(3, revealed=card(1), deal=[card(0), card(0)]).describe()
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "received": [2]})
+    assert str(e.value) == ("deal: received 1, face down 2, revealed 1, to draw 0: 4 cards, "
+                            "more than the 3 of a deal (one per player)")
+    view = position(3, revealed=card(1), deal=[card(0)], deck=[card(2)]).view(0)
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**view, "deck_top_size": 2})
+    assert str(e.value) == ("unseen: 2 cards, fewer than the 1 face-down cards of the deal (deal_size) "
+                            "and 2 on top of the deck (deck_top_size) need")
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "discard": [card(0)]})
+    assert str(e.value) == "cards: the state holds 7 of card '0', the deck has 6 (every card must be in exactly one place)"
 
 
 def test_labels_and_typed_actions():
