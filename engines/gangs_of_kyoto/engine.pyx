@@ -7,11 +7,14 @@ lists each kind of card and its count (GK-2), loaded when this module is
 imported.
 
 How the hidden cards are held (GK-18): the shuffled deck is a multiset of
-counts (``pool``): drawing from it is a chance event.  Cards that have been
-drawn but that nobody has seen — the active player's face-down cards, and
-those put back on top of the deck when a round ends mid-deal — are held
-explicitly, each with the *generation* of the deck it came from, so that
-``determinize`` can reshuffle exactly the cards a seat cannot tell apart.
+counts (``pool``, see ``engines/cards.pxd``): drawing from it is a chance
+event.  Cards that have been drawn but that nobody has seen — the active
+player's face-down cards, and those put back on top of the deck when a round
+ends mid-deal — are held explicitly, each with the *generation* of the deck
+it came from, so that ``determinize`` can reshuffle exactly the cards a seat
+cannot tell apart.  So are face-down Bell cards that a client's position
+puts in a pile without showing them to the other seats (GK-17); in play
+every card is seen by all once turned up.
 
 Action ids (stable):
 
@@ -23,13 +26,16 @@ import json
 import pathlib
 
 cimport cython
-from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.rng cimport Rng, rng_below, mix64
+from engines.rng cimport Rng, rng_below, rng_seed, mix64
+from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
+                            ms_chance, ms_draw, ms_pick, ms_total)
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.enum_names import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
 
 cdef enum:
@@ -63,15 +69,19 @@ cdef enum:
     LIMIT_STAY_LATE = 18
     WIN_BELLS = 13
 
-    # Public events folded into the information-set hashes.
+    # Events folded into the information-set hashes.
     EV_POSITION = 1
     EV_REVEAL = 2
     EV_GIVE = 3
     EV_REFUSE = 4
     EV_PLACE = 5
-    EV_HIDDEN_BELL = 6
+    EV_REFUSED = 6          # the refused card, face up on the discard pile
     EV_OWN_BELL = 7
     EV_SEAT = 8
+    EV_ROUND_END = 9
+
+    # Deck generations one determinization keeps apart (GK-18); more are merged.
+    GEN_CAP = CARDS_MAX_SOURCES
 
 # The deck, from the data file (see _load_deck).
 cdef int NUM_KINDS = 0
@@ -81,6 +91,7 @@ cdef int VALUE_OF[MAX_KINDS]
 cdef int BELLS_OF[MAX_KINDS]
 cdef int DRAWS[MAX_KINDS]
 cdef int COUNT_OF[MAX_KINDS]
+cdef uint8_t IS_BELL[MAX_KINDS]      # Bell cards: the only cards a face-down pile holds (GK-7)
 
 ctypedef struct GKState:
     uint64_t public_hash
@@ -121,16 +132,10 @@ ctypedef struct GKState:
 # ------------------------------------------------------------------ helpers
 
 cdef inline int pool_total(const GKState* s) noexcept nogil:
-    cdef int t, n = 0
-    for t in range(NUM_KINDS):
-        n += s.pool[t]
-    return n
+    return ms_total(s.pool, NUM_KINDS)
 
 cdef inline int discard_total(const GKState* s) noexcept nogil:
-    cdef int t, n = 0
-    for t in range(NUM_KINDS):
-        n += s.discard[t]
-    return n
+    return ms_total(s.discard, NUM_KINDS)
 
 cdef inline int count_kind(const GKState* s, int seat, int kind) noexcept nogil:
     cdef int i, n = 0
@@ -143,25 +148,44 @@ cdef inline int limit_of(const GKState* s, int seat) noexcept nogil:
     # GK-9: a Stay Late card raises the limit while it lies in the row.
     return LIMIT_STAY_LATE if count_kind(s, seat, K_STAY_LATE) > 0 else LIMIT
 
-cdef inline int bells_of(const GKState* s, int seat) noexcept nogil:
-    cdef int t, i, n = 0
+cdef inline int visible_bells(const GKState* s, int seat) noexcept nogil:
+    """Bells in the face-up part of a victory pile (every seat knows them)."""
+    cdef int t, n = 0
     for t in range(NUM_KINDS):
         n += s.vp[seat][t] * BELLS_OF[t]
+    return n
+
+cdef inline int bells_of(const GKState* s, int seat) noexcept nogil:
+    cdef int i, n = visible_bells(s, seat)
     for i in range(s.hidden_len[seat]):
         n += BELLS_OF[s.hidden[seat][i]]
     return n
 
-cdef inline void fold_public(GKState* s, uint64_t event) noexcept nogil:
-    s.public_hash = mix64(s.public_hash, event)
+cdef inline int bells_allowed(const GKState* s) noexcept nogil:
+    """The most bells a pile may hold in this state: 12 while the game goes on, since 13
+    would have ended it (GK-14), unless the game plays through the deck (GK-16).  The one
+    statement of that rule for checks and for dealing hidden piles (GK-18)."""
+    if s.play_through or s.phase == PH_OVER:
+        return CARDS_NO_CAP
+    return WIN_BELLS - 1
+
+cdef inline void fold_public(GKState* s, int event, int who, int card) noexcept nogil:
+    s.public_hash = cards_fold(s.public_hash, event, who, card)
+
+cdef inline void note_taken(GKState* s) noexcept nogil:
+    """GK-16: the deck has run out once its last card is taken (the cards put back on top
+    are part of it), not later when a card is wanted and the discard pile is shuffled."""
+    if s.top_len == 0 and pool_total(s) == 0:
+        s.deck_ran_out = 1
 
 cdef void reshuffle(GKState* s) noexcept nogil:
-    """GK-15: the discard pile becomes the new deck (a new generation)."""
+    """GK-15: when a card must be drawn from an empty deck, the discard pile becomes the
+    new deck (a new generation)."""
     cdef int t
     for t in range(NUM_KINDS):
         s.pool[t] = s.discard[t]
         s.discard[t] = 0
     s.gen += 1
-    s.deck_ran_out = 1
 
 cdef int take_top(GKState* s, uint8_t* kind, uint8_t* gen) noexcept nogil:
     """The next card of the deck if no chance is involved: 1 if taken from the
@@ -171,6 +195,7 @@ cdef int take_top(GKState* s, uint8_t* kind, uint8_t* gen) noexcept nogil:
         s.top_len -= 1
         kind[0] = s.top[s.top_len]
         gen[0] = s.top_gen[s.top_len]
+        note_taken(s)
         return 1
     if pool_total(s) == 0:
         if discard_total(s) == 0:
@@ -224,9 +249,9 @@ cdef void end_round(GKState* s, int buster) noexcept nogil:
     s.arriving = -1
     bank_rows(s, buster)
     s.rounds += 1
-    fold_public(s, <uint64_t>((EV_PLACE << 16) | 0xFF00 | (buster & 0xFF)))
+    fold_public(s, EV_ROUND_END, buster, 0)
     if s.play_through:
-        # GK-16: the first bust after the deck ran out ends the game.
+        # GK-16: the first bust after the deck ran out ends the game, its round banked first.
         if s.deck_ran_out and buster >= 0:
             s.winner = best_of(s, (1u << s.players) - 1)
             s.phase = PH_OVER
@@ -253,21 +278,14 @@ cdef int place(GKState* s, int r, int k, uint8_t gen, bint drawn) noexcept nogil
     """The receiver keeps card `k` (GK-6..GK-10).  Returns 1 if play paused
     (a chance or a decision is pending), 2 if the round or game ended, 0 to
     go on with the deal."""
-    cdef int kind = KIND_OF[k], i, last
-    cdef uint8_t nk, ng
+    cdef int kind = KIND_OF[k], last
+    cdef uint8_t nk = 0, ng = 0
     cdef int got
     s.arriving = -1
     if kind == K_BELL:
-        # GK-7: straight to the victory pile.  A card drawn by a draw symbol
-        # was seen by its receiver only (GK-17).
-        if drawn and not s.open_piles and s.hidden_len[r] < HIDDEN_CAP:
-            s.hidden[r][s.hidden_len[r]] = k
-            s.hidden_gen[r][s.hidden_len[r]] = gen
-            s.hidden_len[r] += 1
-            fold_public(s, <uint64_t>((EV_HIDDEN_BELL << 16) | r))
-            s.private_hash[r] = mix64(s.private_hash[r], <uint64_t>((EV_OWN_BELL << 16) | k))
-        else:
-            s.vp[r][k] += 1
+        # GK-7: straight to the victory pile, face down; everyone saw it turned up first,
+        # drawn by a draw symbol too (GK-17), so every seat knows it is there.
+        s.vp[r][k] += 1
         if not s.play_through and bells_of(s, r) >= WIN_BELLS:
             s.winner = r                       # GK-14: an immediate win
             s.phase = PH_OVER
@@ -308,11 +326,9 @@ cdef int place(GKState* s, int r, int k, uint8_t gen, bint drawn) noexcept nogil
     return 0
 
 cdef int receive(GKState* s, int r, int k, uint8_t gen, bint drawn) noexcept nogil:
-    """A card arrives at seat `r`: with a Refuse card in the row, r decides (GK-10)."""
-    if drawn and KIND_OF[k] == K_BELL and not s.open_piles:
-        fold_public(s, <uint64_t>((EV_PLACE << 16) | (r << 8) | 0xFF))   # GK-17: which Bell is unseen
-    else:
-        fold_public(s, <uint64_t>((EV_PLACE << 16) | (r << 8) | k))
+    """A card arrives at seat `r`: with a Refuse card in the row, r decides (GK-10).
+    Everyone sees it arrive, a card drawn by a draw symbol too (GK-17)."""
+    fold_public(s, EV_PLACE, r, k)
     if count_kind(s, r, K_REFUSE) > 0:
         s.receiver = r
         s.arriving = k
@@ -324,7 +340,7 @@ cdef int receive(GKState* s, int r, int k, uint8_t gen, bint drawn) noexcept nog
 
 cdef int advance(GKState* s) noexcept nogil:
     """Plays every step that needs no decision and no chance; stops at the next one."""
-    cdef uint8_t k, g
+    cdef uint8_t k = 0, g = 0
     cdef int got, p, left, target
     while True:
         if s.phase == PH_DRAW_DEAL:
@@ -358,7 +374,7 @@ cdef int advance(GKState* s) noexcept nogil:
                 s.hand[p - 1] = s.hand[p]
                 s.hand_gen[p - 1] = s.hand_gen[p]
             s.hand_len -= 1
-            fold_public(s, <uint64_t>((EV_REVEAL << 16) | s.revealed))
+            fold_public(s, EV_REVEAL, -1, s.revealed)
         left = 0
         target = -1
         for p in range(s.players):
@@ -424,6 +440,7 @@ cdef void gk_apply_action(void* st, int action) noexcept nogil:
     if s.phase == PH_DRAW_DEAL:
         k = action - A_DRAW
         s.pool[k] -= 1
+        note_taken(s)
         s.hand[s.hand_len] = k
         s.hand_gen[s.hand_len] = s.gen
         s.hand_len += 1
@@ -432,21 +449,21 @@ cdef void gk_apply_action(void* st, int action) noexcept nogil:
     elif s.phase == PH_DRAW_EFFECT:
         k = action - A_DRAW
         s.pool[k] -= 1
+        note_taken(s)
         after_card(s, receive(s, s.receiver, k, s.gen, True))
     elif s.phase == PH_GIVE:
         r = action - A_GIVE
         k = s.revealed
         s.revealed = -1
         s.received |= 1u << r
-        fold_public(s, <uint64_t>((EV_GIVE << 16) | r))
+        fold_public(s, EV_GIVE, r, 0)
         after_card(s, receive(s, r, k, s.arriving_gen, False))
     elif s.phase == PH_REFUSE:
         r = s.receiver
         k = s.arriving
-        fold_public(s, <uint64_t>((EV_REFUSE << 16) | action))
+        fold_public(s, EV_REFUSE, r, action)
         if action == A_REFUSE:
-            # A refused card lands face up on the discard pile: now everyone sees it.
-            fold_public(s, <uint64_t>((EV_PLACE << 16) | k))
+            fold_public(s, EV_REFUSED, r, k)
             # GK-10: the card and the rightmost Refuse card are discarded.
             s.arriving = -1
             s.discard[k] += 1
@@ -462,21 +479,11 @@ cdef void gk_apply_action(void* st, int action) noexcept nogil:
             after_card(s, place(s, r, k, s.arriving_gen, s.arriving_drawn))
 
 cdef int gk_chance_outcomes(const void* st, int* actions, double* probs) noexcept nogil:
-    cdef const GKState* s = <const GKState*>st
-    cdef int n = gk_legal_actions(st, actions), i
-    cdef double total = pool_total(s)
-    for i in range(n):
-        probs[i] = s.pool[actions[i] - A_DRAW] / total
-    return n
+    return ms_chance((<const GKState*>st).pool, NUM_KINDS, A_DRAW, actions, probs)
 
 cdef int gk_sample_chance(const void* st, Rng* rng) noexcept nogil:
     cdef const GKState* s = <const GKState*>st
-    cdef int r = rng_below(rng, pool_total(s)), t
-    for t in range(NUM_KINDS):
-        r -= s.pool[t]
-        if r < 0:
-            return A_DRAW + t
-    return A_DRAW
+    return A_DRAW + ms_pick(s.pool, NUM_KINDS, <int>rng_below(rng, <uint32_t>pool_total(s)))
 
 cdef void gk_returns(const void* st, double* out) noexcept nogil:
     cdef const GKState* s = <const GKState*>st
@@ -484,136 +491,104 @@ cdef void gk_returns(const void* st, double* out) noexcept nogil:
     for p in range(s.players):
         out[p] = 1.0 if p == s.winner else 0.0
 
-cdef void deal_unseen(GKState* s, int observer, Rng* rng) noexcept nogil:
-    # GK-18: per deck generation, the cards `observer` has not seen are dealt
-    # again at random over the places it cannot see into: the pool, the
-    # face-down deal, the cards put back on top, and (unless the piles are
-    # open) the other seats' hidden bell cards, which must stay bell cards.
-    # The cards are gathered in a canonical order (by kind), so the result
-    # depends only on what `observer` knows and on the generator.
-    cdef uint8_t cards[MAX_DECK]
-    cdef int cnt[MAX_KINDS]
-    cdef int gens[MAX_DECK]
-    cdef int num_gens = 0, n, nb, i, j, t, p, g, tmp, hidden_slots
-    gens[num_gens] = s.gen
-    num_gens += 1
-    for i in range(s.hand_len):
-        num_gens = _add_gen(gens, num_gens, s.hand_gen[i])
-    for i in range(s.top_len):
-        num_gens = _add_gen(gens, num_gens, s.top_gen[i])
-    if not s.open_piles:
-        for p in range(s.players):
-            if p != observer:
-                for i in range(s.hidden_len[p]):
-                    num_gens = _add_gen(gens, num_gens, s.hidden_gen[p][i])
-    for j in range(num_gens):
-        g = gens[j]
-        for t in range(NUM_KINDS):
-            cnt[t] = s.pool[t] if g == s.gen else 0
-        hidden_slots = 0
-        if not s.open_piles:
-            for p in range(s.players):
-                if p != observer:
-                    for i in range(s.hidden_len[p]):
-                        if s.hidden_gen[p][i] == g:
-                            cnt[s.hidden[p][i]] += 1
-                            hidden_slots += 1
-        for i in range(s.hand_len):
-            if s.hand_gen[i] == g:
-                cnt[s.hand[i]] += 1
-        for i in range(s.top_len):
-            if s.top_gen[i] == g:
-                cnt[s.top[i]] += 1
-        # Bell cards first, then the rest, each by kind.
-        n = 0
-        for t in range(NUM_KINDS):
-            if KIND_OF[t] == K_BELL:
-                for i in range(cnt[t]):
-                    cards[n] = t
-                    n += 1
-        nb = n
-        for t in range(NUM_KINDS):
-            if KIND_OF[t] != K_BELL:
-                for i in range(cnt[t]):
-                    if n < MAX_DECK:
-                        cards[n] = t
-                        n += 1
-        # The hidden slots get bell cards chosen uniformly; then the rest is shuffled.
-        for i in range(hidden_slots):
-            t = i + rng_below(rng, nb - i)
-            tmp = cards[i]
-            cards[i] = cards[t]
-            cards[t] = tmp
-        for i in range(hidden_slots, n - 1):
-            t = i + rng_below(rng, n - i)
-            tmp = cards[i]
-            cards[i] = cards[t]
-            cards[t] = tmp
-        i = 0
-        if not s.open_piles:
-            for p in range(s.players):
-                if p != observer:
-                    for t in range(s.hidden_len[p]):
-                        if s.hidden_gen[p][t] == g:
-                            s.hidden[p][t] = cards[i]
-                            i += 1
-        for t in range(s.hand_len):
-            if s.hand_gen[t] == g:
-                s.hand[t] = cards[i]
-                i += 1
-        for t in range(s.top_len):
-            if s.top_gen[t] == g:
-                s.top[t] = cards[i]
-                i += 1
-        if g == s.gen:
-            for t in range(NUM_KINDS):
-                s.pool[t] = 0
-            while i < n:
-                s.pool[cards[i]] += 1
-                i += 1
-    # Other seats' knowledge of their own hidden bells follows the new deal.
-    if not s.open_piles:
-        for p in range(s.players):
-            if p != observer:
-                s.private_hash[p] = hidden_hash(s, p)
+cdef inline int gen_index(int* gens, int* n, int g) noexcept nogil:
+    """The index of deck generation g among gens[0:n], added if new.  Past GEN_CAP, older
+    generations share the last index: their cards are then exchanged among themselves, a
+    world the observer could tell apart only by when they were shuffled, never the truth."""
+    cdef int j
+    for j in range(n[0]):
+        if gens[j] == g:
+            return j
+    if n[0] == GEN_CAP:
+        return GEN_CAP - 1
+    gens[n[0]] = g
+    n[0] += 1
+    return n[0] - 1
 
-cdef bint possible(const GKState* s) noexcept nogil:
-    """A world the observer can be in: while the game goes on, nobody has 13 bells (GK-14)."""
-    cdef int p
-    if s.play_through or s.phase == PH_OVER:
-        return True
+cdef int deal_hidden(GKState* s, int16_t* unseen, int n_sources, const int* need, const int* cap,
+                     uint8_t* out, Rng* rng) noexcept nogil:
+    """Deals Bell cards of `unseen` (n_sources multisets of MAX_KINDS counts) to the seats'
+    face-down piles: seat p takes need[p * GEN_CAP + j] cards of source j and at most
+    cap[p] bells, into out[p * HIDDEN_CAP:], each consistent deal equally likely (GK-18).
+    Returns what
+    cards_deal_places returns."""
+    cdef DealPlace places[GK_MAX_PLAYERS]
+    cdef int p, j, n = 0
     for p in range(s.players):
-        if bells_of(s, p) >= WIN_BELLS:
-            return False
-    return True
+        for j in range(CARDS_MAX_SOURCES):
+            places[n].need[j] = need[p * GEN_CAP + j] if j < n_sources else 0
+        places[n].cap = cap[p]
+        places[n].out = out + p * HIDDEN_CAP
+        n += 1
+    return cards_deal_places(unseen, MAX_KINDS, n_sources, NUM_KINDS, IS_BELL, BELLS_OF, places, n, rng)
 
 cdef void gk_determinize(void* st, int observer, Rng* rng) noexcept nogil:
-    # The observer also knows the game is not over: deals that would give a
-    # hidden pile 13 bells are drawn again (the true world always qualifies).
+    # GK-18: per deck generation, the cards `observer` has not seen are dealt again at
+    # random over the places it cannot see into: the pool, the face-down deal, the cards
+    # put back on top, and the face-down Bell cards of other seats' piles (a position a
+    # client built may hold some, GK-17).  Those piles are dealt first, among the deals
+    # where none reaches 13 bells while the game goes on — the observer knows nobody has
+    # won — exactly uniformly and by construction (engines/cards.pxd), so the true cards
+    # never come back just because a deal is hard; then the rest is dealt at random.
+    # The result depends only on what `observer` knows and on the generator.
     cdef GKState* s = <GKState*>st
-    cdef GKState saved = s[0]
-    cdef int attempt
-    for attempt in range(1000):
-        deal_unseen(s, observer, rng)
-        if possible(s):
-            return
-        s[0] = saved
+    cdef int16_t unseen[GEN_CAP][MAX_KINDS]
+    cdef int gens[GEN_CAP]
+    cdef int need[GK_MAX_PLAYERS * GEN_CAP]
+    cdef int cap[GK_MAX_PLAYERS]
+    cdef uint8_t dealt[GK_MAX_PLAYERS * HIDDEN_CAP]
+    cdef int n_gens = 0, p, i, j, t, any_hidden = 0, pos, allowed = bells_allowed(s)
+    memset(unseen, 0, sizeof(unseen))
+    memset(need, 0, sizeof(need))
+    gen_index(gens, &n_gens, s.gen)                     # the pool's generation is index 0
+    for t in range(NUM_KINDS):
+        unseen[0][t] = s.pool[t]
+    for i in range(s.hand_len):
+        unseen[gen_index(gens, &n_gens, s.hand_gen[i])][s.hand[i]] += 1
+    for i in range(s.top_len):
+        unseen[gen_index(gens, &n_gens, s.top_gen[i])][s.top[i]] += 1
+    for p in range(s.players):
+        cap[p] = CARDS_NO_CAP
+        if p == observer or s.open_piles or s.hidden_len[p] == 0:
+            continue
+        for i in range(s.hidden_len[p]):
+            j = gen_index(gens, &n_gens, s.hidden_gen[p][i])
+            unseen[j][s.hidden[p][i]] += 1
+            need[p * GEN_CAP + j] += 1
+            any_hidden = 1
+        cap[p] = allowed - visible_bells(s, p) if allowed != CARDS_NO_CAP else CARDS_NO_CAP
+    if any_hidden:
+        if deal_hidden(s, &unseen[0][0], n_gens, need, cap, dealt, rng) != 1:
+            # Only a state no game reaches gets here (its own piles break the limit):
+            # deal them without the limit rather than keep the true cards.
+            for p in range(s.players):
+                cap[p] = CARDS_NO_CAP
+            deal_hidden(s, &unseen[0][0], n_gens, need, cap, dealt, rng)
+        for p in range(s.players):
+            if p == observer or s.open_piles or s.hidden_len[p] == 0:
+                continue
+            # dealt[p] lists source 0's cards, then source 1's, ...: back to the slots.
+            pos = 0
+            for j in range(n_gens):
+                for i in range(s.hidden_len[p]):
+                    if gen_index(gens, &n_gens, s.hidden_gen[p][i]) == j:
+                        s.hidden[p][i] = dealt[p * HIDDEN_CAP + pos]
+                        pos += 1
+            s.private_hash[p] = hidden_hash(s, p)       # its owner's knowledge follows the deal
+    for i in range(s.hand_len):
+        s.hand[i] = <uint8_t>ms_draw(unseen[gen_index(gens, &n_gens, s.hand_gen[i])], NUM_KINDS, rng)
+    for i in range(s.top_len):
+        s.top[i] = <uint8_t>ms_draw(unseen[gen_index(gens, &n_gens, s.top_gen[i])], NUM_KINDS, rng)
+    for t in range(NUM_KINDS):
+        s.pool[t] = unseen[0][t]
 
 cdef uint64_t hidden_hash(const GKState* s, int p) noexcept nogil:
     """What seat p alone knows: its hidden bell cards, in the order it got them."""
     cdef uint64_t h = 0
     cdef int i
     for i in range(s.hidden_len[p]):
-        h = mix64(h, <uint64_t>((EV_OWN_BELL << 16) | s.hidden[p][i]))
+        h = cards_fold(h, EV_OWN_BELL, p, s.hidden[p][i])
     return h
-
-cdef inline int _add_gen(int* gens, int n, int g) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        if gens[i] == g:
-            return n
-    gens[n] = g
-    return n + 1
 
 cdef uint64_t gk_infoset_key(const void* st, int player) noexcept nogil:
     cdef const GKState* s = <const GKState*>st
@@ -692,6 +667,7 @@ def _load_deck(path=DECK_FILE):
         VALUE_OF[i] = c["value"]
         BELLS_OF[i] = c["bells"]
         DRAWS[i] = 1 if c["draw"] else 0
+        IS_BELL[i] = 1 if c["kind"] == "bell" else 0
         COUNT_OF[i] = c["count"]
     NUM_KINDS = len(cards)
     DECK_SIZE = total
@@ -722,7 +698,8 @@ def kind_of_card(d, field):
     """The kind index of a card dict; ValueError naming `field` if no card of the deck matches."""
     if not isinstance(d, dict):
         raise ValueError(f"{field}: expected a card")
-    want = (d.get("kind"), d.get("value") or 0, d.get("bells") or 0, bool(d.get("draw")))
+    kind = KINDS[_enum_index(d.get("kind"), KINDS, "KIND_", f"{field}.kind")]
+    want = (kind, d.get("value") or 0, d.get("bells") or 0, bool(d.get("draw")))
     for k, c in enumerate(CARDS):
         if (c["kind"], c["value"], c["bells"], c["draw"]) == want:
             return k
@@ -754,20 +731,18 @@ def typed_action(int action):
     raise ValueError(f"unknown action id {action}")
 
 
+ACTION_KINDS = ("give", "accept", "refuse", "draw")
+
+
 def action_from_typed(d):
-    kind = d.get("kind")
+    kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if kind == "give":
-        seat = d.get("seat")
-        if seat is None or isinstance(seat, bool) or not 0 <= seat < GK_MAX_PLAYERS:
-            raise ValueError(f"seat: a seat from 0 to 4 is needed, got {seat!r}")
-        return A_GIVE + seat
+        return A_GIVE + _int_in(d.get("seat"), 0, GK_MAX_PLAYERS - 1, "seat")
     if kind == "accept":
         return A_ACCEPT
     if kind == "refuse":
         return A_REFUSE
-    if kind == "draw":
-        return A_DRAW + kind_of_card(d.get("card"), "card")
-    raise ValueError(f"kind: unknown or missing action kind {kind!r}")
+    return A_DRAW + kind_of_card(d.get("card"), "card")
 
 
 def initial_state_bytes(int players, play_through=False, open_piles=False):
@@ -893,8 +868,8 @@ def view(data, int seat):
     """The state as ``seat`` sees it (GK-17).
 
     Every card ``seat`` has not seen — the deck, the face-down deal, the
-    cards put back on top and (unless the piles are open) the other seats'
-    hidden bell cards — is listed once, in a canonical order, under
+    cards put back on top and the other seats' face-down Bell cards that a
+    client's position did not show it — is listed once, in a canonical order, under
     ``unseen``; ``deal_size``, ``deck_top_size`` and each seat's
     ``hidden_bell_count`` say how many of them lie where.  Other seats'
     ``bells`` then count only their visible victory cards.  The view is a
@@ -917,38 +892,47 @@ def view(data, int seat):
     return d
 
 
-def _assign_hidden(needs, visible, bell_cards, limit):
-    """Bell cards for each (seat, count) in `needs`, fewest bells first, keeping every seat
-    under `limit` (None: no limit); None if impossible."""
-    import itertools
-    pool = sorted(bell_cards, key=lambda k: (BELLS_OF[k], k))
-
-    def search(i, pool):
-        if i == len(needs):
-            return []
-        seat, need = needs[i]
-        seen = set()
-        options = sorted(itertools.combinations(range(len(pool)), need),
-                         key=lambda idx: (sum(BELLS_OF[pool[j]] for j in idx), idx))
-        for idx in options:
-            cards = tuple(pool[j] for j in idx)
-            if cards in seen:
-                continue
-            seen.add(cards)
-            if limit is not None and visible[seat] + sum(BELLS_OF[k] for k in cards) >= limit:
-                continue
-            rest = search(i + 1, [k for j, k in enumerate(pool) if j not in idx])
-            if rest is not None:
-                return [(seat, list(cards))] + rest
-        return None
-
-    return search(0, pool)
-
-
 def _card_list(value, field):
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"{field}: expected a list of cards")
     return [kind_of_card(c, f"{field}[{i}]") for i, c in enumerate(value)]
+
+
+cdef _hidden_from_unseen(GKState* s, list wanted, list unseen):
+    """Gives each (seat, n) of `wanted` n Bell cards of `unseen` (kind indexes, which lose
+    them) for the face-down part of its pile, keeping every pile within
+    bells_allowed (GK-14, GK-18).  Which ones does not matter to a search (GK-18); they
+    are dealt with a fixed seed, so one description always gives the same state."""
+    cdef int16_t counts[MAX_KINDS]
+    cdef int need[GK_MAX_PLAYERS * GEN_CAP]
+    cdef int cap[GK_MAX_PLAYERS]
+    cdef uint8_t dealt[GK_MAX_PLAYERS * HIDDEN_CAP]
+    cdef int allowed = bells_allowed(s), p, i
+    cdef Rng rng
+    memset(counts, 0, sizeof(counts))
+    memset(need, 0, sizeof(need))
+    for k in unseen:
+        counts[k] += 1
+    for p in range(s.players):
+        cap[p] = CARDS_NO_CAP
+    for p, n in wanted:
+        need[p * GEN_CAP] = n
+        if allowed != CARDS_NO_CAP:
+            cap[p] = allowed - bells_of(s, p)
+    rng_seed(&rng, 0)
+    if deal_hidden(s, counts, 1, need, cap, dealt, &rng) != 1:
+        bells = sorted(BELLS_OF[k] for k in unseen if IS_BELL[k])
+        p = wanted[0][0]
+        raise ValueError(
+            f"seats[{p}].hidden_bell_count: the unseen cards hold {len(bells)} Bell cards "
+            f"({sum(bells)} bells), which cannot fill {sum(n for _, n in wanted)} face-down places "
+            + ("without a pile reaching 13 bells (GK-14)" if allowed != CARDS_NO_CAP else "(GK-17)"))
+    for p, n in wanted:
+        for i in range(n):
+            k = dealt[p * HIDDEN_CAP + i]
+            unseen.remove(k)
+            s.hidden[p][s.hidden_len[p]] = k
+            s.hidden_len[p] += 1
 
 
 @cython.boundscheck(True)
@@ -961,7 +945,10 @@ def from_description(d):
     places — which gives the viewer the same recommendations (GK-18).  All
     unseen cards are taken to be from the current deck.  ``bells``,
     ``row_sum`` and ``limit`` are output only; a ``hidden_bell_count`` above
-    the listed ``hidden_bells`` takes the missing ones from ``unseen``.
+    the listed ``hidden_bells`` takes the missing ones from ``unseen``.  An
+    empty deck (no ``deck``, ``deck_top`` or unseen cards left for it) has run
+    out, whatever ``deck_ran_out`` says (GK-16).  Enum values may be given as
+    the engine spells them (``"give"``) or by their proto names (``"PHASE_GIVE"``).
     """
     if not isinstance(d, dict):
         raise ValueError("state: expected a mapping")
@@ -972,10 +959,7 @@ def from_description(d):
     options = d.get("options") or {}
     s.play_through = bool(options.get("play_through"))
     s.open_piles = bool(options.get("open_piles"))
-    phase = d.get("phase")
-    if phase not in PHASES:
-        raise ValueError(f"phase: unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
-    s.phase = PHASES.index(phase)
+    s.phase = _enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
     s.first = _int_in(d.get("first_player", 0), 0, players - 1, "first_player")
     s.active = _int_in(d.get("active_player", 0), 0, players - 1, "active_player")
     s.rounds = _int_in(d.get("rounds", 0) or 0, 0, 10000, "rounds")
@@ -983,15 +967,17 @@ def from_description(d):
     counts = [0] * NUM_KINDS
     hidden_from_unseen = []
     seats = d.get("seats")
-    if not isinstance(seats, (list, tuple)) or len(seats) != players:
-        raise ValueError(f"seats: expected one entry per player ({players})")
+    if not isinstance(seats, (list, tuple)):
+        raise ValueError(f"seats: expected a list with one entry per player ({players})")
+    if len(seats) != players:
+        raise ValueError(f"seats: {len(seats)} entries for {players} players (one per player)")
     for p, seat in enumerate(seats):
         where = f"seats[{p}]"
         if not isinstance(seat, dict):
             raise ValueError(f"{where}: expected a mapping")
         row = _card_list(seat.get("row", []), f"{where}.row")
         if len(row) > ROW_CAP:
-            raise ValueError(f"{where}.row: at most {ROW_CAP} cards")
+            raise ValueError(f"{where}.row: {len(row)} cards, more than the {ROW_CAP} a row can hold")
         total = 0
         for i, k in enumerate(row):
             if KINDS[KIND_OF[k]] in ("bell", "discard"):
@@ -1010,18 +996,9 @@ def from_description(d):
             s.vp[p][k] += 1
             counts[k] += 1
         hidden = _card_list(seat.get("hidden_bells", []), f"{where}.hidden_bells")
-        for i, k in enumerate(hidden):
-            if KIND_OF[k] != K_BELL:
-                raise ValueError(f"{where}.hidden_bells[{i}]: only Bell cards are kept hidden")
-        want = seat.get("hidden_bell_count")
-        if want is not None and want != len(hidden):
-            want = _int_in(want, len(hidden), HIDDEN_CAP, f"{where}.hidden_bell_count")
-            if not d.get("unseen"):
-                raise ValueError(f"{where}.hidden_bell_count: {want} hidden bells but "
-                                 f"{len(hidden)} listed, and no unseen cards to take them from")
-            hidden_from_unseen.append((p, want - len(hidden)))
         if len(hidden) > HIDDEN_CAP:
-            raise ValueError(f"{where}.hidden_bells: at most {HIDDEN_CAP} cards")
+            raise ValueError(f"{where}.hidden_bells: {len(hidden)} cards, more than the {HIDDEN_CAP} "
+                             f"a face-down pile can hold")
         for i, k in enumerate(hidden):
             if KIND_OF[k] != K_BELL:
                 raise ValueError(f"{where}.hidden_bells[{i}]: only Bell cards are kept hidden")
@@ -1031,6 +1008,13 @@ def from_description(d):
                 s.hidden[p][s.hidden_len[p]] = k
                 s.hidden_len[p] += 1
             counts[k] += 1
+        want = seat.get("hidden_bell_count")
+        if want is not None and want != len(hidden):
+            want = _int_in(want, len(hidden), HIDDEN_CAP, f"{where}.hidden_bell_count")
+            if s.open_piles:
+                raise ValueError(f"{where}.hidden_bell_count: {want} face-down cards, but with open_piles "
+                                 f"every pile is face up (list its cards in hidden_bells)")
+            hidden_from_unseen.append((p, want - len(hidden)))
     for k in _card_list(d.get("discard", []), "discard"):
         s.discard[k] += 1
         counts[k] += 1
@@ -1043,31 +1027,19 @@ def from_description(d):
     for k in deal + top + unseen:
         counts[k] += 1
     if hidden_from_unseen:
-        # A view's hidden bells are among its unseen cards; which ones does not
-        # matter to the search (GK-18), as long as nobody is given 13 bells while
-        # the game goes on: take the first such assignment in a canonical order.
-        visible = {p: bells_of(&s, p) for p, _ in hidden_from_unseen}
-        limit = None if (s.play_through or s.phase == PH_OVER) else WIN_BELLS
-        plan = _assign_hidden(hidden_from_unseen, visible,
-                              [k for k in unseen if KIND_OF[k] == K_BELL], limit)
-        if plan is None:
-            raise ValueError(f"seats[{hidden_from_unseen[0][0]}].hidden_bell_count: no Bell cards among the "
-                             f"unseen cards fit the hidden piles")
-        for p, bells in plan:
-            if s.hidden_len[p] + len(bells) > HIDDEN_CAP:
-                raise ValueError(f"seats[{p}].hidden_bell_count: at most {HIDDEN_CAP}")
-            for k in bells:
-                unseen.remove(k)
-                s.hidden[p][s.hidden_len[p]] = k
-                s.hidden_len[p] += 1
+        _hidden_from_unseen(&s, hidden_from_unseen, unseen)
     if len(deal) > players:
-        raise ValueError(f"deal: at most one face-down card per player ({players})")
+        raise ValueError(f"deal: {len(deal)} face-down cards, more than one per player ({players})")
     if len(top) > TOP_CAP:
-        raise ValueError(f"deck_top: at most {TOP_CAP} cards")
+        raise ValueError(f"deck_top: {len(top)} cards, more than the {TOP_CAP} a round can put back")
     s.to_draw = _int_in(d.get("deal_to_draw", 0) or 0, 0, players, "deal_to_draw")
     received = d.get("received") or []
-    for r in received:
-        _int_in(r, 0, players - 1, "received")
+    if not isinstance(received, (list, tuple)):
+        raise ValueError("received: expected a list of seats")
+    for i, r in enumerate(received):
+        _int_in(r, 0, players - 1, f"received[{i}]")
+        if (s.received >> r) & 1:
+            raise ValueError(f"received[{i}]: seat {r} is listed twice")
         s.received |= 1 << r
     s.revealed = -1
     s.arriving = -1
@@ -1086,7 +1058,8 @@ def from_description(d):
         if s.revealed < 0:
             raise ValueError("revealed: phase give needs the revealed card")
         if players - dealt < 2:
-            raise ValueError("received: the last card of a deal goes without a choice (GK-5)")
+            raise ValueError(f"received: {dealt} of {players} seats have a card, so the last card of the deal "
+                             f"would go without a choice (GK-5)")
     elif s.revealed >= 0:
         raise ValueError(f"revealed: only in phase give")
     if s.phase == PH_REFUSE:
@@ -1108,32 +1081,35 @@ def from_description(d):
         raise ValueError("deal_to_draw: phase draw_deal needs a card still to draw")
     if s.phase == PH_DRAW_DEAL and s.received:
         raise ValueError("received: the deal is drawn before anyone receives a card")
-    face_down = len(deal) or (d.get("deal_size") or 0)
-    if face_down + dealt + (1 if s.revealed >= 0 else 0) + s.to_draw > players:
-        raise ValueError("deal: more cards dealt, face down and to draw than players")
-    for k in range(NUM_KINDS):
-        if counts[k] != COUNT_OF[k]:
-            raise ValueError(f"cards: the state holds {counts[k]} {card_name(k)} cards, the deck has "
-                             f"{COUNT_OF[k]} (every card must be in exactly one place)")
-    if not s.play_through:
-        for p in range(players):
-            if bells_of(&s, p) >= WIN_BELLS and s.phase != PH_OVER:
-                raise ValueError(f"seats[{p}]: {bells_of(&s, p)} bells would have won the game")
-    # Unseen cards of a view go to the face-down places at random order; the
-    # deal and top sizes of a view are given by deal_size/deck_top_size.
+    # A view gives the face-down places' sizes (deal_size, deck_top_size) and their
+    # cards among `unseen`; a full description lists them in deal and deck_top.
     deal_size = _int_in(d.get("deal_size") or len(deal), 0, players, "deal_size")
     top_size = _int_in(d.get("deck_top_size") or len(top), 0, TOP_CAP, "deck_top_size")
+    in_deal = dealt + deal_size + (1 if s.revealed >= 0 else 0) + s.to_draw
+    if in_deal > players:
+        raise ValueError(f"deal: received {dealt}, face down {deal_size}, revealed "
+                         f"{1 if s.revealed >= 0 else 0}, to draw {s.to_draw}: {in_deal} cards, more than "
+                         f"the {players} of a deal (one per player)")
+    for k in range(NUM_KINDS):
+        if counts[k] != COUNT_OF[k]:
+            raise ValueError(f"cards: the state holds {counts[k]} of card {card_name(k)!r}, the deck has "
+                             f"{COUNT_OF[k]} (every card must be in exactly one place)")
+    for p in range(players):
+        if bells_of(&s, p) > bells_allowed(&s):
+            raise ValueError(f"seats[{p}]: {bells_of(&s, p)} bells would have won the game (GK-14)")
     if unseen:
         if deal or top:
             raise ValueError("unseen: give the face-down cards either listed (deal, deck_top) or as unseen")
         if deal_size + top_size > len(unseen):
-            raise ValueError("unseen: fewer unseen cards than face-down places")
+            raise ValueError(f"unseen: {len(unseen)} cards, fewer than the {deal_size} face-down cards of "
+                             f"the deal (deal_size) and {top_size} on top of the deck (deck_top_size) need")
         deal = unseen[:deal_size]
         top = unseen[deal_size:deal_size + top_size]
         for k in unseen[deal_size + top_size:]:
             s.pool[k] += 1
     elif deal_size != len(deal) or top_size != len(top):
-        raise ValueError("deal_size: the sizes must match the listed deal and deck_top")
+        raise ValueError(f"deal_size: {deal_size} face-down deal cards and {top_size} on top of the deck, "
+                         f"but deal lists {len(deal)} and deck_top {len(top)}")
     for i, k in enumerate(deal):
         s.hand[i] = k
     s.hand_len = len(deal)
@@ -1144,6 +1120,7 @@ def from_description(d):
         raise ValueError("deck: phase draw_effect needs a card in the deck")
     if s.phase == PH_DRAW_DEAL and pool_total(&s) == 0:
         raise ValueError("deck: phase draw_deal needs a card in the deck")
+    note_taken(&s)          # an empty deck has run out (GK-16)
     _hash_position(&s)
     return (<char*>&s)[:sizeof(GKState)]
 

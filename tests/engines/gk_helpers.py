@@ -1,5 +1,8 @@
 """Helpers to build Gangs of Kyoto positions for tests."""
 import collections
+import json
+
+import pytest
 
 from fagin.engines.gangs_of_kyoto import engine as gk
 from fagin.engines import load_game
@@ -35,8 +38,9 @@ def full_deck():
 
 def position(players=3, phase="give", rows=None, vp=None, hidden=None, revealed=None, received=(),
              active=0, first=0, deal=(), deck_top=(), discard=(), to_draw=0, arriving=None,
-             receiver=None, options=None, winner=None, deck_ran_out=False):
-    """A consistent position: every card not placed elsewhere is in the deck."""
+             receiver=None, options=None, winner=None, deck_ran_out=False, deck=None):
+    """A consistent position: every card not placed elsewhere is in the deck (or, if `deck`
+    lists the deck's cards, in the discard pile)."""
     rows = rows or {}
     vp = vp or {}
     hidden = hidden or {}
@@ -53,7 +57,14 @@ def position(players=3, phase="give", rows=None, vp=None, hidden=None, revealed=
     for c in used:
         left[k(c)] -= 1
         assert left[k(c)] >= 0, f"more {c} than the deck has"
-    deck = [gk.card_dict(i) for i, n in left.items() for _ in range(n)]
+    rest = [gk.card_dict(i) for i, n in left.items() for _ in range(n)]
+    if deck is None:
+        deck = rest
+    else:
+        discard = list(discard)
+        for c in deck:
+            rest.remove(c)
+        discard += rest
     d = {"players": players, "phase": phase, "first_player": first, "active_player": active,
          "seats": seats, "deck": deck, "deck_top": list(deck_top), "deal": list(deal),
          "discard": list(discard), "revealed": revealed, "received": list(received),
@@ -82,3 +93,19 @@ def rows(st):
 
 def bells(st):
     return [s["bells"] for s in st.describe()["seats"]]
+
+
+@pytest.fixture
+def tiny_deck(tmp_path):
+    """Swaps in another deck for one test (GK-2: the deck is data): use(list of entry(...))."""
+    def use(cards):
+        path = tmp_path / "deck.json"
+        path.write_text(json.dumps({"cards": cards}))
+        gk._load_deck(path)
+    yield use
+    gk._load_deck()
+
+
+def entry(kind="exploration", value=0, bells=0, draw=False, count=1):
+    """One line of a deck file."""
+    return {"kind": kind, "value": value, "bells": bells, "draw": draw, "count": count}

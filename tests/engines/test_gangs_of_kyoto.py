@@ -7,7 +7,7 @@ from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
 from fagin.engines.gangs_of_kyoto import engine as gk
 
 from .gk_helpers import (DISCARD, GAME, REFUSE, STAY_LATE, bell, bells, card, count_cards, draw_action,
-                         full_deck, k, position, rows)
+                         entry as _entry, full_deck, k, position, rows, tiny_deck)  # noqa: F401 (fixture)
 
 ACCEPT, REFUSE_ACTION = gk.ACTION_ACCEPT, gk.ACTION_REFUSE
 
@@ -270,21 +270,62 @@ def test_GK_16_play_through_variant():
     assert st.is_terminal() and st.returns() == [0.0, 0.0, 1.0]   # 2 + 2 beats 2 (seat 2 further)
 
 
-def test_GK_17_drawn_bell_cards_are_seen_by_their_receiver_only():
-    """GK-17: others know a Bell card went to the pile, not its worth; open piles show it."""
-    def drawn_bell(n, options=None):
-        st = position(3, revealed=card(0, draw=True), deal=[card(1), card(2)], options=options)
-        give(st, 1)
-        st.apply(draw_action(bell(n)))
-        return st
-    one, two = drawn_bell(1), drawn_bell(2)
+def _drawn_bell(n, options=None):
+    """Seat 1 receives a draw card, and the deck's next card is a Bell card worth n."""
+    st = position(3, revealed=card(0, draw=True), deal=[card(1), card(2)], options=options)
+    give(st, 1)
+    st.apply(draw_action(bell(n)))
+    return st
+
+
+def test_GK_16_the_deck_runs_out_when_its_last_card_is_taken():
+    """GK-16: a bust after the deck's last card was taken, before any reshuffle, ends the game."""
+    opts = {"play_through": True}
+    # Seat 0's row is at 9; the draw card takes it to 11 and brings the deck's last card, a 4.
+    st = position(3, revealed=card(2, draw=True), rows={0: [card(4), card(4), card(1)], 2: [card(3, 2)]},
+                  deal=[card(0), card(0)], deck=[card(4)], options=opts)
+    assert not st.describe()["deck_ran_out"]
+    give(st, 0)
+    assert st.current_player() == CHANCE
+    st.apply(draw_action(card(4)))
+    assert st.is_terminal() and st.returns() == [0.0, 0.0, 1.0]    # banked first: seat 2's 2 bells
+
+
+def test_GK_16_an_empty_deck_in_a_description_has_run_out():
+    """GK-16: a described position whose deck is empty has had its deck run out."""
+    st = position(3, revealed=card(2), deal=[card(0), card(0)], deck=[])
+    assert st.describe()["deck_ran_out"]
+
+
+def test_GK_17_a_bell_card_drawn_by_a_draw_symbol_is_seen_by_all():
+    """GK-17 (decision): the drawn card is turned up to be placed, so every seat knows its worth."""
+    one, two = _drawn_bell(1), _drawn_bell(2)
+    assert all(one.infoset_key(p) != two.infoset_key(p) for p in range(3))
+    v = one.view(0)
+    assert v["seats"][1]["victory_pile"] == [bell(1)] and v["seats"][1]["bells"] == 1
+    assert v["seats"][1]["hidden_bell_count"] == 0 and v["seats"][1]["hidden_bells"] == []
+    assert sum(c == bell(1) for c in v["unseen"]) == full_deck()[k(bell(1))] - 1
+    # Every victory pile is known to all, so a determinization keeps it (GK-18).
+    for seed in range(5):
+        assert one.determinize(0, seed).describe()["seats"][1]["victory_pile"] == [bell(1)]
+    # With open piles nothing changes: the engine already remembers every card turned up.
+    o1 = _drawn_bell(1, {"open_piles": True})
+    assert o1.view(0)["seats"][1] == v["seats"][1]
+
+
+def test_GK_17_a_pile_a_client_describes_face_down_stays_hidden_from_the_others():
+    """GK-17: a client may describe a pile's face-down Bell cards; only its owner knows them."""
+    def world(n, options=None):
+        return position(3, revealed=card(1), deal=[card(0), card(0)], hidden={1: [bell(n)]}, options=options)
+    one, two = world(1), world(2)
     assert one.infoset_key(0) == two.infoset_key(0) and one.infoset_key(2) == two.infoset_key(2)
     assert one.infoset_key(1) != two.infoset_key(1)
+    assert one.view(0) == two.view(0)
     v = one.view(0)
     assert v["seats"][1]["hidden_bells"] == [] and v["seats"][1]["hidden_bell_count"] == 1
-    assert v["seats"][1]["bells"] == 0 and bell(1) in v["unseen"]
-    assert one.view(1)["seats"][1]["bells"] == 1
-    o1, o2 = drawn_bell(1, {"open_piles": True}), drawn_bell(2, {"open_piles": True})
+    assert v["seats"][1]["bells"] == 0 and one.view(1)["seats"][1]["bells"] == 1
+    # With open piles they are face up: part of the victory pile, seen by all.
+    o1, o2 = world(1, {"open_piles": True}), world(2, {"open_piles": True})
     assert o1.infoset_key(0) != o2.infoset_key(0)
     assert bells(o1)[1] == 1 and o1.describe()["seats"][1]["hidden_bells"] == []
 
@@ -327,21 +368,6 @@ def test_GK_18_older_cards_are_exchanged_only_among_themselves():
         d = det.describe()
         old = [c for c, is_old in zip(d["deal"], g["deal"]) if is_old]
         assert all(c == card(1) for c in old)
-
-
-@pytest.fixture
-def tiny_deck(tmp_path):
-    """Swaps in a deck of a few cards for one test (GK-2: the deck is data)."""
-    def use(cards):
-        path = tmp_path / "deck.json"
-        path.write_text(json.dumps({"cards": cards}))
-        gk._load_deck(path)
-    yield use
-    gk._load_deck()
-
-
-def _entry(kind="exploration", value=0, bells=0, draw=False, count=1):
-    return {"kind": kind, "value": value, "bells": bells, "draw": draw, "count": count}
 
 
 def test_GK_19_a_deal_takes_what_there_is(tiny_deck):
@@ -396,6 +422,43 @@ def test_decoder_names_the_offending_field():
         target[path[-1]] = value
         with pytest.raises(ValueError, match=f"^{field}"):
             gk.from_description(d)
+
+
+def test_enum_errors_name_the_values_a_json_client_writes():
+    """A missing or unknown enum is named as missing/unknown, with the proto value names."""
+    from fagin.v1 import gangs_of_kyoto_pb2 as pb
+    phases = ", ".join(v.name for v in pb.GangsOfKyotoState.Phase.DESCRIPTOR.values if v.number)
+    kinds = ", ".join(v.name for v in pb.GangsOfKyotoCard.Kind.DESCRIPTOR.values if v.number)
+    actions = ", ".join(v.name for v in pb.GangsOfKyotoAction.Kind.DESCRIPTOR.values if v.number)
+    base = position(3, revealed=card(1), deal=[card(0), card(0)]).describe()
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "phase": None})
+    assert str(e.value) == f"phase: missing; expected one of {phases}"
+    with pytest.raises(ValueError, match=f"^phase: unknown value 'dance'; expected one of {phases}$"):
+        gk.from_description({**base, "phase": "dance"})
+    assert gk.from_description({**base, "phase": "PHASE_GIVE"}) == gk.from_description(base)
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "revealed": {"value": 1}})
+    assert str(e.value) == f"revealed.kind: missing; expected one of {kinds}"
+    with pytest.raises(ValueError) as e:
+        gk.action_from_typed({"seat": 1})
+    assert str(e.value) == f"kind: missing; expected one of {actions}"
+
+
+def test_count_errors_state_the_totals():
+    base = position(3, revealed=card(1), deal=[card(0), card(0)]).describe()
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "received": [2]})
+    assert str(e.value) == ("deal: received 1, face down 2, revealed 1, to draw 0: 4 cards, "
+                            "more than the 3 of a deal (one per player)")
+    view = position(3, revealed=card(1), deal=[card(0)], deck=[card(2)]).view(0)
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**view, "deck_top_size": 2})
+    assert str(e.value) == ("unseen: 2 cards, fewer than the 1 face-down cards of the deal (deal_size) "
+                            "and 2 on top of the deck (deck_top_size) need")
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**base, "discard": [card(0)]})
+    assert str(e.value) == "cards: the state holds 7 of card '0', the deck has 6 (every card must be in exactly one place)"
 
 
 def test_labels_and_typed_actions():

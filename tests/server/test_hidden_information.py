@@ -60,9 +60,10 @@ def test_gangs_of_kyoto_unseen_cards_are_invisible(client):
     from ..engines.gk_helpers import bell, card, draw_action, position
 
     def world(first_deal, hidden_bell, deck_reversed):
-        st = position(3, revealed=card(0, draw=True), deal=[card(1), card(2)])
+        # Seat 1's pile holds a face-down Bell card seat 0 does not know (a client's position, GK-17).
+        st = position(3, revealed=card(0, draw=True), deal=[card(1), card(2)], hidden={1: [bell(hidden_bell)]})
         st.apply(1)
-        st.apply(draw_action(bell(hidden_bell)))          # seat 1 draws a Bell card face down
+        st.apply(draw_action(card(3)))
         d = st.describe()
         if first_deal != d["deal"]:
             # Swap the face-down deal with deck cards (nobody has seen either).
