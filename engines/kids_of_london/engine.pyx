@@ -153,13 +153,19 @@ cdef void hash_position(KLState* s) noexcept nogil:
     every public event is folded in by apply_action.
     """
     cdef int i
+    cdef unsigned int hand
     cdef uint64_t h = mix64(<uint64_t>EV_POSITION, <uint64_t>(s.players * 16 + s.seats))
     h = mix64(h, <uint64_t>(s.turn * 64 + s.phase * 8 + (s.character + 1)))
     for i in range(NUM_KINDS):
         h = mix64(h, <uint64_t>s.pile[i])
     for i in range(n_seats(s)):
         h = mix64(h, <uint64_t>s.coins[i])
-        h = mix64(h, <uint64_t>s.hand[i])
+        hand = s.hand[i]
+        if s.phase == PH_CHOOSE_CARD and i < s.players and s.committed[i] >= 0:
+            hand |= 1u << s.committed[i]      # KL-18: a card put down is secret, publicly still in hand
+        h = mix64(h, <uint64_t>hand)
+        if s.phase == PH_CHOOSE_PRINCE or s.phase == PH_CHOOSE_LONE:
+            h = mix64(h, <uint64_t>(s.committed[i] + 1))   # every card is face up
     if has_fictitious(s):
         h = mix64(h, <uint64_t>(s.committed[n_players(s)] + 1))
     s.public_hash = h
@@ -794,7 +800,7 @@ def from_description(d):
                 raise ValueError(f"{where}.prince_choice: only in phase choose_prince")
             if not isinstance(prince, bool):
                 raise ValueError(f"{where}.prince_choice: expected true (prince) or false (comedian)")
-    if s.phase == PH_CHOOSE_CARD and all(s.committed[i] != NO_CHOICE for i in range(players)):
+    if s.phase == PH_CHOOSE_CARD and all([s.committed[i] != NO_CHOICE for i in range(players)]):
         raise ValueError("seats: every player has put a card down, so the cards would already be revealed")
     fict = d.get("fictitious")
     if players == 2:
@@ -872,12 +878,12 @@ cdef _decode_prince(KLState* s, d, seats, chosen_flags):
     in_play = _in_play(cards)
     if not in_play:
         raise ValueError("phase: every card down was an arrested leader; nobody robs the prince")
-    top = max(cards[i] for i in in_play)
+    top = max([cards[i] for i in in_play])
     expected = in_play if len(in_play) == 1 else [i for i in in_play if cards[i] == top]
     robbers = d.get("robbers")
     if not isinstance(robbers, (list, tuple)) or sorted(robbers) != expected:
         raise ValueError(f"robbers: the cards down make seats {expected} the robbers, not {robbers!r}")
-    if not any(r < s.players for r in robbers):
+    if not any([r < s.players for r in robbers]):
         raise ValueError("robbers: no real player is robbing the prince")
     mask = 0
     for r in robbers:
@@ -894,7 +900,7 @@ cdef _decode_prince(KLState* s, d, seats, chosen_flags):
             s.prince_pick[i] = 1 if prince else 0
         elif chosen_flags[i]:
             s.prince_pick[i] = HIDDEN     # KL-23: chosen, not shown
-    if all(s.prince_pick[i] != NO_CHOICE for i in range(s.players) if (mask >> i) & 1):
+    if all([s.prince_pick[i] != NO_CHOICE for i in range(s.players) if (mask >> i) & 1]):
         raise ValueError("seats: every robber has chosen, so the choices would already be revealed")
 
 
