@@ -25,10 +25,11 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
-from fagin.engines.validation import int_in as _int_in
+from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
 
 # ---------------------------------------------------------------- constants
 cdef enum:
+    KL_MAX_PLAYERS = 5        # real players
     KL_MAX_SEATS = 6          # 5 real players, or 2 real + the fictitious one
     NUM_CARDS = 9             # Street Child cards 0..8 per colour
     NUM_KINDS = 7             # character kinds
@@ -73,6 +74,12 @@ cdef enum:
     EV_SEAT = 9
     EV_POSITION = 10
 
+    # A secret choice (committed card, prince pick) not yet made, or made but
+    # unknown to this state: a seat's view, or a determinization, shows that
+    # another seat has chosen without showing what (KL-23).
+    NO_CHOICE = -1
+    HIDDEN = -2
+
 cdef int KIND_COUNT[NUM_KINDS]
 KIND_COUNT[:] = [2, 1, 1, 2, 1, 1, 1]
 # Coins a character is worth (the beggar's is a loss of 3, the prince's is 8 or 0).
@@ -83,8 +90,8 @@ ctypedef struct KLState:
     uint64_t public_hash            # running hash of everything all seats have seen
     int32_t coins[KL_MAX_SEATS]     # seat `players` is the fictitious player, if any
     uint16_t hand[KL_MAX_SEATS]     # unplayed cards (bit v = card v); fictitious: its face-down deck
-    int8_t committed[KL_MAX_SEATS]  # card chosen this turn, -1 if none (fictitious: its revealed card)
-    int8_t prince_pick[KL_MAX_SEATS]  # -1 pending / not a robber, 0 comedian, 1 prince
+    int8_t committed[KL_MAX_SEATS]  # card chosen this turn, NO_CHOICE or HIDDEN (fictitious: its revealed card)
+    int8_t prince_pick[KL_MAX_SEATS]  # NO_CHOICE (pending / not a robber), HIDDEN, 0 comedian, 1 prince
     int8_t last_cards[KL_MAX_SEATS] # cards revealed in the previous turn (display only)
     int8_t pile[NUM_KINDS]          # face-down character tiles left, per kind
     int8_t players                  # real players, 2..5
@@ -106,8 +113,31 @@ cdef inline int popcount16(unsigned int x) noexcept nogil:
         n += 1
     return n
 
+# Loop bounds over the seats' arrays.  Every state is made by initial_state_bytes
+# or from_description, which keep players in 2..KL_MAX_PLAYERS; the clamp lets
+# the compiler prove the arrays' indices in bounds without seeing that (one
+# compare per call, off the per-seat loops).
+cdef inline int n_players(const KLState* s) noexcept nogil:
+    return s.players if s.players <= KL_MAX_PLAYERS else KL_MAX_PLAYERS
+
+cdef inline int n_seats(const KLState* s) noexcept nogil:
+    return s.seats if s.seats <= KL_MAX_SEATS else KL_MAX_SEATS
+
 cdef inline bint has_fictitious(const KLState* s) noexcept nogil:
     return s.seats > s.players
+
+cdef inline void reopen_hidden(int8_t* choices, int n) noexcept nogil:
+    """Turns the HIDDEN choices among the first `n` into pending ones.
+
+    A state that knows a seat has chosen but not what (KL-23) can never reveal
+    that choice, so the next choice applied to it reopens the unknown ones to
+    be made afresh.  In a determinization that is the old order exactly: the
+    observer chooses, then every other seat in turn.
+    """
+    cdef int seat
+    for seat in range(n):
+        if choices[seat] == HIDDEN:
+            choices[seat] = NO_CHOICE
 
 cdef inline int left_of(const KLState* s, int seat) noexcept nogil:
     # KL-15: seats are numbered clockwise, so the left neighbour is the next seat.
@@ -123,24 +153,30 @@ cdef void hash_position(KLState* s) noexcept nogil:
     every public event is folded in by apply_action.
     """
     cdef int i
+    cdef unsigned int hand
     cdef uint64_t h = mix64(<uint64_t>EV_POSITION, <uint64_t>(s.players * 16 + s.seats))
     h = mix64(h, <uint64_t>(s.turn * 64 + s.phase * 8 + (s.character + 1)))
     for i in range(NUM_KINDS):
         h = mix64(h, <uint64_t>s.pile[i])
-    for i in range(s.seats):
+    for i in range(n_seats(s)):
         h = mix64(h, <uint64_t>s.coins[i])
-        h = mix64(h, <uint64_t>s.hand[i])
+        hand = s.hand[i]
+        if s.phase == PH_CHOOSE_CARD and i < s.players and s.committed[i] >= 0:
+            hand |= 1u << s.committed[i]      # KL-18: a card put down is secret, publicly still in hand
+        h = mix64(h, <uint64_t>hand)
+        if s.phase == PH_CHOOSE_PRINCE or s.phase == PH_CHOOSE_LONE:
+            h = mix64(h, <uint64_t>(s.committed[i] + 1))   # every card is face up
     if has_fictitious(s):
-        h = mix64(h, <uint64_t>(s.committed[s.players] + 1))
+        h = mix64(h, <uint64_t>(s.committed[n_players(s)] + 1))
     s.public_hash = h
 
 
 cdef void end_turn(KLState* s) noexcept nogil:
     cdef int i
-    for i in range(s.seats):
+    for i in range(n_seats(s)):
         s.last_cards[i] = s.committed[i]
-        s.committed[i] = -1
-        s.prince_pick[i] = -1
+        s.committed[i] = NO_CHOICE
+        s.prince_pick[i] = NO_CHOICE
     s.last_character = s.character
     s.character = -1
     s.robbers = 0
@@ -152,7 +188,7 @@ cdef void end_turn(KLState* s) noexcept nogil:
 cdef void pay_share(KLState* s, unsigned int payees, int k) noexcept nogil:
     """Each seat in `payees` robs its share of the character, `k` robbers in all."""
     cdef int seat, share, loss
-    for seat in range(s.seats):
+    for seat in range(n_seats(s)):
         if not (payees >> seat) & 1:
             continue
         if s.character == BEGGAR:
@@ -172,15 +208,14 @@ cdef void rob(KLState* s, unsigned int robbers) noexcept nogil:
     """The seats in `robbers` (tied for the highest card) rob this turn's character."""
     cdef int k = popcount16(robbers)
     cdef int seat
-    cdef unsigned int princes
     if s.character == PRINCE and s.turn < NUM_TURNS - 1:
         # KL-13: every real robber chooses prince or comedian, secretly and at once.
         s.robbers = <uint8_t>robbers
         s.priority = -1
-        for seat in range(s.seats):
-            s.prince_pick[seat] = -1
+        for seat in range(n_seats(s)):
+            s.prince_pick[seat] = NO_CHOICE
         if has_fictitious(s) and (robbers >> s.players) & 1:
-            s.prince_pick[s.players] = 1      # KL-17: the fictitious player takes the prince
+            s.prince_pick[n_players(s)] = 1      # KL-17: the fictitious player takes the prince
         if robbers & ((1u << s.players) - 1):
             s.phase = PH_CHOOSE_PRINCE
             return
@@ -195,11 +230,11 @@ cdef void reveal_cards(KLState* s) noexcept nogil:
     """All cards of the turn are face up: arrests, the theft, the lowest cards."""
     cdef int seat, card, hi = -1, lo = NUM_CARDS, leaders = 0
     cdef unsigned int in_play = 0, robbers = 0
-    for seat in range(s.seats):
+    for seat in range(n_seats(s)):
         s.public_hash = mix64(s.public_hash, <uint64_t>((EV_REVEAL << 16) | (seat << 8) | s.committed[seat]))
         if s.committed[seat] == LEADER:
             leaders += 1
-    for seat in range(s.seats):
+    for seat in range(n_seats(s)):
         card = s.committed[seat]
         if card == LEADER and leaders >= 2:
             continue                              # KL-7: arrested, out of play
@@ -213,7 +248,7 @@ cdef void reveal_cards(KLState* s) noexcept nogil:
         return
     if popcount16(in_play) == 1:
         # KL-9: the lone card left is both highest and lowest: its owner chooses.
-        for seat in range(s.seats):
+        for seat in range(n_seats(s)):
             if (in_play >> seat) & 1:
                 s.lone = seat
         if has_fictitious(s) and s.lone == s.players:
@@ -221,7 +256,7 @@ cdef void reveal_cards(KLState* s) noexcept nogil:
             return
         s.phase = PH_CHOOSE_LONE
         return
-    for seat in range(s.seats):
+    for seat in range(n_seats(s)):
         if not (in_play >> seat) & 1:
             continue
         if s.committed[seat] == hi:
@@ -235,11 +270,11 @@ cdef void enter_choose_card(KLState* s) noexcept nogil:
     cdef int seat, card
     s.phase = PH_CHOOSE_CARD
     s.priority = -1
-    for seat in range(s.players):
-        s.committed[seat] = -1
+    for seat in range(n_players(s)):
+        s.committed[seat] = NO_CHOICE
     if s.turn == NUM_TURNS - 1:
         # KL-3: in the last hour every hand holds one card: it is played without a choice.
-        for seat in range(s.players):
+        for seat in range(n_players(s)):
             for card in range(NUM_CARDS):
                 if (s.hand[seat] >> card) & 1:
                     s.committed[seat] = card
@@ -257,16 +292,16 @@ cdef int kl_current_player(const void* st) noexcept nogil:
     if s.phase == PH_REVEAL_CHARACTER or s.phase == PH_REVEAL_FICTITIOUS:
         return PLAYER_CHANCE
     if s.phase == PH_CHOOSE_CARD:
-        if s.priority >= 0 and s.committed[s.priority] < 0:
+        if s.priority >= 0 and s.committed[s.priority] == NO_CHOICE:
             return s.priority
-        for seat in range(s.players):
-            if s.committed[seat] < 0:
+        for seat in range(n_players(s)):
+            if s.committed[seat] == NO_CHOICE:
                 return seat
     elif s.phase == PH_CHOOSE_PRINCE:
-        if s.priority >= 0 and s.prince_pick[s.priority] < 0:
+        if s.priority >= 0 and s.prince_pick[s.priority] == NO_CHOICE:
             return s.priority
-        for seat in range(s.players):
-            if (s.robbers >> seat) & 1 and s.prince_pick[seat] < 0:
+        for seat in range(n_players(s)):
+            if (s.robbers >> seat) & 1 and s.prince_pick[seat] == NO_CHOICE:
                 return seat
     elif s.phase == PH_CHOOSE_LONE:
         return s.lone
@@ -282,7 +317,7 @@ cdef int kl_legal_actions(const void* st, int* out) noexcept nogil:
                 n += 1
     elif s.phase == PH_REVEAL_FICTITIOUS:
         for i in range(NUM_CARDS):
-            if (s.hand[s.players] >> i) & 1:
+            if (s.hand[n_players(s)] >> i) & 1:
                 out[n] = A_REVEAL_FICTITIOUS + i
                 n += 1
     elif s.phase == PH_CHOOSE_CARD:
@@ -316,22 +351,24 @@ cdef void kl_apply_action(void* st, int action) noexcept nogil:
             enter_choose_card(s)
     elif s.phase == PH_REVEAL_FICTITIOUS:
         i = action - A_REVEAL_FICTITIOUS
-        s.hand[s.players] &= ~(1u << i)
-        s.committed[s.players] = i
+        s.hand[n_players(s)] &= ~(1u << i)
+        s.committed[n_players(s)] = i
         s.public_hash = mix64(s.public_hash, <uint64_t>((EV_FICTITIOUS << 8) | i))
         enter_choose_card(s)
     elif s.phase == PH_CHOOSE_CARD:
         seat = kl_current_player(st)
         s.committed[seat] = action - A_CARD
         s.hand[seat] &= ~(1u << (action - A_CARD))
+        reopen_hidden(s.committed, n_players(s))
         if kl_current_player(st) == PLAYER_TERMINAL:
             reveal_cards(s)
     elif s.phase == PH_CHOOSE_PRINCE:
         seat = kl_current_player(st)
         s.prince_pick[seat] = action - A_COMEDIAN
+        reopen_hidden(s.prince_pick, n_players(s))
         if kl_current_player(st) == PLAYER_TERMINAL:
             k = 0
-            for seat in range(s.seats):
+            for seat in range(n_seats(s)):
                 if (s.robbers >> seat) & 1:
                     k += 1
                     s.public_hash = mix64(s.public_hash, <uint64_t>((EV_PRINCE << 16) | (seat << 8) | s.prince_pick[seat]))
@@ -374,7 +411,7 @@ cdef int kl_sample_chance(const void* st, Rng* rng) noexcept nogil:
             if r < 0:
                 return A_REVEAL_CHARACTER + i
         return A_REVEAL_CHARACTER + NUM_KINDS - 1
-    deck = s.hand[s.players]
+    deck = s.hand[n_players(s)]
     r = rng_below(rng, popcount16(deck))
     for i in range(NUM_CARDS):
         if (deck >> i) & 1:
@@ -386,30 +423,31 @@ cdef int kl_sample_chance(const void* st, Rng* rng) noexcept nogil:
 cdef void kl_returns(const void* st, double* out) noexcept nogil:
     cdef const KLState* s = <const KLState*>st
     cdef int seat, richest = -1, second = -1
-    for seat in range(s.seats):
+    for seat in range(n_seats(s)):
         if s.coins[seat] > richest:
             richest = s.coins[seat]
     # KL-20: the richest are stripped (ties included); the best of the rest win.
-    for seat in range(s.seats):
+    for seat in range(n_seats(s)):
         if s.coins[seat] < richest and s.coins[seat] > second:
             second = s.coins[seat]
-    for seat in range(s.players):
+    for seat in range(n_players(s)):
         out[seat] = 1.0 if (second >= 0 and s.coins[seat] == second) else 0.0
 
 cdef void kl_determinize(void* st, int observer, Rng* rng) noexcept nogil:
-    # KL-18: the only hidden information is the other seats' pending secret
-    # choices of this turn; forget them so that search decides them afresh.
+    # KL-18: the only hidden information is the other seats' secret choices
+    # of this turn.  Keep that they have chosen (the observer sees it) but
+    # forget what, so that search decides them afresh (KL-23).
     cdef KLState* s = <KLState*>st
     cdef int seat
     if s.phase == PH_CHOOSE_CARD:
-        for seat in range(s.players):
+        for seat in range(n_players(s)):
             if seat != observer and s.committed[seat] >= 0:
                 s.hand[seat] |= 1u << s.committed[seat]
-                s.committed[seat] = -1
+                s.committed[seat] = HIDDEN
     elif s.phase == PH_CHOOSE_PRINCE:
-        for seat in range(s.players):
-            if seat != observer and (s.robbers >> seat) & 1:
-                s.prince_pick[seat] = -1
+        for seat in range(n_players(s)):
+            if seat != observer and s.prince_pick[seat] >= 0:
+                s.prince_pick[seat] = HIDDEN
 
 cdef uint64_t kl_infoset_key(const void* st, int player) noexcept nogil:
     cdef const KLState* s = <const KLState*>st
@@ -424,10 +462,10 @@ cdef int kl_make_current(void* st, int seat) noexcept nogil:
     cdef KLState* s = <KLState*>st
     if seat < 0 or seat >= s.players:
         return 0
-    if s.phase == PH_CHOOSE_CARD and s.committed[seat] < 0:
+    if s.phase == PH_CHOOSE_CARD and s.committed[seat] == NO_CHOICE:
         s.priority = seat
         return 1
-    if s.phase == PH_CHOOSE_PRINCE and (s.robbers >> seat) & 1 and s.prince_pick[seat] < 0:
+    if s.phase == PH_CHOOSE_PRINCE and (s.robbers >> seat) & 1 and s.prince_pick[seat] == NO_CHOICE:
         s.priority = seat
         return 1
     return 1 if kl_current_player(st) == seat else 0
@@ -471,7 +509,6 @@ ACTION_LONE_CARD = A_LONE_CARD
 ACTION_LONE_CHARACTER = A_LONE_CHARACTER
 ACTION_REVEAL_CHARACTER = A_REVEAL_CHARACTER
 ACTION_REVEAL_FICTITIOUS = A_REVEAL_FICTITIOUS
-NUM_DISTINCT_ACTIONS = NUM_ACTIONS
 
 
 def card_action(int value):
@@ -517,8 +554,8 @@ cdef void blank_state(KLState* s, int players) noexcept nogil:
     s.players = players
     s.seats = players + 1 if players == 2 else players     # KL-16
     for i in range(KL_MAX_SEATS):
-        s.committed[i] = -1
-        s.prince_pick[i] = -1
+        s.committed[i] = NO_CHOICE
+        s.prince_pick[i] = NO_CHOICE
         s.last_cards[i] = -1
     s.phase = PH_REVEAL_CHARACTER
     s.character = -1
@@ -527,13 +564,12 @@ cdef void blank_state(KLState* s, int players) noexcept nogil:
     s.lone = -1
 
 
-def initial_state_bytes(int players):
+def initial_state_bytes(players):
     """The position before the first character is revealed (KL-1)."""
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"players: Kids of London takes 2 to 5 players, not {players}")
+    _int_in(players, MIN_PLAYERS, MAX_PLAYERS, "players")
     cdef KLState s
     blank_state(&s, players)
-    for i in range(s.seats):
+    for i in range(n_seats(&s)):
         s.hand[i] = (1 << NUM_CARDS) - 1
     for i in range(NUM_KINDS):
         s.pile[i] = KIND_COUNT[i]
@@ -549,6 +585,16 @@ cdef KLState _read(data) except *:
         raise ValueError("not a Kids of London state")
     cdef KLState s
     s = (<const KLState*>&view[0])[0]
+    # The fields describe uses as indices: bytes from outside must not make it
+    # read past an array (state_from_bytes reads bytes of unknown origin here).
+    if not MIN_PLAYERS <= s.players <= MAX_PLAYERS:
+        raise ValueError(f"players: {s.players} is not {MIN_PLAYERS} to {MAX_PLAYERS}")
+    if s.seats != (s.players + 1 if s.players == 2 else s.players):
+        raise ValueError(f"seats: {s.seats} seats do not fit {s.players} players")
+    if not 0 <= s.phase <= PH_OVER:
+        raise ValueError(f"phase: {s.phase} is no phase")
+    if not -1 <= s.character < NUM_KINDS or not -1 <= s.last_character < NUM_KINDS:
+        raise ValueError(f"character: {s.character} (last hour: {s.last_character}) is no character")
     return s
 
 
@@ -576,7 +622,11 @@ def describe(data):
     for i in range(s.players):
         card = _card_or_none(s.committed[i]) if card_shown else None
         prince = None if s.prince_pick[i] < 0 else bool(s.prince_pick[i])
-        chosen = (card is not None) if s.phase == PH_CHOOSE_CARD else (prince is not None)
+        # KL-23: HIDDEN is chosen too, with the card (or pick) left out.
+        if s.phase == PH_CHOOSE_CARD:
+            chosen = s.committed[i] != NO_CHOICE
+        else:
+            chosen = s.phase == PH_CHOOSE_PRINCE and s.prince_pick[i] != NO_CHOICE
         seats.append({"coins": s.coins[i], "hand": _cards(s.hand[i]), "card": card,
                       "prince_choice": prince, "chosen": chosen})
     fictitious = None
@@ -605,10 +655,12 @@ def describe(data):
 def view(data, int seat):
     """The state as ``seat`` sees it: other seats' secret choices of the hour removed (KL-18).
 
-    A hidden card shows as ``chosen: True`` with ``card`` None and the card
-    back among the (public) hand, which is all the viewer knows; a hidden
-    prince choice likewise.  The view is itself a valid state, and gives the
-    viewer the same recommendations as the full state.
+    A seat sees who has chosen but not what (KL-23): another seat's hidden card
+    shows as ``chosen: True`` with ``card`` None and the card back among its
+    (public) hand; a hidden prince choice as ``chosen: True`` with
+    ``prince_choice`` None.  The view is itself a valid state: rebuilt, it has
+    the same seats pending as the full state, and gives the viewer the same
+    recommendations.
     """
     d = describe(data)
     if not 0 <= seat < d["players"]:
@@ -636,16 +688,32 @@ def _card_set(values, field):
     return mask
 
 
+def _count(n, noun, plural=None):
+    """``1 coin``, ``2 coins``."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def _phase_index(phase):
+    return _enum_index(phase, PHASES, "PHASE_", "phase")
+
+
+def _character_index(name, field, need=None):
+    return _enum_index(name, CHARACTERS, "CHARACTER_", field, need)
+
+
 @cython.boundscheck(True)
 @cython.wraparound(True)
 def from_description(d):
     """Builds a state from a dict shaped like :func:`describe`'s, checking that it is consistent.
 
     Raises ``ValueError`` whose message starts with the offending field
-    (``seats[2].hand: ...``).  ``chosen`` and ``last_hour`` are output only:
-    a seat whose card is not given has not chosen, as far as the engine is
-    concerned — which is also how every other seat sees it (KL-18).  The
-    information-set history starts from this position (KL-19).
+    (``seats[2].hand: ...``).  A seat has made its secret choice of the hour
+    when its ``card`` (phase choose_card) or ``prince_choice`` (choose_prince)
+    is given, or when ``chosen`` is true without it: that is a choice this
+    position does not show, as in another seat's view (KL-23), and the card
+    stays among the seat's hand.  ``chosen`` is refused where no secret choice
+    is pending.  ``last_hour`` is for display only.  The information-set
+    history starts from this position (KL-19).
     """
     if not isinstance(d, dict):
         raise ValueError("state: expected a mapping")
@@ -653,10 +721,8 @@ def from_description(d):
     players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
     blank_state(&s, players)
     s.turn = _int_in(d.get("turn", 0), 0, NUM_TURNS, "turn")
-    phase = d.get("phase", "reveal_character")
-    if phase not in PHASES:
-        raise ValueError(f"phase: unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
-    s.phase = PHASES.index(phase)
+    phase = d.get("phase")
+    s.phase = _phase_index(phase)
     if (s.turn == NUM_TURNS) != (s.phase == PH_OVER):
         raise ValueError(f"phase: the game is over exactly when turn is 9 (turn {s.turn}, phase {phase})")
     if s.phase == PH_REVEAL_FICTITIOUS and players != 2:
@@ -667,10 +733,8 @@ def from_description(d):
     after_reveal = s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
     character = d.get("character")
     if revealed:
-        if character not in CHARACTERS:
-            raise ValueError(f"character: phase {phase} needs the revealed character "
-                             f"(one of {', '.join(CHARACTERS)}), got {character!r}")
-        s.character = CHARACTERS.index(character)
+        s.character = _character_index(character, "character",
+                                       f"phase {phase} needs the revealed character")
     elif character is not None:
         raise ValueError(f"character: no character is face up in phase {phase}")
     else:
@@ -678,29 +742,37 @@ def from_description(d):
     pile = d.get("pile", [])
     if not isinstance(pile, (list, tuple)):
         raise ValueError("pile: expected a list of character tiles")
-    for name in pile:
-        if name not in CHARACTERS:
-            raise ValueError(f"pile: unknown character {name!r}")
+    for j, name in enumerate(pile):
+        _character_index(name, f"pile[{j}]")
     for i, name in enumerate(CHARACTERS):
-        n = list(pile).count(name) if pile else 0
-        if n + (1 if s.character == i else 0) > KIND_COUNT[i]:
-            raise ValueError(f"pile: {n} {name} tiles face down (plus any face up) is more than "
-                             f"the {KIND_COUNT[i]} the game has")
+        n = list(pile).count(name)
+        up = 1 if s.character == i else 0
+        if n + up > KIND_COUNT[i]:
+            where = f"{n} face down and 1 face up make {n + up}" if up else f"{n} face down"
+            raise ValueError(f"pile: {name} tiles: {where}, more than the {KIND_COUNT[i]} the game has")
         s.pile[i] = n
     expected = NUM_TURNS - s.turn - (1 if revealed else 0)
     if len(pile) != expected:
-        raise ValueError(f"pile: {len(pile)} tiles face down, but turn {s.turn} in phase {phase} "
-                         f"leaves {expected}")
+        raise ValueError(f"pile: {_count(len(pile), 'tile')} face down, but turn {s.turn} in phase "
+                         f"{phase} leaves {expected}")
     seats = d.get("seats")
     if not isinstance(seats, (list, tuple)) or len(seats) != players:
         raise ValueError(f"seats: expected one entry per player ({players})")
+    chosen_flags = []
     for i, seat in enumerate(seats):
         where = f"seats[{i}]"
         if not isinstance(seat, dict):
             raise ValueError(f"{where}: expected a mapping")
         s.coins[i] = _int_in(seat.get("coins", 0), 0, MAX_COINS, f"{where}.coins")
         mask = _card_set(seat.get("hand", []), f"{where}.hand")
+        chosen = seat.get("chosen", False)
+        if not isinstance(chosen, bool):
+            raise ValueError(f"{where}.chosen: expected true or false, got {chosen!r}")
+        if chosen and s.phase not in (PH_CHOOSE_CARD, PH_CHOOSE_PRINCE):
+            raise ValueError(f"{where}.chosen: no secret choice is made in phase {phase}")
+        chosen_flags.append(chosen)
         card = seat.get("card")
+        hidden = card is None and chosen and s.phase == PH_CHOOSE_CARD
         if card is not None:
             _int_in(card, 0, NUM_CARDS - 1, f"{where}.card")
             if not (s.phase == PH_CHOOSE_CARD or after_reveal):
@@ -710,12 +782,17 @@ def from_description(d):
             s.committed[i] = card
         elif after_reveal:
             raise ValueError(f"{where}.card: phase {phase} comes after the reveal, so every card is face up")
+        elif hidden:
+            s.committed[i] = HIDDEN       # KL-23: chosen, and the card is still among the hand
         in_hand = NUM_CARDS - s.turn - (1 if card is not None else 0)
         if s.phase == PH_OVER:
             in_hand = 0
         if popcount16(mask) != in_hand:
-            raise ValueError(f"{where}.hand: holds {popcount16(mask)} cards, but turn {s.turn} in "
-                             f"phase {phase} leaves {in_hand}")
+            if hidden and popcount16(mask) == in_hand - 1:
+                raise ValueError(f"{where}.card: chosen is true but card is missing; give the card, "
+                                 f"or leave a card you cannot see among {where}.hand (KL-23)")
+            raise ValueError(f"{where}.hand: holds {_count(popcount16(mask), 'card')}, but turn "
+                             f"{s.turn} in phase {phase} leaves {in_hand}")
         s.hand[i] = mask
         prince = seat.get("prince_choice")
         if prince is not None:
@@ -723,7 +800,7 @@ def from_description(d):
                 raise ValueError(f"{where}.prince_choice: only in phase choose_prince")
             if not isinstance(prince, bool):
                 raise ValueError(f"{where}.prince_choice: expected true (prince) or false (comedian)")
-    if s.phase == PH_CHOOSE_CARD and all(seat.get("card") is not None for seat in seats):
+    if s.phase == PH_CHOOSE_CARD and all([s.committed[i] != NO_CHOICE for i in range(players)]):
         raise ValueError("seats: every player has put a card down, so the cards would already be revealed")
     fict = d.get("fictitious")
     if players == 2:
@@ -742,25 +819,26 @@ def from_description(d):
             raise ValueError(f"fictitious.card: no fictitious card is face up in phase {phase}")
         left = NUM_CARDS - s.turn - (1 if shown else 0)
         if popcount16(mask) != left:
-            raise ValueError(f"fictitious.deck: holds {popcount16(mask)} cards, but should hold {left}")
+            raise ValueError(f"fictitious.deck: holds {_count(popcount16(mask), 'card')}, "
+                             f"but should hold {left}")
         s.hand[2] = mask
     elif fict is not None:
         raise ValueError("fictitious: only the 2-player game has a fictitious player")
     last = d.get("last_hour")
     if last is not None:
         # Display only (KL-19: it does not enter the information-set history).
-        if not isinstance(last, dict) or last.get("character") not in CHARACTERS:
-            raise ValueError(f"last_hour.character: expected one of {', '.join(CHARACTERS)}")
+        if not isinstance(last, dict):
+            raise ValueError("last_hour: expected a mapping")
+        s.last_character = _character_index(last.get("character"), "last_hour.character")
         cards = last.get("cards")
         if not isinstance(cards, (list, tuple)) or len(cards) != s.seats:
             raise ValueError(f"last_hour.cards: expected one card per seat ({s.seats})")
         for i, v in enumerate(cards):
             s.last_cards[i] = _int_in(v, 0, NUM_CARDS - 1, f"last_hour.cards[{i}]")
-        s.last_character = CHARACTERS.index(last["character"])
     if s.phase == PH_CHOOSE_LONE:
         _decode_lone(&s, d)
     elif s.phase == PH_CHOOSE_PRINCE:
-        _decode_prince(&s, d, seats)
+        _decode_prince(&s, d, seats, chosen_flags)
     else:
         if d.get("robbers"):
             raise ValueError("robbers: only in phase choose_prince")
@@ -791,7 +869,7 @@ cdef _decode_lone(KLState* s, d):
 
 @cython.boundscheck(True)
 @cython.wraparound(True)
-cdef _decode_prince(KLState* s, d, seats):
+cdef _decode_prince(KLState* s, d, seats, chosen_flags):
     if s.character != PRINCE:
         raise ValueError("character: phase choose_prince needs the prince")
     if s.turn == NUM_TURNS - 1:
@@ -800,12 +878,12 @@ cdef _decode_prince(KLState* s, d, seats):
     in_play = _in_play(cards)
     if not in_play:
         raise ValueError("phase: every card down was an arrested leader; nobody robs the prince")
-    top = max(cards[i] for i in in_play)
+    top = max([cards[i] for i in in_play])
     expected = in_play if len(in_play) == 1 else [i for i in in_play if cards[i] == top]
     robbers = d.get("robbers")
     if not isinstance(robbers, (list, tuple)) or sorted(robbers) != expected:
         raise ValueError(f"robbers: the cards down make seats {expected} the robbers, not {robbers!r}")
-    if not any(r < s.players for r in robbers):
+    if not any([r < s.players for r in robbers]):
         raise ValueError("robbers: no real player is robbing the prince")
     mask = 0
     for r in robbers:
@@ -815,11 +893,14 @@ cdef _decode_prince(KLState* s, d, seats):
         s.prince_pick[s.players] = 1
     for i in range(s.players):
         prince = seats[i].get("prince_choice")
+        if (prince is not None or chosen_flags[i]) and not (mask >> i) & 1:
+            field = "prince_choice" if prince is not None else "chosen"
+            raise ValueError(f"seats[{i}].{field}: seat {i} is not robbing the prince")
         if prince is not None:
-            if not (mask >> i) & 1:
-                raise ValueError(f"seats[{i}].prince_choice: seat {i} is not robbing the prince")
             s.prince_pick[i] = 1 if prince else 0
-    if all(s.prince_pick[i] >= 0 for i in range(s.players) if (mask >> i) & 1):
+        elif chosen_flags[i]:
+            s.prince_pick[i] = HIDDEN     # KL-23: chosen, not shown
+    if all([s.prince_pick[i] != NO_CHOICE for i in range(s.players) if (mask >> i) & 1]):
         raise ValueError("seats: every robber has chosen, so the choices would already be revealed")
 
 
@@ -847,15 +928,19 @@ def render(data, seat=None):
             note = ", has chosen" if seat["chosen"] else ""
         if seat["prince_choice"] is not None:
             note += ", takes the " + ("prince" if seat["prince_choice"] else "comedian")
-        lines.append(f"seat {i}: {seat['coins']:3d} coins, hand {seat['hand']}{note}")
+        elif d["phase"] == "choose_prince" and seat["chosen"]:
+            note += ", has chosen"
+        lines.append(f"seat {i}: {_count(seat['coins'], 'coin'):>9}, hand {seat['hand']}{note}")
     if d["robbers"]:
-        lines.append(f"robbing the prince: seats {d['robbers']}")
+        robbers = d["robbers"]
+        lines.append("robbing the prince: " + (f"seat {robbers[0]}" if len(robbers) == 1
+                                               else f"seats {robbers}"))
     if d["lone"] is not None:
         lines.append(f"seat {d['lone']} is the lone survivor")
     if d["fictitious"]:
         f = d["fictitious"]
-        lines.append(f"fictitious: {f['coins']:3d} coins, face-up card {f['card']}, "
-                     f"{len(f['deck'])} cards face down")
+        lines.append(f"fictitious: {_count(f['coins'], 'coin'):>9}, face-up card {f['card']}, "
+                     f"{_count(len(f['deck']), 'card')} face down")
     return "\n".join(lines)
 
 
@@ -878,22 +963,20 @@ def typed_action(int action):
     raise ValueError(f"unknown action id {action}")
 
 
+# The dict names of KidsOfLondonAction.Kind, in the proto's order.
+ACTION_KINDS = ("play_card", "comedian", "prince", "take_card_value", "rob_character",
+                "reveal_character", "reveal_fictitious_card")
 _SIMPLE_KINDS = {"comedian": A_COMEDIAN, "prince": A_PRINCE,
                  "take_card_value": A_LONE_CARD, "rob_character": A_LONE_CHARACTER}
 
 
 def action_from_typed(d):
     """The action id of a typed action dict (the inverse of :func:`typed_action`)."""
-    kind = d.get("kind")
+    kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if kind in _SIMPLE_KINDS:
         return _SIMPLE_KINDS[kind]
     if kind == "play_card":
         return A_CARD + _int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
     if kind == "reveal_fictitious_card":
         return A_REVEAL_FICTITIOUS + _int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
-    if kind == "reveal_character":
-        character = d.get("character")
-        if character not in CHARACTERS:
-            raise ValueError(f"character: expected one of {', '.join(CHARACTERS)}, got {character!r}")
-        return A_REVEAL_CHARACTER + CHARACTERS.index(character)
-    raise ValueError(f"kind: unknown or missing action kind {kind!r}")
+    return A_REVEAL_CHARACTER + _character_index(d.get("character"), "character")
