@@ -626,8 +626,13 @@ GAME_DEF = PyCapsule_New(<void*>&GK_DEF, GAMEDEF_CAPSULE, NULL)
 DECK_FILE = pathlib.Path(__file__).resolve().parent / "data" / "deck.json"
 KINDS = ("exploration", "bell", "discard", "stay_late", "refuse")
 PHASES = ("draw_deal", "give", "refuse", "draw_effect", "over")
-MIN_PLAYERS = 2
-MAX_PLAYERS = 5
+# The player range is declared once, in the room's GameSpec; the state's
+# arrays must hold it.
+from fagin.engines.gangs_of_kyoto import GAME as _GAME
+MIN_PLAYERS = _GAME.min_players
+MAX_PLAYERS = _GAME.max_players
+if MAX_PLAYERS > GK_MAX_PLAYERS:
+    raise ImportError(f"{_GAME.id}: GameSpec.max_players {MAX_PLAYERS} exceeds the state's {GK_MAX_PLAYERS} seats")
 ACTION_ACCEPT = A_ACCEPT
 ACTION_REFUSE = A_REFUSE
 ACTION_DRAW = A_DRAW

@@ -498,8 +498,13 @@ GAME_DEF = PyCapsule_New(<void*>&KL_DEF, GAMEDEF_CAPSULE, NULL)
 CHARACTERS = ("merchant", "left_priest", "right_priest", "jeweller", "banker", "prince", "beggar")
 CHARACTER_TILES = dict(zip(CHARACTERS, (2, 1, 1, 2, 1, 1, 1)))
 PHASES = ("reveal_character", "reveal_fictitious", "choose_card", "choose_prince", "choose_lone", "over")
-MIN_PLAYERS = 2
-MAX_PLAYERS = 5
+# The player range is declared once, in the room's GameSpec; the state's
+# arrays must hold it.
+from fagin.engines.kids_of_london import GAME as _GAME
+MIN_PLAYERS = _GAME.min_players
+MAX_PLAYERS = _GAME.max_players
+if MAX_PLAYERS > KL_MAX_PLAYERS:
+    raise ImportError(f"{_GAME.id}: GameSpec.max_players {MAX_PLAYERS} exceeds the state's {KL_MAX_PLAYERS} seats")
 # Largest coin count a client may send: far above any real game, small enough
 # that no sum of thefts can overflow the engine's 32-bit counters.
 MAX_COINS = 1_000_000
