@@ -171,3 +171,16 @@ def test_random_playouts_kernel():
     assert random_playouts(st, 200, seed=2)[:2] == random_playouts(st, 200, seed=2)[:2]
     with pytest.raises(ValueError, match="count"):
         random_playouts(st, 0)
+
+
+@pytest.mark.parametrize("selection", ["ucb", "rm", "os"])
+@pytest.mark.parametrize("rollout", ["policy", "random"])
+def test_one_descent_reproduces_for_a_seed(selection, rollout):
+    """Every selection and rollout runs the same descent: a seed fixes the answer."""
+    st = new_game("gangs_of_kyoto", 4, seed=2)
+    seat = st.current_player()
+    runs = [ismcts.search(st, seat, iterations=1500, seed=s, selection=selection, rollout=rollout)
+            for s in (7, 7, 8)]
+    assert runs[0].stats == runs[1].stats and runs[0].nodes == runs[1].nodes
+    assert runs[0].stats != runs[2].stats
+    assert sum(s.visits for s in runs[0].stats) == 1500
