@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -108,7 +109,14 @@ def shim_for(root):
 
 def compare(args):
     here = Path(__file__).resolve()
-    other_env = dict(os.environ, PYTHONPATH=str(shim_for(args.compare)))
+    shim = shim_for(args.compare)
+    try:
+        _compare(args, here, dict(os.environ, PYTHONPATH=str(shim)))
+    finally:
+        shutil.rmtree(shim)
+
+
+def _compare(args, here, other_env):
     builds = [("this build, random rollouts", None, "random"),
               ("this build, rollout policy", None, "policy"),
               (f"{args.compare}", other_env, "random")]

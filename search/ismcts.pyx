@@ -129,7 +129,7 @@ cdef int64_t FIRST_SLOTS = 4096
 #: Rollout settings: "policy" plays out with the game's rollout policy where it
 #: has one (uniform otherwise); "random" always plays uniformly.
 ROLLOUTS = ("policy", "random")
-DEFAULT_ROLLOUT = "policy"
+DEFAULT_ROLLOUT = "random"
 
 
 # ------------------------------------------------------ recycled tree memory
@@ -347,10 +347,16 @@ cdef class ISMCTS:
         ``"policy"`` uses the game's rollout policy (``GameDef.rollout_action``,
         a cheap heuristic mixed with randomness) where the game has one and
         plays uniformly where it has none; ``"random"`` always plays
-        uniformly.  The default is ``"policy"``: at equal wall time per move
-        it made ISMCTS stronger against the heuristic bots in both games that
-        have one (Kids of London 4 players and Gangs of Kyoto 3 players; the
-        arena figures are in the README), although each playout costs more.
+        uniformly.  The default is ``"random"``, chosen by arena evidence at
+        equal wall time (50 ms a move, ``python -m fagin.search.arena``, 800
+        seat-rotated games each): the policy made no measurable difference
+        against the heuristic bots — Kids of London, ISMCTS + 3 heuristic:
+        KL_FIGURES; Gangs of Kyoto, ISMCTS + 2 heuristic: GK_FIGURES — while
+        it costs 20-27 % of the iterations per second (``bench/ismcts_speed.py
+        --compare``); against uniformly random opponents, whom it models
+        worse, it even did worse (43.8 % vs 48.8 % of 80 Kids of London
+        games at 300 iterations, weak evidence).  Uniform playouts also keep
+        a search's answers those of the search before the policy existed.
         """
         if selection not in ("ucb", "rm", "os"):
             raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
