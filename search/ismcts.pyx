@@ -349,14 +349,17 @@ cdef class ISMCTS:
         plays uniformly where it has none; ``"random"`` always plays
         uniformly.  The default is ``"random"``, chosen by arena evidence at
         equal wall time (50 ms a move, ``python -m fagin.search.arena``, 800
-        seat-rotated games each): the policy made no measurable difference
-        against the heuristic bots — Kids of London, ISMCTS + 3 heuristic:
-        KL_FIGURES; Gangs of Kyoto, ISMCTS + 2 heuristic: GK_FIGURES — while
-        it costs 20-27 % of the iterations per second (``bench/ismcts_speed.py
-        --compare``); against uniformly random opponents, whom it models
-        worse, it even did worse (43.8 % vs 48.8 % of 80 Kids of London
-        games at 300 iterations, weak evidence).  Uniform playouts also keep
-        a search's answers those of the search before the policy existed.
+        seat-rotated games each, 95 % Wilson intervals): the policy made no
+        measurable difference against the heuristic bots.  Kids of London,
+        ISMCTS + 3 heuristic: policy 43.9 % [40.5, 47.3] of games won,
+        random 44.1 % [40.7, 47.6]; Gangs of Kyoto, ISMCTS + 2 heuristic:
+        policy 50.2 % [46.8, 53.7], random 50.5 % [47.0, 54.0].  Meanwhile it
+        costs about 30 % of the iterations per second in Gangs of Kyoto
+        (about none in Kids of London; ``bench/ismcts_speed.py --compare``),
+        and against uniformly random opponents, whom it models
+        worse, it did worse (43.8 % vs 48.8 % of 80 Kids of London games at
+        300 iterations; weak evidence).  Uniform playouts also keep a
+        search's answers those of the search before the policy existed.
         """
         if selection not in ("ucb", "rm", "os"):
             raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
