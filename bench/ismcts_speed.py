@@ -2,19 +2,37 @@
 
 Rows: Kids of London at the opening of each player count and at turn 5
 (hour 6) of a 4-player game reached by random play; Gangs of Kyoto at the
-first decision of a 2- and a 5-player game.  Then, for the Kids of London
-4-player opening and the Gangs of Kyoto 5-player opening, the same number of
-iterations as one search on 1 thread and on every core (root parallelism,
+first decision of a 2- and a 5-player game; each with uniformly random
+rollouts and with the game's rollout policy, and the tree's bytes per
+iteration (its nodes, their slots and its hash table: the node memory an
+iteration costs).  Then, for the Kids of London 4-player opening and the
+Gangs of Kyoto 5-player opening, the same number of iterations as one search
+on 1 thread and on every core (root parallelism,
 ``fagin.search.root_parallel``), alternating, with the wall-time speed-up.
 
+``--compare DIR`` instead measures this build against another checkout whose
+extensions are built in place (for example ``git worktree add /tmp/base
+COMMIT && cd /tmp/base && make build``): the Kids of London 4-player and
+Gangs of Kyoto 5-player openings, each run in a fresh process, the two builds
+alternating, with the iterations/s ratio and the bytes per iteration of
+both.  A build whose search has no ``tree_bytes`` (before nodes were sized by
+their legal actions) is charged what its layout took: 16 bytes a node plus a
+40-byte slot for each of ``max_decision_actions``, plus its hash table.
+
     .venv/bin/python bench/ismcts_speed.py [--iterations N] [--repeat R]
+    .venv/bin/python bench/ismcts_speed.py --compare /tmp/base [--iterations N] [--repeat R]
 """
 import argparse
-import random
-import statistics
-
+import json
 import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from fagin.engines import new_game
 from fagin.search import ismcts, root_parallel
@@ -31,26 +49,121 @@ def at_turn(players, turn, seed):
     return st
 
 
-def measure(st, iterations, repeat):
-    rates = []
-    for r in range(repeat):
-        res = ismcts.search(st, st.current_player(), iterations=iterations, seed=r)
-        rates.append(res.iterations / (res.elapsed_ms / 1000))
-    return statistics.median(rates), res.nodes
+def tree_bytes(search, st):
+    """The search's tree bytes; for a build without ``tree_bytes``, what its
+    fixed layout took (16-byte nodes with max_decision_actions 40-byte slots
+    each, a table of the next power of two >= twice the node capacity, which
+    doubled from 1,024)."""
+    if hasattr(search, "tree_bytes"):
+        return search.tree_bytes
+    nodes, cap = search.num_nodes, 1024
+    while cap < nodes:
+        cap *= 2
+    table = 16
+    while table < 2 * cap:
+        table *= 2
+    return nodes * (16 + 40 * st.game.max_decision_actions) + 4 * table
+
+
+def run_one(st, iterations, seed, rollout):
+    """One search: (iterations/s, nodes, tree bytes per iteration)."""
+    settings = {} if rollout is None else {"rollout": rollout}
+    s = ismcts.ISMCTS(st, st.current_player(), seed=seed, **settings)
+    s.run(iterations=iterations)
+    return s.iterations / (s.elapsed_ms / 1000), s.num_nodes, tree_bytes(s, st) / s.iterations
+
+
+def measure(st, iterations, repeat, rollout):
+    runs = [run_one(st, iterations, r, rollout) for r in range(repeat)]
+    return statistics.median(r[0] for r in runs), runs[-1][1], runs[-1][2]
+
+
+COMPARED = {
+    "KoL 4 players, opening": ("kids_of_london", 4),
+    "GoK 5 players, opening": ("gangs_of_kyoto", 5),
+}
+
+
+def child(args):
+    """--one: a single search in this process, printed as JSON."""
+    game, players = COMPARED[args.one]
+    st = new_game(game, players, seed=1)
+    rollout = args.rollout if hasattr(ismcts, "ROLLOUTS") else None
+    rate, nodes, per_iter = run_one(st, args.iterations, args.seed, rollout)
+    print(json.dumps({"rate": rate, "nodes": nodes, "bytes_per_iteration": per_iter}))
+
+
+def shim_for(root):
+    """A directory that makes ``import fagin`` load the checkout at `root`
+    (put first on PYTHONPATH; this environment's editable finder comes after it)."""
+    root = Path(root).resolve()
+    shim = Path(tempfile.mkdtemp(prefix="fagin-compare-"))
+    pkg = shim / "fagin"
+    pkg.mkdir()
+    for entry in (root / "proto" / "fagin").iterdir():
+        (pkg / entry.name).symlink_to(entry)
+    for name in ("engines", "search", "server", "clients"):
+        (pkg / name).symlink_to(root / name)
+    return shim
+
+
+def compare(args):
+    here = Path(__file__).resolve()
+    shim = shim_for(args.compare)
+    try:
+        _compare(args, here, dict(os.environ, PYTHONPATH=str(shim)))
+    finally:
+        shutil.rmtree(shim)
+
+
+def _compare(args, here, other_env):
+    builds = [("this build, random rollouts", None, "random"),
+              ("this build, rollout policy", None, "policy"),
+              (f"{args.compare}", other_env, "random")]
+    print(f"{args.iterations:,} iterations a run, {args.repeat} rounds, builds alternating, one process a run")
+    print(f"{'position':<26}{'build':<32}{'iter/s (median)':>16}{'B/iteration':>13}{'nodes':>10}")
+    for name in COMPARED:
+        got = {label: [] for label, _, _ in builds}
+        for r in range(args.repeat):
+            order = builds if r % 2 == 0 else builds[::-1]
+            for label, env, rollout in order:
+                out = subprocess.run([sys.executable, str(here), "--one", name, "--iterations", str(args.iterations),
+                                      "--seed", str(r), "--rollout", rollout],
+                                     env=env, capture_output=True, text=True, check=True)
+                got[label].append(json.loads(out.stdout))
+        rates = {}
+        for label, _, _ in builds:
+            runs = got[label]
+            rates[label] = statistics.median(x["rate"] for x in runs)
+            print(f"{name:<26}{label:<32}{rates[label]:>16,.0f}{runs[-1]['bytes_per_iteration']:>13,.0f}"
+                  f"{runs[-1]['nodes']:>10,}")
+        base = rates[builds[2][0]]
+        print(f"{name:<26}{'ratio this/other, random':<32}{rates[builds[0][0]] / base:>15.3f}x")
+        print(f"{name:<26}{'ratio this/other, policy':<32}{rates[builds[1][0]] / base:>15.3f}x")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=200_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--compare", metavar="DIR", help="another checkout, extensions built in place")
+    ap.add_argument("--one", choices=sorted(COMPARED), help=argparse.SUPPRESS)
+    ap.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--rollout", default="random", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    print(f"{'position':<28}{'iterations':>11}{'iter/s (median)':>17}{'nodes':>10}")
+    if args.one:
+        return child(args)
+    if args.compare:
+        return compare(args)
+    print(f"{'position':<28}{'iterations':>11}{'rollout':>9}{'iter/s (median)':>17}{'nodes':>10}"
+          f"{'B/iteration':>13}")
     rows = [(f"KoL {p} players, opening", new_game("kids_of_london", p, seed=1)) for p in (2, 3, 4, 5)]
     rows.append(("KoL 4 players, turn 5", at_turn(4, 5, seed=2)))
     rows += [(f"GoK {p} players, opening", new_game("gangs_of_kyoto", p, seed=1)) for p in (2, 5)]
     for name, st in rows:
-        rate, nodes = measure(st, args.iterations, args.repeat)
-        print(f"{name:<28}{args.iterations:>11,}{rate:>17,.0f}{nodes:>10,}")
+        for rollout in ismcts.ROLLOUTS:
+            rate, nodes, per_iter = measure(st, args.iterations, args.repeat, rollout)
+            print(f"{name:<28}{args.iterations:>11,}{rollout:>9}{rate:>17,.0f}{nodes:>10,}{per_iter:>13,.0f}")
 
     threads = len(os.sched_getaffinity(0))
     print(f"\n{'root parallelism':<28}{'iterations':>11}{'1 thread s':>12}{f'{threads} threads s':>13}"

@@ -154,7 +154,9 @@ def main(argv=None):
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="game option (repeatable)")
     parser.add_argument("--lineup", nargs="+", required=True,
-                        help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS[xTHREADS]]")
+                        help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS[xTHREADS]], "
+                             "ismcts@MSms[xTHREADS], each ismcts spec optionally ending in :policy or :random "
+                             "(see fagin.search.bots.make_bot)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)

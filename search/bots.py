@@ -11,6 +11,8 @@ import random
 from dataclasses import dataclass
 
 from fagin.search import root_parallel
+from fagin.search.ismcts import ROLLOUTS
+from fagin.search.limits import DEFAULT_EXPLORATION
 
 
 @dataclass
@@ -25,17 +27,22 @@ class RandomBot:
 
 @dataclass
 class ISMCTSBot:
-    """Plays the action ISMCTS recommends after ``iterations`` iterations,
-    spread over ``threads`` threads (root parallelism) when more than one."""
+    """Plays the action ISMCTS recommends after ``iterations`` iterations or
+    ``time_ms`` milliseconds, spread over ``threads`` threads (root
+    parallelism) when more than one; ``rollout`` is ISMCTS's playout setting
+    (``"policy"`` or ``"random"``; None: the search's default)."""
 
-    iterations: int = 2000
-    exploration: float = 0.7
+    iterations: int | None = 2000
+    exploration: float = DEFAULT_EXPLORATION
     threads: int = 1
+    time_ms: int | None = None
+    rollout: str | None = None
     name: str = "ismcts"
 
     def choose(self, state, seat, seed):
-        return root_parallel.search(state, seat, iterations=self.iterations, seed=seed,
-                                    threads=self.threads, exploration=self.exploration).action
+        settings = {} if self.rollout is None else {"rollout": self.rollout}
+        return root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
+                                    threads=self.threads, exploration=self.exploration, **settings).action
 
 
 class HeuristicBot:
@@ -57,23 +64,54 @@ class HeuristicBot:
         return bot.choose(state, seat, seed)
 
 
+_BOT_SPECS = "random, heuristic or ismcts[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]][:policy|:random]"
+
+
 def make_bot(spec: str):
-    """A bot from a spec: ``random``, ``heuristic``, ``ismcts``, ``ismcts:ITERATIONS`` or
-    ``ismcts:ITERATIONSxTHREADS`` (the iterations spread over that many threads)."""
+    """A bot from a spec: ``random``, ``heuristic`` or an ISMCTS bot.
+
+    ISMCTS specs: ``ismcts`` (2,000 iterations), ``ismcts:ITERATIONS``,
+    ``ismcts:ITERATIONSxTHREADS`` (the iterations spread over that many
+    threads), ``ismcts@MSms`` (MS milliseconds of search per move: equal
+    wall time whatever an iteration costs) or ``ismcts@MSmsxTHREADS``; each
+    may end in ``:policy`` or ``:random``, the rollout setting (the game's
+    rollout policy, or uniformly random playouts; without it, the search's
+    default).  Examples: ``ismcts:5000``, ``ismcts@50ms``,
+    ``ismcts:2000:random``, ``ismcts@50msx2:policy``.
+    """
     name, _, arg = spec.partition(":")
     if name == "random" and not arg:
         return RandomBot()
     if name == "heuristic" and not arg:
         return HeuristicBot()
-    if name == "ismcts":
-        its, _, thr = (arg or "2000").partition("x")
-        try:
-            iterations, threads = int(its), int(thr or 1)
-        except ValueError:
-            raise ValueError(f"bot spec {spec!r}: iterations and threads must be whole numbers") from None
-        if iterations <= 0 or not 1 <= threads <= root_parallel.MAX_THREADS:
-            raise ValueError(f"bot spec {spec!r}: iterations must be positive, threads from 1 to "
-                             f"{root_parallel.MAX_THREADS}")
-        label = f"ismcts:{iterations}" + (f"x{threads}" if threads > 1 else "")
-        return ISMCTSBot(iterations=iterations, threads=threads, name=label)
-    raise ValueError(f"unknown bot spec {spec!r}; use random, heuristic or ismcts[:ITERATIONS[xTHREADS]]")
+    base, at, timed = name.partition("@")
+    if base != "ismcts":
+        raise ValueError(f"unknown bot spec {spec!r}; use {_BOT_SPECS}")
+    parts = arg.split(":") if arg else []
+    rollout = None
+    if parts and parts[-1] in ROLLOUTS:
+        rollout = parts.pop()
+    if at:
+        if parts:
+            raise ValueError(f"bot spec {spec!r}: a timed bot takes no iteration count; use {_BOT_SPECS}")
+        budget, _, thr = timed.partition("x")
+        if not budget.endswith("ms"):
+            raise ValueError(f"bot spec {spec!r}: the time budget is in ms, e.g. ismcts@50ms")
+        budget = budget[:-2]
+    else:
+        if len(parts) > 1:
+            raise ValueError(f"unknown bot spec {spec!r}; use {_BOT_SPECS}")
+        budget, _, thr = (parts[0] if parts else "2000").partition("x")
+    try:
+        amount, threads = int(budget), int(thr or 1)
+    except ValueError:
+        raise ValueError(f"bot spec {spec!r}: the budget and threads must be whole numbers") from None
+    if amount <= 0 or not 1 <= threads <= root_parallel.MAX_THREADS:
+        raise ValueError(f"bot spec {spec!r}: the budget must be positive, threads from 1 to "
+                         f"{root_parallel.MAX_THREADS}")
+    label = (f"ismcts@{amount}ms" if at else f"ismcts:{amount}") + (f"x{threads}" if threads > 1 else "")
+    if rollout is not None:
+        label += f":{rollout}"
+    if at:
+        return ISMCTSBot(iterations=None, time_ms=amount, threads=threads, rollout=rollout, name=label)
+    return ISMCTSBot(iterations=amount, threads=threads, rollout=rollout, name=label)

@@ -18,6 +18,7 @@ from libc.string cimport memcpy
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_double, rng_seed
+from search.regret cimport regret_matching
 
 import numpy as np
 
@@ -341,16 +342,6 @@ cdef double* _doubles(values) except NULL:
     return p
 
 
-cdef inline void regret_matching(const double* regret, double* out, int n) noexcept nogil:
-    cdef int a
-    cdef double total = 0.0
-    for a in range(n):
-        if regret[a] > 0:
-            total += regret[a]
-    for a in range(n):
-        out[a] = (regret[a] / total if regret[a] > 0 else 0.0) if total > 0 else 1.0 / n
-
-
 ALGORITHMS = ("cfr", "cfr+", "dcfr", "external_sampling", "outcome_sampling")
 
 
@@ -437,7 +428,7 @@ cdef class Solver:
         cdef int i, off
         for i in range(self.num_infosets):
             off = self.t.infoset_offset[i]
-            regret_matching(&self.regret[off], &self.current[off], self.infoset_num_actions[i])
+            regret_matching(&self.regret[off], sizeof(double), NULL, self.infoset_num_actions[i], &self.current[off])
 
     cdef void _clip(self) noexcept nogil:
         cdef int i
@@ -525,7 +516,7 @@ cdef class Solver:
         off = tr.infoset_offset[i]
         sigma = &self.scratch[depth * self.stride]
         values = sigma + tr.max_children
-        regret_matching(&self.regret[off], sigma, n)
+        regret_matching(&self.regret[off], sizeof(double), NULL, n, sigma)
         if p == update:
             for j in range(n):
                 values[j] = self._external(tr.edge_child[e + j], update, depth + 1)
@@ -568,7 +559,7 @@ cdef class Solver:
         off = tr.infoset_offset[i]
         sigma = &self.scratch[depth * self.stride]
         sample = sigma + tr.max_children
-        regret_matching(&self.regret[off], sigma, n)
+        regret_matching(&self.regret[off], sizeof(double), NULL, n, sigma)
         for j in range(n):
             sample[j] = (self.epsilon / n + (1.0 - self.epsilon) * sigma[j]) if p == update else sigma[j]
         r = rng_double(&self.rng)
@@ -602,7 +593,7 @@ cdef class Solver:
         for i in range(self.tree.num_infosets):
             off = self.tree.infoset_offset[i]
             n = self.tree.infoset_num_actions[i]
-            regret_matching(&self.regret[off], &out[off], n)
+            regret_matching(&self.regret[off], sizeof(double), NULL, n, &out[off])
         return pol
 
     def average_policy(self):

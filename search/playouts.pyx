@@ -1,7 +1,9 @@
 # cython: language_level=3
-"""Uniformly random playouts over the engine ABI, without the GIL.
+"""Playouts over the engine ABI, without the GIL.
 
-Used to measure an engine's raw speed and to estimate values by Monte Carlo.
+Used to measure an engine's raw speed, to estimate values by Monte Carlo, and
+to check a game's rollout policy (``GameDef.rollout_action``) against its
+rules.
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport int64_t, uint64_t
@@ -14,15 +16,25 @@ from engines.rng cimport Rng, rng_below, rng_seed
 import time
 
 
-def random_playouts(state, int64_t count, seed=0):
-    """Plays ``count`` random games from ``state``.
+cdef const GameDef* _game_def(state):
+    return <const GameDef*>PyCapsule_GetPointer(state.game.capsule, GAMEDEF_CAPSULE)
+
+
+def has_rollout_policy(state):
+    """Whether the state's game declares a rollout policy."""
+    return _game_def(state).rollout_action != NULL
+
+
+def random_playouts(state, int64_t count, seed=0, policy=False):
+    """Plays ``count`` games from ``state``.
 
     Returns ``(mean_returns, actions_per_playout, seconds)``; chance events
-    follow their true distribution and every decision is uniform.
+    follow their true distribution and every decision is uniform, or, with
+    ``policy``, the game's rollout policy where it has one.
     """
     if count < 1:
         raise ValueError(f"count: must be positive, got {count}")
-    cdef const GameDef* gd = <const GameDef*>PyCapsule_GetPointer(state.game.capsule, GAMEDEF_CAPSULE)
+    cdef const GameDef* gd = _game_def(state)
     cdef int size = gd.state_size
     cdef const void* root = <const void*><size_t>state._address()
     cdef unsigned char* st = <unsigned char*>malloc(size)
@@ -31,6 +43,7 @@ def random_playouts(state, int64_t count, seed=0):
         free(st)
         free(legal)
         raise MemoryError()
+    cdef bint use_policy = policy and gd.rollout_action != NULL
     cdef Rng rng
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     cdef double sums[MAX_SEATS]
@@ -49,6 +62,8 @@ def random_playouts(state, int64_t count, seed=0):
                     break
                 if p == PLAYER_CHANCE:
                     gd.apply_action(st, gd.sample_chance(st, &rng))
+                elif use_policy:
+                    gd.apply_action(st, gd.rollout_action(st, &rng))
                 else:
                     n = gd.legal_actions(st, legal)
                     gd.apply_action(st, legal[rng_below(&rng, n)])
@@ -60,3 +75,76 @@ def random_playouts(state, int64_t count, seed=0):
     free(st)
     free(legal)
     return [sums[i] / count for i in range(players)], actions / count, seconds
+
+
+def rollout_policy_violations(state, int64_t count, seed=0, int asks=4):
+    """Checks the game's rollout policy at every decision of ``count`` seeded
+    uniformly random playouts from ``state``: asks it ``asks`` times per
+    decision (it is randomised) and compares each answer with the legal actions.
+
+    Returns ``(answers_checked, illegal_answers)``.
+    """
+    if count < 1 or asks < 1:
+        raise ValueError(f"count/asks: must be positive, got {count}/{asks}")
+    cdef const GameDef* gd = _game_def(state)
+    if gd.rollout_action == NULL:
+        raise ValueError(f"state: {gd.game_id.decode()} has no rollout policy")
+    cdef int size = gd.state_size
+    cdef const void* root = <const void*><size_t>state._address()
+    cdef unsigned char* st = <unsigned char*>malloc(size)
+    cdef int* legal = <int*>malloc(sizeof(int) * gd.max_legal_actions)
+    if st == NULL or legal == NULL:
+        free(st)
+        free(legal)
+        raise MemoryError()
+    cdef Rng play_rng, policy_rng
+    rng_seed(&play_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+    rng_seed(&policy_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF) ^ <uint64_t>0x5DEECE66D)
+    cdef int i, j, p, n, a
+    cdef bint ok
+    cdef int64_t k, checked = 0, illegal = 0
+    with nogil:
+        for k in range(count):
+            memcpy(st, root, size)
+            while True:
+                p = gd.current_player(st)
+                if p == PLAYER_TERMINAL:
+                    break
+                if p == PLAYER_CHANCE:
+                    gd.apply_action(st, gd.sample_chance(st, &play_rng))
+                    continue
+                n = gd.legal_actions(st, legal)
+                for j in range(asks):
+                    a = gd.rollout_action(st, &policy_rng)
+                    ok = False
+                    for i in range(n):
+                        if legal[i] == a:
+                            ok = True
+                    checked += 1
+                    if not ok:
+                        illegal += 1
+                gd.apply_action(st, legal[rng_below(&play_rng, n)])
+    free(st)
+    free(legal)
+    return checked, illegal
+
+
+def rollout_policy_answers(state, int count, seed=0):
+    """How often the game's rollout policy answers each action at ``state``
+    (asked ``count`` times with one seeded generator): ``{action: times}``."""
+    if count < 1:
+        raise ValueError(f"count: must be positive, got {count}")
+    cdef const GameDef* gd = _game_def(state)
+    if gd.rollout_action == NULL:
+        raise ValueError(f"state: {gd.game_id.decode()} has no rollout policy")
+    cdef const void* st = <const void*><size_t>state._address()
+    if gd.current_player(st) < 0:
+        raise ValueError("state: no decision is pending")
+    cdef Rng rng
+    rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+    answers = {}
+    cdef int i, a
+    for i in range(count):
+        a = gd.rollout_action(st, &rng)
+        answers[a] = answers.get(a, 0) + 1
+    return answers

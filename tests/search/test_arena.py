@@ -43,7 +43,9 @@ def test_bots_only_see_their_own_information():
 
 
 def test_bad_bot_specs():
-    for spec in ("alphazero", "ismcts:lots", "ismcts:0", "random:3", "ismcts:100x0", "ismcts:100xtwo"):
+    for spec in ("alphazero", "ismcts:lots", "ismcts:0", "random:3", "ismcts:100x0", "ismcts:100xtwo",
+                 "ismcts@50", "ismcts@0ms", "ismcts@50ms:100", "ismcts:100:greedy", "ismcts:100:random:policy",
+                 "ismcts@fastms", "mcts@50ms"):
         with pytest.raises(ValueError, match="bot spec|unknown"):
             make_bot(spec)
 
@@ -54,6 +56,25 @@ def test_threaded_ismcts_bot_spec():
     assert make_bot("ismcts:500").name == "ismcts:500" and make_bot("ismcts:500").threads == 1
     st = new_game("kids_of_london", 3, seed=4)
     assert bot.choose(st, 0, seed=1) in st.legal_actions()
+
+
+def test_timed_and_rollout_bot_specs():
+    timed = make_bot("ismcts@50ms")
+    assert (timed.iterations, timed.time_ms, timed.threads, timed.rollout, timed.name) == \
+        (None, 50, 1, None, "ismcts@50ms")
+    bot = make_bot("ismcts:2000:random")
+    assert (bot.iterations, bot.time_ms, bot.rollout, bot.name) == (2000, None, "random", "ismcts:2000:random")
+    bot = make_bot("ismcts@20msx2:policy")
+    assert (bot.time_ms, bot.threads, bot.rollout, bot.name) == (20, 2, "policy", "ismcts@20msx2:policy")
+    assert make_bot("ismcts:random").iterations == 2000
+    st = new_game("gangs_of_kyoto", 3, seed=4)
+    seat = st.current_player()
+    for spec in ("ismcts@5ms", "ismcts:200:random", "ismcts:200:policy"):
+        assert make_bot(spec).choose(st, seat, seed=1) in st.legal_actions()
+    # The rollout setting reaches the search: the two playouts give different answers' statistics.
+    from fagin.search import root_parallel
+    a, b = (root_parallel.search(st, seat, iterations=500, seed=1, threads=1, rollout=r) for r in ("policy", "random"))
+    assert a.stats != b.stats
 
 
 def test_play_game_returns_per_entry():

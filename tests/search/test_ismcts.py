@@ -171,3 +171,29 @@ def test_random_playouts_kernel():
     assert random_playouts(st, 200, seed=2)[:2] == random_playouts(st, 200, seed=2)[:2]
     with pytest.raises(ValueError, match="count"):
         random_playouts(st, 0)
+
+
+@pytest.mark.parametrize("selection", ["ucb", "rm", "os"])
+@pytest.mark.parametrize("rollout", ["policy", "random"])
+def test_one_descent_reproduces_for_a_seed(selection, rollout):
+    """Every selection and rollout runs the same descent: a seed fixes the answer."""
+    st = new_game("gangs_of_kyoto", 4, seed=2)
+    seat = st.current_player()
+    runs = [ismcts.search(st, seat, iterations=1500, seed=s, selection=selection, rollout=rollout)
+            for s in (7, 7, 8)]
+    assert runs[0].stats == runs[1].stats and runs[0].nodes == runs[1].nodes
+    assert runs[0].stats != runs[2].stats
+    assert sum(s.visits for s in runs[0].stats) == 1500
+
+
+def test_random_rollouts_reproduce_the_search_before_nodes_were_sized():
+    """UCB with rollout="random" is the old uniform search: the same answer, visit
+    for visit, as the search at commit f37f395 (fixed-size nodes, two descents)."""
+    st = new_game("kids_of_london", 4, seed=1)
+    r = ismcts.search(st, st.current_player(), iterations=3000, seed=5, rollout="random")
+    assert [(s.action, s.visits) for s in r.stats] == [
+        (0, 442), (1, 214), (2, 220), (3, 191), (4, 321), (5, 476), (6, 391), (7, 409), (8, 336)]
+    assert r.stats[0].mean_value == pytest.approx(0.285067873303, abs=1e-11)
+    st = new_game("gangs_of_kyoto", 5, seed=1)
+    r = ismcts.search(st, st.current_player(), iterations=3000, seed=5, rollout="random")
+    assert [s.visits for s in r.stats] == [1439, 629, 275, 462, 195]

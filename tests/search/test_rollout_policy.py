@@ -1,0 +1,90 @@
+"""The games' rollout policies (GameDef.rollout_action): legal everywhere, and heuristic where it matters."""
+import pytest
+
+from fagin.engines import new_game
+from fagin.engines.gangs_of_kyoto import engine as gk
+from fagin.engines.kids_of_london import engine as kol
+from fagin.search import ismcts
+from fagin.search.playouts import (has_rollout_policy, random_playouts, rollout_policy_answers,
+                                   rollout_policy_violations)
+
+from ..engines import gk_helpers
+from ..engines.kol_helpers import position as kol_position
+
+GAMES = [("kids_of_london", p, {}) for p in (2, 3, 4, 5)] + \
+        [("gangs_of_kyoto", p, {}) for p in (2, 3, 4, 5)] + \
+        [("gangs_of_kyoto", 3, {"play_through": True}), ("gangs_of_kyoto", 4, {"open_piles": True})]
+
+
+@pytest.mark.parametrize("game, players, options", GAMES)
+def test_rollout_policy_answers_only_legal_actions(game, players, options):
+    """Every decision of seeded random playouts: the policy's answers are all legal."""
+    st = new_game(game, players, seed=players, **options)
+    checked, illegal = rollout_policy_violations(st, 150, seed=players)
+    assert checked > 150 * 8 and illegal == 0
+
+
+def test_games_without_a_policy_say_so():
+    assert has_rollout_policy(new_game("kids_of_london", 3))
+    assert not has_rollout_policy(new_game("kuhn_poker", 2))
+    with pytest.raises(ValueError, match="no rollout policy"):
+        rollout_policy_violations(new_game("kuhn_poker", 2), 10)
+
+
+def test_policy_playouts_play_whole_games():
+    st = new_game("gangs_of_kyoto", 4, seed=1)
+    means, length, _ = random_playouts(st, 200, seed=1, policy=True)
+    assert sum(means) == pytest.approx(1.0) and length > 20     # GK-14: one winner a game
+
+
+def _mean_card(answers):
+    """The mean card value played (action v plays the card of value v)."""
+    return sum(a * n for a, n in answers.items()) / sum(answers.values())
+
+
+def test_kids_of_london_policy_robs_only_when_it_does_not_make_it_the_richest():
+    """KL-20: the richest are stripped, so the policy plays high cards on a banker
+    only while robbing it keeps its seat below the richest rival."""
+    poor = rollout_policy_answers(kol_position(4, "banker", coins=[0, 10, 12, 9]), 2000, seed=1)
+    rich = rollout_policy_answers(kol_position(4, "banker", coins=[30, 10, 12, 9]), 2000, seed=1)
+    assert set(poor) <= set(range(9)) and set(rich) <= set(range(9))
+    assert _mean_card(poor) > 5.5 and _mean_card(rich) < 3.5
+    # KL-13: seats 0 and 1 tie for the prince and would share its 8; seat 0
+    # takes its 4 unless that makes it the richest.
+    for coins, wanted in (([0, 30, 5], kol.ACTION_PRINCE), ([28, 30, 5], kol.ACTION_COMEDIAN)):
+        st = kol_position(3, "prince", coins=coins)
+        for a in (7, 7, 0):
+            st.apply(a)
+        assert st.current_player() == 0 and st.legal_actions() == [kol.ACTION_COMEDIAN, kol.ACTION_PRINCE]
+        assert rollout_policy_answers(st, 1000, seed=2)[wanted] > 850
+
+
+def test_gangs_of_kyoto_policy_keeps_bells_and_refuses_a_bust():
+    bell = gk_helpers.bell(2)
+    st = gk_helpers.position(3, revealed=bell)
+    answers = rollout_policy_answers(st, 1000, seed=1)
+    assert set(answers) <= set(st.legal_actions())
+    assert answers[0] > 700          # GK-7: a bell card is worth most in its own pile (action p gives to seat p)
+    # GK-10: a card that would bust a row with a Refuse card in it is refused.
+    row = [gk_helpers.card(5, 2), gk_helpers.card(4, 1), gk_helpers.REFUSE, gk_helpers.card(2)]
+    st = gk_helpers.position(3, phase="refuse", rows={1: row}, arriving=gk_helpers.card(4), receiver=1,
+                             active=0, received=[1])
+    answers = rollout_policy_answers(st, 1000, seed=1)
+    assert set(answers) <= {gk.ACTION_ACCEPT, gk.ACTION_REFUSE}
+    assert answers[gk.ACTION_REFUSE] > 850
+
+
+def test_rollout_setting_chooses_the_playouts():
+    st = new_game("kids_of_london", 4, seed=1)
+    policy = ismcts.search(st, st.current_player(), iterations=2000, seed=3, rollout="policy")
+    random = ismcts.search(st, st.current_player(), iterations=2000, seed=3, rollout="random")
+    assert policy.stats != random.stats
+    # A game without a policy plays uniformly either way.
+    kuhn = new_game("kuhn_poker", 2, seed=1)
+    while kuhn.is_chance_node():
+        kuhn.apply(kuhn.legal_actions()[0])
+    a = ismcts.search(kuhn, kuhn.current_player(), iterations=500, seed=3, rollout="policy")
+    b = ismcts.search(kuhn, kuhn.current_player(), iterations=500, seed=3, rollout="random")
+    assert a.stats == b.stats
+    with pytest.raises(ValueError, match="rollout"):
+        ismcts.ISMCTS(st, st.current_player(), rollout="greedy")
