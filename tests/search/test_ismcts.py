@@ -194,6 +194,6 @@ def test_random_rollouts_reproduce_the_search_before_nodes_were_sized():
     assert [(s.action, s.visits) for s in r.stats] == [
         (0, 442), (1, 214), (2, 220), (3, 191), (4, 321), (5, 476), (6, 391), (7, 409), (8, 336)]
     assert r.stats[0].mean_value == pytest.approx(0.285067873303, abs=1e-11)
-    st = new_game("gangs_of_kyoto", 5, seed=1)
-    r = ismcts.search(st, st.current_player(), iterations=3000, seed=5, rollout="random")
-    assert [s.visits for s in r.stats] == [1439, 629, 275, 462, 195]
+    # (Gangs of Kyoto was pinned here too, but its engine now draws and deals
+    # through the card kit, so its answers differ from that commit's for
+    # reasons that have nothing to do with the search.)
