@@ -203,7 +203,7 @@ def cmd_recommend(client, args):
     rec = client.recommend(read_state(args.state), args.seat, iterations=args.iterations,
                            time_ms=args.time_ms, seed=args.seed, exploration=args.exploration,
                            algorithm=args.algorithm, gamma=args.gamma, sample_action=args.sample,
-                           threads=args.threads)
+                           threads=args.threads, rollout=args.rollout or "")
     print(to_json(rec) if args.json else _stats_table(rec))
 
 
@@ -308,6 +308,8 @@ def build_parser():
     p.add_argument("--algorithm", default="", help="ismcts (default), ismcts_rm or oos")
     p.add_argument("--gamma", type=float, help="ismcts_rm's and oos's exploration mix")
     p.add_argument("--threads", type=int, help="threads for this search (root parallelism; default 1)")
+    p.add_argument("--rollout", choices=("random", "policy"),
+                   help="rollouts: uniformly random (default) or the game's rollout policy")
     p.add_argument("--sample", action="store_true", help="draw the action from the policy")
     p.add_argument("--json", action="store_true")
     p = command("play", help="play against bots in the terminal")

@@ -24,9 +24,9 @@ DEFAULT_TARGET = "127.0.0.1:50051"
 
 
 def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm="", gamma=None,
-                    sample_action=False, threads=None):
-    """A SearchSettings message; None leaves a field to the server's default."""
-    s = pb.SearchSettings(seed=seed, algorithm=algorithm, sample_action=sample_action)
+                    sample_action=False, threads=None, rollout=""):
+    """A SearchSettings message; None (or "") leaves a field to the server's default."""
+    s = pb.SearchSettings(seed=seed, algorithm=algorithm, sample_action=sample_action, rollout=rollout)
     if threads is not None:
         s.threads = threads
     if gamma is not None:

@@ -74,6 +74,11 @@ cdef class Game:
         return self.engine.action_from_typed(d)
 
     @property
+    def has_rollout_policy(self):
+        """Whether the engine offers a rollout policy (``GameDef.rollout_action``)."""
+        return self.gd.rollout_action != NULL
+
+    @property
     def num_distinct_actions(self):
         return self.gd.num_distinct_actions
 

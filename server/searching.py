@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from fagin.search import limits
-from fagin.search.ismcts import SearchError
+from fagin.search.ismcts import DEFAULT_ROLLOUT, ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server.codec import BadRequest, decode_state, encode_action
 from fagin.v1 import fagin_pb2
@@ -127,14 +127,20 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
             else:
                 time_note = f"search stopped at {available:.0f} ms to meet the call's deadline"
             limit_ms = available
+    rollout = settings.rollout or DEFAULT_ROLLOUT
+    if rollout not in ROLLOUTS:
+        raise BadRequest(f"{p}search.rollout: unknown rollout {settings.rollout!r}; "
+                         f"use one of: {', '.join(ROLLOUTS)}")
+    if rollout == "policy" and not game.has_rollout_policy:
+        notes.append(f"search.rollout: {game.id} has no rollout policy; rollouts are uniformly random")
     try:
         searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
                                       exploration=exploration, max_nodes=config.max_nodes,
-                                      selection=SELECTION[algorithm], gamma=gamma)
+                                      selection=SELECTION[algorithm], gamma=gamma, rollout=rollout)
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration,
-                                         sample_action=settings.sample_action)
+                                         sample_action=settings.sample_action, rollout=rollout)
     if algorithm != "ismcts":
         effective.gamma = gamma
     if settings.HasField("threads"):

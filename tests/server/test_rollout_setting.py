@@ -1,0 +1,34 @@
+"""SearchSettings.rollout: the game's rollout policy or uniform rollouts, through the server."""
+import grpc
+import pytest
+
+from fagin.engines import new_game
+from fagin.search import ismcts
+from fagin.server import codec
+
+
+def test_policy_rollouts_are_served_and_match_the_in_process_search(client):
+    state = new_game("gangs_of_kyoto", 3, seed=4)
+    seat = state.current_player()
+    rec = client.recommend(codec.encode_state(state), seat, iterations=800, seed=3, rollout="policy")
+    assert rec.settings.rollout == "policy" and not rec.notes
+    local = ismcts.search(state, seat, iterations=800, seed=3, rollout="policy")
+    assert [s.visits for s in rec.actions] == [s.visits for s in local.stats]
+    default = client.recommend(codec.encode_state(state), seat, iterations=800, seed=3)
+    assert default.settings.rollout == "random"
+    assert [s.visits for s in default.actions] != [s.visits for s in rec.actions]
+
+
+def test_a_game_without_a_policy_says_so(client):
+    state = new_game("kuhn_poker", 2, seed=1)
+    rec = client.recommend(codec.encode_state(state), state.current_player(), iterations=100,
+                           rollout="policy")
+    assert any("no rollout policy" in n for n in rec.notes)
+
+
+def test_an_unknown_rollout_is_refused(client):
+    state = new_game("kuhn_poker", 2, seed=1)
+    with pytest.raises(grpc.RpcError) as e:
+        client.recommend(codec.encode_state(state), 0, iterations=10, rollout="greedy")
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert e.value.details().startswith("search.rollout: unknown rollout 'greedy'")
