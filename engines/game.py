@@ -18,6 +18,7 @@ catalogue test).
 """
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -89,10 +90,10 @@ class GameSpec:
     """Static facts about a game, declared once in its room's ``__init__.py``.
 
     ``spec`` is the rules specification (``seeds/<id>.md``; for reference
-    games, the name of the OpenSpiel game they copy). ``heuristic`` is a
-    zero-argument callable returning the game's rule-based bot (``None``
-    for games without one). ``reference`` names the OpenSpiel game a
-    reference game replays exactly.
+    games, the name of the OpenSpiel game they copy). ``heuristic`` names the
+    class of the game's rule-based bot in its room's ``heuristic.py``
+    (imported only when a bot is made: :meth:`make_heuristic`).
+    ``reference`` names the OpenSpiel game a reference game replays exactly.
     """
 
     id: str
@@ -101,9 +102,16 @@ class GameSpec:
     max_players: int
     spec: str
     options: tuple[GameOption, ...] = field(default_factory=tuple)
-    heuristic: Callable[[], Any] | None = None
+    heuristic: str | None = None
     reference: str | None = None
     description: str = ""
+
+    def make_heuristic(self):
+        """A new rule-based bot for this game (``choose(state, seat, seed) -> action``)."""
+        if self.heuristic is None:
+            raise ValueError(f"no heuristic bot for {self.id}")
+        module = importlib.import_module(f"fagin.engines.{self.id}.heuristic")
+        return getattr(module, self.heuristic)()
 
     def option(self, name: str) -> GameOption:
         for o in self.options:

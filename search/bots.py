@@ -56,11 +56,9 @@ class HeuristicBot:
 
     def choose(self, state, seat, seed):
         spec = state.game.spec
-        if spec.heuristic is None:
-            raise ValueError(f"no heuristic bot for {spec.id}")
         bot = self._bots.get(spec.id)
         if bot is None:
-            bot = self._bots[spec.id] = spec.heuristic()
+            bot = self._bots[spec.id] = spec.make_heuristic()
         return bot.choose(state, seat, seed)
 
 

@@ -1,12 +1,6 @@
 """Gangs of Kyoto: give cards, bust rows, collect bells (2-5 players). Rules: ``seeds/gangs_of_kyoto.md``."""
 from fagin.engines.game import GameOption, GameSpec, parse_bool
 
-
-def _heuristic():
-    from fagin.engines.gangs_of_kyoto.heuristic import GangsOfKyotoHeuristicBot
-    return GangsOfKyotoHeuristicBot()
-
-
 GAME = GameSpec(
     id="gangs_of_kyoto",
     name="Gangs of Kyoto",
@@ -18,6 +12,6 @@ GAME = GameSpec(
                    "ran out ends the game (GK-16)", parse_bool),
         GameOption("open_piles", False, "victory piles are face up (GK-17)", parse_bool),
     ),
-    heuristic=_heuristic,
+    heuristic="GangsOfKyotoHeuristicBot",
     description="press-your-luck card giving: each card goes to a row, a row at its limit busts",
 )

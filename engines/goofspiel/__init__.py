@@ -1,12 +1,6 @@
 """Goofspiel exactly as OpenSpiel defines it (a reference game for the search)."""
 from fagin.engines.game import GameOption, GameSpec, choice_parser, int_parser, parse_bool
 
-
-def _heuristic():
-    from fagin.engines.goofspiel.heuristic import GoofspielHeuristicBot
-    return GoofspielHeuristicBot()
-
-
 GAME = GameSpec(
     id="goofspiel",
     name="Goofspiel",
@@ -21,7 +15,7 @@ GAME = GameSpec(
         GameOption("returns_type", "win_loss", "win_loss, point_difference or total_points",
                    choice_parser("win_loss", "point_difference", "total_points")),
     ),
-    heuristic=_heuristic,
+    heuristic="GoofspielHeuristicBot",
     reference="goofspiel",
     description="simultaneous secret bids for point cards (OpenSpiel's goofspiel)",
 )

@@ -1,19 +1,13 @@
 """Kids of London: simultaneous card play for coins (2-5 players). Rules: ``seeds/kids_of_london.md``."""
 from fagin.engines.game import GameSpec
 
-
-def _heuristic():
-    from fagin.engines.kids_of_london.heuristic import KidsOfLondonHeuristicBot
-    return KidsOfLondonHeuristicBot()
-
-
 GAME = GameSpec(
     id="kids_of_london",
     name="Kids of London",
     min_players=2,
     max_players=5,
     spec="seeds/kids_of_london.md",
-    heuristic=_heuristic,
+    heuristic="KidsOfLondonHeuristicBot",
     description="street children play cards in secret to rob the characters of London; "
                 "the richest is caught, the second richest wins",
 )

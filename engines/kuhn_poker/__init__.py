@@ -1,19 +1,13 @@
 """Kuhn poker exactly as OpenSpiel defines it (a reference game for the search)."""
 from fagin.engines.game import GameSpec
 
-
-def _heuristic():
-    from fagin.engines.kuhn_poker.heuristic import KuhnPokerHeuristicBot
-    return KuhnPokerHeuristicBot()
-
-
 GAME = GameSpec(
     id="kuhn_poker",
     name="Kuhn poker",
     min_players=2,
     max_players=2,
     spec="OpenSpiel kuhn_poker",
-    heuristic=_heuristic,
+    heuristic="KuhnPokerHeuristicBot",
     reference="kuhn_poker",
     description="three-card poker, one bet round (OpenSpiel's kuhn_poker)",
 )

@@ -1,19 +1,13 @@
 """Leduc poker exactly as OpenSpiel defines it (a reference game for the search)."""
 from fagin.engines.game import GameSpec
 
-
-def _heuristic():
-    from fagin.engines.leduc_poker.heuristic import LeducPokerHeuristicBot
-    return LeducPokerHeuristicBot()
-
-
 GAME = GameSpec(
     id="leduc_poker",
     name="Leduc poker",
     min_players=2,
     max_players=2,
     spec="OpenSpiel leduc_poker",
-    heuristic=_heuristic,
+    heuristic="LeducPokerHeuristicBot",
     reference="leduc_poker",
     description="six-card poker, two bet rounds and a public card (OpenSpiel's leduc_poker)",
 )

@@ -10,19 +10,13 @@ server's per-(game, id) action cache).
 """
 from fagin.engines.game import GameSpec
 
-
-def _heuristic():
-    from fagin.engines.liars_dice.heuristic import LiarsDiceHeuristicBot
-    return LiarsDiceHeuristicBot()
-
-
 GAME = GameSpec(
     id="liars_dice",
     name="Liar's Dice",
     min_players=2,
     max_players=2,
     spec="OpenSpiel liars_dice",
-    heuristic=_heuristic,
+    heuristic="LiarsDiceHeuristicBot",
     reference="liars_dice",
     description="secret dice, rising bids and a call of \"liar\" (OpenSpiel's liars_dice, one die each)",
 )

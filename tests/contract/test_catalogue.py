@@ -91,6 +91,7 @@ def test_game_has_a_heuristic_bot(game_id):
     from fagin.engines import new_game
     from fagin.search.bots import HeuristicBot
     assert GAMES[game_id].heuristic is not None, f"{game_id}: GameSpec.heuristic is not set"
+    assert GAMES[game_id].make_heuristic().choose
     state = new_game(game_id, GAMES[game_id].min_players, seed=3)
     seat = state.pending_seats()[0]
     assert HeuristicBot().choose(state, seat, seed=1) in state.legal_actions(seat)
