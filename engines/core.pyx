@@ -61,13 +61,15 @@ cdef class Game:
     def name(self):
         return self.spec.name
 
-    def action_label(self, int action):
-        """A short label for people of an action id (``"play 3"``)."""
-        return self.engine.action_label(action)
+    def action_label(self, int action, bint chance=False):
+        """A short label for people of an action id (``"play 3"``), or of a chance
+        outcome's id with ``chance`` (some games, like OpenSpiel's, reuse ids)."""
+        return self.engine.action_label(action, chance)
 
-    def typed_action(self, int action):
-        """The typed form (a dict shaped like the game's action message) of an action id."""
-        return self.engine.typed_action(action)
+    def typed_action(self, int action, bint chance=False):
+        """The typed form (a dict shaped like the game's action message) of an action
+        id, or of a chance outcome's id with ``chance``."""
+        return self.engine.typed_action(action, chance)
 
     def action_from_typed(self, d):
         """The action id of a typed form (a dict); ValueError naming the field if none fits."""
@@ -284,12 +286,12 @@ cdef class State:
         return bool(self.game.gd.make_current(self.data, seat))
 
     def action_label(self, int action):
-        """Human-readable label of an action id."""
-        return self.game.engine.action_label(action)
+        """Human-readable label of an action id here (a chance outcome at a chance node)."""
+        return self.game.engine.action_label(action, self.is_chance_node())
 
     def _label_or_id(self, action):
         try:
-            return self.game.engine.action_label(action)
+            return self.action_label(action)
         except (ValueError, IndexError):
             return f"#{action}"
 
@@ -310,8 +312,9 @@ cdef class State:
         return self.game.engine.render(self.to_bytes(), seat)
 
     def typed_action(self, int action):
-        """The typed form (a dict shaped like the game's action message) of an action id."""
-        return self.game.engine.typed_action(action)
+        """The typed form (a dict shaped like the game's action message) of an action id
+        here (a chance outcome at a chance node)."""
+        return self.game.engine.typed_action(action, self.is_chance_node())
 
     def _check_seat(self, int seat, str name):
         n = self.game.gd.num_players(self.data)

@@ -174,11 +174,13 @@ class Engine(Protocol):
     def summary(self, data: bytes) -> str:
         """One line for ``repr``."""
 
-    def action_label(self, action: int) -> str:
-        """A short label for people (``"play 3"``); ValueError for an unknown id."""
+    def action_label(self, action: int, chance: bool = False) -> str:
+        """A short label for people (``"play 3"``) of a decision's action id, or with
+        ``chance`` of a chance outcome's id (the two may share ids, as in
+        OpenSpiel's games); ValueError for an unknown id."""
 
-    def typed_action(self, action: int) -> dict:
-        """The typed form (``<Game>Action`` as a dict) of an action id."""
+    def typed_action(self, action: int, chance: bool = False) -> dict:
+        """The typed form (``<Game>Action`` as a dict) of an action id (``chance``: as above)."""
 
     def action_from_typed(self, d: dict) -> int:
         """The action id of a typed form; ValueError naming the field if it fits no action."""

@@ -197,17 +197,18 @@ def encode_state(state):
     return encode_description(state.game, state.describe())
 
 
-def encode_action(game, action_id):
-    """An action id -> Action (id, label, typed form). Returns a shared message: copy before changing it."""
-    return _encoded_action(game.id, action_id)
+def encode_action(game, action_id, chance=False):
+    """An action id (a chance outcome's with ``chance``) -> Action (id, label, typed form).
+    Returns a shared message: copy before changing it."""
+    return _encoded_action(game.id, action_id, bool(chance))
 
 
 @functools.lru_cache(maxsize=4096)
-def _encoded_action(game_id, action_id):
+def _encoded_action(game_id, action_id, chance):
     game = load_game(game_id)
-    msg = fagin_pb2.Action(id=action_id, label=game.action_label(action_id))
+    msg = fagin_pb2.Action(id=action_id, label=game.action_label(action_id, chance))
     typed = getattr(msg, game_id)
-    dict_to_message(game.typed_action(action_id), typed)
+    dict_to_message(game.typed_action(action_id, chance), typed)
     typed.SetInParent()
     return msg
 

@@ -185,7 +185,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             if request.HasField("seat"):
                 raise BadRequest("seat: a chance event is next; no seat has a decision pending")
             for action, p in state.chance_outcomes():
-                resp.actions.append(codec.encode_action(game, action))
+                resp.actions.append(codec.encode_action(game, action, chance=True))
                 resp.probabilities.append(p)
             return resp
         _seat_field(state, request)
@@ -210,22 +210,23 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if which is not None:
             action = (request.action_id if which == "action_id"
                       else codec.decode_action(game, request.action, "action"))
+            at_chance = state.is_chance_node()
             try:
                 state.apply(action)
             except IllegalActionError as e:
                 raise BadRequest(f"{which}: {e}") from None
-            applied.append(action)
+            applied.append((action, at_chance))
         if not request.stop_at_chance:
             # Chance events are drawn one by one so that each can be reported.
             seed = request.seed
             while state.is_chance_node():
                 outcome = state.sample_chance(seed)
                 state.apply(outcome)
-                applied.append(outcome)
+                applied.append((outcome, True))
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
         return fagin_pb2.ApplyActionResponse(
             state=codec.encode_state(state), status=codec.status_of(state),
-            applied=[codec.encode_action(game, a) for a in applied])
+            applied=[codec.encode_action(game, a, chance) for a, chance in applied])
 
     @unary_call
     async def ViewState(self, request, context, info):

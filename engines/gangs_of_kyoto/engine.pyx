@@ -791,7 +791,8 @@ def kind_of_card(d, field):
     raise ValueError(f"{field}: no such card in the deck: {d!r}")
 
 
-def action_label(int action):
+def action_label(int action, bint chance=False):
+    # Chance outcomes and decisions have ids of their own here: `chance` changes nothing.
     if A_GIVE <= action < A_GIVE + GK_MAX_PLAYERS:
         return f"give to seat {action - A_GIVE}"
     if action == A_ACCEPT:
@@ -803,7 +804,7 @@ def action_label(int action):
     raise ValueError(f"unknown action id {action}")
 
 
-def typed_action(int action):
+def typed_action(int action, bint chance=False):
     """The typed form of an action id (the ``GangsOfKyotoAction`` message)."""
     if A_GIVE <= action < A_GIVE + GK_MAX_PLAYERS:
         return {"kind": "give", "seat": action - A_GIVE}

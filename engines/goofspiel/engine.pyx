@@ -394,7 +394,7 @@ def _deal_point(st, points, t):
         raise ValueError(f"point_cards[{t}]: the points order turns up another card")
 
 
-def typed_action(int action):
+def typed_action(int action, bint chance=False):
     if not 0 <= action < MAX_CARDS:
         raise ValueError(f"unknown action id {action}")
     return {"card": action}
@@ -407,10 +407,11 @@ def action_from_typed(d):
     return card
 
 
-def action_label(int action):
+def action_label(int action, bint chance=False):
+    """A bid of card ``action + 1``; at a chance node, the point card ``action + 1`` turned up."""
     if not 0 <= action < MAX_CARDS:
         raise ValueError(f"unknown action id {action}")
-    return f"card {action + 1}"
+    return f"{'point card' if chance else 'card'} {action + 1}"
 
 
 def summary(data):

@@ -592,7 +592,8 @@ def fictitious_action(int value):
     return A_REVEAL_FICTITIOUS + value
 
 
-def action_label(int action):
+def action_label(int action, bint chance=False):
+    # Chance outcomes and decisions have ids of their own here: `chance` changes nothing.
     if 0 <= action < NUM_CARDS:
         return f"play {action}"
     if action == A_COMEDIAN:
@@ -1006,7 +1007,7 @@ def render(data, seat=None):
     return "\n".join(lines)
 
 
-def typed_action(int action):
+def typed_action(int action, bint chance=False):
     """The typed form of an action id, shaped like the ``KidsOfLondonAction`` message."""
     if 0 <= action < NUM_CARDS:
         return {"kind": "play_card", "card": action}

@@ -149,12 +149,13 @@ def initial_state_bytes(int players=2):
     return (<char*>&s)[:sizeof(KuhnState)]
 
 
-def action_label(int action):
-    if action in (0, 1):
-        return ("pass", "bet")[action] + f" / deal {CARD_NAMES[action]}"
-    if action == 2:
-        return "deal K"
-    raise ValueError(f"unknown action id {action}")
+def action_label(int action, bint chance=False):
+    """Ids 0 and 1 are pass and bet at a decision; at a chance node 0..2 deal a card (as in OpenSpiel)."""
+    if chance and action in (0, 1, 2):
+        return f"deal {CARD_NAMES[action]}"
+    if not chance and action in (0, 1):
+        return ("pass", "bet")[action]
+    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
 
 
 # ------------------------------------------------- the API's dict form
@@ -198,10 +199,12 @@ def from_description(d):
     return st.to_bytes()
 
 
-def typed_action(int action):
-    if action not in (0, 1, 2):
-        raise ValueError(f"unknown action id {action}")
-    return {"kind": ("pass", "bet", "deal")[action], "card": action}
+def typed_action(int action, bint chance=False):
+    if chance and action in (0, 1, 2):
+        return {"kind": "deal", "card": action}
+    if not chance and action in (0, 1):
+        return {"kind": ("pass", "bet")[action]}
+    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
 
 
 def action_from_typed(d):

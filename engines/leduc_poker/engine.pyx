@@ -209,11 +209,13 @@ def initial_state_bytes(int players=2):
     return (<char*>&s)[:sizeof(LeducState)]
 
 
-def action_label(int action):
-    if not 0 <= action < NUM_CARDS:
-        raise ValueError(f"unknown action id {action}")
-    names = ("fold", "call", "raise")
-    return (names[action] + " / " if action < 3 else "") + f"deal {CARD_NAMES[action]}"
+def action_label(int action, bint chance=False):
+    """Ids 0..2 are fold, call and raise at a decision; at a chance node 0..5 deal a card (as in OpenSpiel)."""
+    if chance and 0 <= action < NUM_CARDS:
+        return f"deal {CARD_NAMES[action]}"
+    if not chance and 0 <= action < 3:
+        return ("fold", "call", "raise")[action]
+    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
 
 
 # ------------------------------------------------- the API's dict form
@@ -266,10 +268,12 @@ def from_description(d):
     return st.to_bytes()
 
 
-def typed_action(int action):
-    if not 0 <= action < NUM_CARDS:
-        raise ValueError(f"unknown action id {action}")
-    return {"kind": ("fold", "call", "raise", "deal", "deal", "deal")[action], "card": action}
+def typed_action(int action, bint chance=False):
+    if chance and 0 <= action < NUM_CARDS:
+        return {"kind": "deal", "card": action}
+    if not chance and 0 <= action < 3:
+        return {"kind": ("fold", "call", "raise")[action]}
+    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
 
 
 def action_from_typed(d):

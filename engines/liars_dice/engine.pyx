@@ -225,17 +225,26 @@ def _bid(int action):
     return action // SIDES + 1, action % SIDES + 1
 
 
-def action_label(int action):
+def action_label(int action, bint chance=False):
+    """A bid or "liar" at a decision; at a chance node a die rolled (roll ids
+    coincide with the lowest bids, as in OpenSpiel)."""
+    if chance:
+        if 0 <= action < SIDES:
+            return f"roll {action + 1}"
+        raise ValueError(f"unknown chance outcome id {action}")
     if 0 <= action < LIAR:
         q, f = _bid(action)
-        # Roll ids coincide with the lowest bids (as in OpenSpiel).
-        return f"bid {q}-{f}" + (f" / roll {action + 1}" if action < SIDES else "")
+        return f"bid {q}-{f}"
     if action == LIAR:
         return "liar"
     raise ValueError(f"unknown action id {action}")
 
 
-def typed_action(int action):
+def typed_action(int action, bint chance=False):
+    if chance:
+        if 0 <= action < SIDES:
+            return {"kind": "roll", "face": action + 1}
+        raise ValueError(f"unknown chance outcome id {action}")
     if 0 <= action < LIAR:
         q, f = _bid(action)
         return {"kind": "bid", "quantity": q, "face": f}

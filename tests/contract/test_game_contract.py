@@ -239,3 +239,28 @@ def test_option_variants_cover_each_option():
 
 def test_game_state_message_names_each_game():
     assert set(GAMES) <= set(fagin_pb2.GameState.DESCRIPTOR.fields_by_name)
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_labels_tell_decisions_from_chance_outcomes(game_id):
+    """Where a game reuses ids for decisions and chance outcomes (OpenSpiel's games do),
+    a label names one of them, never both, and a typed chance outcome round-trips."""
+    game = load_game(game_id)
+    spec = GAMES[game_id]
+    rng = random.Random(game_id)
+    for _ in range(20):
+        state = game.new_initial_state(spec.max_players)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                for a, _ in state.chance_outcomes():
+                    label = state.action_label(a)
+                    assert label == game.action_label(a, chance=True) and label
+                    assert "/" not in label, f"{game_id}: chance label {label!r} names two things"
+                    assert game.action_from_typed(game.typed_action(a, chance=True)) == a
+                    assert codec.decode_action(game, codec.encode_action(game, a, chance=True), "a") == a
+                state.apply(state.sample_chance(rng.getrandbits(63)))
+                continue
+            state = state.with_seat_to_act(rng.choice(state.pending_seats()))
+            for a in state.legal_actions():
+                assert "/" not in state.action_label(a), f"{game_id}: label of {a} names two things"
+            state.apply(rng.choice(state.legal_actions()))

@@ -95,8 +95,14 @@ def test_typed_actions_and_labels_round_trip(game):
     assert [game.action_from_typed(game.typed_action(a)) for a in ids] == ids
     assert game.typed_action(7) == {"kind": "bid", "quantity": 2, "face": 2}
     assert game.action_label(7) == "bid 2-2" and game.action_label(12) == "liar"
-    assert game.action_label(3) == "bid 1-4 / roll 4"
+    assert game.action_label(3) == "bid 1-4"
+    # Roll ids coincide with the lowest bids (as in OpenSpiel): a chance outcome says so.
+    assert game.action_label(3, chance=True) == "roll 4"
+    assert game.typed_action(3, chance=True) == {"kind": "roll", "face": 4}
     assert game.action_from_typed({"kind": "roll", "face": 4}) == 3
+    for bad in (-1, 6, 12):
+        with pytest.raises(ValueError):
+            game.action_label(bad, chance=True)
     assert len({game.action_label(a) for a in ids}) == 13
     for bad in (-1, 13):
         with pytest.raises(ValueError):
