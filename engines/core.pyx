@@ -71,9 +71,11 @@ cdef class Game:
         id, or of a chance outcome's id with ``chance``."""
         return self.engine.typed_action(action, chance)
 
-    def action_from_typed(self, d):
-        """The action id of a typed form (a dict); ValueError naming the field if none fits."""
-        return self.engine.action_from_typed(d)
+    def action_from_typed(self, d, bint chance=False):
+        """The action id of a typed form (a dict); ``chance``: the form must be a chance
+        outcome (the position is at a chance event), else a decision. ValueError naming
+        the field if none fits."""
+        return self.engine.action_from_typed(d, chance)
 
     @property
     def has_rollout_policy(self):

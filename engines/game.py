@@ -182,5 +182,6 @@ class Engine(Protocol):
     def typed_action(self, action: int, chance: bool = False) -> dict:
         """The typed form (``<Game>Action`` as a dict) of an action id (``chance``: as above)."""
 
-    def action_from_typed(self, d: dict) -> int:
-        """The action id of a typed form; ValueError naming the field if it fits no action."""
+    def action_from_typed(self, d: dict, chance: bool = False) -> int:
+        """The action id of a typed form, which must be a chance outcome's with ``chance``
+        and a decision's without; ValueError naming the field if it fits no such action."""

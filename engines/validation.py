@@ -25,12 +25,16 @@ def enum_index(value, names, prefix, field, need=None):
     """
     if value in names:
         return names.index(value)
+    # A proto value name given where the dict spelling is expected (a client
+    # that wrote the JSON spelling into a dict) is accepted too.
+    if isinstance(value, str) and value.startswith(prefix) and value[len(prefix):].lower() in names:
+        return names.index(value[len(prefix):].lower())
     raise ValueError(enum_error(value, names, prefix, field, need))
 
 
 def enum_error(value, names, prefix, field, need=None):
     """The message of :func:`enum_index` for a missing or unknown ``value``."""
-    if value is None:
+    if value is None or value == "" or (isinstance(value, str) and value.upper() == prefix + "UNSPECIFIED"):
         got = "missing"
     elif isinstance(value, str) and value.startswith("unknown_") and value[8:].isdigit():
         got = f"unknown enum number {value[8:]}"     # the codec's name for a number the proto lacks

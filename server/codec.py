@@ -213,15 +213,16 @@ def _encoded_action(game_id, action_id, chance):
     return msg
 
 
-def decode_action(game, action_msg, path):
-    """An Action given in typed form -> its id (the typed form must match the state's game)."""
+def decode_action(game, action_msg, path, chance=False):
+    """An Action given in typed form -> its id (the typed form must match the state's game,
+    and be a chance outcome exactly when ``chance``: the state is at a chance event)."""
     which = action_msg.WhichOneof("typed")
     if which is None:
         raise BadRequest(f"{path}.typed: give the action's typed form (or use action_id)")
     if which != game.id:
         raise BadRequest(f"{path}.typed: a {which} action does not apply to a {game.id} state")
     try:
-        return game.action_from_typed(message_to_dict(getattr(action_msg, which)))
+        return game.action_from_typed(message_to_dict(getattr(action_msg, which)), chance)
     except ValueError as e:
         raise BadRequest(f"{path}.{which}.{e}") from None
 

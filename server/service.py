@@ -208,9 +208,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if not state.is_chance_node():
             _seat_field(state, request)
         if which is not None:
-            action = (request.action_id if which == "action_id"
-                      else codec.decode_action(game, request.action, "action"))
             at_chance = state.is_chance_node()
+            action = (request.action_id if which == "action_id"
+                      else codec.decode_action(game, request.action, "action", at_chance))
             try:
                 state.apply(action)
             except IllegalActionError as e:

@@ -35,7 +35,7 @@ from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_de
                             ms_chance, ms_draw, ms_pick, ms_total)
 from cpython.pycapsule cimport PyCapsule_New
 
-from fagin.engines.enum_names import enum_index as _enum_index
+from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
 
 cdef enum:
@@ -820,7 +820,8 @@ def typed_action(int action, bint chance=False):
 ACTION_KINDS = ("give", "accept", "refuse", "draw")
 
 
-def action_from_typed(d):
+def action_from_typed(d, bint chance=False):
+    # Decisions and chance outcomes have ids of their own here: `chance` changes nothing.
     kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if kind == "give":
         return A_GIVE + _int_in(d.get("seat"), 0, GK_MAX_PLAYERS - 1, "seat")

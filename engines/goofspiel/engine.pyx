@@ -400,9 +400,12 @@ def typed_action(int action, bint chance=False):
     return {"card": action}
 
 
-def action_from_typed(d):
+def action_from_typed(d, bint chance=False):
+    """A bid (or, with ``chance``, the point card turned up) of card id ``card``."""
     card = d.get("card")
-    if card is None or isinstance(card, bool) or not 0 <= card < MAX_CARDS:
+    if card is None:
+        raise ValueError(f"card: missing; give a card id from 0 to {MAX_CARDS - 1} (card value - 1)")
+    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < MAX_CARDS:
         raise ValueError(f"card: a card id from 0 to {MAX_CARDS - 1}, got {card!r}")
     return card
 

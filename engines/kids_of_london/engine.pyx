@@ -1033,8 +1033,9 @@ _SIMPLE_KINDS = {"comedian": A_COMEDIAN, "prince": A_PRINCE,
                  "take_card_value": A_LONE_CARD, "rob_character": A_LONE_CHARACTER}
 
 
-def action_from_typed(d):
-    """The action id of a typed action dict (the inverse of :func:`typed_action`)."""
+def action_from_typed(d, bint chance=False):
+    """The action id of a typed action dict (the inverse of :func:`typed_action`).
+    Decisions and chance outcomes have ids of their own here: ``chance`` changes nothing."""
     kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if kind in _SIMPLE_KINDS:
         return _SIMPLE_KINDS[kind]

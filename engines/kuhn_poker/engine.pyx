@@ -13,6 +13,8 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.validation import enum_index, int_in
+
 cdef enum:
     PASS = 0
     BET = 1
@@ -207,15 +209,19 @@ def typed_action(int action, bint chance=False):
     raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
 
 
-def action_from_typed(d):
-    kind = d.get("kind")
-    if kind == "pass":
-        return PASS
-    if kind == "bet":
-        return BET
-    if kind == "deal" and d.get("card") in (0, 1, 2):
-        return d["card"]
-    raise ValueError(f"kind: expected pass, bet or deal (with a card 0-2), got {d!r}")
+ACTION_KINDS = ("pass", "bet", "deal")
+
+
+def action_from_typed(d, bint chance=False):
+    """The id of a typed action; ``chance``: the position is at a chance event, where only
+    a deal fits (ids of decisions and deals coincide, as in OpenSpiel)."""
+    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
+    if (kind == "deal") != bool(chance):
+        raise ValueError("kind: " + ("a chance event is next: give KIND_DEAL with a card" if chance
+                                     else "KIND_DEAL is a chance outcome; a seat is to act (KIND_PASS or KIND_BET)"))
+    if kind == "deal":
+        return int_in(d.get("card"), 0, 2, "card")
+    return PASS if kind == "pass" else BET
 
 
 def summary(data):

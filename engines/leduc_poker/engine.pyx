@@ -17,6 +17,8 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.validation import enum_index, int_in
+
 cdef enum:
     FOLD = 0
     CALL = 1
@@ -276,14 +278,20 @@ def typed_action(int action, bint chance=False):
     raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
 
 
-def action_from_typed(d):
-    kinds = {"fold": FOLD, "call": CALL, "raise": RAISE}
-    kind = d.get("kind")
-    if kind in kinds:
-        return kinds[kind]
-    if kind == "deal" and d.get("card") in range(NUM_CARDS):
-        return d["card"]
-    raise ValueError(f"kind: expected fold, call, raise or deal (with a card 0-5), got {d!r}")
+ACTION_KINDS = ("fold", "call", "raise", "deal")
+
+
+def action_from_typed(d, bint chance=False):
+    """The id of a typed action; ``chance``: the position is at a chance event, where only
+    a deal fits (ids of decisions and deals coincide, as in OpenSpiel)."""
+    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
+    if (kind == "deal") != bool(chance):
+        raise ValueError("kind: " + ("a chance event is next: give KIND_DEAL with a card" if chance
+                                     else "KIND_DEAL is a chance outcome; a seat is to act "
+                                          "(KIND_FOLD, KIND_CALL or KIND_RAISE)"))
+    if kind == "deal":
+        return int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
+    return ACTION_KINDS.index(kind)
 
 
 def summary(data):

@@ -30,6 +30,8 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.validation import enum_index, int_in
+
 cdef enum:
     MAX_DICE = 5                            # per seat
     MAX_SIDES = 6
@@ -253,10 +255,19 @@ def typed_action(int action, bint chance=False):
     raise ValueError(f"unknown action id {action}")
 
 
+ACTION_KINDS = ("bid", "liar", "roll")
+
+
 @cython.boundscheck(True)
 @cython.wraparound(True)
-def action_from_typed(d):
-    kind = d.get("kind")
+def action_from_typed(d, bint chance=False):
+    """The id of a typed action; ``chance``: the position is at a chance event, where only
+    a roll fits (roll ids coincide with the lowest bids, as in OpenSpiel)."""
+    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
+    if (kind == "roll") != bool(chance):
+        raise ValueError("kind: " + ("a chance event is next: give KIND_ROLL with a face" if chance
+                                     else "KIND_ROLL is a chance outcome; a seat is to act "
+                                          "(KIND_BID or KIND_LIAR)"))
     if kind == "liar":
         return LIAR
     if kind == "bid":
@@ -266,12 +277,10 @@ def action_from_typed(d):
         if not _is_int(f) or not 1 <= f <= SIDES:
             raise ValueError(f"face: a bid names a face from 1 to {SIDES}, got {f!r}")
         return (q - 1) * SIDES + (f - 1)
-    if kind == "roll":
-        f = d.get("face")
-        if not _is_int(f) or not 1 <= f <= SIDES:
-            raise ValueError(f"face: a roll shows a face from 1 to {SIDES}, got {f!r}")
-        return f - 1
-    raise ValueError(f"kind: expected bid (with quantity and face), liar or roll (with a face), got {kind!r}")
+    f = d.get("face")
+    if not _is_int(f) or not 1 <= f <= SIDES:
+        raise ValueError(f"face: a roll shows a face from 1 to {SIDES}, got {f!r}")
+    return f - 1
 
 
 def _is_int(v):

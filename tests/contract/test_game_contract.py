@@ -256,11 +256,45 @@ def test_labels_tell_decisions_from_chance_outcomes(game_id):
                     label = state.action_label(a)
                     assert label == game.action_label(a, chance=True) and label
                     assert "/" not in label, f"{game_id}: chance label {label!r} names two things"
-                    assert game.action_from_typed(game.typed_action(a, chance=True)) == a
-                    assert codec.decode_action(game, codec.encode_action(game, a, chance=True), "a") == a
+                    assert game.action_from_typed(game.typed_action(a, chance=True), chance=True) == a
+                    assert codec.decode_action(game, codec.encode_action(game, a, chance=True), "a",
+                                               chance=True) == a
                 state.apply(state.sample_chance(rng.getrandbits(63)))
                 continue
             state = state.with_seat_to_act(rng.choice(state.pending_seats()))
-            for a in state.legal_actions():
+            legal = state.legal_actions()
+            for a in legal:
                 assert "/" not in state.action_label(a), f"{game_id}: label of {a} names two things"
-            state.apply(rng.choice(state.legal_actions()))
+                # A decision's typed form given at a chance event is never taken for an outcome.
+                _refused_or_other(game, game.typed_action(a), True, a, f"{game_id}: decision {a}")
+            for a in range(game.num_distinct_actions):
+                try:
+                    chance_form = game.typed_action(a, chance=True)
+                except ValueError:
+                    continue
+                # A chance outcome's typed form given at a decision never plays a decision.
+                if chance_form != game.typed_action(a) if a in legal else True:
+                    _refused_or_other(game, chance_form, False, None, f"{game_id}: outcome {a}",
+                                      forbidden=legal if chance_form != _decision_form(game, a) else ())
+            state.apply(rng.choice(legal))
+
+
+def _decision_form(game, a):
+    try:
+        return game.typed_action(a)
+    except ValueError:
+        return None
+
+
+def _refused_or_other(game, typed, chance, same, where, forbidden=None):
+    """``typed`` read as a chance outcome (``chance``) or a decision is refused, or
+    names an action that is not one of ``forbidden``."""
+    try:
+        got = game.action_from_typed(typed, chance=chance)
+    except ValueError:
+        return
+    if forbidden is None:
+        assert got != same or game.typed_action(same, chance=True) == typed, \
+            f"{where}: its typed form is accepted as a chance outcome"
+    else:
+        assert got not in forbidden, f"{where}: a chance outcome's typed form plays decision {got}"

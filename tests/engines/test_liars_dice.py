@@ -99,7 +99,12 @@ def test_typed_actions_and_labels_round_trip(game):
     # Roll ids coincide with the lowest bids (as in OpenSpiel): a chance outcome says so.
     assert game.action_label(3, chance=True) == "roll 4"
     assert game.typed_action(3, chance=True) == {"kind": "roll", "face": 4}
-    assert game.action_from_typed({"kind": "roll", "face": 4}) == 3
+    assert game.action_from_typed({"kind": "roll", "face": 4}, chance=True) == 3
+    # A roll is a chance outcome, a bid a decision: neither is taken for the other.
+    with pytest.raises(ValueError, match="^kind: KIND_ROLL is a chance outcome"):
+        game.action_from_typed({"kind": "roll", "face": 4})
+    with pytest.raises(ValueError, match="^kind: a chance event is next"):
+        game.action_from_typed({"kind": "bid", "quantity": 1, "face": 4}, chance=True)
     for bad in (-1, 6, 12):
         with pytest.raises(ValueError):
             game.action_label(bad, chance=True)
@@ -120,7 +125,7 @@ def test_typed_actions_and_labels_round_trip(game):
 ])
 def test_bad_typed_actions_are_refused_naming_the_field(game, typed, field):
     with pytest.raises(ValueError) as e:
-        game.action_from_typed(typed)
+        game.action_from_typed(typed, chance=typed.get("kind") == "roll")
     assert str(e.value).startswith(field)
 
 
