@@ -47,6 +47,9 @@ cdef class Game:
         if self.gd.max_players > MAX_SEATS:
             raise TypeError(f"{spec.id}: the engine declares {self.gd.max_players} seats; "
                             f"the ABI holds at most {MAX_SEATS}")
+        if spec.max_players > self.gd.max_players:
+            raise TypeError(f"{spec.id}: GameSpec allows {spec.max_players} players; the engine's "
+                            f"state holds {self.gd.max_players}")
         if self.gd.max_legal_actions > MAX_WRAPPER_ACTIONS or self.gd.max_decision_actions > self.gd.max_legal_actions:
             raise TypeError(f"{spec.id}: the engine declares more legal actions than the wrapper handles")
         self.capsule = capsule
@@ -76,6 +79,11 @@ cdef class Game:
         outcome (the position is at a chance event), else a decision. ValueError naming
         the field if none fits."""
         return self.engine.action_from_typed(d, chance)
+
+    @property
+    def max_players(self):
+        """The most seats the engine's state holds (``GameDef.max_players``)."""
+        return self.gd.max_players
 
     @property
     def has_rollout_policy(self):

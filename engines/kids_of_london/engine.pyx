@@ -648,8 +648,8 @@ cdef KLState _read(data) except *:
         raise ValueError("not a Kids of London state")
     cdef KLState s
     s = (<const KLState*>&view[0])[0]
-    # The fields describe uses as indices: bytes from outside must not make it
-    # read past an array (state_from_bytes reads bytes of unknown origin here).
+    # The fields describe uses as indices: even bytes that did not come from
+    # this engine must not make it read past an array.
     if not MIN_PLAYERS <= s.players <= MAX_PLAYERS:
         raise ValueError(f"players: {s.players} is not {MIN_PLAYERS} to {MAX_PLAYERS}")
     if s.seats != (s.players + 1 if s.players == 2 else s.players):

@@ -55,6 +55,8 @@ def test_game_is_built_and_consistent(game_id):
     state = game.new_initial_state(spec.max_players)
     assert state.num_players == spec.max_players
     assert game.max_decision_actions <= game.max_legal_actions
+    assert spec.max_players <= game.max_players, \
+        f"{game_id}: GameSpec allows {spec.max_players} players, the engine's state holds {game.max_players}"
     assert game.max_game_length > 0
     for option in spec.options:
         assert option.parse(option.default, option.name) == option.default, \

@@ -11,17 +11,8 @@ from fagin.search.playouts import (has_rollout_policy, random_playouts, rollout_
 from ..engines import gk_helpers
 from ..engines.kol_helpers import position as kol_position
 
-GAMES = [("kids_of_london", p, {}) for p in (2, 3, 4, 5)] + \
-        [("gangs_of_kyoto", p, {}) for p in (2, 3, 4, 5)] + \
-        [("gangs_of_kyoto", 3, {"play_through": True}), ("gangs_of_kyoto", 4, {"open_piles": True})]
-
-
-@pytest.mark.parametrize("game, players, options", GAMES)
-def test_rollout_policy_answers_only_legal_actions(game, players, options):
-    """Every decision of seeded random playouts: the policy's answers are all legal."""
-    st = new_game(game, players, seed=players, **options)
-    checked, illegal = rollout_policy_violations(st, 150, seed=players)
-    assert checked > 150 * 8 and illegal == 0
+# Legality at every decision, for every game with a policy, is a contract check
+# (tests/contract/test_game_contract.py); here: what the policies prefer.
 
 
 def test_games_without_a_policy_say_so():
