@@ -58,6 +58,25 @@ def read_state(path: str) -> pb.GameState:
         raise CliError(f"--state: {path} is not a fagin.v1.GameState in JSON: {e}") from None
 
 
+def _whole(lo: int, hi: int, what: str):
+    """An argparse type: a whole number from ``lo`` to ``hi`` (the range of the request
+    field the flag fills), so a number out of range is a usage error, not a traceback."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{what} from {lo} to {hi}, got {value}")
+        return value
+    return parse
+
+
+INT32 = _whole(-2**31, 2**31 - 1, "a 32-bit whole number")
+SEED = _whole(0, 2**64 - 1, "a seed")
+INT64 = _whole(-2**63, 2**63 - 1, "a 64-bit whole number")
+
+
 def _normal_label(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -69,9 +88,12 @@ def as_id(text: str):
     label never shadows an id.
     """
     try:
-        return int(text.strip())
+        number = int(text.strip())
     except ValueError:
         return None
+    if not -2**31 <= number < 2**31:
+        raise CliError(f"action id {number} is out of range (ids are 32-bit whole numbers)")
+    return number
 
 
 def find_action(legal, text: str, flag: str = "--action") -> int:
@@ -277,12 +299,12 @@ def build_parser():
     p.add_argument("--json", action="store_true")
     p = command("new", help="start a game; prints its state")
     p.add_argument("game")
-    p.add_argument("--players", type=int, required=True)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", type=INT32, required=True)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--option", action="append", metavar="NAME=VALUE")
     p = command("legal", help="list legal actions")
     p.add_argument("--state", required=True, help="FILE or - for stdin")
-    p.add_argument("--seat", type=int)
+    p.add_argument("--seat", type=INT32)
     p.add_argument("--json", action="store_true")
     p = command("apply", help="apply an action; prints the next state")
     p.add_argument("--state", required=True)
@@ -291,33 +313,33 @@ def build_parser():
                        "(omit both at a chance event to draw it)")
     which.add_argument("--typed", metavar="JSON", help="the action in typed form, a fagin.v1.Action "
                        """in JSON, e.g. '{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 8}}'""")
-    p.add_argument("--seat", type=int)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seat", type=INT32)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--stop-at-chance", action="store_true")
     p = command("view", help="the state as one seat sees it")
     p.add_argument("--state", required=True)
-    p.add_argument("--seat", type=int, required=True)
+    p.add_argument("--seat", type=INT32, required=True)
     p.add_argument("--text", action="store_true", help="print the table instead of JSON")
     p = command("recommend", help="ask for the best move")
     p.add_argument("--state", required=True)
-    p.add_argument("--seat", type=int, required=True)
-    p.add_argument("--iterations", type=int)
-    p.add_argument("--time-ms", type=int)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seat", type=INT32, required=True)
+    p.add_argument("--iterations", type=INT64)
+    p.add_argument("--time-ms", type=INT64)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--exploration", type=float)
     p.add_argument("--algorithm", default="", help="ismcts (default), ismcts_rm or oos")
     p.add_argument("--gamma", type=float, help="ismcts_rm's and oos's exploration mix")
-    p.add_argument("--threads", type=int, help="threads for this search (root parallelism; default 1)")
+    p.add_argument("--threads", type=INT32, help="threads for this search (root parallelism; default 1)")
     p.add_argument("--rollout", choices=("random", "policy"),
                    help="rollouts: uniformly random (default) or the game's rollout policy")
     p.add_argument("--sample", action="store_true", help="draw the action from the policy")
     p.add_argument("--json", action="store_true")
     p = command("play", help="play against bots in the terminal")
     p.add_argument("game")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--seat", type=int, default=0, help="your seat")
-    p.add_argument("--iterations", type=int, default=2000, help="bots' search budget")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--players", type=INT32, default=4)
+    p.add_argument("--seat", type=INT32, default=0, help="your seat")
+    p.add_argument("--iterations", type=INT64, default=2000, help="bots' search budget")
+    p.add_argument("--seed", type=SEED, default=None)
     return parser
 
 

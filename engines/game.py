@@ -38,8 +38,13 @@ def int_parser(lo: int, hi: int) -> Callable[[Any, str], int]:
     """A parser of whole numbers from ``lo`` to ``hi`` (given as ints or decimal strings)."""
     def parse(value, name):
         if isinstance(value, str):
+            # Plain ASCII digits only: int() would also take "+7", "1_0" and other scripts' digits.
+            text = value.strip()
+            digits = text[1:] if text.startswith("-") else text
             try:
-                value = int(value.strip())
+                if not (digits.isascii() and digits.isdigit()):
+                    raise ValueError
+                value = int(text)
             except ValueError:
                 raise ValueError(f"options.{name}: expected a whole number from {lo} to {hi}, "
                                  f"got {value!r}") from None

@@ -121,6 +121,9 @@ cdef enum:
 
 STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED: "cancelled"}
 
+# Most iterations one tree runs in all: its 32-bit visit counts must not wrap.
+cdef int64_t TREE_ITERATION_CAP = 0xFFFFFFFF - 1
+
 # Sentinel for "no limit" on iterations.
 cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
 # Slots a fresh search reserves (the array doubles as nodes are added).
@@ -783,6 +786,11 @@ cdef class ISMCTS:
         if self.running:
             raise RuntimeError("this search is already running in another thread")
         cdef int64_t limit = NO_LIMIT if iterations is None else iterations
+        # Visit and availability counts are 32-bit: one tree never runs more
+        # iterations than they can count (a long time-only search stops there,
+        # as if its iteration budget were used up).
+        if limit > TREE_ITERATION_CAP - self.iterations:
+            limit = TREE_ITERATION_CAP - self.iterations if self.iterations < TREE_ITERATION_CAP else 0
         cdef double budget = -1.0 if time_ms is None else time_ms
         cdef int64_t done = 0
         cdef int reason = STOP_ITERATIONS

@@ -5,8 +5,9 @@ its request validation (``server/searching.py``) and the command line read
 them from here; the proto comments and the README quote them.
 """
 
-#: Most iterations one search call accepts.
-MAX_ITERATIONS = 10**12
+#: Most iterations one search call accepts (below 2**32: a tree counts visits in 32 bits;
+#: a search that runs longer on time alone stops at that count).
+MAX_ITERATIONS = 10**9
 #: Longest time budget one search call accepts, in ms (a day).
 MAX_TIME_MS = 86_400_000
 #: Largest node cap of one search tree.

@@ -31,6 +31,11 @@ STOP_REASONS = {
 }
 
 
+def _quoted(text, limit=60):
+    """A client's string in an error message, cut short: a message never echoes megabytes."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
 class DeadlineTooShort(Exception):
     """The call's deadline leaves no time to search."""
 
@@ -74,7 +79,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     settings = request.search
     algorithm = settings.algorithm or "ismcts"
     if algorithm not in ALGORITHMS:
-        raise BadRequest(f"{p}search.algorithm: unknown algorithm {settings.algorithm!r}; "
+        raise BadRequest(f"{p}search.algorithm: unknown algorithm {_quoted(settings.algorithm)}; "
                          f"{game.id} supports: {', '.join(ALGORITHMS)}")
     notes = []
     iterations = settings.iterations if settings.HasField("iterations") else None
@@ -88,6 +93,8 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         raise BadRequest(f"{p}search.exploration: must be a number from 0 to "
                          f"{limits.MAX_EXPLORATION:g}, got {exploration}")
     gamma = settings.gamma if settings.HasField("gamma") else DEFAULT_GAMMA[algorithm]
+    if settings.HasField("gamma") and algorithm == "ismcts":
+        notes.append("search.gamma is used by ismcts_rm and oos only; ismcts ignored it")
     if not (math.isfinite(gamma) and 0 < gamma <= 1):
         raise BadRequest(f"{p}search.gamma: must be above 0 and at most 1, got {gamma}")
     threads = settings.threads if settings.HasField("threads") else 1
@@ -129,7 +136,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
             limit_ms = available
     rollout = settings.rollout or DEFAULT_ROLLOUT
     if rollout not in ROLLOUTS:
-        raise BadRequest(f"{p}search.rollout: unknown rollout {settings.rollout!r}; "
+        raise BadRequest(f"{p}search.rollout: unknown rollout {_quoted(settings.rollout)}; "
                          f"use one of: {', '.join(ROLLOUTS)}")
     if rollout == "policy" and not game.has_rollout_policy:
         notes.append(f"search.rollout: {game.id} has no rollout policy; rollouts are uniformly random")

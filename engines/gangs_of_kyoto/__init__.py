@@ -10,7 +10,8 @@ GAME = GameSpec(
     options=(
         GameOption("play_through", False, "play through the whole deck; the first bust after it "
                    "ran out ends the game (GK-16)", parse_bool),
-        GameOption("open_piles", False, "victory piles are face up (GK-17)", parse_bool),
+        GameOption("open_piles", False, "victory piles are face up; in play every pile is known to "
+                   "all anyway (GK-17), so this matters only for client-built face-down piles", parse_bool),
     ),
     heuristic="GangsOfKyotoHeuristicBot",
     description="press-your-luck card giving: each card goes to a row, a row at its limit busts",

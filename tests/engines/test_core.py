@@ -46,3 +46,12 @@ def test_view_and_render_check_the_seat():
     with pytest.raises(ValueError, match="seat"):
         state.render(-1)
     assert state.view(0) == state.game.engine.view(state.to_bytes(), 0)
+
+
+def test_whole_number_options_take_plain_digits_only():
+    from fagin.engines.game import int_parser
+    parse = int_parser(2, 13)
+    assert parse("7", "n") == 7 and parse(" 13 ", "n") == 13 and parse(5, "n") == 5
+    for bad in ("+7", "1_0", "\u0667", "7.0", "", "x", True, 14, "1"):
+        with pytest.raises(ValueError, match="^options.n: expected a whole number from 2 to 13"):
+            parse(bad, "n")

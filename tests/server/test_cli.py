@@ -283,3 +283,15 @@ def test_read_state_closes_its_file(tmp_path, monkeypatch):
     monkeypatch.setattr(builtins, "open", tracking_open)
     cli.read_state(str(path))
     assert opened and all(f.closed for f in opened)
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["new", "kids_of_london", "--players", "99999999999"], "--players"),
+    (["new", "kuhn_poker", "--players", "2", "--seed", "-1"], "--seed"),
+    (["recommend", "--state", "-", "--seat", "99999999999"], "--seat"),
+])
+def test_numbers_out_of_a_fields_range_are_usage_errors(server, capsys, args, flag):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--server", server.target, *args])
+    assert e.value.code == 2
+    assert f"argument {flag}:" in capsys.readouterr().err

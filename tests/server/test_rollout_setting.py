@@ -32,3 +32,17 @@ def test_an_unknown_rollout_is_refused(client):
         client.recommend(codec.encode_state(state), 0, iterations=10, rollout="greedy")
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert e.value.details().startswith("search.rollout: unknown rollout 'greedy'")
+
+
+def test_a_huge_unknown_value_is_not_echoed_whole(client):
+    state = new_game("kuhn_poker", 2, seed=1)
+    with pytest.raises(grpc.RpcError) as e:
+        client.recommend(codec.encode_state(state), 0, iterations=10, rollout="x" * 10_000)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert len(e.value.details()) < 300 and "(10000 characters)" in e.value.details()
+
+
+def test_gamma_given_to_ismcts_is_noted_not_silently_ignored(client):
+    state = new_game("kuhn_poker", 2, seed=1)
+    rec = client.recommend(codec.encode_state(state), 0, iterations=10, gamma=0.3)
+    assert any("search.gamma" in n for n in rec.notes)
