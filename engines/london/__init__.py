@@ -1,0 +1,1 @@
+"""London: rules in progress; see seeds/london.md."""
