@@ -172,16 +172,20 @@ def cmd_new(client, args):
         if name in options:
             raise CliError(f"--option: {name} given twice")
         options[name] = value
+    resp = _new_game(client, args.game, args.players, args.seed, options)
+    print(to_json(resp.state))
+
+
+def _new_game(client, game, players, seed, options=None):
+    """NewGame, with the server's field names in errors turned into the flags the user typed."""
     try:
-        resp = client.new_game(args.game, args.players, args.seed, **options)
+        return client.new_game(game, players, seed, **(options or {}))
     except grpc.RpcError as e:
         m = _NEW_GAME_FIELD.match(e.details() or "")
         if e.code() != grpc.StatusCode.INVALID_ARGUMENT or not m:
             raise
-        # The server names the request's fields; the user typed flags.
         flag = f"--option {m.group(2)}" if m.group(2) else _NEW_GAME_FLAGS[m.group(1)]
         raise CliError(flag + e.details()[m.end(1):]) from None
-    print(to_json(resp.state))
 
 
 _NEW_GAME_FIELD = re.compile(r"^(options\.(\w+)|options|players|game):")
@@ -234,7 +238,7 @@ def cmd_play(client, args, stdin=None, out=None):
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     rng = random.Random(args.seed)
-    resp = client.new_game(args.game, args.players, rng.getrandbits(63))
+    resp = _new_game(client, args.game, args.players, rng.getrandbits(63))
     state, status = resp.state, resp.status
     if not 0 <= args.seat < args.players:
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")

@@ -295,3 +295,9 @@ def test_numbers_out_of_a_fields_range_are_usage_errors(server, capsys, args, fl
         cli.main(["--server", server.target, *args])
     assert e.value.code == 2
     assert f"argument {flag}:" in capsys.readouterr().err
+
+
+def test_play_names_the_players_flag(server, capsys):
+    code = cli.main(["--server", server.target, "play", "kuhn_poker", "--players", "4"])
+    assert code == 2
+    assert capsys.readouterr().err.startswith("fagin: --players: Kuhn poker takes 2 players")
