@@ -238,6 +238,9 @@ def cmd_play(client, args, stdin=None, out=None):
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     rng = random.Random(args.seed)
+    if args.players is None:
+        info = {g.id: g for g in client.list_games()}.get(args.game)
+        args.players = 4 if info is None else min(max(4, info.min_players), info.max_players)
     resp = _new_game(client, args.game, args.players, rng.getrandbits(63))
     state, status = resp.state, resp.status
     if not 0 <= args.seat < args.players:
@@ -340,7 +343,8 @@ def build_parser():
     p.add_argument("--json", action="store_true")
     p = command("play", help="play against bots in the terminal")
     p.add_argument("game")
-    p.add_argument("--players", type=INT32, default=4)
+    p.add_argument("--players", type=INT32, default=None,
+                   help="default: 4, or the nearest count the game takes (ListGames)")
     p.add_argument("--seat", type=INT32, default=0, help="your seat")
     p.add_argument("--iterations", type=INT64, default=2000, help="bots' search budget")
     p.add_argument("--seed", type=SEED, default=None)

@@ -301,3 +301,10 @@ def test_play_names_the_players_flag(server, capsys):
     code = cli.main(["--server", server.target, "play", "kuhn_poker", "--players", "4"])
     assert code == 2
     assert capsys.readouterr().err.startswith("fagin: --players: Kuhn poker takes 2 players")
+
+
+def test_play_defaults_to_a_player_count_the_game_takes(server, capsys, monkeypatch):
+    code, out, err = run(server, "play", "kuhn_poker", "--seed", "3", stdin="q\n", capsys=capsys,
+                         monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert "You are seat 0" in out
