@@ -1,6 +1,6 @@
 """Hostile positions for every registered game, through the server.
 
-Real positions from random play, with one field anywhere in the description
+Real positions from random play (full descriptions and seats' views), with one field anywhere
 replaced by a hostile value (out-of-range numbers, missing values, wrong
 shapes, huge lists), sent to every state call: each answers with a result
 or INVALID_ARGUMENT naming a field of the state, never another status, a
@@ -87,7 +87,8 @@ def _mutated_messages(game_id, seed, count):
     game = load_game(game_id)
     made = []
     for state in _positions(game_id, rng, count):
-        d = state.describe()
+        # A full description or a seat's view (views have fields of their own).
+        d = state.describe() if rng.random() < 0.5 else state.view(rng.randrange(state.num_players))
         places = [p for p, _ in _paths(d) if p]
         for _ in range(20):                      # a mutation the proto can carry
             bad = copy.deepcopy(d)
