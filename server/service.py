@@ -37,22 +37,27 @@ class CallLog:
     Written from the call's done-callback, after the answer has gone out, so
     that formatting and writing the line never delay the answer.  Handlers
     set ``code`` and add ``info`` items (``game=...``, ``iterations=...``).
+
+    The peer is read when the call starts: by the time the done-callback
+    runs, grpc.aio may have released the call, and ``context.peer()`` then
+    reads freed memory (it crashed the process, rarely, under test load).
     """
 
-    __slots__ = ("method", "context", "start", "code", "info")
+    __slots__ = ("method", "peer", "start", "code", "info")
 
     def __init__(self, method, context):
         self.method = method
-        self.context = context
         self.start = time.perf_counter()
         self.code = grpc.StatusCode.OK
         self.info = {}
+        self.peer = None
         if log.isEnabledFor(logging.INFO):
+            self.peer = _peer(context)
             context.add_done_callback(self._write)
 
     def _write(self, _context):
         extra = " ".join(f"{k}={v}" for k, v in self.info.items())
-        log.info("%s %s %s %.1fms %s", self.method, _peer(self.context), self.code.name,
+        log.info("%s %s %s %.1fms %s", self.method, self.peer, self.code.name,
                  (time.perf_counter() - self.start) * 1000, extra)
 
 
