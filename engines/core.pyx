@@ -64,21 +64,23 @@ cdef class Game:
     def name(self):
         return self.spec.name
 
-    def action_label(self, int action, bint chance=False):
+    def action_label(self, int action, bint chance=False, options=None):
         """A short label for people of an action id (``"play 3"``), or of a chance
-        outcome's id with ``chance`` (some games, like OpenSpiel's, reuse ids)."""
-        return self.engine.action_label(action, chance)
+        outcome's id with ``chance`` (some games, like OpenSpiel's, reuse ids).
+        ``options``: the state's options (:meth:`State.options`) where an id's meaning
+        depends on them (Liar's Dice); None for the defaults."""
+        return self.engine.action_label(action, chance, options)
 
-    def typed_action(self, int action, bint chance=False):
+    def typed_action(self, int action, bint chance=False, options=None):
         """The typed form (a dict shaped like the game's action message) of an action
-        id, or of a chance outcome's id with ``chance``."""
-        return self.engine.typed_action(action, chance)
+        id, or of a chance outcome's id with ``chance`` (``options`` as above)."""
+        return self.engine.typed_action(action, chance, options)
 
-    def action_from_typed(self, d, bint chance=False):
+    def action_from_typed(self, d, bint chance=False, options=None):
         """The action id of a typed form (a dict); ``chance``: the form must be a chance
-        outcome (the position is at a chance event), else a decision. ValueError naming
-        the field if none fits."""
-        return self.engine.action_from_typed(d, chance)
+        outcome (the position is at a chance event), else a decision (``options`` as
+        above). ValueError naming the field if none fits."""
+        return self.engine.action_from_typed(d, chance, options)
 
     @property
     def max_players(self):
@@ -295,9 +297,15 @@ cdef class State:
         self._check_seat(seat, "seat")
         return bool(self.game.gd.make_current(self.data, seat))
 
+    def options(self):
+        """The game options this state was made with, where the engine records them
+        (``options_of``; an empty dict otherwise)."""
+        options_of = getattr(self.game.engine, "options_of", None)
+        return {} if options_of is None else options_of(self.to_bytes())
+
     def action_label(self, int action):
         """Human-readable label of an action id here (a chance outcome at a chance node)."""
-        return self.game.engine.action_label(action, self.is_chance_node())
+        return self.game.engine.action_label(action, self.is_chance_node(), self.options() or None)
 
     def _label_or_id(self, action):
         try:
@@ -324,7 +332,7 @@ cdef class State:
     def typed_action(self, int action):
         """The typed form (a dict shaped like the game's action message) of an action id
         here (a chance outcome at a chance node)."""
-        return self.game.engine.typed_action(action, self.is_chance_node())
+        return self.game.engine.typed_action(action, self.is_chance_node(), self.options() or None)
 
     def _check_seat(self, int seat, str name):
         n = self.game.gd.num_players(self.data)

@@ -179,14 +179,20 @@ class Engine(Protocol):
     def summary(self, data: bytes) -> str:
         """One line for ``repr``."""
 
-    def action_label(self, action: int, chance: bool = False) -> str:
+    def action_label(self, action: int, chance: bool = False, options: dict | None = None) -> str:
         """A short label for people (``"play 3"``) of a decision's action id, or with
         ``chance`` of a chance outcome's id (the two may share ids, as in
-        OpenSpiel's games); ValueError for an unknown id."""
+        OpenSpiel's games); ValueError for an unknown id. ``options``: the state's
+        options (``options_of``) for a game whose ids mean different things under
+        different options; None for the defaults."""
 
-    def typed_action(self, action: int, chance: bool = False) -> dict:
-        """The typed form (``<Game>Action`` as a dict) of an action id (``chance``: as above)."""
+    def typed_action(self, action: int, chance: bool = False, options: dict | None = None) -> dict:
+        """The typed form (``<Game>Action`` as a dict) of an action id (``chance``,
+        ``options``: as above)."""
 
-    def action_from_typed(self, d: dict, chance: bool = False) -> int:
+    def action_from_typed(self, d: dict, chance: bool = False, options: dict | None = None) -> int:
         """The action id of a typed form, which must be a chance outcome's with ``chance``
         and a decision's without; ValueError naming the field if it fits no such action."""
+
+    # Optional: ``options_of(data) -> dict``, the options a state was made with, for
+    # games whose action ids depend on them (Liar's Dice). Absent: no options matter.

@@ -197,23 +197,26 @@ def encode_state(state):
     return encode_description(state.game, state.describe())
 
 
-def encode_action(game, action_id, chance=False):
-    """An action id (a chance outcome's with ``chance``) -> Action (id, label, typed form).
+def encode_action(game, action_id, chance=False, options=None):
+    """An action id (a chance outcome's with ``chance``; ``options``: the state's, where
+    the game's ids depend on them) -> Action (id, label, typed form).
     Returns a shared message: copy before changing it."""
-    return _encoded_action(game.id, action_id, bool(chance))
+    key = tuple(sorted(options.items())) if options else None
+    return _encoded_action(game.id, action_id, bool(chance), key)
 
 
 @functools.lru_cache(maxsize=4096)
-def _encoded_action(game_id, action_id, chance):
+def _encoded_action(game_id, action_id, chance, options_key):
     game = load_game(game_id)
-    msg = fagin_pb2.Action(id=action_id, label=game.action_label(action_id, chance))
+    options = dict(options_key) if options_key else None
+    msg = fagin_pb2.Action(id=action_id, label=game.action_label(action_id, chance, options))
     typed = getattr(msg, game_id)
-    dict_to_message(game.typed_action(action_id, chance), typed)
+    dict_to_message(game.typed_action(action_id, chance, options), typed)
     typed.SetInParent()
     return msg
 
 
-def decode_action(game, action_msg, path, chance=False):
+def decode_action(game, action_msg, path, chance=False, options=None):
     """An Action given in typed form -> its id (the typed form must match the state's game,
     and be a chance outcome exactly when ``chance``: the state is at a chance event)."""
     which = action_msg.WhichOneof("typed")
@@ -222,7 +225,7 @@ def decode_action(game, action_msg, path, chance=False):
     if which != game.id:
         raise BadRequest(f"{path}.typed: a {which} action does not apply to a {game.id} state")
     try:
-        return game.action_from_typed(message_to_dict(getattr(action_msg, which)), chance)
+        return game.action_from_typed(message_to_dict(getattr(action_msg, which)), chance, options or None)
     except ValueError as e:
         raise BadRequest(f"{path}.{which}.{e}") from None
 

@@ -172,7 +172,8 @@ def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation |
         rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
         action = rng.choices([s.action for s in result.stats], [s.policy for s in result.stats])[0]
     rec = fagin_pb2.Recommendation() if into is None else into
-    rec.action.CopyFrom(encode_action(job.game, action))
+    options = job.state.options()
+    rec.action.CopyFrom(encode_action(job.game, action, False, options))
     rec.iterations = result.iterations
     rec.nodes = result.nodes
     rec.elapsed_ms = result.elapsed_ms
@@ -181,7 +182,7 @@ def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation |
     rec.settings.CopyFrom(job.settings)
     rec.notes.extend(job.notes)
     for s in result.stats:
-        rec.actions.add(action=encode_action(job.game, s.action), visits=s.visits,
+        rec.actions.add(action=encode_action(job.game, s.action, False, options), visits=s.visits,
                         mean_value=s.mean_value, policy=s.policy)
     if reason == "time" and job.time_note_if_hit:
         rec.notes.append(job.time_note_if_hit)

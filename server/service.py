@@ -189,13 +189,15 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if state.is_chance_node():
             if request.HasField("seat"):
                 raise BadRequest("seat: a chance event is next; no seat has a decision pending")
+            options = state.options()
             for action, p in state.chance_outcomes():
-                resp.actions.append(codec.encode_action(game, action, chance=True))
+                resp.actions.append(codec.encode_action(game, action, True, options))
                 resp.probabilities.append(p)
             return resp
         _seat_field(state, request)
+        options = state.options()
         for action in state.legal_actions():
-            resp.actions.append(codec.encode_action(game, action))
+            resp.actions.append(codec.encode_action(game, action, False, options))
         return resp
 
     @unary_call
@@ -215,7 +217,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if which is not None:
             at_chance = state.is_chance_node()
             action = (request.action_id if which == "action_id"
-                      else codec.decode_action(game, request.action, "action", at_chance))
+                      else codec.decode_action(game, request.action, "action", at_chance, state.options()))
             try:
                 state.apply(action)
             except IllegalActionError as e:
@@ -231,7 +233,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
         return fagin_pb2.ApplyActionResponse(
             state=codec.encode_state(state), status=codec.status_of(state),
-            applied=[codec.encode_action(game, a, chance) for a, chance in applied])
+            applied=[codec.encode_action(game, a, chance, state.options()) for a, chance in applied])
 
     @unary_call
     async def ViewState(self, request, context, info):

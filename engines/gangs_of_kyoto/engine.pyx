@@ -791,7 +791,7 @@ def kind_of_card(d, field):
     raise ValueError(f"{field}: no such card in the deck: {d!r}")
 
 
-def action_label(int action, bint chance=False):
+def action_label(int action, bint chance=False, options=None):
     # Chance outcomes and decisions have ids of their own here: `chance` changes nothing.
     if A_GIVE <= action < A_GIVE + GK_MAX_PLAYERS:
         return f"give to seat {action - A_GIVE}"
@@ -804,7 +804,7 @@ def action_label(int action, bint chance=False):
     raise ValueError(f"unknown action id {action}")
 
 
-def typed_action(int action, bint chance=False):
+def typed_action(int action, bint chance=False, options=None):
     """The typed form of an action id (the ``GangsOfKyotoAction`` message)."""
     if A_GIVE <= action < A_GIVE + GK_MAX_PLAYERS:
         return {"kind": "give", "seat": action - A_GIVE}
@@ -820,7 +820,7 @@ def typed_action(int action, bint chance=False):
 ACTION_KINDS = ("give", "accept", "refuse", "draw")
 
 
-def action_from_typed(d, bint chance=False):
+def action_from_typed(d, bint chance=False, options=None):
     # Decisions and chance outcomes have ids of their own here: `chance` changes nothing.
     kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if kind == "give":

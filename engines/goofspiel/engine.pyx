@@ -394,13 +394,13 @@ def _deal_point(st, points, t):
         raise ValueError(f"point_cards[{t}]: the points order turns up another card")
 
 
-def typed_action(int action, bint chance=False):
+def typed_action(int action, bint chance=False, options=None):
     if not 0 <= action < MAX_CARDS:
         raise ValueError(f"unknown action id {action}")
     return {"card": action}
 
 
-def action_from_typed(d, bint chance=False):
+def action_from_typed(d, bint chance=False, options=None):
     """A bid (or, with ``chance``, the point card turned up) of card id ``card``."""
     card = d.get("card")
     if card is None:
@@ -410,7 +410,7 @@ def action_from_typed(d, bint chance=False):
     return card
 
 
-def action_label(int action, bint chance=False):
+def action_label(int action, bint chance=False, options=None):
     """A bid of card ``action + 1``; at a chance node, the point card ``action + 1`` turned up."""
     if not 0 <= action < MAX_CARDS:
         raise ValueError(f"unknown action id {action}")

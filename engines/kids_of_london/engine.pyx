@@ -592,7 +592,7 @@ def fictitious_action(int value):
     return A_REVEAL_FICTITIOUS + value
 
 
-def action_label(int action, bint chance=False):
+def action_label(int action, bint chance=False, options=None):
     # Chance outcomes and decisions have ids of their own here: `chance` changes nothing.
     if 0 <= action < NUM_CARDS:
         return f"play {action}"
@@ -1007,7 +1007,7 @@ def render(data, seat=None):
     return "\n".join(lines)
 
 
-def typed_action(int action, bint chance=False):
+def typed_action(int action, bint chance=False, options=None):
     """The typed form of an action id, shaped like the ``KidsOfLondonAction`` message."""
     if 0 <= action < NUM_CARDS:
         return {"kind": "play_card", "card": action}
@@ -1033,7 +1033,7 @@ _SIMPLE_KINDS = {"comedian": A_COMEDIAN, "prince": A_PRINCE,
                  "take_card_value": A_LONE_CARD, "rob_character": A_LONE_CHARACTER}
 
 
-def action_from_typed(d, bint chance=False):
+def action_from_typed(d, bint chance=False, options=None):
     """The action id of a typed action dict (the inverse of :func:`typed_action`).
     Decisions and chance outcomes have ids of their own here: ``chance`` changes nothing."""
     kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]

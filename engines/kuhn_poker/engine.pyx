@@ -151,7 +151,7 @@ def initial_state_bytes(int players=2):
     return (<char*>&s)[:sizeof(KuhnState)]
 
 
-def action_label(int action, bint chance=False):
+def action_label(int action, bint chance=False, options=None):
     """Ids 0 and 1 are pass and bet at a decision; at a chance node 0..2 deal a card (as in OpenSpiel)."""
     if chance and action in (0, 1, 2):
         return f"deal {CARD_NAMES[action]}"
@@ -201,7 +201,7 @@ def from_description(d):
     return st.to_bytes()
 
 
-def typed_action(int action, bint chance=False):
+def typed_action(int action, bint chance=False, options=None):
     if chance and action in (0, 1, 2):
         return {"kind": "deal", "card": action}
     if not chance and action in (0, 1):
@@ -212,7 +212,7 @@ def typed_action(int action, bint chance=False):
 ACTION_KINDS = ("pass", "bet", "deal")
 
 
-def action_from_typed(d, bint chance=False):
+def action_from_typed(d, bint chance=False, options=None):
     """The id of a typed action; ``chance``: the position is at a chance event, where only
     a deal fits (ids of decisions and deals coincide, as in OpenSpiel)."""
     kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]

@@ -211,7 +211,7 @@ def initial_state_bytes(int players=2):
     return (<char*>&s)[:sizeof(LeducState)]
 
 
-def action_label(int action, bint chance=False):
+def action_label(int action, bint chance=False, options=None):
     """Ids 0..2 are fold, call and raise at a decision; at a chance node 0..5 deal a card (as in OpenSpiel)."""
     if chance and 0 <= action < NUM_CARDS:
         return f"deal {CARD_NAMES[action]}"
@@ -270,7 +270,7 @@ def from_description(d):
     return st.to_bytes()
 
 
-def typed_action(int action, bint chance=False):
+def typed_action(int action, bint chance=False, options=None):
     if chance and 0 <= action < NUM_CARDS:
         return {"kind": "deal", "card": action}
     if not chance and 0 <= action < 3:
@@ -281,7 +281,7 @@ def typed_action(int action, bint chance=False):
 ACTION_KINDS = ("fold", "call", "raise", "deal")
 
 
-def action_from_typed(d, bint chance=False):
+def action_from_typed(d, bint chance=False, options=None):
     """The id of a typed action; ``chance``: the position is at a chance event, where only
     a deal fits (ids of decisions and deals coincide, as in OpenSpiel)."""
     kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]

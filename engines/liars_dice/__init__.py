@@ -1,14 +1,10 @@
 """Liar's Dice exactly as OpenSpiel defines it (a reference game for the search).
 
-The engine's rules take OpenSpiel's parameters (``numdice``, ``dice_sides``,
-``bidding_rule``), but the game is served with OpenSpiel's defaults only —
-one die each, six sides, ``reset-face`` — and so declares no options: what
-an action id means (which bid, and which id calls "Liar") depends on those
-parameters, while the engine interface labels and types an action from its
-id alone (``action_label(action)``, ``typed_action(action)``, and the
-server's per-(game, id) action cache).
+The options are OpenSpiel's parameters. What an action id means (which bid,
+and which id calls "Liar") depends on them, so the engine records them in the
+state (``options_of``) and names, types and reads actions under them.
 """
-from fagin.engines.game import GameSpec
+from fagin.engines.game import GameOption, GameSpec, choice_parser, int_parser
 
 GAME = GameSpec(
     id="liars_dice",
@@ -16,7 +12,13 @@ GAME = GameSpec(
     min_players=2,
     max_players=2,
     spec="OpenSpiel liars_dice",
+    options=(
+        GameOption("numdice", 1, "dice a seat, 1 to 5", int_parser(1, 5)),
+        GameOption("dice_sides", 6, "sides of a die, 2 to 6 (the highest face is wild)", int_parser(2, 6)),
+        GameOption("bidding_rule", "reset-face", "how bids are ranked: reset-face or reset-quantity",
+                   choice_parser("reset-face", "reset-quantity")),
+    ),
     heuristic="LiarsDiceHeuristicBot",
     reference="liars_dice",
-    description="secret dice, rising bids and a call of \"liar\" (OpenSpiel's liars_dice, one die each)",
+    description="secret dice, rising bids and a call of \"liar\" (OpenSpiel's liars_dice)",
 )

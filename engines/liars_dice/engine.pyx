@@ -17,10 +17,9 @@ quantity ``b // S + 1``, face ``b % S + 1``; with ``reset-quantity`` it is
 quantity ``b % T + 1``, face ``b // T + 1``.
 
 The rules run for OpenSpiel's parameters ``numdice`` (up to ``MAX_DICE`` a
-seat), ``dice_sides`` (up to ``MAX_SIDES``) and ``bidding_rule``; the state
-records them. The API serves the default game (one die each, six sides,
-reset-face) because action labels and typed actions are functions of the
-action id alone (see ``__init__.py``).
+seat), ``dice_sides`` (up to ``MAX_SIDES``) and ``bidding_rule``, the API's
+options; the state records them (``options_of``), and actions are named,
+typed and read under them (``actions.py``).
 """
 cimport cython
 from libc.stdint cimport int8_t, uint64_t
@@ -30,7 +29,7 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
-from fagin.engines.validation import enum_index, int_in
+from fagin.engines.validation import int_in
 
 cdef enum:
     MAX_DICE = 5                            # per seat
@@ -195,10 +194,11 @@ LD_DEF.rollout_action = NULL
 
 GAME_DEF = PyCapsule_New(<void*>&LD_DEF, GAMEDEF_CAPSULE, NULL)
 
-# The served game (OpenSpiel's defaults): the API's ids, labels and typed forms.
-SIDES = 6
-DICE = (1, 1)
-LIAR = sum(DICE) * SIDES
+# What an action id means depends on the options (OpenSpiel's parameters):
+# naming, typing and reading actions is plain Python in actions.py, under the
+# state's options (``options_of``).
+from fagin.engines.liars_dice.actions import (RULES, _bid, _settings, action_from_typed, action_label,
+                                              given_options, typed_action)
 
 
 def initial_state_bytes(int players=2, int numdice=1, int dice_sides=6, bidding_rule="reset-face"):
@@ -209,7 +209,7 @@ def initial_state_bytes(int players=2, int numdice=1, int dice_sides=6, bidding_
         raise ValueError(f"options.numdice: expected 1 to {MAX_DICE} dice a seat, got {numdice}")
     if not 1 <= dice_sides <= MAX_SIDES:
         raise ValueError(f"options.dice_sides: expected 1 to {MAX_SIDES} sides, got {dice_sides}")
-    if bidding_rule not in ("reset-face", "reset-quantity"):
+    if bidding_rule not in RULES:
         raise ValueError(f"options.bidding_rule: expected reset-face or reset-quantity, got {bidding_rule!r}")
     cdef LiarsState s
     memset(&s, 0, sizeof(LiarsState))
@@ -222,65 +222,11 @@ def initial_state_bytes(int players=2, int numdice=1, int dice_sides=6, bidding_
     return (<char*>&s)[:sizeof(LiarsState)]
 
 
-def _bid(int action):
-    """(quantity, face) of a bid id of the served game."""
-    return action // SIDES + 1, action % SIDES + 1
-
-
-def action_label(int action, bint chance=False):
-    """A bid or "liar" at a decision; at a chance node a die rolled (roll ids
-    coincide with the lowest bids, as in OpenSpiel)."""
-    if chance:
-        if 0 <= action < SIDES:
-            return f"roll {action + 1}"
-        raise ValueError(f"unknown chance outcome id {action}")
-    if 0 <= action < LIAR:
-        q, f = _bid(action)
-        return f"bid {q}-{f}"
-    if action == LIAR:
-        return "liar"
-    raise ValueError(f"unknown action id {action}")
-
-
-def typed_action(int action, bint chance=False):
-    if chance:
-        if 0 <= action < SIDES:
-            return {"kind": "roll", "face": action + 1}
-        raise ValueError(f"unknown chance outcome id {action}")
-    if 0 <= action < LIAR:
-        q, f = _bid(action)
-        return {"kind": "bid", "quantity": q, "face": f}
-    if action == LIAR:
-        return {"kind": "liar"}
-    raise ValueError(f"unknown action id {action}")
-
-
-ACTION_KINDS = ("bid", "liar", "roll")
-
-
-@cython.boundscheck(True)
-@cython.wraparound(True)
-def action_from_typed(d, bint chance=False):
-    """The id of a typed action; ``chance``: the position is at a chance event, where only
-    a roll fits (roll ids coincide with the lowest bids, as in OpenSpiel)."""
-    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    if (kind == "roll") != bool(chance):
-        raise ValueError("kind: " + ("a chance event is next: give KIND_ROLL with a face" if chance
-                                     else "KIND_ROLL is a chance outcome; a seat is to act "
-                                          "(KIND_BID or KIND_LIAR)"))
-    if kind == "liar":
-        return LIAR
-    if kind == "bid":
-        q, f = d.get("quantity"), d.get("face")
-        if not _is_int(q) or not 1 <= q <= sum(DICE):
-            raise ValueError(f"quantity: a bid names 1 to {sum(DICE)} dice, got {q!r}")
-        if not _is_int(f) or not 1 <= f <= SIDES:
-            raise ValueError(f"face: a bid names a face from 1 to {SIDES}, got {f!r}")
-        return (q - 1) * SIDES + (f - 1)
-    f = d.get("face")
-    if not _is_int(f) or not 1 <= f <= SIDES:
-        raise ValueError(f"face: a roll shows a face from 1 to {SIDES}, got {f!r}")
-    return f - 1
+def options_of(data):
+    """The options (OpenSpiel's parameters) a state was made with."""
+    cdef const unsigned char[::1] view = data
+    cdef const LiarsState* s = <const LiarsState*>&view[0]
+    return {"numdice": s.num_dice[0], "dice_sides": s.sides, "bidding_rule": RULES[s.rule]}
 
 
 def _is_int(v):
@@ -295,7 +241,8 @@ def describe(data):
     cdef const unsigned char[::1] view = data
     cdef const LiarsState* s = <const LiarsState*>&view[0]
     rolled = [min(s.rolled, s.num_dice[0]), max(0, s.rolled - s.num_dice[0])]
-    return {"dice0": [s.dice[0][i] for i in range(rolled[0])],
+    return {"options": options_of(data),
+            "dice0": [s.dice[0][i] for i in range(rolled[0])],
             "dice1": [s.dice[1][i] for i in range(rolled[1])],
             "actions": [s.actions[i] for i in range(s.num_actions)]}
 
@@ -314,19 +261,25 @@ def view(data, int seat):
 def from_description(d):
     """Replays the rolls and the actions; hidden dice (-1) become 1s (a search redraws them)."""
     from fagin.engines import load_game
-    st = load_game("liars_dice").new_initial_state(2)
+    game = load_game("liars_dice")
+    given = given_options(d.get("options"))
+    try:
+        st = game.new_initial_state(2, **given)
+    except ValueError as e:
+        raise ValueError(f"options.{e}" if not str(e).startswith("options") else str(e)) from None
+    n, sides, _ = _settings(options_of(st.to_bytes()))
     dice = [list(d.get("dice0") or []), list(d.get("dice1") or [])]
     for p in (0, 1):
         field = f"dice{p}"
-        if len(dice[p]) > DICE[p]:
-            raise ValueError(f"{field}: seat {p} has {DICE[p]} {'die' if DICE[p] == 1 else 'dice'}, "
+        if len(dice[p]) > n:
+            raise ValueError(f"{field}: seat {p} has {n} {'die' if n == 1 else 'dice'}, "
                              f"got {len(dice[p])}")
         for i, face in enumerate(dice[p]):
-            if not _is_int(face) or not (face == -1 or 1 <= face <= SIDES):
-                raise ValueError(f"{field}[{i}]: a face is 1 to {SIDES} (or -1 when hidden), got {face!r}")
+            if not _is_int(face) or not (face == -1 or 1 <= face <= sides):
+                raise ValueError(f"{field}[{i}]: a face is 1 to {sides} (or -1 when hidden), got {face!r}")
         if -1 in dice[p] and any(f != -1 for f in dice[p]):
             raise ValueError(f"{field}: hide all of a seat's dice or none")
-    if dice[1] and len(dice[0]) < DICE[0]:
+    if dice[1] and len(dice[0]) < n:
         raise ValueError("dice1: seat 0 rolls all its dice before seat 1 rolls")
     for p in (0, 1):
         for face in dice[p]:
@@ -346,18 +299,19 @@ def _span(actions):
     return f"{actions[0]} to {actions[len(actions) - 1]}" if len(actions) > 2 else ", ".join(map(str, actions))
 
 
-def _action_text(a):
-    return "liar" if a == LIAR else "%d-%d" % _bid(a)
+def _action_text(a, options):
+    n, sides, _ = _settings(options)
+    return "liar" if a == 2 * n * sides else "%d-%d" % _bid(a, options)
 
 
 def summary(data):
     d = describe(data)
     return (f"dice {d['dice0']} {d['dice1']}, "
-            f"actions {' '.join(_action_text(a) for a in d['actions']) or '-'}")
+            f"actions {' '.join(_action_text(a, d['options']) for a in d['actions']) or '-'}")
 
 
 def render(data, seat=None):
     d = describe(data) if seat is None else view(data, seat)
     dice = lambda faces: " ".join(str(f) if f > 0 else "?" for f in faces) or "-"
     return (f"Liar's Dice: seat 0 dice {dice(d['dice0'])}, seat 1 dice {dice(d['dice1'])}; "
-            f"actions {' '.join(_action_text(a) for a in d['actions']) or '-'}")
+            f"actions {' '.join(_action_text(a, d['options']) for a in d['actions']) or '-'}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb
 
-SIDES = 6          # the served game (see __init__.py): six sides, the 6 wild, reset-face bids
+from fagin.engines.liars_dice import engine
 
 
 def _at_least(k, n, p):
@@ -23,25 +23,28 @@ class LiarsDiceHeuristicBot:
     name: str = "heuristic"
     call_below: float = 0.5
 
-    def _holds(self, bid, mine, unseen):
-        quantity, face = bid // SIDES + 1, bid % SIDES + 1
-        have = sum(1 for d in mine if d == face or d == SIDES)
-        p = 1 / SIDES if face == SIDES else 2 / SIDES
+    @staticmethod
+    def _holds(bid, mine, unseen, options, sides):
+        quantity, face = engine._bid(bid, options)
+        have = sum(1 for d in mine if d == face or d == sides)
+        p = 1 / sides if face == sides else 2 / sides
         return _at_least(quantity - have, unseen, p)
 
     def choose(self, state, seat, seed):
         view = state.view(seat)
+        options = view["options"]
+        sides = options["dice_sides"]
         mine = view[f"dice{seat}"]
         unseen = len(view[f"dice{1 - seat}"])
-        liar = (len(mine) + unseen) * SIDES
+        liar = (len(mine) + unseen) * sides
         legal = state.legal_actions(seat)
         if view["actions"] and liar in legal and \
-                self._holds(view["actions"][-1], mine, unseen) < self.call_below:
+                self._holds(view["actions"][-1], mine, unseen, options, sides) < self.call_below:
             return liar
         bids = [a for a in legal if a != liar]
         if not bids:
             return liar
-        scores = {b: self._holds(b, mine, unseen) for b in bids}
+        scores = {b: self._holds(b, mine, unseen, options, sides) for b in bids}
         best = max(scores.values())
         if best < self.call_below and liar in legal:
             return liar

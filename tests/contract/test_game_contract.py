@@ -88,16 +88,17 @@ def _check_actions(game, actions, bound, where):
     assert len(actions) <= bound, f"{where}: {len(actions)} actions, more than the declared {bound}"
 
 
-def _check_typed_actions(game, actions, where):
+def _check_typed_actions(game, actions, where, options=None):
     for a in actions:
-        label = game.action_label(a)
+        label = game.action_label(a, False, options)
         assert isinstance(label, str) and label, f"{where}: action {a} has no label"
-        typed = game.typed_action(a)
-        assert game.action_from_typed(typed) == a, f"{where}: typed form of {a} does not round-trip"
+        typed = game.typed_action(a, False, options)
+        assert game.action_from_typed(typed, False, options) == a, f"{where}: typed form of {a} does not round-trip"
         # Through the API's Action message: the proto's fields and enums match the engine.
-        msg = codec.encode_action(game, a)
+        msg = codec.encode_action(game, a, False, options)
         assert msg.id == a and msg.label == label
-        assert codec.decode_action(game, msg, "action") == a, f"{where}: Action message of {a}"
+        assert codec.decode_action(game, msg, "action", False, options) == a, \
+            f"{where}: Action message of {a}"
 
 
 def _check_round_trips(game, state, where):
@@ -174,7 +175,7 @@ def _check_state(game, state, rng, full, where):
             assert legal, f"{where}: seat {seat} is pending with no legal action"
             _check_actions(game, legal, game.max_decision_actions, where + f" seat {seat}")
             if full:
-                _check_typed_actions(game, legal, where)
+                _check_typed_actions(game, legal, where, state.options() or None)
     if full:
         _check_round_trips(game, state, where)
         _check_hidden_information(game, state, rng, where)

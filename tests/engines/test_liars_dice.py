@@ -29,7 +29,26 @@ def _random_states(game, count, seed):
 
 def test_registered_as_a_reference_game():
     spec = GAMES["liars_dice"]
-    assert (spec.min_players, spec.max_players, spec.reference, spec.options) == (2, 2, "liars_dice", ())
+    assert (spec.min_players, spec.max_players, spec.reference) == (2, 2, "liars_dice")
+    # OpenSpiel's parameters, with its defaults.
+    assert {o.name: o.default for o in spec.options} == \
+        {"numdice": 1, "dice_sides": 6, "bidding_rule": "reset-face"}
+
+
+@pytest.mark.parametrize("options, bid, label, typed", [
+    ({}, 7, "bid 2-2", {"kind": "bid", "quantity": 2, "face": 2}),
+    ({"numdice": 2}, 7, "bid 2-2", {"kind": "bid", "quantity": 2, "face": 2}),
+    ({"numdice": 2, "dice_sides": 4, "bidding_rule": "reset-quantity"}, 7, "bid 4-2",
+     {"kind": "bid", "quantity": 4, "face": 2}),
+    ({"numdice": 2}, 24, "liar", {"kind": "liar"}),
+])
+def test_what_an_id_means_depends_on_the_options(options, bid, label, typed):
+    game = load_game("liars_dice")
+    state = game.new_initial_state(2, **options)
+    opts = state.options()
+    assert game.action_label(bid, False, opts) == label
+    assert game.typed_action(bid, False, opts) == typed
+    assert game.action_from_typed(typed, False, opts) == bid
 
 
 def test_describe_round_trips_through_from_description(game):

@@ -42,3 +42,19 @@ def test_bad_state_is_refused_naming_the_field(client):
         client.legal_actions(bad)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert e.value.details().startswith("state.liars_dice.actions[1]")
+
+
+def test_a_variant_is_served_with_labels_under_its_options(client):
+    """numdice=2, four sides, reset-quantity: ids mean other bids than in the default game."""
+    from fagin.server import codec  # noqa: F401
+    resp = client.new_game("liars_dice", 2, seed=4, numdice="2", dice_sides="4", bidding_rule="reset-quantity")
+    state = resp.state
+    assert state.liars_dice.options.numdice == 2 and len(state.liars_dice.dice0) == 2
+    legal = client.legal_actions(state).actions
+    assert [a.label for a in legal][:5] == ["bid 1-1", "bid 2-1", "bid 3-1", "bid 4-1", "bid 1-2"]
+    assert legal[-1].label == "bid 4-4" and len(legal) == 16
+    rec = client.recommend(state, 0, iterations=300, seed=1)
+    assert rec.action.label.startswith("bid")
+    played = client.apply(state, rec.action.id, seed=2)
+    seen = client.view(played.state, 1).state.liars_dice
+    assert list(seen.dice0) == [-1, -1] and seen.options.dice_sides == 4
