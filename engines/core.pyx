@@ -60,10 +60,6 @@ cdef class Game:
     def id(self):
         return self.gd.game_id.decode()
 
-    @property
-    def name(self):
-        return self.spec.name
-
     def action_label(self, int action, bint chance=False, options=None):
         """A short label for people of an action id (``"play 3"``), or of a chance
         outcome's id with ``chance`` (some games, like OpenSpiel's, reuse ids).
@@ -305,7 +301,7 @@ cdef class State:
 
     def action_label(self, int action):
         """Human-readable label of an action id here (a chance outcome at a chance node)."""
-        return self.game.engine.action_label(action, self.is_chance_node(), self.options() or None)
+        return self.game.action_label(action, self.is_chance_node(), self.options() or None)
 
     def _label_or_id(self, action):
         try:
@@ -332,7 +328,7 @@ cdef class State:
     def typed_action(self, int action):
         """The typed form (a dict shaped like the game's action message) of an action id
         here (a chance outcome at a chance node)."""
-        return self.game.engine.typed_action(action, self.is_chance_node(), self.options() or None)
+        return self.game.typed_action(action, self.is_chance_node(), self.options() or None)
 
     def _check_seat(self, int seat, str name):
         n = self.game.gd.num_players(self.data)

@@ -207,6 +207,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if state.is_terminal():
             raise BadRequest("state: the game is over; no action can be applied")
         applied = []
+        options = state.options()          # the game's options: they fix what an id means
         which = request.WhichOneof("choice")
         if which is None and not state.is_chance_node():
             raise BadRequest("action_id: give the action (action_id or action)")
@@ -217,7 +218,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if which is not None:
             at_chance = state.is_chance_node()
             action = (request.action_id if which == "action_id"
-                      else codec.decode_action(game, request.action, "action", at_chance, state.options()))
+                      else codec.decode_action(game, request.action, "action", at_chance, options))
             try:
                 state.apply(action)
             except IllegalActionError as e:
@@ -233,7 +234,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
         return fagin_pb2.ApplyActionResponse(
             state=codec.encode_state(state), status=codec.status_of(state),
-            applied=[codec.encode_action(game, a, chance, state.options()) for a, chance in applied])
+            applied=[codec.encode_action(game, a, chance, options) for a, chance in applied])
 
     @unary_call
     async def ViewState(self, request, context, info):

@@ -15,7 +15,6 @@ import pytest
 from fagin.engines import GAMES, load_game
 from fagin.v1 import fagin_pb2
 
-from ..server.conftest import client, server  # noqa: F401  (fixtures)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RULING = re.compile(r"\*\*([A-Z]{2,3}-\d+)\b")
@@ -99,7 +98,7 @@ def test_game_has_a_heuristic_bot(game_id):
     assert HeuristicBot().choose(state, seat, seed=1) in state.legal_actions(seat)
 
 
-def test_list_games_serves_every_registered_game(client):  # noqa: F811
+def test_list_games_serves_every_registered_game(client):
     served = {g.id: g for g in client.list_games()}
     assert list(served) == list(GAMES)
     for game_id, spec in GAMES.items():

@@ -14,7 +14,6 @@ import pytest
 from fagin.engines import GAMES, load_game
 from fagin.server import codec
 
-from ..server.conftest import client, server  # noqa: F401  (fixtures)
 
 ALGORITHMS = ("ismcts", "ismcts_rm", "oos")
 
@@ -46,14 +45,14 @@ def _hidden_positions(game_id, count, seed):
     return found
 
 
-def _answer(client, state, seat, algorithm):  # noqa: F811
+def _answer(client, state, seat, algorithm):
     rec = client.recommend(codec.encode_state(state), seat, algorithm=algorithm, iterations=300, seed=11)
     return (rec.action.id, [(s.action.id, s.visits, round(s.mean_value, 9), round(s.policy, 9))
                             for s in rec.actions])
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
-def test_what_a_seat_cannot_see_does_not_change_its_recommendation(client, game_id):  # noqa: F811
+def test_what_a_seat_cannot_see_does_not_change_its_recommendation(client, game_id):
     positions = _hidden_positions(game_id, count=2, seed=game_id)
     if not positions:
         pytest.skip(f"{game_id}: no seat ever lacks information")

@@ -93,6 +93,7 @@ def test_the_project_files_load():
 
 
 def test_deck_and_colour_totals():
+    """LN-2, LN-7: 110 cards, 25/50/35 by letter, 50/27/22/11 by colour."""
     per_deck, per_colour = {}, {}
     for card in C.cards():
         per_deck[card.deck] = per_deck.get(card.deck, 0) + card.count
@@ -141,6 +142,15 @@ def test_uncertain_readings_carry_notes():
     assert C.board().borough("hampstead").notes and C.board().borough("lambeth").notes
 
 
+def test_readings_of_the_cards():
+    """LN-10: the data follows the scans where the sources differ."""
+    assert C.card("tower_bridge").activation is not None and not C.card("tower_bridge").activation.flip
+    assert [e.code for e in C.card("school_c").activation.effects] == ["discard_poverty"]
+    assert C.card("jewish_refugees").name == "Jewish Refugees"
+    docks = sorted(c.name for c in C.cards() if "Dock" in c.name)
+    assert docks == ["Albert Dock", "Royal Victoria Dock", "West India Docks"]
+
+
 def test_records_are_immutable():
     card = C.card("st_pauls")
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -153,6 +163,8 @@ def test_records_are_immutable():
 # ------------------------------------------------------------------ the board
 
 def test_board_boroughs():
+    """LN-3: banks, the river, costs; LN-8: the starting boroughs; LN-4: 11 building and 10
+    Underground counters."""
     b = C.board()
     assert [(x.bank, x.thames) for x in b.boroughs].count(("north", True)) == 5
     assert sum(x.bank == "north" for x in b.boroughs) == 12
@@ -170,6 +182,8 @@ def test_board_boroughs():
 
 
 def test_board_adjacency_and_bridges():
+    """LN-3, LN-8: 37 symmetric pairs, the four bridges the only river crossings; LN-9: the
+    board readings (the corner point and the transcription's extra pairs are not neighbours)."""
     b = C.board()
     edges = b.edges()
     assert len(edges) == 37
@@ -193,6 +207,7 @@ def test_board_adjacency_and_bridges():
 # ------------------------------------------------------------------ poverty
 
 def test_poverty_penalty_table():
+    """LN-11: the penalty table, and 3 more for each point above 10."""
     assert [C.poverty_penalty(p) for p in range(11)] == [0, 1, 1, 2, 3, 5, 7, 9, 11, 13, 15]
     assert [C.poverty_penalty(p) for p in (11, 12, 20)] == [18, 21, 45]
     for bad in (-1, 1.5, True, "3"):

@@ -12,7 +12,7 @@ from fagin.server.config import ServerConfig
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import kids_of_london_pb2 as kpb
 
-from .conftest import TEST_CONFIG, RunningServer
+from ..serving import TEST_CONFIG, RunningServer
 from .helpers import kol_dict, kol_state
 
 

@@ -1,12 +1,8 @@
-"""A real fagin server on a free port, in a background thread, for the whole session."""
+"""A real fagin server on a free port, in a background thread (the session fixtures are in tests/conftest.py)."""
 import asyncio
 import threading
 
-import pytest
-
-from fagin.clients import FaginClient
 from fagin.server.app import Server
-from fagin.server.config import ServerConfig
 
 
 class RunningServer:
@@ -51,23 +47,3 @@ class RunningServer:
 TEST_CONFIG = dict(host="127.0.0.1", port=0, workers=2, max_iterations=200_000, max_time_ms=5_000,
                    default_iterations=500, max_message_bytes=256 * 1024, grace_seconds=1,
                    deadline_margin_ms=150)   # generous: CI machines are busy
-
-
-@pytest.fixture(scope="session")
-def server():
-    srv = RunningServer(ServerConfig(**TEST_CONFIG))
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture(scope="session")
-def client(server):
-    with FaginClient(server.target, timeout=60) as c:
-        yield c
-
-
-@pytest.fixture(scope="session")
-def one_worker_server():
-    srv = RunningServer(ServerConfig(**{**TEST_CONFIG, "workers": 1}))
-    yield srv
-    srv.stop()
