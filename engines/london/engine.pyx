@@ -1912,9 +1912,13 @@ LN_DEF.game_id = b"london"
 LN_DEF.state_size = sizeof(LNState)
 LN_DEF.max_players = LN_MAX_PLAYERS
 LN_DEF.num_distinct_actions = NUM_ACTIONS
-LN_DEF.max_legal_actions = 2 * MAX_K + 8
-LN_DEF.max_decision_actions = 2 * MAX_K + 8
-LN_DEF.max_game_length = 60000
+# A decision lists at most 1 + the stacks of a display (96), or the kinds in a hand, or
+# 12 sources; a chance node at most the 76 versions.
+LN_DEF.max_legal_actions = MAX_PLACED + 4
+LN_DEF.max_decision_actions = MAX_PLACED + 4
+# A practical bound, as for Gangs of Kyoto: 100 rounds (LN-97) of 4 turns average well under
+# 50 actions a turn; the search only uses it to size its in-tree path.
+LN_DEF.max_game_length = 20000
 LN_DEF.num_players = ln_num_players
 LN_DEF.current_player = ln_current_player
 LN_DEF.legal_actions = ln_legal_actions
