@@ -1863,14 +1863,19 @@ cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
             if c > 0:
                 hidden[p][v] = c
                 unseen[v] += c
+    cdef int by_letter[3]
     for p in range(s.players):
         if p == observer:
             continue
+        by_letter[0] = by_letter[1] = by_letter[2] = 0
         for v in range(NV):
-            n = hidden[p][v]
-            s.hand[p][v] -= n
-            for c in range(n):
-                d = ms_draw_where(unseen, NV, LETTER_ALLOWED[V_LETTER[v]], rng)
+            s.hand[p][v] -= hidden[p][v]
+            by_letter[V_LETTER[v]] += hidden[p][v]
+        # Letter by letter, so that positions differing only in what observer cannot see
+        # draw the same random numbers in the same order and get the same worlds.
+        for c in range(3):
+            for n in range(by_letter[c]):
+                d = ms_draw_where(unseen, NV, LETTER_ALLOWED[c], rng)
                 s.hand[p][d] += 1
         for v in range(NV):
             # What the University owner is sure of cannot exceed the new hand.
