@@ -1877,10 +1877,11 @@ cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
             for n in range(by_letter[c]):
                 d = ms_draw_where(unseen, NV, LETTER_ALLOWED[c], rng)
                 s.hand[p][d] += 1
-        for v in range(NV):
-            # What the University owner is sure of cannot exceed the new hand.
-            if s.owner_sure[p][v] > s.hand[p][v]:
-                s.owner_sure[p][v] = s.hand[p][v] if s.hand[p][v] > s.known[p][v] else s.known[p][v]
+        if not owner:
+            # Which of p's cards the University owner knows is hidden from observer: in the
+            # sampled world the owner knows what everyone knows.
+            for v in range(NV):
+                s.owner_sure[p][v] = s.known[p][v]
         s.hand_hash[p] = hand_hash_of(s, p)
     if not owner:
         for i in range(s.top_n):
