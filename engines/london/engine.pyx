@@ -687,11 +687,11 @@ cdef inline int power_of(const LNState* s, int p, const int* table) noexcept nog
 cdef void refresh_powers(LNState* s, int p) noexcept nogil:
     """Recomputes p's cached permanent powers after its Building Display changed."""
     cdef int most
-    s.perm[8 * p + P_SCHOOL] = s.perm[8 * p + P_SCHOOL]
-    s.perm[8 * p + P_LOOK] = s.perm[8 * p + P_LOOK]
-    s.perm[8 * p + P_SWAP] = s.perm[8 * p + P_SWAP]
-    s.perm[8 * p + P_LOAN] = s.perm[8 * p + P_LOAN]
-    s.perm[8 * p + P_PUB] = s.perm[8 * p + P_PUB]
+    s.perm[8 * p + P_SCHOOL] = power_of(s, p, V_SCHOOL)
+    s.perm[8 * p + P_LOOK] = power_of(s, p, V_LOOK)
+    s.perm[8 * p + P_SWAP] = power_of(s, p, V_SWAP)
+    s.perm[8 * p + P_LOAN] = power_of(s, p, V_LOAN)
+    s.perm[8 * p + P_PUB] = power_of(s, p, V_PUB)
     most = power_of(s, p, V_DRAW_MAX)
     s.perm[8 * p + P_DRAW_MAX] = most
     s.perm[8 * p + P_DRAW_MIN] = 0
