@@ -306,3 +306,13 @@ def seat(st, p: int) -> dict:
         "hand": hand_of(st, p), "hand_n": r["hand_n"][p], "stacks": building_display(st, p),
         "boroughs": {E.BOROUGH_IDS[b] for b in range(len(E.BOROUGH_IDS)) if r["owner"][b] == p},
     }
+
+
+def turn_start(active=0, players=2, **kw):
+    """A position at the very start of ``active``'s turn, reached through the engine: the
+    previous seat ends a Play Cards action with "done" and the engine starts the turn (the
+    Parliament, University and Stock Exchange steps are then the engine's own)."""
+    previous = (active - 1) % players
+    st = position(players=players, active=previous, phase="play", action="play_cards", placed=1, **kw)
+    assert raw(st)["hand_n"][previous] <= 9, "the previous seat would have to cut its hand"
+    return act(st, "done")
