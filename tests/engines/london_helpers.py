@@ -234,6 +234,8 @@ def total_cards(st) -> int:
     r = raw(st)
     n = sum(r["deck"]) + r["top_n"] + r["look_n"] + sum(r["discard"]) + sum(r["display_n"])
     n += sum(r["hand_n"][:r["players"]]) + sum(r["pc_n"][:r["players"]])
+    if PHASES[r["phase"]] in ("where", "pay"):
+        n += 1                              # the card being placed has left the hand (``pending``)
     return n
 
 
