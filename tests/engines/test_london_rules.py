@@ -457,14 +457,24 @@ def test_identical_stacks_and_activations_are_one_action():
     assert labels(st) == {"stop", "keep salters"}
 
 
-@pytest.mark.xfail(strict=True, reason="engine/spec mismatch: LN-94 makes stacks with different Shops money "
-                                       "distinct choices; the engine merges them (covering the poorer one)")
-def test_shops_with_different_money_are_different_choices():
-    """LN-94: "same state (face up or down, Shops money)": Shops holding £0 and £2 are two stacks."""
-    st = position(stacks={0: [["shops_b"], ["shops_b:$2"]]}, hands={0: ["grocers", "mercers"]})
+def test_shops_stacks_one_choice_the_poorer_covered():
+    """LN-94, LN-30: face-up Shops stacks of one kind are one "on stack" choice; the one holding the
+    least money is covered (covering returns it to the bank)."""
+    st = position(stacks={0: [["shops_b:$2"], ["shops_b"]]}, hands={0: ["grocers", "mercers", "coffee_house"]})
     act(st, "play_cards")
     act(st, "place", "salters")
-    assert len([a for a in labels(st) if a.startswith("on_stack")]) == 2
+    assert labels(st) == {"new_stack", "on_stack_up shops_b"}
+    act(st, "on_stack_up", "shops_b")
+    act(st, "expend", "mercers")
+    d = building_display(st, 0)
+    assert d[0] == [{"card": "shops_b", "down": False, "covered": False, "now": False, "money": 3}]
+    assert [c["card"] for c in d[1]] == ["shops_b", "grocers"] and d[1][0]["covered"]
+
+
+def test_display_rows_are_not_merged():
+    """LN-94, LN-20: the same kind in the top and the bottom row gives two take actions."""
+    st = turn_start(display_top=["grocers"], display_bottom=["salters"])
+    assert labels(st) == {"deck", "take_top salters", "take_bottom salters"}
 
 
 # ------------------------------------------------------------------ the data the engine loads
@@ -505,11 +515,13 @@ def test_the_engine_refuses_a_power_it_does_not_implement(monkeypatch, slot):
     assert labels(position(hands={0: ["coffee_house"]})) >= {"play_cards"}
 
 
-@pytest.mark.xfail(strict=True, reason="engine/spec mismatch: LN-94 makes Shops with different money distinct "
-                                       "activations; the engine merges them (activating the richer one)")
-def test_shops_with_different_money_are_different_activations():
-    """LN-94: "two activatable cards of the same kind and state are one activate action"; a Shops
-    holding £1 and one holding £3 are not in the same state."""
-    st = position(stacks={0: [["shops_b:$1"], ["shops_b:$3"], ["grand_hotel"]]})
+def test_shops_activations_one_choice_the_richer_first():
+    """LN-94, LN-48: face-up Shops of one kind are one "activate" action; the one holding the most
+    money is activated first, the other remains activatable."""
+    st = position(stacks={0: [["shops_b:$1"], ["shops_b:$3"], ["grand_hotel"]]}, money={0: 0})
     act(st, "run_city")
-    assert len([a for a in labels(st) if a.startswith("activate shops")]) == 2
+    assert labels(st) == {"activate shops_b", "activate grand_hotel"}
+    act(st, "activate", "shops_b")
+    assert seat(st, 0)["money"] == 3
+    act(st, "activate", "shops_b")
+    assert seat(st, 0)["money"] == 4
