@@ -325,6 +325,3 @@ def turn_start(active=0, players=2, **kw):
 # The engine on main (47bc2d4 on) caches permanent powers in ``perm``, but ``refresh_powers``
 # assigns each of School, University, Stock Exchange, Bank of England and Public Houses to itself
 # instead of computing it, so those powers are never in force (Parliament's are computed).
-PERMANENT_POWERS_BUG = pytest.mark.xfail(
-    strict=True, reason="engine bug: refresh_powers copies the School, University, Stock Exchange, "
-                        "Bank of England and Public Houses powers onto themselves (always 0)")

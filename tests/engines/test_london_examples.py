@@ -7,7 +7,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (PERMANENT_POWERS_BUG, act, action_id, building_display, discard_pile, display_rows, draw, hand_of,
+from .london_helpers import (act, action_id, building_display, discard_pile, display_rows, draw, hand_of,
                              labels, phase, position, raw, seat, tops, total_cards, with_fields)
 
 
@@ -217,7 +217,7 @@ def test_w6_the_card_display():
 
 # ------------------------------------------------------------------ LN-W7
 
-@pytest.mark.parametrize("stacks,left", [([], 2), pytest.param([["bank_of_england"]], 4, marks=PERMANENT_POWERS_BUG)])
+@pytest.mark.parametrize("stacks,left", [([], 2), ([["bank_of_england"]], 4)])
 def test_w7_loans_for_the_active_player(stacks, left):
     """LN-W7 (LN-22, LN-24): the same shortfall as "£5 and a £13 payment" (£8): one loan, £2 left;
     £4 with a face-up Bank of England."""
@@ -229,7 +229,7 @@ def test_w7_loans_for_the_active_player(stacks, left):
     assert (seat(st, 0)["money"], seat(st, 0)["loans"]) == (left, 1)
 
 
-@pytest.mark.parametrize("bank,left", [(False, 0), pytest.param(True, 4, marks=PERMANENT_POWERS_BUG)])
+@pytest.mark.parametrize("bank,left", [(False, 0), (True, 4)])
 def test_w7_loans_for_two_loans(bank, left):
     """LN-W7 (LN-22, LN-24): a payment £20 beyond the purse (£5 and £25 in the example) takes two
     loans and leaves £0; with Bank of England £4.  The payment here is Fire Brigade's £1 per borough

@@ -6,7 +6,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (PERMANENT_POWERS_BUG, GAME, act, draw, hand_of, labels, position, raw, total_cards, turn_start, version,
+from .london_helpers import (GAME, act, draw, hand_of, labels, position, raw, total_cards, turn_start, version,
                              with_fields)
 
 
@@ -78,7 +78,6 @@ def test_the_deck_draws_its_topmost_letter():
     assert {E.VERSIONS[a - E.ACTION_CHANCE] for a, _ in st.chance_outcomes()} == {"bridge", "lords"}
 
 
-@PERMANENT_POWERS_BUG
 def test_university_knowledge_is_the_owners():
     """LN-85, LN-86, LN-88: the cards put back are in the owner's key; the others only know their
     letters, so their keys do not depend on which A cards were put back."""

@@ -8,7 +8,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (PERMANENT_POWERS_BUG, act, building_display, discard_pile, display_rows, draw, hand_of, labels, phase,
+from .london_helpers import (act, building_display, discard_pile, display_rows, draw, hand_of, labels, phase,
                              position, raw, seat, tops, turn_start, version)
 
 
@@ -118,7 +118,6 @@ def test_coffee_house_is_placed_without_expending():
 
 # ------------------------------------------------------------------ LN-47 School
 
-@PERMANENT_POWERS_BUG
 def test_school_expends_any_colour_for_one_pound():
     """LN-47, LN-28: with a face-up School, another colour may be expended for £1 (offered only for
     colours other than the placed card's)."""
@@ -132,7 +131,6 @@ def test_school_expends_any_colour_for_one_pound():
     assert seat(st, 0)["money"] == 0 and display_rows(st)[0] == ["paupers_a"]
 
 
-@PERMANENT_POWERS_BUG
 def test_school_placed_first_pays_for_later_placements():
     """LN-47, LN-31: a School placed in this action already lets the next card expend any colour;
     several Schools still cost £1."""
@@ -223,7 +221,6 @@ def test_parliament_changes_only_the_turns_card():
 
 # ------------------------------------------------------------------ LN-50 University of London
 
-@PERMANENT_POWERS_BUG
 def test_university_look_take_and_put_back_in_order():
     """LN-50, LN-91, LN-89: look at three, take one, put the others back in a chosen order; the next
     deck draws take them without chance."""
@@ -250,7 +247,6 @@ def test_university_look_take_and_put_back_in_order():
     assert st.is_chance_node()                           # the put-back cards are used up
 
 
-@PERMANENT_POWERS_BUG
 def test_university_not_looking_and_a_short_deck():
     """LN-50: looking is optional; with fewer than three cards left it shows them all."""
     st = turn_start(stacks={0: [["university_of_london"]]}, display_top=["grocers"])
@@ -263,7 +259,6 @@ def test_university_not_looking_and_a_short_deck():
     assert labels(short) == {"take_looked sewers", "take_looked workhouse", "take_top salters"}
 
 
-@PERMANENT_POWERS_BUG
 def test_university_with_parliament():
     """LN-50, LN-49: up to two cards among the looked-at and the Card Display, "stop" allowed."""
     st = turn_start(stacks={0: [["university_of_london"], ["parliament"]]}, display_top=["grocers"])
@@ -279,7 +274,6 @@ def test_university_with_parliament():
 
 # ------------------------------------------------------------------ LN-51 Stock Exchange
 
-@PERMANENT_POWERS_BUG
 def test_stock_exchange_swaps_once_after_the_turns_card():
     """LN-51, LN-92, LN-84: "swap for" a Display card or "no swap"; the hand card takes the freed
     space (its row, not the first free space); the card taken is known to all."""
@@ -306,7 +300,7 @@ def test_stock_exchange_face_down_gives_no_swap():
 
 # ------------------------------------------------------------------ LN-52 Public Houses
 
-@pytest.mark.parametrize("pub,expected", [pytest.param("public_houses", 5 + 2, marks=PERMANENT_POWERS_BUG),
+@pytest.mark.parametrize("pub,expected", [("public_houses", 5 + 2),
                                           ("public_houses:down", 5 + 2 + 3)])
 def test_public_houses_hand_not_counted_in_run_city_poverty(pub, expected):
     """LN-52, LN-44: with Public Houses face up, the 3 hand cards do not count."""
@@ -318,7 +312,7 @@ def test_public_houses_hand_not_counted_in_run_city_poverty(pub, expected):
 
 # ------------------------------------------------------------------ LN-53 / LN-24 Bank of England
 
-@pytest.mark.parametrize("stack,left", [pytest.param(["bank_of_england"], 4, marks=PERMANENT_POWERS_BUG),
+@pytest.mark.parametrize("stack,left", [(["bank_of_england"], 4),
                                         (["bank_of_england:down"], 2),
                                         (["bank_of_england", "grocers"], 2)])
 def test_bank_of_england_loans_give_twelve(stack, left):
