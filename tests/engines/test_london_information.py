@@ -6,7 +6,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (GAME, act, draw, hand_of, labels, position, raw, total_cards, turn_start, version,
+from .london_helpers import (GAME, act, draw, hand_of, labels, phase, position, raw, total_cards, turn_start, version,
                              with_fields)
 
 
@@ -160,3 +160,28 @@ def test_determinize_keeps_the_university_owners_knowledge():
         other_changed |= [E.VERSIONS[v] for v in o["top"][:2]] != ["sewers", "underground"]
         assert total_cards(det) == total_cards(other) == 110
     assert owner_changed and other_changed
+
+
+def test_determinize_during_a_look_hides_the_looked_cards_from_the_others_only():
+    """LN-85, LN-87: while the University owner chooses among the cards it looked at, another
+    seat's determinization re-deals them within their letters; the owner's keeps them, and both
+    keep their own information set and legal actions."""
+    st = turn_start(stacks={0: [["university_of_london"]]}, display_top=["grocers"])
+    act(st, "look")
+    for c in ("mercers", "almshouses", "covent_garden"):
+        draw(st, c)
+    assert phase(st) == "take_looked"
+    looked = sorted(E.VERSIONS[v] for v in raw(st)["look"][:raw(st)["look_n"]])
+    seen_by_owner, redealt = set(), set()
+    for seed in range(40):
+        mine = st.determinize(0, seed)
+        assert sorted(E.VERSIONS[v] for v in raw(mine)["look"][:raw(mine)["look_n"]]) == looked
+        assert mine.infoset_key(0) == st.infoset_key(0) and mine.legal_actions() == st.legal_actions()
+        theirs = st.determinize(1, seed)
+        cards = [E.VERSIONS[v] for v in raw(theirs)["look"][:raw(theirs)["look_n"]]]
+        assert len(cards) == 3 and all(E.CARDS[E.VERSION_INDEX[c]].deck == "A" for c in cards)
+        assert theirs.infoset_key(1) == st.infoset_key(1)
+        assert total_cards(theirs) == 110
+        seen_by_owner.add(tuple(sorted(cards)))
+        redealt.add(tuple(sorted(cards)) != tuple(looked))
+    assert True in redealt and len(seen_by_owner) > 1
