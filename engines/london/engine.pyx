@@ -55,7 +55,7 @@ import pathlib
 
 cimport cython
 from libc.stdint cimport int16_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, mix64
@@ -930,13 +930,6 @@ cdef int boroughs_in_set(const LNState* s, int p, int which) noexcept nogil:
 
 # ------------------------------------------------------------------ the turn
 
-# The turn's steps call each other in a cycle; Cython has no forward declarations in a
-# .pyx, so four of them are reached through pointers set once below their definitions.
-ctypedef void (*StateStep)(LNState*) noexcept nogil
-cdef StateStep start_turn
-cdef StateStep goto_source
-cdef StateStep goto_take_looked
-cdef StateStep back_to_run
 
 cdef void game_over(LNState* s) noexcept nogil:
     """Final scoring (LN-75 to LN-81)."""
@@ -1036,7 +1029,7 @@ cdef void begin_turn_draw(LNState* s) noexcept nogil:
         begin_draws(s, DF_TURN, 1, 1)
     goto_source(s)
 
-cdef void do_start_turn(LNState* s) noexcept nogil:
+cdef void start_turn(LNState* s) noexcept nogil:
     s.action = ACT_NONE
     s.placed = 0
     s.activations = 0
@@ -1067,7 +1060,7 @@ cdef void finish_draws(LNState* s) noexcept nogil:
     else:
         end_action(s)
 
-cdef void do_goto_source(LNState* s) noexcept nogil:
+cdef void goto_source(LNState* s) noexcept nogil:
     if s.draws_left <= 0 or (deck_cards(s) == 0 and display_cards(s) == 0):
         s.draws_left = 0                    # nothing left to take: the rest is not taken (LN-15)
         finish_draws(s)
@@ -1108,7 +1101,7 @@ cdef void continue_look(LNState* s) noexcept nogil:
         begin_draws(s, DF_TURN, 1, 1)
     goto_take_looked(s)
 
-cdef void do_goto_take_looked(LNState* s) noexcept nogil:
+cdef void goto_take_looked(LNState* s) noexcept nogil:
     if s.draws_left <= 0 or (s.look_n == 0 and display_cards(s) == 0):
         s.draws_left = 0
         if s.look_n > 0:
@@ -1341,7 +1334,7 @@ cdef void run_effects(LNState* s, int i) noexcept nogil:
     else:
         back_to_run(s)
 
-cdef void do_back_to_run(LNState* s) noexcept nogil:
+cdef void back_to_run(LNState* s) noexcept nogil:
     s.effect_card = -1
     s.choices_left = 0
     s.pending = -1
@@ -1795,12 +1788,6 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         if s.hand_n[p] <= HAND_LIMIT:
             end_turn(s)
 
-start_turn = do_start_turn
-goto_source = do_goto_source
-goto_take_looked = do_goto_take_looked
-back_to_run = do_back_to_run
-
-
 cdef int ln_legal_actions(const void* st, int* out) noexcept nogil:
     return legal(<const LNState*>st, out)
 
@@ -1861,11 +1848,29 @@ cdef uint64_t hand_hash_of(const LNState* s, int p) noexcept nogil:
     return h
 
 cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
+    """See redeal.  When observer is not the seat to act, a world where that seat could not act
+    (it is paying for a placement with a colour its sampled hand lacks, say) is inconsistent
+    with what observer saw, so it is drawn again (up to 32 times; the given world is kept if
+    none fits, which needs a hand that almost never admits the action)."""
+    cdef LNState* s = <LNState*>st
+    cdef LNState saved
+    cdef int buf[MAX_PLACED + 4]
+    cdef int tries
+    if observer == s.active or s.phase == PH_DEAL or s.phase == PH_DRAW or s.phase == PH_OVER:
+        redeal(s, observer, rng)
+        return
+    memcpy(&saved, s, sizeof(LNState))
+    for tries in range(32):
+        redeal(s, observer, rng)
+        if legal(s, buf) > 0:
+            return
+        memcpy(s, &saved, sizeof(LNState))
+
+cdef void redeal(LNState* s, int observer, Rng* rng) noexcept nogil:
     """Re-deals the cards `observer` has not seen, each hidden place keeping its letter
     (LN-85 to LN-87): other hands beyond what observer is sure of, the cards put back by
     University (unless observer put them there), the cards another seat is looking at, and
     the deck (what is left)."""
-    cdef LNState* s = <LNState*>st
     cdef int16_t unseen[MAX_V]
     cdef int16_t hidden[LN_MAX_PLAYERS][MAX_V]
     cdef int p, v, i, c, n, d
@@ -1971,6 +1976,7 @@ cdef void position_hash(LNState* s) noexcept nogil:
     public in it (LN-88)."""
     cdef uint64_t h = mix64(<uint64_t>EV_POSITION, <uint64_t>(s.players * 64 + s.active))
     cdef int p, v, i, b
+    cdef int hidden_letters[3]
     h = mix64(h, <uint64_t>(s.phase * 65536 + s.turns))
     for p in range(s.players):
         h = mix64(h, <uint64_t>(s.money[p] * 65536 + s.loans[p]))
@@ -1979,10 +1985,14 @@ cdef void position_hash(LNState* s) noexcept nogil:
         for v in range(NV):
             if s.known[p][v]:
                 h = mix64(h, <uint64_t>(p * 1000000 + v * 100 + s.known[p][v]))
+        hidden_letters[0] = 0
+        hidden_letters[1] = 0
+        hidden_letters[2] = 0
         for v in range(NV):
-            if s.hand[p][v] - s.known[p][v] > 0:
-                # Letters of the hidden hand cards are public (LN-86).
-                h = mix64(h, <uint64_t>(p * 1000000 + 500000 + V_LETTER[v] * 100 + s.hand[p][v] - s.known[p][v]))
+            hidden_letters[V_LETTER[v]] += s.hand[p][v] - s.known[p][v]
+        for i in range(3):
+            # Letters of the hidden hand cards are public (LN-86); their versions are not.
+            h = mix64(h, <uint64_t>(p * 1000000 + 500000 + i * 1000 + hidden_letters[i]))
         for i in range(s.pc_n[p]):
             h = mix64(h, <uint64_t>(s.pc_version[p][i] + 256 * s.pc_stack[p][i] + 65536 * s.pc_flags[p][i]
                                     + 16777216 * s.pc_money[p][i]))
