@@ -6,7 +6,7 @@ one version, the versions' names joined with "or" when the rules tell several
 apart by name only (``"Salters or Vintners or Haberdashers or Grocers"``), and,
 where two kinds share a name (School, Hospital, Shops, Paupers), the deck letter
 (and the colour if the letter is not enough): ``"School (A, blue)"``,
-``"Paupers (C)"``.  A chance outcome names the exact card drawn.
+``"Paupers (C)"``.  A chance outcome names the exact card drawn (``"draw Paupers (C)"``).
 
 The typed form is the ``LondonAction`` message as a dict: ``kind`` (the
 engine's spelling, ``"place"``; or the proto's ``"KIND_PLACE"``), ``card`` (a
@@ -99,6 +99,23 @@ def kind_name(kind: int) -> str:
     return kind_names()[kind]
 
 
+@functools.lru_cache(maxsize=None)
+def version_names() -> tuple[str, ...]:
+    """A name for people of each card version: its name, with the letter (and colour) where
+    versions share it (``"Paupers (C)"``)."""
+    E = _engine()
+    out = []
+    for c in E.CARDS:
+        same = [d for d in E.CARDS if d.name == c.name]
+        if len(same) == 1:
+            out.append(c.name)
+        elif [d.deck for d in same].count(c.deck) == 1:
+            out.append(f"{c.name} ({c.deck})")
+        else:
+            out.append(f"{c.name} ({c.deck}, {c.colour})")
+    return tuple(out)
+
+
 def _decode(action: int):
     """(typed kind, kind or version or seat or borough index) of an id; ValueError if unknown."""
     E = _engine()
@@ -120,9 +137,7 @@ def _decode(action: int):
     raise ValueError(f"unknown action id {action}")
 
 
-def action_label(action, chance=False, options=None) -> str:
-    """A label for people (``"place St Paul's"``); decisions and chance outcomes have
-    ids of their own, so ``chance`` changes nothing."""
+def _label(action) -> str:
     E = _engine()
     kind, index = _decode(action)
     if kind in _FIXED_LABELS:
@@ -134,12 +149,11 @@ def action_label(action, chance=False, options=None) -> str:
     if kind == "underground":
         return f"Underground counter in {E.BOROUGHS[index].name}"
     if kind == "draw":
-        return f"draw {E.CARDS[index].name}"
+        return f"draw {version_names()[index]}"
     return _RANGE_LABELS[kind].format(kind_name(index))
 
 
-def typed_action(action, chance=False, options=None) -> dict:
-    """The ``LondonAction`` form of an id (``chance`` changes nothing, as for labels)."""
+def _typed(action) -> dict:
     E = _engine()
     kind, index = _decode(action)
     if kind in _FIXED_LABELS:
@@ -151,6 +165,44 @@ def typed_action(action, chance=False, options=None) -> dict:
     if kind == "draw":
         return {"kind": kind, "card": E.VERSIONS[index]}
     return {"kind": kind, "card": E.VERSIONS[E.KINDS[index][0]]}
+
+
+_LABELS: dict = {}
+_TYPED: dict = {}
+
+
+def _fill_tables():
+    """Every valid id's label and typed form, computed once (the contract tests and clients
+    ask for them over and over)."""
+    E = _engine()
+    for a in range(E.NUM_DISTINCT_ACTIONS):
+        try:
+            label = _label(a)
+        except ValueError:
+            continue
+        _TYPED[a] = _typed(a)
+        _LABELS[a] = label
+
+
+def action_label(action, chance=False, options=None) -> str:
+    """A label for people (``"place St Paul's"``); decisions and chance outcomes have
+    ids of their own, so ``chance`` changes nothing."""
+    if not _LABELS:
+        _fill_tables()
+    try:
+        return _LABELS[action]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown action id {action!r}") from None
+
+
+def typed_action(action, chance=False, options=None) -> dict:
+    """The ``LondonAction`` form of an id (``chance`` changes nothing, as for labels)."""
+    if not _TYPED:
+        _fill_tables()
+    try:
+        return dict(_TYPED[action])
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown action id {action!r}") from None
 
 
 def _card(d, field) -> int:

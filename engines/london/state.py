@@ -483,6 +483,19 @@ def from_description(d) -> bytes:
         raise ValueError("looked: University of London shows 3 cards: the cards put back and those being "
                          "looked at are at most 3 (LN-50)")
 
+    # ---- the card being placed (it has left the hand, LN-28)
+    placing = d.get("placing")
+    if phase in PLACING_PHASES:
+        if placing not in E.VERSION_INDEX:
+            raise ValueError(f"placing: phase {phase} needs the card being placed (a card id), got {placing!r}")
+        v = E.VERSION_INDEX[placing]
+        if not E.CARDS[v].base:
+            raise ValueError(f"placing: {placing} has no stone base (LN-27)")
+        s["pending"] = v
+        listed[v] += 1
+    elif placing not in (None, ""):
+        raise ValueError(f"placing: only in phases {', '.join(PLACING_PHASES)}")
+
     # ---- the unseen cards, dealt over the hidden places
     unseen = _card_list(d.get("unseen"), "unseen")
     total = [a + b for a, b in zip(listed, _counts(unseen, nv))]
@@ -590,18 +603,6 @@ def from_description(d) -> bytes:
     flags = lambda i: s["pc_flags"][active][i]          # noqa: E731
     F = E.FLAGS
 
-    placing = d.get("placing")
-    if phase in PLACING_PHASES:
-        need(placing in E.VERSION_INDEX, "placing", f"phase {phase} needs the card being placed (a card id), "
-             f"got {placing!r}")
-        v = E.VERSION_INDEX[placing]
-        need(E.CARDS[v].base, "placing", f"{placing} has no stone base (LN-27)")
-        need(total[v] + 1 <= E.CARDS[v].count, "placing",
-             f"every copy of {placing} is already elsewhere (the card being placed has left the hand)")
-        s["pending"] = v
-        listed[v] += 1
-    else:
-        need(placing in (None, ""), "placing", f"only in phases {', '.join(PLACING_PHASES)}")
     if phase == "pay":
         s["pending_stack"] = stack_ref("placing_on_stack", False)
         if s["pending_stack"] >= 0:
@@ -727,11 +728,13 @@ def from_description(d) -> bytes:
         need(not winners, "winners", "only when the game is over")
 
     # ---- someone (or chance) can act
+    data = E._pack(s)           # (which also computes the rules' caches that legal_from_raw reads)
     if phase in ("deal", "draw"):
         need(sum(deck) > 0, "deck", f"phase {phase} needs a card in the deck")
     elif not over:
-        need(E.legal_from_raw(s), "phase", f"the position leaves seat {active} nothing to do in phase {phase}")
-    return E._pack(s)
+        need(E.legal_from_raw(E._raw(data)), "phase",
+             f"the position leaves seat {active} nothing to do in phase {phase}")
+    return data
 
 
 def _power_up(s, p, code):
