@@ -311,9 +311,35 @@ def _connected(members, start_ok):
     return False
 
 
+class _NothingToDo(ValueError):
+    """The position leaves the active seat without a legal action."""
+
+
+#: Dealings of a view's unseen cards tried before a position is refused as dead.
+DEALINGS = 64
+
+
 def from_description(d) -> bytes:
     """Builds a state from a description (:func:`describe`'s or :func:`view`'s shape),
-    checking everything; ValueError naming the first field at fault."""
+    checking everything; ValueError naming the first field at fault.
+
+    A position whose active seat could do nothing is refused: the rules never make one.
+    When that seat's hidden cards come from ``unseen`` (a view of another seat), the
+    unseen cards are dealt again with the next fixed seed until the active seat can act
+    (it holds, say, a card to expend in phase pay) — the viewer cannot tell the
+    dealings apart.
+    """
+    for seed in range(DEALINGS):
+        try:
+            return _build(d, seed)
+        except _NothingToDo as e:
+            if not e.args[1]:
+                raise ValueError(e.args[0]) from None
+            last = e.args[0]
+    raise ValueError(last + f" (however its hidden cards are dealt from unseen: tried {DEALINGS} ways)")
+
+
+def _build(d, seed) -> bytes:
     E = _engine()
     d = _mapping(d, "state")
     nv = len(E.VERSIONS)
@@ -405,7 +431,9 @@ def from_description(d) -> bytes:
                 if (now or activated or kept) and p != active:
                     raise ValueError(f"{wc}: only the active player's cards are marked placed this turn, "
                                      f"activated or kept (LN-29, LN-36, LN-43)")
-                if now and covered:
+                # (The engine lets a Coffee House placed this turn by another Coffee House be
+                # activated in the same run and so covered: reported to the engine's author.)
+                if now and covered and not _power(v, "place_from_display_on_this"):
                     raise ValueError(f"{wc}.placed_this_turn: a card placed this turn is not covered "
                                      f"the same turn (LN-29)")
                 if kept and (not activated or down):
@@ -413,8 +441,10 @@ def from_description(d) -> bytes:
                                      f"Hospital (LN-43)")
                 if activated and not E.CARDS[v].activation:
                     raise ValueError(f"{wc}.activated: {c} has no activation")
-                if money and (covered or down or not _power(v, "store_money_on_card")):
-                    raise ValueError(f"{wc}.shops_money: money lies only on a face-up uncovered Shops (LN-48)")
+                # (A Shops can be face down with money: a Coffee House placement after its
+                # activation stores money on it before the flip step turns it over.)
+                if money and (covered or not _power(v, "store_money_on_card")):
+                    raise ValueError(f"{wc}.shops_money: money lies only on an uncovered Shops (LN-48)")
                 flags = ((E.FLAGS["down"] if down else 0) | (E.FLAGS["covered"] if covered else 0)
                          | (E.FLAGS["placed_this_turn"] if now else 0)
                          | (E.FLAGS["activated"] if activated else 0) | (E.FLAGS["kept"] if kept else 0))
@@ -506,7 +536,7 @@ def from_description(d) -> bytes:
     pools = {x: [] for x in range(3)}
     for v in sorted(unseen):
         pools[LETTERS.index(E.CARDS[v].deck.lower())].append(v)
-    rng = random.Random(0)
+    rng = random.Random(seed)
     for x in range(3):
         rng.shuffle(pools[x])
 
@@ -732,8 +762,9 @@ def from_description(d) -> bytes:
     if phase in ("deal", "draw"):
         need(sum(deck) > 0, "deck", f"phase {phase} needs a card in the deck")
     elif not over:
-        need(E.legal_from_raw(E._raw(data)), "phase",
-             f"the position leaves seat {active} nothing to do in phase {phase}")
+        if not E.legal_from_raw(E._raw(data)):
+            raise _NothingToDo(f"phase: the position leaves seat {active} nothing to do in phase {phase}",
+                               any(p == active for p, _ in hidden_need))
     return data
 
 
