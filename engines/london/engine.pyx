@@ -453,6 +453,30 @@ cdef void _clear_tables() noexcept:
     memset(V_PAUPER, 0, sizeof(V_PAUPER))
 
 
+IMPLEMENTED = {
+    "play": {"placed_without_expending"},
+    "permanent": {"expend_any_colour_for_money", "look_at_deck_when_drawing", "swap_hand_with_display",
+                  "loan_amount", "store_money_on_card", "hand_not_counted_for_poverty", "draw_count_choice"},
+    "activation": {"gain_money", "gain_vp", "discard_poverty", "take_poverty", "money_per_borough",
+                   "money_per_card_in_display", "vp_per_card_in_display", "collect_money_on_card",
+                   "others_pay_you", "others_pay_bank_per_borough", "give_poverty", "opponent_takes_poverty",
+                   "expend_cards_for_poverty", "expend_paupers", "place_underground", "reactivate_another",
+                   "flip_in_place_of_another", "place_from_display_on_this"},
+    "hand": {"discard_to_draw", "discard_to_place_any_colour"},
+}
+
+
+def _check_codes(cards):
+    """Every power code of every card is one this engine implements (LN-7)."""
+    for c in cards:
+        slots = {"play": c.play, "permanent": c.permanent, "hand": c.hand,
+                 "activation": c.activation.effects if c.activation is not None else ()}
+        for slot, powers in slots.items():
+            for p in powers:
+                if p.code not in IMPLEMENTED[slot]:
+                    raise ValueError(f"cards.json: {c.id}: {slot} power {p.code} is not implemented")
+
+
 def _kind_key(c):
     """What a rule can see of a card (LN-93): everything but its name and id."""
     return (c.deck, c.colour, c.cost, c.vp, c.base, c.play, c.permanent, c.activation, c.hand)
@@ -476,6 +500,7 @@ def _load():
         kind_of.append(kinds.setdefault(_kind_key(c), len(kinds)))
     if len(kinds) > MAX_K:
         raise ValueError(f"cards.json: {len(kinds)} kinds, the engine holds {MAX_K}")
+    _check_codes(cards)                 # before any table changes: a refused file leaves them intact
     _clear_tables()
     NV = len(cards)
     NK = len(kinds)
@@ -687,11 +712,11 @@ cdef inline int power_of(const LNState* s, int p, const int* table) noexcept nog
 cdef void refresh_powers(LNState* s, int p) noexcept nogil:
     """Recomputes p's cached permanent powers after its Building Display changed."""
     cdef int most
-    s.perm[8 * p + P_SCHOOL] = s.perm[8 * p + P_SCHOOL]
-    s.perm[8 * p + P_LOOK] = s.perm[8 * p + P_LOOK]
-    s.perm[8 * p + P_SWAP] = s.perm[8 * p + P_SWAP]
-    s.perm[8 * p + P_LOAN] = s.perm[8 * p + P_LOAN]
-    s.perm[8 * p + P_PUB] = s.perm[8 * p + P_PUB]
+    s.perm[8 * p + P_SCHOOL] = power_of(s, p, V_SCHOOL)
+    s.perm[8 * p + P_LOOK] = power_of(s, p, V_LOOK)
+    s.perm[8 * p + P_SWAP] = power_of(s, p, V_SWAP)
+    s.perm[8 * p + P_LOAN] = power_of(s, p, V_LOAN)
+    s.perm[8 * p + P_PUB] = power_of(s, p, V_PUB)
     most = power_of(s, p, V_DRAW_MAX)
     s.perm[8 * p + P_DRAW_MAX] = most
     s.perm[8 * p + P_DRAW_MIN] = 0
