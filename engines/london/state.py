@@ -833,8 +833,9 @@ def render(data, seat=None) -> str:
             lines.append(f"    stack {j}: " + " < ".join(cards))
         if st["hand"] or any((st["hand_hidden"] or {}).values()):
             hidden = sum((st["hand_hidden"] or {}).values())
-            lines.append(f"    hand: {_names(st['hand'])}"
-                         + (f" + {hidden} unseen ({_letters_text(st['hand_hidden'])})" if hidden else ""))
+            unseen = f"{hidden} unseen ({_letters_text(st['hand_hidden'])})" if hidden else ""
+            shown = _names(st["hand"]) if st["hand"] else ""
+            lines.append(f"    hand: {shown}{' + ' if shown and unseen else ''}{unseen}")
     if d["looked"]:
         lines.append(f"looked at: {_names(d['looked'])}")
     elif d["looked_letters"]:
