@@ -29,7 +29,7 @@ import random
 from fagin.engines.validation import enum_index, int_in
 
 LETTERS = ("a", "b", "c")
-BIG = 9999                  # bound of money, VP and poverty in a description
+BIG = 5000                  # bound of money, VP and poverty in a description (scores stay within int16)
 MAX_LOANS = 999
 FULL_DECK = 110
 
