@@ -1,1 +1,13 @@
-"""London: rules in progress; see seeds/london.md."""
+"""London: build the city after the Great Fire, 2-4 players. Rules: ``seeds/london.md``."""
+from fagin.engines.game import GameSpec
+
+GAME = GameSpec(
+    id="london",
+    name="London",
+    min_players=2,
+    max_players=4,
+    spec="seeds/london.md",
+    heuristic="LondonHeuristicBot",
+    description="card play and city building: take cards, build stacks in your display, run your city "
+                "against mounting poverty, buy boroughs",
+)

@@ -2105,3 +2105,9 @@ def poverty_penalty_of(int points):
         raise ValueError("points: expected >= 0")
     return POVERTY_TABLE[points] if points < POVERTY_TABLE_N else \
         POVERTY_TABLE[POVERTY_TABLE_N - 1] + POVERTY_BEYOND * (points - POVERTY_TABLE_N + 1)
+
+
+# ------------------------------------------------------- the Python side (state.py, actions.py)
+# Imported last: those modules read this one's tables at call time.
+from fagin.engines.london.state import describe, view, from_description, render, summary
+from fagin.engines.london.actions import action_label, typed_action, action_from_typed

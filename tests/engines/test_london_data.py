@@ -345,11 +345,10 @@ def test_the_project_files_pass_their_loaders_unchanged(tmp_path):
 
 # ------------------------------------------------------------------ packaging
 
-def test_london_is_not_a_served_game_yet():
-    import fagin.engines.london as room
+def test_london_is_a_served_game_of_2_to_4_players():
     from fagin.engines import GAMES
-    assert "london" not in GAMES
-    assert not hasattr(room, "GAME")
+    spec = GAMES["london"]
+    assert (spec.name, spec.min_players, spec.max_players, spec.spec) == ("London", 2, 4, "seeds/london.md")
 
 
 def test_components_import_nothing_compiled():

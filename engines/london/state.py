@@ -1,0 +1,848 @@
+"""London's states as descriptions (the ``LondonState`` message as a dict), and back.
+
+Plain Python, off the search path.  The engine's struct (``LNState``, documented
+in ``engine.pyx``) is read with ``engine._raw`` and built with ``engine._pack``;
+:func:`from_description` checks every field before packing, since the nogil
+rules trust the state they are given.
+
+Cards are named by their id in ``cards.json`` (``"st_pauls"``), boroughs by
+their id in ``board.json`` (``"city"``), enum values as the engine spells them
+(``"play"``) or by their proto names (``"PHASE_PLAY"``).  Lists of cards that
+are multisets (a hand, the deck, the discard pile) are given in the canonical
+order of ``cards.json``; on input their order is free.
+
+What a seat knows (LN-82 to LN-88) is what :func:`view` leaves in: its own
+hand; of another hand the cards every seat is sure of (``hand_known``, LN-84)
+— for the University owner also those it put back and that hand drew
+(``owner_sure``, LN-85) — and the letters of the rest (``hand_hidden``,
+LN-86); the deck as counts by letter; the cards put back by University only
+for their owner, and the cards being looked at only for the active seat
+(letters for the others).  Every card the seat has not seen is listed once
+under ``unseen``.  :func:`from_description` deals the unseen cards over the
+hidden places, each place receiving a card of its letter, with a fixed seed
+(so one description always gives the same state); the rest form the deck.
+"""
+from __future__ import annotations
+
+import random
+
+from fagin.engines.validation import enum_index, int_in
+
+LETTERS = ("a", "b", "c")
+BIG = 5000                  # bound of money, VP and poverty in a description (scores stay within int16)
+MAX_LOANS = 999
+FULL_DECK = 110
+
+# Phases in which the engine's pending / effect_card fields mean something.
+PLACING_PHASES = ("where", "pay")
+EFFECT_PHASES = ("coffee", "target", "prison", "workhouse", "whitehall", "underground")
+ACTIVATING_PHASES = ("run_cost",) + EFFECT_PHASES
+
+
+def _engine():
+    # Imported at call time: the engine module imports this one at its end.
+    from fagin.engines.london import engine
+    return engine
+
+
+def _board():
+    from fagin.engines.london import components
+    return components.board()
+
+
+# ------------------------------------------------------------------ describing
+
+def _cards(counts):
+    """Card ids of a count vector, in canonical (cards.json) order."""
+    E = _engine()
+    return [E.VERSIONS[v] for v in range(len(E.VERSIONS)) for _ in range(counts[v])]
+
+
+def _letter_counts(versions):
+    E = _engine()
+    out = {"a": 0, "b": 0, "c": 0}
+    for v in versions:
+        out[E.CARDS[v].deck.lower()] += 1
+    return out
+
+
+def _expand(counts):
+    return [v for v in range(len(counts)) for _ in range(counts[v])]
+
+
+def _stacks_of(s, p):
+    """Seat p's Building Display as stacks (bottom to top), and pc index -> (stack, position)."""
+    E = _engine()
+    F = E.FLAGS
+    stacks = [[] for _ in range(s["stacks"][p])]
+    where = {}
+    for i in range(s["pc_n"][p]):
+        f = s["pc_flags"][p][i]
+        stack = s["pc_stack"][p][i]
+        where[i] = (stack, len(stacks[stack]))
+        stacks[stack].append({
+            "card": E.VERSIONS[s["pc_version"][p][i]],
+            "face_down": bool(f & F["down"]),
+            "placed_this_turn": bool(f & F["placed_this_turn"]),
+            "activated": bool(f & F["activated"]),
+            "kept": bool(f & F["kept"]),
+            "shops_money": s["pc_money"][p][i],
+        })
+    return [{"cards": cards} for cards in stacks], where
+
+
+def describe(data) -> dict:
+    """The whole state as a dict shaped like the ``LondonState`` message."""
+    E = _engine()
+    s = E._raw(data)
+    players = s["players"]
+    phase = E.PHASES[s["phase"]]
+    active = s["active"]
+    seats = []
+    index_to_stack = {}
+    for p in range(players):
+        stacks, where = _stacks_of(s, p)
+        if p == active:
+            index_to_stack = where
+        extra = [s["owner_sure"][p][v] - s["known"][p][v] for v in range(len(E.VERSIONS))]
+        owned = [E.BOROUGH_IDS[b] for b in range(len(E.BOROUGHS)) if s["owner"][b] == p]
+        seats.append({
+            "money": s["money"][p],
+            "loans": s["loans"][p],
+            "vp_counters": s["vp"][p],
+            "poverty": s["poverty"][p],
+            "hand": _cards(s["hand"][p]),
+            "hand_known": _cards(s["known"][p]),
+            "owner_sure": _cards(extra),
+            "hand_hidden": {"a": 0, "b": 0, "c": 0},
+            "hand_size": s["hand_n"][p],
+            "stacks": stacks,
+            "boroughs": owned,
+            "building_counters_left": _board().building_counters_per_player - len(owned),
+        })
+
+    def stack_of(i):
+        return index_to_stack[i][0] if i >= 0 and i in index_to_stack else None
+
+    top = [s["top"][i] for i in range(s["top_n"])]
+    look = [s["look"][i] for i in range(s["look_n"])]
+    over = phase == "over"
+    return {
+        "players": players,
+        "phase": phase,
+        "active_player": active,
+        "turns": s["turns"],
+        "seats": seats,
+        "display_top": [E.VERSIONS[s["display"][0][i]] for i in range(s["display_n"][0])],
+        "display_bottom": [E.VERSIONS[s["display"][1][i]] for i in range(s["display_n"][1])],
+        "discard": _cards(s["discard"]),
+        "deck": _cards(s["deck"]),
+        "deck_letters": _letter_counts(_expand(s["deck"])),
+        "deck_top": [E.VERSIONS[v] for v in top],
+        "deck_top_letters": [E.CARDS[v].deck.lower() for v in top],
+        "looked": [E.VERSIONS[v] for v in look],
+        "looked_letters": [E.CARDS[v].deck.lower() for v in look],
+        "unseen": [],
+        "underground": [E.BOROUGH_IDS[b] for b in range(len(E.BOROUGHS)) if s["underground"][b]],
+        "underground_left": s["underground_left"],
+        "uni_owner": s["uni_owner"] if s["uni_owner"] >= 0 else None,
+        "deal_left": s["deal_left"],
+        "draw_for": E.DRAW_FOR[s["draw_for"]],
+        "draw_to": E.DRAW_TO[s["draw_to"]],
+        "draws_left": s["draws_left"],
+        "draws_taken": s["draws_taken"],
+        "draws_min": s["draws_min"],
+        "look_target": s["look_target"],
+        "action": E.ACTIONS[s["action"]],
+        "placed": s["placed"],
+        "activations": s["activations"],
+        "wren_waivers": s["wren_waivers"],
+        "placing": E.VERSIONS[s["pending"]] if phase in PLACING_PHASES else None,
+        "placing_on_stack": stack_of(s["pending_stack"]) if phase == "pay" else None,
+        "activating_stack": stack_of(s["pending"]) if phase in ACTIVATING_PHASES else None,
+        "effect_stack": stack_of(s["effect_card"]) if phase in EFFECT_PHASES else None,
+        "choices_left": s["choices_left"],
+        "swapped": bool(s["swapped"]),
+        "swap_row": s["swap_row"] if s["swap_row"] >= 0 else None,
+        "last_round": bool(s["last_round"]),
+        "turns_left": s["turns_left"] if s["turns_left"] >= 0 else None,
+        "final_vp": [s["final_vp"][p] for p in range(players)] if over else [],
+        "final_poverty": [s["final_poverty"][p] for p in range(players)] if over else [],
+        "winners": [p for p in range(players) if (s["winners"] >> p) & 1] if over else [],
+    }
+
+
+def view(data, seat) -> dict:
+    """The state as ``seat`` knows it (LN-82 to LN-88); see the module docstring."""
+    E = _engine()
+    s = E._raw(data)
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < s["players"]:
+        raise ValueError(f"seat: {seat!r} is not a seat of this {s['players']}-player game")
+    d = describe(data)
+    owner = s["uni_owner"]
+    nv = len(E.VERSIONS)
+    unseen = _expand(s["deck"])
+    for p, st in enumerate(d["seats"]):
+        if p == seat:
+            continue
+        sure = s["owner_sure"][p] if seat == owner else s["known"][p]
+        hidden = [s["hand"][p][v] - sure[v] for v in range(nv)]
+        unseen += _expand(hidden)
+        st["hand"] = _cards(sure)
+        st["hand_hidden"] = _letter_counts(_expand(hidden))
+        if seat != owner:
+            st["owner_sure"] = []
+    d["deck"] = []
+    if seat != owner:
+        unseen += [s["top"][i] for i in range(s["top_n"])]
+        d["deck_top"] = []
+    if seat != s["active"]:
+        unseen += [s["look"][i] for i in range(s["look_n"])]
+        d["looked"] = []
+    d["unseen"] = [E.VERSIONS[v] for v in sorted(unseen)]
+    return d
+
+
+# ------------------------------------------------------------------ reading a description
+
+def _mapping(value, field):
+    if not isinstance(value, dict):
+        raise ValueError(f"{field}: expected a mapping")
+    return value
+
+
+def _list(value, field, most):
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{field}: expected a list")
+    if len(value) > most:
+        raise ValueError(f"{field}: {len(value)} entries, more than the {most} possible")
+    return value
+
+
+def _card_list(value, field, most=FULL_DECK):
+    E = _engine()
+    out = []
+    for i, c in enumerate(_list(value, field, most)):
+        if c not in E.VERSION_INDEX:
+            raise ValueError(f"{field}[{i}]: unknown card {c!r} (a card id of cards.json, e.g. 'st_pauls')")
+        out.append(E.VERSION_INDEX[c])
+    return out
+
+
+def _letter(value, field):
+    if isinstance(value, str) and len(value) == 1:
+        value = value.lower()
+    return enum_index(value, LETTERS, "LETTER_", field)
+
+
+def _letters(value, field):
+    """A LondonLetters dict (counts by deck letter); None counts as all zero."""
+    if value is None:
+        return [0, 0, 0]
+    _mapping(value, field)
+    unknown = set(value) - set(LETTERS)
+    if unknown:
+        raise ValueError(f"{field}: unknown field {sorted(unknown, key=str)[0]!r} (a, b or c)")
+    return [int_in(value.get(x) or 0, 0, FULL_DECK, f"{field}.{x}") for x in LETTERS]
+
+
+def _flag(value, field):
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ValueError(f"{field}: expected true or false, got {value!r}")
+    return value
+
+
+def _optional_int(value, lo, hi, field):
+    return None if value is None else int_in(value, lo, hi, field)
+
+
+def _borough_list(value, field):
+    E = _engine()
+    out = []
+    for i, b in enumerate(_list(value, field, len(E.BOROUGHS))):
+        if b not in E.BOROUGH_INDEX:
+            raise ValueError(f"{field}[{i}]: unknown borough {b!r} (a borough id of board.json, e.g. 'city')")
+        if E.BOROUGH_INDEX[b] in out:
+            raise ValueError(f"{field}[{i}]: borough {b!r} is listed twice")
+        out.append(E.BOROUGH_INDEX[b])
+    return out
+
+
+def _sub(big, small):
+    """big - small as count vectors, or None if small is not contained in big."""
+    out = [a - b for a, b in zip(big, small)]
+    return None if min(out, default=0) < 0 else out
+
+
+def _counts(versions, nv):
+    out = [0] * nv
+    for v in versions:
+        out[v] += 1
+    return out
+
+
+def _power(v, code):
+    return _engine().CARDS[v].power(code) is not None
+
+
+def _connected(members, start_ok):
+    """Whether a set of borough indexes could have been filled one by one, each next to one
+    filled before, the first one satisfying ``start_ok`` (LN-67, LN-72)."""
+    E = _engine()
+    if not members:
+        return True
+    neighbours = {i: {E.BOROUGH_INDEX[n] for n in b.neighbours} for i, b in enumerate(E.BOROUGHS)}
+    for first in members:
+        if not start_ok(first):
+            continue
+        reached, frontier = {first}, [first]
+        while frontier:
+            b = frontier.pop()
+            for n in neighbours[b]:
+                if n in members and n not in reached:
+                    reached.add(n)
+                    frontier.append(n)
+        if reached == set(members):
+            return True
+    return False
+
+
+class _NothingToDo(ValueError):
+    """The position leaves the active seat without a legal action."""
+
+
+#: Dealings of a view's unseen cards tried before a position is refused as dead.
+DEALINGS = 64
+
+
+def from_description(d) -> bytes:
+    """Builds a state from a description (:func:`describe`'s or :func:`view`'s shape),
+    checking everything; ValueError naming the first field at fault.
+
+    A position whose active seat could do nothing is refused: the rules never make one.
+    When that seat's hidden cards come from ``unseen`` (a view of another seat), the
+    unseen cards are dealt again with the next fixed seed until the active seat can act
+    (it holds, say, a card to expend in phase pay) — the viewer cannot tell the
+    dealings apart.
+    """
+    for seed in range(DEALINGS):
+        try:
+            return _build(d, seed)
+        except _NothingToDo as e:
+            if not e.args[1]:
+                raise ValueError(e.args[0]) from None
+            last = e.args[0]
+    raise ValueError(last + f" (however its hidden cards are dealt from unseen: tried {DEALINGS} ways)")
+
+
+def _build(d, seed) -> bytes:
+    E = _engine()
+    d = _mapping(d, "state")
+    nv = len(E.VERSIONS)
+    nb = len(E.BOROUGHS)
+    players = int_in(d.get("players"), 2, 4, "players")
+    s = E._raw(E.initial_state_bytes(players))
+    phase_i = enum_index(d.get("phase"), E.PHASES, "PHASE_", "phase")
+    phase = E.PHASES[phase_i]
+    s["phase"] = phase_i
+    active = s["active"] = int_in(d.get("active_player"), 0, players - 1, "active_player")
+    cap = E.ROUNDS_CAP * players
+    s["turns"] = int_in(d.get("turns") or 0, 0, cap if phase == "over" else cap - 1, "turns")
+    uni_owner = _optional_int(d.get("uni_owner"), 0, players - 1, "uni_owner")
+    s["uni_owner"] = -1 if uni_owner is None else uni_owner
+
+    listed = [0] * nv               # cards placed by the description (unseen ones come later)
+
+    def count(vs):
+        for v in vs:
+            listed[v] += 1
+
+    # ---- seats
+    seats = _list(d.get("seats"), "seats", players)
+    if len(seats) != players:
+        raise ValueError(f"seats: {len(seats)} entries for {players} players (one per player)")
+    hidden_need = []                # (seat, letter counts) to deal from unseen
+    owner_of = [-1] * nb
+    stack_tops = {}                 # active seat's stack id -> pc index of its top card
+    for p, seat in enumerate(seats):
+        w = f"seats[{p}]"
+        _mapping(seat, w)
+        s["money"][p] = int_in(seat.get("money") or 0, 0, BIG, f"{w}.money")
+        s["loans"][p] = int_in(seat.get("loans") or 0, 0, MAX_LOANS, f"{w}.loans")
+        s["vp"][p] = int_in(seat.get("vp_counters") or 0, 0, BIG, f"{w}.vp_counters")
+        s["poverty"][p] = int_in(seat.get("poverty") or 0, 0, BIG, f"{w}.poverty")
+        hand = _counts(_card_list(seat.get("hand"), f"{w}.hand"), nv)
+        known = _counts(_card_list(seat.get("hand_known"), f"{w}.hand_known"), nv)
+        extra = _counts(_card_list(seat.get("owner_sure"), f"{w}.owner_sure"), nv)
+        rest = _sub(hand, known)
+        if rest is None:
+            raise ValueError(f"{w}.hand_known: lists a card the hand does not show (hand_known is part of hand)")
+        if _sub(rest, extra) is None:
+            raise ValueError(f"{w}.owner_sure: lists a card the hand does not show beyond hand_known")
+        if any(extra) and (uni_owner is None or uni_owner == p):
+            raise ValueError(f"{w}.owner_sure: only the hand of a seat other than the University owner "
+                             f"(uni_owner) can hold cards that owner put back (LN-85)")
+        hidden = _letters(seat.get("hand_hidden"), f"{w}.hand_hidden")
+        size = sum(hand) + sum(hidden)
+        if int_in(seat.get("hand_size") or 0, 0, FULL_DECK, f"{w}.hand_size") != size:
+            raise ValueError(f"{w}.hand_size: {seat.get('hand_size')} but hand lists {sum(hand)} cards and "
+                             f"hand_hidden {sum(hidden)}")
+        limit = 6 if phase == "deal" else (FULL_DECK if p == active else E.HAND_LIMIT_CARDS)
+        if size > limit:
+            raise ValueError(f"{w}.hand_size: {size} cards; " + (
+                "the opening deal gives 6 (LN-5)" if phase == "deal" else
+                f"a hand is cut to {E.HAND_LIMIT_CARDS} at the end of its owner's turn (LN-17)"))
+        s["hand"][p] = hand + [0] * (len(s["hand"][p]) - nv)
+        s["known"][p] = known + [0] * (len(s["known"][p]) - nv)
+        s["owner_sure"][p] = [k + x for k, x in zip(known, extra)] + [0] * (len(s["owner_sure"][p]) - nv)
+        count(_expand(hand))
+        if sum(hidden):
+            hidden_need.append((p, hidden))
+        # Building Display.
+        stacks = _list(seat.get("stacks"), f"{w}.stacks", E.MAX_PLACED_CARDS)
+        n = 0
+        for j, stack in enumerate(stacks):
+            ws = f"{w}.stacks[{j}]"
+            _mapping(stack, ws)
+            cards = _list(stack.get("cards"), f"{ws}.cards", E.MAX_PLACED_CARDS)
+            if not cards:
+                raise ValueError(f"{ws}.cards: a stack has at least one card")
+            for c_i, card in enumerate(cards):
+                wc = f"{ws}.cards[{c_i}]"
+                _mapping(card, wc)
+                if n >= E.MAX_PLACED_CARDS:
+                    raise ValueError(f"{wc}: more than {E.MAX_PLACED_CARDS} cards in one Building Display")
+                c = card.get("card")
+                if c not in E.VERSION_INDEX:
+                    raise ValueError(f"{wc}.card: unknown card {c!r} (a card id of cards.json)")
+                v = E.VERSION_INDEX[c]
+                if not E.CARDS[v].base:
+                    raise ValueError(f"{wc}.card: {c} has no stone base, so it is never placed (LN-27)")
+                down = _flag(card.get("face_down"), f"{wc}.face_down")
+                now = _flag(card.get("placed_this_turn"), f"{wc}.placed_this_turn")
+                activated = _flag(card.get("activated"), f"{wc}.activated")
+                kept = _flag(card.get("kept"), f"{wc}.kept")
+                money = int_in(card.get("shops_money") or 0, 0, BIG, f"{wc}.shops_money")
+                covered = c_i < len(cards) - 1
+                if (now or activated or kept) and p != active:
+                    raise ValueError(f"{wc}: only the active player's cards are marked placed this turn, "
+                                     f"activated or kept (LN-29, LN-36, LN-43)")
+                # (The engine lets a Coffee House placed this turn by another Coffee House be
+                # activated in the same run and so covered: reported to the engine's author.)
+                if now and covered and not _power(v, "place_from_display_on_this"):
+                    raise ValueError(f"{wc}.placed_this_turn: a card placed this turn is not covered "
+                                     f"the same turn (LN-29)")
+                if kept and (not activated or down):
+                    raise ValueError(f"{wc}.kept: only an activated card still face up is kept by a "
+                                     f"Hospital (LN-43)")
+                if activated and not E.CARDS[v].activation:
+                    raise ValueError(f"{wc}.activated: {c} has no activation")
+                # (A Shops can be face down with money: a Coffee House placement after its
+                # activation stores money on it before the flip step turns it over.)
+                if money and (covered or not _power(v, "store_money_on_card")):
+                    raise ValueError(f"{wc}.shops_money: money lies only on an uncovered Shops (LN-48)")
+                flags = ((E.FLAGS["down"] if down else 0) | (E.FLAGS["covered"] if covered else 0)
+                         | (E.FLAGS["placed_this_turn"] if now else 0)
+                         | (E.FLAGS["activated"] if activated else 0) | (E.FLAGS["kept"] if kept else 0))
+                s["pc_version"][p][n] = v
+                s["pc_stack"][p][n] = j
+                s["pc_flags"][p][n] = flags
+                s["pc_money"][p][n] = money
+                listed[v] += 1
+                if p == active and not covered:
+                    stack_tops[j] = n
+                n += 1
+        s["pc_n"][p] = n
+        s["stacks"][p] = len(stacks)
+        # Boroughs.
+        owned = _borough_list(seat.get("boroughs"), f"{w}.boroughs")
+        if len(owned) > _board().building_counters_per_player:
+            raise ValueError(f"{w}.boroughs: {len(owned)} boroughs, a player has "
+                             f"{_board().building_counters_per_player} building counters (LN-4)")
+        for i, b in enumerate(owned):
+            if owner_of[b] >= 0:
+                raise ValueError(f"{w}.boroughs[{i}]: {E.BOROUGH_IDS[b]} is also seat {owner_of[b]}'s "
+                                 f"(one building counter per borough, LN-72)")
+            owner_of[b] = p
+        left = seat.get("building_counters_left")
+        if left is not None and left != _board().building_counters_per_player - len(owned):
+            raise ValueError(f"{w}.building_counters_left: {left!r}, but {len(owned)} of "
+                             f"{_board().building_counters_per_player} are on the board")
+    s["owner"] = owner_of
+    s["hand_n"] = [sum(s["hand"][p]) for p in range(len(s["hand"]))]  # hidden ones added below
+    occupied = {b for b in range(nb) if owner_of[b] >= 0}
+    if not _connected(occupied, lambda b: E.BOROUGHS[b].start):
+        raise ValueError("seats: the occupied boroughs could not have been bought one by one, each next "
+                         "to an occupied one, the first a starting borough (LN-72)")
+
+    # ---- the board's cards
+    rows = []
+    for r, name in enumerate(("display_top", "display_bottom")):
+        row = sorted(_card_list(d.get(name), name, players + 1))
+        s["display_n"][r] = len(row)
+        s["display"][r] = row + [0] * (E.ROW_SPACES - len(row))
+        rows.append(row)
+        count(row)
+    discard = _counts(_card_list(d.get("discard"), "discard"), nv)
+    s["discard"] = discard + [0] * (len(s["discard"]) - nv)
+    count(_expand(discard))
+    deck_listed = _card_list(d.get("deck"), "deck")
+    count(deck_listed)
+
+    def slots(cards_field, letters_field):
+        cards = _card_list(d.get(cards_field), cards_field, 3)
+        letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(_list(d.get(letters_field),
+                                                                                   letters_field, 3))]
+        if cards and letters and [LETTERS.index(E.CARDS[v].deck.lower()) for v in cards] != letters:
+            raise ValueError(f"{letters_field}: the letters do not match {cards_field}'s cards")
+        if not letters:
+            letters = [LETTERS.index(E.CARDS[v].deck.lower()) for v in cards]
+        count(cards)
+        return cards, letters
+
+    top, top_letters = slots("deck_top", "deck_top_letters")
+    look, look_letters = slots("looked", "looked_letters")
+    if top_letters and uni_owner is None:
+        raise ValueError("deck_top: cards lie on top of the deck only once put back by University of London "
+                         "(uni_owner)")
+    if len(top_letters) + len(look_letters) > 3:
+        raise ValueError("looked: University of London shows 3 cards: the cards put back and those being "
+                         "looked at are at most 3 (LN-50)")
+
+    # ---- the card being placed (it has left the hand, LN-28)
+    placing = d.get("placing")
+    if phase in PLACING_PHASES:
+        if placing not in E.VERSION_INDEX:
+            raise ValueError(f"placing: phase {phase} needs the card being placed (a card id), got {placing!r}")
+        v = E.VERSION_INDEX[placing]
+        if not E.CARDS[v].base:
+            raise ValueError(f"placing: {placing} has no stone base (LN-27)")
+        s["pending"] = v
+        listed[v] += 1
+    elif placing not in (None, ""):
+        raise ValueError(f"placing: only in phases {', '.join(PLACING_PHASES)}")
+
+    # ---- the unseen cards, dealt over the hidden places
+    unseen = _card_list(d.get("unseen"), "unseen")
+    total = [a + b for a, b in zip(listed, _counts(unseen, nv))]
+    for v in range(nv):
+        if total[v] != E.CARDS[v].count:
+            raise ValueError(f"cards: the state holds {total[v]} of {E.VERSIONS[v]}, the game has "
+                             f"{E.CARDS[v].count} (every card must be in exactly one place)")
+    pools = {x: [] for x in range(3)}
+    for v in sorted(unseen):
+        pools[LETTERS.index(E.CARDS[v].deck.lower())].append(v)
+    rng = random.Random(seed)
+    for x in range(3):
+        rng.shuffle(pools[x])
+
+    def deal(letter, field):
+        if not pools[letter]:
+            raise ValueError(f"{field}: no unseen {LETTERS[letter].upper()} card is left for this hidden "
+                             f"place (LN-86)")
+        return pools[letter].pop()
+
+    for p, hidden in hidden_need:
+        for x in range(3):
+            for _ in range(hidden[x]):
+                v = deal(x, f"seats[{p}].hand_hidden.{LETTERS[x]}")
+                s["hand"][p][v] += 1
+                s["hand_n"][p] += 1
+    if not top and top_letters:
+        top = [deal(x, "deck_top_letters") for x in top_letters]
+    if not look and look_letters:
+        look = [deal(x, "looked_letters") for x in look_letters]
+    deck = _counts(deck_listed + pools[0] + pools[1] + pools[2], nv)
+    want = d.get("deck_letters")
+    if want is not None and _letters(want, "deck_letters") != [sum(deck[v] for v in range(nv)
+                                                                   if E.CARDS[v].deck.lower() == x)
+                                                               for x in LETTERS]:
+        raise ValueError(f"deck_letters: {want} does not match the deck's cards (deck and the unseen cards "
+                         f"left over from the hidden places)")
+    s["deck"] = deck + [0] * (len(s["deck"]) - nv)
+    s["top_n"] = len(top)
+    s["top"] = top + [0] * (3 - len(top))
+    s["look_n"] = len(look)
+    s["look"] = look + [0] * (3 - len(look))
+    deck_cards = sum(deck) + len(top)
+
+    # ---- Underground
+    underground = _borough_list(d.get("underground"), "underground")
+    for i, b in enumerate(underground):
+        if owner_of[b] < 0:
+            raise ValueError(f"underground[{i}]: {E.BOROUGH_IDS[b]} has no building counter (LN-67)")
+    if len(underground) > _board().underground.counters:
+        raise ValueError(f"underground: {len(underground)} counters, the game has {_board().underground.counters}")
+    first = E.BOROUGH_INDEX[_board().underground.first_in_or_next_to]
+    near_first = {first} | {E.BOROUGH_INDEX[n] for n in E.BOROUGHS[first].neighbours}
+    if not _connected(set(underground), lambda b: b in near_first):
+        raise ValueError("underground: the counters could not have been placed one by one, the first in or "
+                         "next to the City, each later one next to one placed (LN-67)")
+    s["underground"] = [1 if b in underground else 0 for b in range(nb)]
+    left = d.get("underground_left")
+    if left is not None and left != _board().underground.counters - len(underground):
+        raise ValueError(f"underground_left: {left!r}, but {len(underground)} of {_board().underground.counters} "
+                         f"counters are on the board")
+    s["underground_left"] = _board().underground.counters - len(underground)
+
+    # ---- the turn in progress
+    s["deal_left"] = int_in(d.get("deal_left") or 0, 0, 6 * players, "deal_left")
+    s["draw_for"] = enum_index(d.get("draw_for") or "turn", E.DRAW_FOR, "DRAW_FOR_", "draw_for")
+    s["draw_to"] = enum_index(d.get("draw_to") or "hand", E.DRAW_TO, "DRAW_TO_", "draw_to")
+    s["draws_left"] = int_in(d.get("draws_left") or 0, 0, 20, "draws_left")
+    s["draws_taken"] = int_in(d.get("draws_taken") or 0, 0, 20, "draws_taken")
+    s["draws_min"] = int_in(d.get("draws_min") or 0, 0, 20, "draws_min")
+    s["look_target"] = int_in(d.get("look_target") or 0, 0, 3, "look_target")
+    s["action"] = enum_index(d.get("action") or "none", E.ACTIONS, "ACTION_", "action")
+    s["placed"] = int_in(d.get("placed") or 0, 0, 1000, "placed")
+    s["activations"] = int_in(d.get("activations") or 0, 0, 1000, "activations")
+    s["wren_waivers"] = int_in(d.get("wren_waivers") or 0, 0, 10, "wren_waivers")
+    s["choices_left"] = int_in(d.get("choices_left") or 0, 0, 10, "choices_left")
+    s["swapped"] = int(_flag(d.get("swapped"), "swapped"))
+    swap_row = _optional_int(d.get("swap_row"), 0, 1, "swap_row")
+    s["swap_row"] = -1 if swap_row is None else swap_row
+    s["last_round"] = int(_flag(d.get("last_round"), "last_round"))
+    turns_left = _optional_int(d.get("turns_left"), 0, players - 1, "turns_left")
+    s["turns_left"] = -1 if turns_left is None else turns_left
+    if turns_left is not None and not s["last_round"]:
+        raise ValueError("turns_left: counted only in the last round (last_round, LN-74)")
+    if not s["last_round"] and deck_cards + len(look) == 0:
+        raise ValueError("last_round: the deck is empty, so the last round has begun (LN-74)")
+    action = E.ACTIONS[s["action"]]
+    draw_for = E.DRAW_FOR[s["draw_for"]]
+
+    def need(condition, field, why):
+        if not condition:
+            raise ValueError(f"{field}: {why}")
+
+    # References to the active seat's stacks, by stack id (each names the stack's top card).
+    def stack_ref(field, required):
+        value = d.get(field)
+        if value is None:
+            need(not required, field, f"phase {phase} needs it")
+            return -1
+        j = int_in(value, 0, max(len(stack_tops) - 1, 0), field)
+        need(j in stack_tops, field, f"seat {active} has no stack {j}")
+        return stack_tops[j]
+
+    pc = lambda i: s["pc_version"][active][i]           # noqa: E731
+    flags = lambda i: s["pc_flags"][active][i]          # noqa: E731
+    F = E.FLAGS
+
+    if phase == "pay":
+        s["pending_stack"] = stack_ref("placing_on_stack", False)
+        if s["pending_stack"] >= 0:
+            need(not flags(s["pending_stack"]) & F["placed_this_turn"], "placing_on_stack",
+                 "a card placed this turn is not built over the same turn (LN-29)")
+    else:
+        need(d.get("placing_on_stack") is None, "placing_on_stack", "only in phase pay")
+    if phase in ACTIVATING_PHASES:
+        i = s["pending"] = stack_ref("activating_stack", True)
+        need(flags(i) & F["activated"], "activating_stack", "its top card is not marked activated")
+    else:
+        need(d.get("activating_stack") is None, "activating_stack",
+             f"only in phases {', '.join(ACTIVATING_PHASES)}")
+    if phase in EFFECT_PHASES:
+        i = s["effect_card"] = stack_ref("effect_stack", True)
+        need(flags(i) & F["activated"], "effect_stack", "its top card is not marked activated")
+        code = {"coffee": ("place_from_display_on_this",), "target": ("opponent_takes_poverty", "give_poverty"),
+                "prison": ("expend_cards_for_poverty",), "workhouse": ("expend_paupers",),
+                "whitehall": ("reactivate_another",), "underground": ("place_underground",)}[phase]
+        need(any(_power(pc(i), c) for c in code), "effect_stack",
+             f"phase {phase} needs a card with that power on top, not {E.VERSIONS[pc(i)]}")
+        if phase == "whitehall":
+            need(s["pending"] == i, "effect_stack", "Whitehall's effect runs on the Whitehall activated")
+    else:
+        need(d.get("effect_stack") is None, "effect_stack", f"only in phases {', '.join(EFFECT_PHASES)}")
+    if phase == "prison":
+        most = E.CARDS[pc(s["effect_card"])].power("expend_cards_for_poverty")["max_cards"]
+        need(1 <= s["choices_left"] <= most, "choices_left", f"a prison takes 1 to {most} cards (LN-64)")
+    elif phase == "underground":
+        most = E.CARDS[pc(s["effect_card"])].power("place_underground")["markers"]
+        need(1 <= s["choices_left"] <= most, "choices_left", f"1 to {most} counters (LN-66)")
+        need(s["underground_left"] > 0, "underground", "no counter left to place (LN-66)")
+    else:
+        need(s["choices_left"] == 0, "choices_left", "only in phases prison and underground")
+
+    # Phase by phase: what the rules need to continue from here.
+    want_action = {"look": "none", "take_looked": "none", "put_back": "none", "swap": "none", "give": "none",
+                   "action": "none", "play": "play_cards", "where": "play_cards", "pay": "play_cards",
+                   "run": "run_city", "hospital": "run_city", "buy": "buy_land"}
+    for ph in ACTIVATING_PHASES:
+        want_action[ph] = "run_city"
+    for_action = {"turn": "none", "borough": "buy_land", "take_three": "take_three", "hand_power": "play_cards"}
+    if phase in ("source",) or (phase == "draw" and s["draw_to"] == 0):
+        want_action[phase] = for_action[draw_for]
+    if phase in want_action:
+        need(action == want_action[phase], "action", f"phase {phase} needs action {want_action[phase]}")
+    if phase == "deal":
+        dealt = 6 * players - s["deal_left"]
+        need(s["deal_left"] > 0, "deal_left", "phase deal needs a card still to deal")
+        need(active == 0 and s["turns"] == 0, "active_player", "the opening deal comes before the first turn")
+        for p in range(players):
+            need(s["hand_n"][p] == min(6, max(0, dealt - 6 * p)), f"seats[{p}].hand_size",
+                 f"{dealt} cards dealt six to a seat in seat order (LN-5)")
+            need(all(E.CARDS[v].deck == "A" for v in _expand(s["hand"][p][:nv])), f"seats[{p}].hand",
+                 "the opening deal gives A cards (LN-5)")
+            need(not any(s["known"][p]), f"seats[{p}].hand_known", "nobody has seen a dealt card")
+            need(s["pc_n"][p] == 0 and not any(b == p for b in owner_of), f"seats[{p}]",
+                 "nothing is built before the first turn")
+        need(not rows[0] and not rows[1] and not any(discard) and not top and not look, "display_top",
+             "the Card Display and the discard pile are empty before the first turn")
+    else:
+        need(s["deal_left"] == 0, "deal_left", "only in phase deal")
+    if phase == "draw":
+        need(deck_cards - len(top) > 0 and not top, "deck", "phase draw needs the next card to come from "
+             "the unseen deck (none put back on top)")
+        if s["draw_to"] == 1:
+            need(len(look) < s["look_target"], "look_target", "a look still wanting a card")
+        else:
+            need(s["draws_left"] > 0 and not look, "draws_left", "phase draw needs a card still due")
+    if phase in ("look", "take_looked", "put_back", "draw") and (phase != "draw" or s["draw_to"] == 1):
+        need(_power_up(s, active, "look_at_deck_when_drawing"), f"seats[{active}].stacks",
+             "University of London (face up, uncovered) is needed to look at the deck (LN-50)")
+    if phase == "look":
+        need(deck_cards > 0 and not look, "deck", "phase look needs cards in the deck and no look going on")
+    if phase in ("source", "take_looked"):
+        need(s["draws_left"] > 0, "draws_left", f"phase {phase} needs a card still due")
+    if phase == "take_looked":
+        need(draw_for == "turn", "draw_for", "University's look is for the turn's card")
+    if phase == "put_back":
+        need(len(look) > 0, "looked", "phase put_back needs looked-at cards")
+    if phase not in ("take_looked", "put_back", "draw"):
+        need(not look, "looked", "cards are looked at only during University's look")
+    if phase == "swap":
+        need(_power_up(s, active, "swap_hand_with_display") and not s["swapped"], "swapped",
+             "phase swap needs a face-up Stock Exchange and no swap yet this turn (LN-51)")
+    if phase == "give":
+        need(swap_row is not None, "swap_row", "phase give needs the row the swapped card came from")
+        need(len(rows[swap_row]) < players + 1, "swap_row", "the row has no free space for the card given")
+    if phase == "hospital":
+        hospitals = [i for i in range(s["pc_n"][active]) if _power(pc(i), "flip_in_place_of_another")
+                     and not flags(i) & (F["down"] | F["covered"])]
+        candidates = [i for i in range(s["pc_n"][active]) if flags(i) & F["activated"]
+                      and not flags(i) & (F["kept"] | F["down"]) and E.CARDS[pc(i)].activation.flip]
+        need(hospitals and candidates, f"seats[{active}].stacks",
+             "phase hospital needs a face-up Hospital and an activated card that would flip (LN-43)")
+    if phase == "cut":
+        need(s["hand_n"][active] > E.HAND_LIMIT_CARDS, f"seats[{active}].hand_size",
+             f"phase cut needs more than {E.HAND_LIMIT_CARDS} cards (LN-17)")
+
+    # ---- the end
+    over = phase == "over"
+    finals = {}
+    for name in ("final_vp", "final_poverty"):
+        values = _list(d.get(name), name, players)
+        if over:
+            need(len(values) == players, name, "one per player when the game is over")
+            lo = -BIG if name == "final_vp" else 0
+            finals[name] = [int_in(x, lo, 3 * BIG, f"{name}[{i}]") for i, x in enumerate(values)]
+        else:
+            need(not values, name, "only when the game is over")
+    winners = _list(d.get("winners"), "winners", players)
+    if over:
+        need(winners, "winners", "the game is over: at least one winner (LN-81)")
+        mask = 0
+        for i, w_ in enumerate(winners):
+            int_in(w_, 0, players - 1, f"winners[{i}]")
+            need(not (mask >> w_) & 1, f"winners[{i}]", "listed twice")
+            mask |= 1 << w_
+        s["winners"] = mask
+        s["final_vp"] = finals["final_vp"] + [0] * (len(s["final_vp"]) - players)
+        s["final_poverty"] = finals["final_poverty"] + [0] * (len(s["final_poverty"]) - players)
+    else:
+        need(not winners, "winners", "only when the game is over")
+
+    # ---- someone (or chance) can act
+    data = E._pack(s)           # (which also computes the rules' caches that legal_from_raw reads)
+    if phase in ("deal", "draw"):
+        need(sum(deck) > 0, "deck", f"phase {phase} needs a card in the deck")
+    elif not over:
+        if not E.legal_from_raw(E._raw(data)):
+            raise _NothingToDo(f"phase: the position leaves seat {active} nothing to do in phase {phase}",
+                               any(p == active for p, _ in hidden_need))
+    return data
+
+
+def _power_up(s, p, code):
+    """Whether seat p has a face-up uncovered card with this permanent power (LN-30, LN-42)."""
+    E = _engine()
+    F = E.FLAGS
+    return any(_power(s["pc_version"][p][i], code) and not s["pc_flags"][p][i] & (F["down"] | F["covered"])
+               for i in range(s["pc_n"][p]))
+
+
+# ------------------------------------------------------------------ text
+
+def _name(card_id):
+    E = _engine()
+    return E.CARDS[E.VERSION_INDEX[card_id]].name
+
+
+def _names(ids):
+    return ", ".join(_name(c) for c in ids) or "-"
+
+
+def _letters_text(counts):
+    return " ".join(f"{counts[x]}{x.upper()}" for x in LETTERS if counts and counts.get(x)) or "0"
+
+
+def summary(data) -> str:
+    d = describe(data)
+    money = [st["money"] for st in d["seats"]]
+    vp = [st["vp_counters"] for st in d["seats"]]
+    poverty = [st["poverty"] for st in d["seats"]]
+    return (f"{d['players']} players, turn {d['turns'] + 1}, {d['phase']}, active {d['active_player']}, "
+            f"£ {money}, VP {vp}, poverty {poverty}, deck {len(d['deck']) + len(d['deck_top'])}")
+
+
+def render(data, seat=None) -> str:
+    """The table as text: boroughs, the Card Display, each seat's money, VP, poverty,
+    Building Display and hand (as ``seat`` sees it, if given)."""
+    E = _engine()
+    d = describe(data) if seat is None else view(data, seat)
+    lines = [f"London - turn {d['turns'] + 1} (round {d['turns'] // d['players'] + 1}) - "
+             f"{d['phase'].replace('_', ' ')}" + (" - last round" if d["last_round"] else "")
+             + (" - game over" if d["phase"] == "over" else f" - seat {d['active_player']} to play")]
+    deck_n = sum(d["deck_letters"].values()) + len(d["deck_top_letters"])
+    lines.append(f"deck: {deck_n} ({_letters_text(d['deck_letters'])}"
+                 + (f", {len(d['deck_top_letters'])} put back on top" if d["deck_top_letters"] else "")
+                 + f"); discard pile: {len(d['discard'])}; Underground counters left: {d['underground_left']}")
+    lines.append(f"Card Display top:    {_names(d['display_top'])}")
+    lines.append(f"Card Display bottom: {_names(d['display_bottom'])}")
+    owners = {b: p for p, st in enumerate(d["seats"]) for b in st["boroughs"]}
+    if owners:
+        marks = [f"{E.BOROUGHS[E.BOROUGH_INDEX[b]].name} [{owners[b]}]" + ("(U)" if b in d["underground"] else "")
+                 for b in E.BOROUGH_IDS if b in owners]
+        lines.append("boroughs [seat] (U = Underground): " + ", ".join(marks))
+    for p, st in enumerate(d["seats"]):
+        mark = "*" if p == d["active_player"] and d["phase"] != "over" else " "
+        lines.append(f"{mark}seat {p}: £{st['money']}, loans {st['loans']}, VP {st['vp_counters']}, "
+                     f"poverty {st['poverty']}, boroughs {len(st['boroughs'])}, hand {st['hand_size']}")
+        for j, stack in enumerate(st["stacks"]):
+            cards = []
+            for c in stack["cards"]:
+                text = _name(c["card"]) + (" (face down)" if c["face_down"] else "")
+                if c["shops_money"]:
+                    text += f" (£{c['shops_money']})"
+                cards.append(text)
+            lines.append(f"    stack {j}: " + " < ".join(cards))
+        if st["hand"] or any((st["hand_hidden"] or {}).values()):
+            hidden = sum((st["hand_hidden"] or {}).values())
+            unseen = f"{hidden} unseen ({_letters_text(st['hand_hidden'])})" if hidden else ""
+            shown = _names(st["hand"]) if st["hand"] else ""
+            lines.append(f"    hand: {shown}{' + ' if shown and unseen else ''}{unseen}")
+    if d["looked"]:
+        lines.append(f"looked at: {_names(d['looked'])}")
+    elif d["looked_letters"]:
+        lines.append(f"looked at: {len(d['looked_letters'])} cards")
+    if d["placing"]:
+        lines.append(f"placing: {_name(d['placing'])}")
+    if d["phase"] == "over":
+        lines.append("final VP: " + ", ".join(f"seat {p} {vp}" for p, vp in enumerate(d["final_vp"]))
+                     + f"; winners: {', '.join(f'seat {w}' for w in d['winners'])}")
+    return "\n".join(lines)
