@@ -183,6 +183,16 @@ cdef enum:
     BS_NORTH = 2
     BS_SOUTH = 3
 
+    # Permanent powers cached per seat (state.perm).
+    P_SCHOOL = 0
+    P_LOOK = 1
+    P_SWAP = 2
+    P_LOAN = 3
+    P_PUB = 4
+    P_DRAW_MAX = 5
+    P_DRAW_MIN = 6
+    NUM_P = 8
+
     # Events folded into the public hash.
     EV_POSITION = 1
     EV_ACTION = 2
@@ -250,6 +260,12 @@ ctypedef struct LNState:
     int16_t final_vp[LN_MAX_PLAYERS]            # at PH_OVER: LN-80
     int16_t final_poverty[LN_MAX_PLAYERS]       # at PH_OVER: poverty before the adjustment (LN-81)
     int16_t winners                             # at PH_OVER: bit per winning seat
+    # Caches the rules keep up to date; _pack recomputes them, so a description never sets them.
+    int16_t deck_n                              # cards in `deck`
+    int16_t letter_n[3]                         # cards of each letter in `deck`
+    int16_t colour_n[16]                        # hand cards of seat p and colour c at [4 * p + c]
+    int16_t perm[32]                            # seat p's permanent powers in force at [8 * p + P_*]
+    uint64_t hand_mask[8]                       # versions in seat p's hand: bits of [2 * p], [2 * p + 1]
 
 
 # ------------------------------------------------------------ the card and board tables
@@ -437,6 +453,30 @@ cdef void _clear_tables() noexcept:
     memset(V_PAUPER, 0, sizeof(V_PAUPER))
 
 
+IMPLEMENTED = {
+    "play": {"placed_without_expending"},
+    "permanent": {"expend_any_colour_for_money", "look_at_deck_when_drawing", "swap_hand_with_display",
+                  "loan_amount", "store_money_on_card", "hand_not_counted_for_poverty", "draw_count_choice"},
+    "activation": {"gain_money", "gain_vp", "discard_poverty", "take_poverty", "money_per_borough",
+                   "money_per_card_in_display", "vp_per_card_in_display", "collect_money_on_card",
+                   "others_pay_you", "others_pay_bank_per_borough", "give_poverty", "opponent_takes_poverty",
+                   "expend_cards_for_poverty", "expend_paupers", "place_underground", "reactivate_another",
+                   "flip_in_place_of_another", "place_from_display_on_this"},
+    "hand": {"discard_to_draw", "discard_to_place_any_colour"},
+}
+
+
+def _check_codes(cards):
+    """Every power code of every card is one this engine implements (LN-7)."""
+    for c in cards:
+        slots = {"play": c.play, "permanent": c.permanent, "hand": c.hand,
+                 "activation": c.activation.effects if c.activation is not None else ()}
+        for slot, powers in slots.items():
+            for p in powers:
+                if p.code not in IMPLEMENTED[slot]:
+                    raise ValueError(f"cards.json: {c.id}: {slot} power {p.code} is not implemented")
+
+
 def _kind_key(c):
     """What a rule can see of a card (LN-93): everything but its name and id."""
     return (c.deck, c.colour, c.cost, c.vp, c.base, c.play, c.permanent, c.activation, c.hand)
@@ -460,6 +500,7 @@ def _load():
         kind_of.append(kinds.setdefault(_kind_key(c), len(kinds)))
     if len(kinds) > MAX_K:
         raise ValueError(f"cards.json: {len(kinds)} kinds, the engine holds {MAX_K}")
+    _check_codes(cards)                 # before any table changes: a refused file leaves them intact
     _clear_tables()
     NV = len(cards)
     NK = len(kinds)
@@ -649,10 +690,7 @@ cdef inline int row_width(const LNState* s) noexcept nogil:
 
 cdef inline int deck_cards(const LNState* s) noexcept nogil:
     """Cards that a deck draw could take: the unseen deck and the cards put back on it."""
-    cdef int v, n = s.top_n
-    for v in range(NV):
-        n += s.deck[v]
-    return n
+    return s.deck_n + s.top_n
 
 cdef inline int display_cards(const LNState* s) noexcept nogil:
     return s.display_n[0] + s.display_n[1]
@@ -670,6 +708,48 @@ cdef inline int power_of(const LNState* s, int p, const int* table) noexcept nog
             if x > best:
                 best = x
     return best
+
+cdef void refresh_powers(LNState* s, int p) noexcept nogil:
+    """Recomputes p's cached permanent powers after its Building Display changed."""
+    cdef int most
+    s.perm[8 * p + P_SCHOOL] = power_of(s, p, V_SCHOOL)
+    s.perm[8 * p + P_LOOK] = power_of(s, p, V_LOOK)
+    s.perm[8 * p + P_SWAP] = power_of(s, p, V_SWAP)
+    s.perm[8 * p + P_LOAN] = power_of(s, p, V_LOAN)
+    s.perm[8 * p + P_PUB] = power_of(s, p, V_PUB)
+    most = power_of(s, p, V_DRAW_MAX)
+    s.perm[8 * p + P_DRAW_MAX] = most
+    s.perm[8 * p + P_DRAW_MIN] = 0
+    cdef int i, v
+    if most > 0:
+        for i in range(s.pc_n[p]):
+            v = s.pc_version[p][i]
+            if is_active_card(s, p, i) and V_DRAW_MAX[v] == most:
+                s.perm[8 * p + P_DRAW_MIN] = V_DRAW_MIN[v]
+
+cdef void refresh_caches(LNState* s) noexcept nogil:
+    """Every cache of the state, from its fields (a state built from a description)."""
+    cdef int p, v, l
+    s.deck_n = 0
+    for l in range(3):
+        s.letter_n[l] = 0
+    for v in range(NV):
+        s.deck_n += s.deck[v]
+        s.letter_n[V_LETTER[v]] += s.deck[v]
+    for p in range(LN_MAX_PLAYERS):
+        for l in range(4):
+            s.colour_n[4 * p + l] = 0
+        for l in range(NUM_P):
+            s.perm[8 * p + l] = 0
+    for p in range(LN_MAX_PLAYERS):
+        s.hand_mask[2 * p] = 0
+        s.hand_mask[2 * p + 1] = 0
+    for p in range(s.players):
+        for v in range(NV):
+            s.colour_n[4 * p + V_COLOUR[v]] += s.hand[p][v]
+            if s.hand[p][v] > 0:
+                s.hand_mask[2 * p + (v >> 6)] |= <uint64_t>1 << (v & 63)
+        refresh_powers(s, p)
 
 cdef inline int boroughs_of(const LNState* s, int p) noexcept nogil:
     cdef int b, n = 0
@@ -694,9 +774,30 @@ cdef inline uint32_t underground_mask(const LNState* s) noexcept nogil:
             m |= <uint32_t>1 << b
     return m
 
+cdef extern from *:
+    int count_trailing_zeros "__builtin_ctzll"(unsigned long long) nogil
+
+cdef inline int hand_next(const LNState* s, int p, int v) noexcept nogil:
+    """The first version >= v in p's hand, or -1 (a scan of the hand's bit mask)."""
+    cdef uint64_t m
+    cdef int w
+    if v >= 128:
+        return -1
+    w = v >> 6
+    m = s.hand_mask[2 * p + w] & (~<uint64_t>0 << (v & 63))
+    while True:
+        if m:
+            return (w << 6) + count_trailing_zeros(m)
+        w += 1
+        if w >= 2:
+            return -1
+        m = s.hand_mask[2 * p + w]
+
 cdef inline void hand_add(LNState* s, int p, int v) noexcept nogil:
     s.hand[p][v] += 1
     s.hand_n[p] += 1
+    s.hand_mask[2 * p + (v >> 6)] |= <uint64_t>1 << (v & 63)
+    s.colour_n[4 * p + V_COLOUR[v]] += 1
     s.hand_hash[p] += Z_KIND[p][V_KIND[v]]
 
 cdef inline void hand_remove(LNState* s, int p, int v) noexcept nogil:
@@ -704,6 +805,9 @@ cdef inline void hand_remove(LNState* s, int p, int v) noexcept nogil:
     copy of it, never below zero (LN-84)."""
     s.hand[p][v] -= 1
     s.hand_n[p] -= 1
+    if s.hand[p][v] == 0:
+        s.hand_mask[2 * p + (v >> 6)] &= ~(<uint64_t>1 << (v & 63))
+    s.colour_n[4 * p + V_COLOUR[v]] -= 1
     s.hand_hash[p] -= Z_KIND[p][V_KIND[v]]
     if s.known[p][v] > 0:
         s.known[p][v] -= 1
@@ -720,18 +824,15 @@ cdef inline void hand_add_known(LNState* s, int p, int v) noexcept nogil:
 
 cdef inline int hand_version(const LNState* s, int p, int k) noexcept nogil:
     """The copy of kind k that leaves p's hand: the lowest version held (LN-93); -1 if none."""
-    cdef int v
-    for v in range(K_FIRST[k], NV):
-        if V_KIND[v] == k and s.hand[p][v] > 0:
+    cdef int v = hand_next(s, p, K_FIRST[k])
+    while v >= 0:
+        if V_KIND[v] == k:
             return v
+        v = hand_next(s, p, v + 1)
     return -1
 
 cdef inline int hand_colour(const LNState* s, int p, int colour) noexcept nogil:
-    cdef int v, n = 0
-    for v in range(NV):
-        if V_COLOUR[v] == colour:
-            n += s.hand[p][v]
-    return n
+    return s.colour_n[4 * p + colour]
 
 cdef void display_insert(LNState* s, int r, int v) noexcept nogil:
     cdef int i = s.display_n[r]
@@ -777,7 +878,7 @@ cdef int display_take(LNState* s, int r, int k) noexcept nogil:
     return v
 
 cdef inline int loan_value(const LNState* s, int p) noexcept nogil:
-    cdef int x = power_of(s, p, V_LOAN)
+    cdef int x = s.perm[8 * p + P_LOAN]
     return x if x > 0 else 10
 
 cdef void pay(LNState* s, int p, int amount) noexcept nogil:
@@ -798,11 +899,11 @@ cdef inline void lose_poverty(LNState* s, int p, int n) noexcept nogil:
         s.poverty[p] = 0                    # never below zero; the rest is lost (LN-38)
 
 cdef inline int top_letter(const LNState* s) noexcept nogil:
-    cdef int v, l = 3
-    for v in range(NV):
-        if s.deck[v] > 0 and V_LETTER[v] < l:
-            l = V_LETTER[v]
-    return l
+    cdef int l
+    for l in range(3):
+        if s.letter_n[l] > 0:
+            return l
+    return 3
 
 cdef int count_display_cards(const LNState* s, int p, int colours, int covered, int flipped) noexcept nogil:
     """Cards of the colour mask in p's Building Display (LN-57, LN-58)."""
@@ -928,13 +1029,9 @@ cdef void begin_draws(LNState* s, int why, int n, int at_least) noexcept nogil:
 
 cdef void begin_turn_draw(LNState* s) noexcept nogil:
     """The turn's card (LN-13), or Parliament's 0 to 2 cards (LN-49)."""
-    cdef int most = power_of(s, s.active, V_DRAW_MAX), least = 0, i, v
+    cdef int most = s.perm[8 * s.active + P_DRAW_MAX]
     if most > 0:
-        for i in range(s.pc_n[s.active]):
-            v = s.pc_version[s.active][i]
-            if is_active_card(s, s.active, i) and V_DRAW_MAX[v] == most:
-                least = V_DRAW_MIN[v]
-        begin_draws(s, DF_TURN, most, least)
+        begin_draws(s, DF_TURN, most, s.perm[8 * s.active + P_DRAW_MIN])
     else:
         begin_draws(s, DF_TURN, 1, 1)
     goto_source(s)
@@ -951,13 +1048,13 @@ cdef void do_start_turn(LNState* s) noexcept nogil:
     s.swapped = 0
     s.swap_row = -1
     s.look_target = 0
-    if power_of(s, s.active, V_LOOK) > 0 and deck_cards(s) > 0:
+    if s.perm[8 * s.active + P_LOOK] > 0 and deck_cards(s) > 0:
         s.phase = PH_LOOK                   # LN-50
     else:
         begin_turn_draw(s)
 
 cdef void after_turn_card(LNState* s) noexcept nogil:
-    if power_of(s, s.active, V_SWAP) and not s.swapped and display_cards(s) > 0 and s.hand_n[s.active] > 0:
+    if s.perm[8 * s.active + P_SWAP] and not s.swapped and display_cards(s) > 0 and s.hand_n[s.active] > 0:
         s.phase = PH_SWAP                   # LN-51
     else:
         s.phase = PH_ACTION
@@ -1004,7 +1101,7 @@ cdef void continue_look(LNState* s) noexcept nogil:
         s.draw_to = DT_LOOK
         s.phase = PH_DRAW
         return
-    most = power_of(s, s.active, V_DRAW_MAX)
+    most = s.perm[8 * s.active + P_DRAW_MAX]
     if most > 0:
         begin_draws(s, DF_TURN, most, 0)
     else:
@@ -1059,17 +1156,21 @@ cdef inline bint placement_payable(const LNState* s, int p, int v, int waivers) 
         return True
     if hand_colour(s, p, V_COLOUR[v]) >= 2:
         return True
-    return power_of(s, p, V_SCHOOL) > 0 and s.hand_n[p] >= 2
+    return s.perm[8 * p + P_SCHOOL] > 0 and s.hand_n[p] >= 2
 
 cdef bint can_place_any(const LNState* s, int p, bint with_wren) noexcept nogil:
     cdef int v, waivers = s.wren_waivers
     if with_wren and waivers == 0:
-        for v in range(NV):
-            if s.hand[p][v] > 0 and V_WREN[v] > 0:
+        v = hand_next(s, p, 0)
+        while v >= 0:
+            if V_WREN[v] > 0:
                 waivers = V_WREN[v]
-    for v in range(NV):
-        if s.hand[p][v] > 0 and placement_payable(s, p, v, waivers):
+            v = hand_next(s, p, v + 1)
+    v = hand_next(s, p, 0)
+    while v >= 0:
+        if placement_payable(s, p, v, waivers):
             return True
+        v = hand_next(s, p, v + 1)
     return False
 
 cdef inline bint stack_target(const LNState* s, int p, int i) noexcept nogil:
@@ -1111,6 +1212,7 @@ cdef void place_card(LNState* s, int p, int v, int cover) noexcept nogil:
         w = s.pc_version[p][j]
         if V_STORE[w] and is_active_card(s, p, j):
             s.pc_money[p][j] += V_STORE[w]
+    refresh_powers(s, p)
 
 cdef void begin_payment(LNState* s) noexcept nogil:
     cdef int p = s.active
@@ -1263,8 +1365,9 @@ cdef void finish_run(LNState* s) noexcept nogil:
     for i in range(s.pc_n[p]):
         if flip_candidate(s, p, i):
             s.pc_flags[p][i] |= F_DOWN
+    refresh_powers(s, p)
     n = s.stacks[p] - boroughs_of(s, p)
-    if not power_of(s, p, V_PUB):
+    if not s.perm[8 * p + P_PUB]:
         n += s.hand_n[p]
     if n > 0:
         s.poverty[p] += n
@@ -1294,11 +1397,11 @@ cdef inline int add_kind(int* out, int n, int r, int k) noexcept nogil:
 cdef int hand_kinds(const LNState* s, int p, int r, int colour, int other_than, int* out, int n) noexcept nogil:
     """Adds range r's action for each kind in p's hand (of `colour` if >= 0, not of
     `other_than` if >= 0)."""
-    cdef int v
-    for v in range(NV):
-        if s.hand[p][v] > 0 and (colour < 0 or V_COLOUR[v] == colour) \
-                and (other_than < 0 or V_COLOUR[v] != other_than):
+    cdef int v = hand_next(s, p, 0)
+    while v >= 0:
+        if (colour < 0 or V_COLOUR[v] == colour) and (other_than < 0 or V_COLOUR[v] != other_than):
             n = add_kind(out, n, r, V_KIND[v])
+        v = hand_next(s, p, v + 1)
     return n
 
 cdef int display_kinds(const LNState* s, int r_top, int r_bottom, bint base_only, int* out, int n) noexcept nogil:
@@ -1380,21 +1483,25 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
             out[n] = A_RUN_CITY
             n += 1
         if boroughs_of(s, p) < BUILDING_COUNTERS:
+            occupied = occupied_mask(s)
             for b in range(NB):
-                if _buyable(s, b):
+                if _buyable(s, b, occupied):
                     out[n] = A_BUY_LAND
                     n += 1
                     break
         out[n] = A_TAKE_THREE
         n += 1
     elif ph == PH_PLAY:
-        for v in range(NV):
-            if s.hand[p][v] > 0:
-                if placement_payable(s, p, v, s.wren_waivers):
-                    n = add_kind(out, n, R_PLACE, V_KIND[v])
-                if V_HAND_DRAW[v] or V_WREN[v]:
-                    n = add_kind(out, n, R_USE, V_KIND[v])
-        if s.placed > 0 or not can_place_any(s, p, False):
+        k = 0                               # a placement is possible now
+        v = hand_next(s, p, 0)
+        while v >= 0:
+            if placement_payable(s, p, v, s.wren_waivers):
+                n = add_kind(out, n, R_PLACE, V_KIND[v])
+                k = 1
+            if V_HAND_DRAW[v] or V_WREN[v]:
+                n = add_kind(out, n, R_USE, V_KIND[v])
+            v = hand_next(s, p, v + 1)
+        if s.placed > 0 or not (k or can_place_any(s, p, True)):
             out[n] = A_DONE                 # LN-32
             n += 1
     elif ph == PH_WHERE:
@@ -1406,7 +1513,7 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
                              V_KIND[s.pc_version[p][i]])
     elif ph == PH_PAY:
         n = hand_kinds(s, p, R_EXPEND, V_COLOUR[s.pending], -1, out, n)
-        if power_of(s, p, V_SCHOOL) > 0:
+        if s.perm[8 * p + P_SCHOOL] > 0:
             n = hand_kinds(s, p, R_SCHOOL, -1, V_COLOUR[s.pending], out, n)   # LN-47
     elif ph == PH_RUN:
         if s.activations > 0:
@@ -1449,8 +1556,9 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
             if flip_candidate(s, p, i):
                 n = add_kind(out, n, R_KEEP, V_KIND[s.pc_version[p][i]])
     elif ph == PH_BUY:
+        occupied = occupied_mask(s)
         for b in range(NB):
-            if _buyable(s, b):
+            if _buyable(s, b, occupied):
                 out[n] = A_BUY + b
                 n += 1
     elif ph == PH_CUT:
@@ -1458,12 +1566,11 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
     sort_ints(out, n)
     return n
 
-cdef bint _buyable(const LNState* s, int b) noexcept nogil:
-    """LN-72: an unoccupied borough; a starting one while the board is empty, else next to one occupied."""
-    cdef uint32_t occ
+cdef bint _buyable(const LNState* s, int b, uint32_t occ) noexcept nogil:
+    """LN-72: an unoccupied borough; a starting one while the board is empty, else next to one
+    occupied (`occ`: the occupied boroughs)."""
     if s.owner[b] >= 0:
         return False
-    occ = occupied_mask(s)
     if occ == 0:
         return B_START[b] != 0
     return (B_ADJ[b] & occ) != 0
@@ -1476,6 +1583,8 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
     if a >= A_CHANCE:
         v = a - A_CHANCE
         s.deck[v] -= 1
+        s.deck_n -= 1
+        s.letter_n[V_LETTER[v]] -= 1
         if ph == PH_DEAL:
             # The opening deal: six cards to each seat in turn (LN-5).
             q = (6 * s.players - s.deal_left) // 6
@@ -1511,7 +1620,7 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         else:                               # a prison or the Workhouse
             back_to_run(s)
     elif a == A_LOOK:
-        s.look_target = power_of(s, p, V_LOOK)
+        s.look_target = s.perm[8 * p + P_LOOK]
         if s.look_target > deck_cards(s):
             s.look_target = deck_cards(s)
         continue_look(s)
@@ -1626,7 +1735,7 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         display_put(s, v)
         if ph == PH_PAY:
             if r == R_SCHOOL:
-                pay(s, p, power_of(s, p, V_SCHOOL))
+                pay(s, p, s.perm[8 * p + P_SCHOOL])
             place_card(s, p, s.pending, s.pending_stack)
             s.placed += 1
             s.pending = -1
@@ -1721,10 +1830,7 @@ cdef int ln_chance_outcomes(const void* st, int* actions, double* probs) noexcep
 
 cdef int ln_sample_chance(const void* st, Rng* rng) noexcept nogil:
     cdef const LNState* s = <const LNState*>st
-    cdef int l = top_letter(s), v, total = 0, x
-    for v in range(NV):
-        if V_LETTER[v] == l:
-            total += s.deck[v]
+    cdef int l = top_letter(s), v, total = s.letter_n[l] if l < 3 else 0, x
     x = <int>rng_below(rng, total)
     for v in range(NV):
         if V_LETTER[v] == l:
@@ -1782,19 +1888,25 @@ cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
             if c > 0:
                 hidden[p][v] = c
                 unseen[v] += c
+    cdef int by_letter[3]
     for p in range(s.players):
         if p == observer:
             continue
+        by_letter[0] = by_letter[1] = by_letter[2] = 0
         for v in range(NV):
-            n = hidden[p][v]
-            s.hand[p][v] -= n
-            for c in range(n):
-                d = ms_draw_where(unseen, NV, LETTER_ALLOWED[V_LETTER[v]], rng)
+            s.hand[p][v] -= hidden[p][v]
+            by_letter[V_LETTER[v]] += hidden[p][v]
+        # Letter by letter, so that positions differing only in what observer cannot see
+        # draw the same random numbers in the same order and get the same worlds.
+        for c in range(3):
+            for n in range(by_letter[c]):
+                d = ms_draw_where(unseen, NV, LETTER_ALLOWED[c], rng)
                 s.hand[p][d] += 1
-        for v in range(NV):
-            # What the University owner is sure of cannot exceed the new hand.
-            if s.owner_sure[p][v] > s.hand[p][v]:
-                s.owner_sure[p][v] = s.hand[p][v] if s.hand[p][v] > s.known[p][v] else s.known[p][v]
+        if not owner:
+            # Which of p's cards the University owner knows is hidden from observer: in the
+            # sampled world the owner knows what everyone knows.
+            for v in range(NV):
+                s.owner_sure[p][v] = s.known[p][v]
         s.hand_hash[p] = hand_hash_of(s, p)
     if not owner:
         for i in range(s.top_n):
@@ -1805,6 +1917,7 @@ cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
     for v in range(NV):
         s.deck[v] = unseen[v]
     s.sure_hash = sure_hash_of(s)
+    refresh_caches(s)
 
 cdef uint64_t ln_infoset_key(const void* st, int player) noexcept nogil:
     """Public history, the seat's own hand, and what it alone knows (LN-88)."""
@@ -1831,9 +1944,13 @@ LN_DEF.game_id = b"london"
 LN_DEF.state_size = sizeof(LNState)
 LN_DEF.max_players = LN_MAX_PLAYERS
 LN_DEF.num_distinct_actions = NUM_ACTIONS
-LN_DEF.max_legal_actions = 2 * MAX_K + 8
-LN_DEF.max_decision_actions = 2 * MAX_K + 8
-LN_DEF.max_game_length = 60000
+# A decision lists at most 1 + the stacks of a display (96), or the kinds in a hand, or
+# 12 sources; a chance node at most the 76 versions.
+LN_DEF.max_legal_actions = MAX_PLACED + 4
+LN_DEF.max_decision_actions = MAX_PLACED + 4
+# A practical bound, as for Gangs of Kyoto: 100 rounds (LN-97) of 4 turns average well under
+# 50 actions a turn; the search only uses it to size its in-tree path.
+LN_DEF.max_game_length = 20000
 LN_DEF.num_players = ln_num_players
 LN_DEF.current_player = ln_current_player
 LN_DEF.legal_actions = ln_legal_actions
@@ -1916,6 +2033,7 @@ def _pack(raw):
     dict-to-array conversions of one base type, and arrays of different sizes overflowed it.)
     """
     cdef LNState s = raw
+    refresh_caches(&s)
     position_hash(&s)
     return (<char*>&s)[:sizeof(LNState)]
 
@@ -1944,6 +2062,7 @@ def initial_state_bytes(int players):
     s.turns_left = -1
     s.deal_left = 6 * players
     s.phase = PH_DEAL
+    refresh_caches(&s)
     position_hash(&s)
     return (<char*>&s)[:sizeof(LNState)]
 
