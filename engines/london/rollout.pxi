@@ -166,7 +166,7 @@ cdef int ro_action(const LNState* s, Rng* rng) noexcept nogil:
                     v = s.pc_version[p][i]
                     if V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
                         expends += 1
-        hand = 0 if power_of(s, p, V_PUB) else s.hand_n[p] - expends
+        hand = 0 if s.perm[8 * p + P_PUB] else s.hand_n[p] - expends
         delta = s.stacks[p] + hand - boroughs_of(s, p)
         if delta < -s.poverty[p]:
             delta = -s.poverty[p]
@@ -188,7 +188,7 @@ cdef int ro_action(const LNState* s, Rng* rng) noexcept nogil:
     # Buy Land: an affordable borough (VP, cards, one poverty point fewer at each later run).
     if boroughs_of(s, p) < BUILDING_COUNTERS:
         for b in range(NB):
-            if _buyable(s, b):
+            if _buyable(s, b, occupied_mask(s)):
                 x = 10 * B_VP[b] + 8 * ro_room(s, p, B_CARDS[b]) + 30 - RO_MONEY * B_COST[b]
                 if B_COST[b] > s.money[p]:
                     x -= 40
@@ -334,7 +334,7 @@ cdef int ro_policy(const LNState* s, Rng* rng) noexcept nogil:
         best = -1
         best_x = -1000000
         for b in range(NB):
-            if _buyable(s, b):
+            if _buyable(s, b, occupied_mask(s)):
                 x = 10 * B_VP[b] + 8 * ro_room(s, p, B_CARDS[b]) - RO_MONEY * B_COST[b] - (40 if B_COST[b] > s.money[p] else 0)
                 if x > best_x:
                     best_x = x
