@@ -2,7 +2,9 @@
 
 Rows: Kids of London at the opening of each player count and at turn 5
 (hour 6) of a 4-player game reached by random play; Gangs of Kyoto at the
-first decision of a 2- and a 5-player game; each with uniformly random
+first decision of a 2- and a 5-player game; London at the first decision of
+a 2- and a 4-player game and at turn 20 of a 2-player game reached by random
+play (a mid-game position: stacks built, boroughs bought); each with uniformly random
 rollouts and with the game's rollout policy, and the tree's bytes per
 iteration (its nodes, their slots and its hash table: the node memory an
 iteration costs).  Then, for the Kids of London 4-player opening and the
@@ -42,6 +44,19 @@ def at_turn(players, turn, seed):
     st = new_game("kids_of_london", players, seed=seed)
     rng = random.Random(seed)
     while st.describe()["turn"] < turn or st.is_chance_node():
+        if st.is_chance_node():
+            st.resolve_chance(rng.getrandbits(32))
+        else:
+            st.apply(rng.choice(st.legal_actions()))
+    return st
+
+
+def london_at_turn(players, turn, seed):
+    """A London position reached by uniformly random play: the first decision of turn ``turn``."""
+    from fagin.engines.london import engine as london
+    st = new_game("london", players, seed=seed)
+    rng = random.Random(seed)
+    while london._raw(st.to_bytes())["turns"] < turn or st.is_chance_node():
         if st.is_chance_node():
             st.resolve_chance(rng.getrandbits(32))
         else:
@@ -160,6 +175,8 @@ def main():
     rows = [(f"KoL {p} players, opening", new_game("kids_of_london", p, seed=1)) for p in (2, 3, 4, 5)]
     rows.append(("KoL 4 players, turn 5", at_turn(4, 5, seed=2)))
     rows += [(f"GoK {p} players, opening", new_game("gangs_of_kyoto", p, seed=1)) for p in (2, 5)]
+    rows += [(f"London {p} players, opening", new_game("london", p, seed=1)) for p in (2, 4)]
+    rows.append(("London 2 players, turn 20", london_at_turn(2, 20, seed=2)))
     for name, st in rows:
         for rollout in ismcts.ROLLOUTS:
             rate, nodes, per_iter = measure(st, args.iterations, args.repeat, rollout)

@@ -1943,6 +1943,7 @@ cdef uint64_t ln_infoset_key(const void* st, int player) noexcept nogil:
 cdef int ln_make_current(void* st, int seat) noexcept nogil:
     return 1 if ln_current_player(st) == seat else 0
 
+include "rollout.pxi"
 cdef GameDef LN_DEF
 LN_DEF.game_id = b"london"
 LN_DEF.state_size = sizeof(LNState)
@@ -1965,7 +1966,7 @@ LN_DEF.returns = ln_returns
 LN_DEF.determinize = ln_determinize
 LN_DEF.infoset_key = ln_infoset_key
 LN_DEF.make_current = ln_make_current
-LN_DEF.rollout_action = NULL
+LN_DEF.rollout_action = ln_rollout_action
 
 GAME_DEF = PyCapsule_New(<void*>&LN_DEF, GAMEDEF_CAPSULE, NULL)
 
