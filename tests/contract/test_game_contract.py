@@ -266,6 +266,13 @@ def test_labels_tell_decisions_from_chance_outcomes(game_id):
     game = load_game(game_id)
     spec = GAMES[game_id]
     rng = random.Random(game_id)
+    # What each chance outcome's typed form plays when given at a decision (forms and readings
+    # depend on the game, not on the position, so they are worked out once).
+    played_by_chance_form = {}
+    for a in range(game.num_distinct_actions):
+        chance_form = _typed_or_none(game, a, chance=True)
+        if chance_form is not None and chance_form != _typed_or_none(game, a, chance=False):
+            played_by_chance_form[a] = _read_as(game, chance_form, chance=False)
     for _ in range(20):
         state = game.new_initial_state(spec.max_players)
         while not state.is_terminal():
@@ -288,12 +295,9 @@ def test_labels_tell_decisions_from_chance_outcomes(game_id):
                 form = game.typed_action(a)
                 assert _read_as(game, form, chance=True) != a or game.typed_action(a, chance=True) == form, \
                     f"{game_id}: decision {a}'s typed form is accepted as a chance outcome"
-            for a in range(game.num_distinct_actions):
-                chance_form = _typed_or_none(game, a, chance=True)
+            for a, got in played_by_chance_form.items():
                 # A chance outcome's typed form given at a decision never plays a decision.
-                if chance_form is not None and chance_form != _typed_or_none(game, a, chance=False):
-                    got = _read_as(game, chance_form, chance=False)
-                    assert got not in legal, f"{game_id}: outcome {a}'s typed form plays decision {got}"
+                assert got not in legal, f"{game_id}: outcome {a}'s typed form plays decision {got}"
             state.apply(rng.choice(legal))
 
 
