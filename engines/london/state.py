@@ -712,6 +712,11 @@ def _build(d, seed) -> bytes:
              "the unseen deck (none put back on top)")
         if s["draw_to"] == 1:
             need(len(look) < s["look_target"], "look_target", "a look still wanting a card")
+            # University looks at no more cards than the deck holds (LN-50): a look wanting
+            # more would reach a draw from an empty deck, a chance event with no outcome.
+            need(s["look_target"] - len(look) <= deck_cards, "look_target",
+                 f"{s['look_target']} cards to look at, but {len(look)} are looked at and the deck "
+                 f"holds {deck_cards}")
         else:
             need(s["draws_left"] > 0 and not look, "draws_left", "phase draw needs a card still due")
     if phase in ("look", "take_looked", "put_back", "draw") and (phase != "draw" or s["draw_to"] == 1):

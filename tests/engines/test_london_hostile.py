@@ -143,3 +143,18 @@ def test_determinize_for_another_seat_keeps_a_placement_payable_LN_28():
         state.apply(state.sample_chance(rng.getrandbits(63)) if state.is_chance_node()
                     else rng.choice(state.legal_actions()))
     assert dead == 0, f"{dead} sampled worlds leave the seat to act nothing to do in phase pay"
+
+
+def test_a_look_wanting_more_cards_than_the_deck_holds_is_refused_LN_50():
+    """Phase draw into University's look with look_target 3 and one card in the deck: after
+    that card, the engine asks for another draw from an empty deck (no chance outcome)."""
+    d = _position("take_looked")
+    d["deck"] = sorted(d["deck"] + d["looked"])
+    d.update(looked=[], looked_letters=[], deck_letters=None)
+    d["discard"] = sorted(d["discard"] + d["deck"][1:])
+    d["deck"] = d["deck"][:1]
+    d.update(phase="draw", draw_to="look", look_target=3, draws_left=0, draws_taken=0)
+    _refused(d, "look_target")
+    d["look_target"] = 1                            # one card to look at, one in the deck: fine
+    state = GAME.from_description(d)
+    assert state.is_chance_node() and len(state.legal_actions()) == 1
