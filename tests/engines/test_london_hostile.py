@@ -158,3 +158,62 @@ def test_a_look_wanting_more_cards_than_the_deck_holds_is_refused_LN_50():
     d["look_target"] = 1                            # one card to look at, one in the deck: fine
     state = GAME.from_description(d)
     assert state.is_chance_node() and len(state.legal_actions()) == 1
+
+
+# ------------------------------------------------------------------ random edits (hypothesis)
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PHASES = ("action", "play", "where", "pay", "run", "run_cost", "source", "buy", "cut", "prison",
+           "underground", "hospital", "swap", "give", "put_back", "take_looked")
+_FIELDS = {"phase": list(GAME.engine.PHASES), "activations": [0, 1, 3], "placed": [0, 1], "choices_left": [0, 1, 9],
+           "wren_waivers": [0, 2], "draws_left": [0, 1, 20], "draws_taken": [0, 3], "draws_min": [0, 1, 20],
+           "look_target": [0, 3], "swap_row": [None, 0, 1], "swapped": [False, True], "last_round": [False, True],
+           "turns_left": [None, 0, 1, 3], "active_player": [0, 1, 2], "turns": [0, 299, 2 ** 31 - 1, -1],
+           "activating_stack": [None, 0, 2, 99], "effect_stack": [None, 0, 1], "placing_on_stack": [None, 0, 1],
+           "action": ["none", "play_cards", "run_city", "buy_land", "take_three"]}
+_FLAGS = ("face_down", "placed_this_turn", "activated", "kept")
+
+
+@settings(max_examples=40, deadline=None)
+@given(phase=st.sampled_from(_PHASES), which=st.integers(0, 3), data=st.data())
+def test_edited_positions_are_refused_by_field_or_playable(phase, which, data):
+    """One to three edits of a real position (turn fields, card flags, a card moved between
+    places): from_description answers a ValueError naming a field, or a position whose seat
+    to act can act, at every step of a random playout to the end."""
+    found = _positions(phase)
+    d = copy.deepcopy(found[which % len(found)])
+    for _ in range(data.draw(st.integers(1, 3))):
+        edit = data.draw(st.sampled_from(("field", "flag", "move")))
+        if edit == "field":
+            name = data.draw(st.sampled_from(sorted(_FIELDS)))
+            d[name] = data.draw(st.sampled_from(_FIELDS[name]))
+        elif edit == "flag":
+            cards = [c for seat in d["seats"] for s in seat["stacks"] for c in s["cards"]]
+            if cards:
+                card = data.draw(st.sampled_from(cards))
+                flag = data.draw(st.sampled_from(_FLAGS))
+                card[flag] = not card[flag]
+        else:
+            places = [(d, k) for k in ("deck", "discard", "display_top", "display_bottom")]
+            places += [(seat, "hand") for seat in d["seats"]]
+            (src, a), (dst, b) = data.draw(st.sampled_from(places)), data.draw(st.sampled_from(places))
+            if src[a]:
+                dst[b] = dst[b] + [src[a].pop(data.draw(st.integers(0, len(src[a]) - 1)))]
+                for seat in d["seats"]:
+                    seat.update(hand_known=[], owner_sure=[], hand_size=len(seat["hand"]))
+                d["deck_letters"] = None
+    try:
+        state = GAME.from_description(d)
+    except ValueError as e:
+        field = str(e).split(":")[0]
+        assert field and " " not in field, str(e)
+        return
+    rng = random.Random(0)
+    for _ in range(5000):
+        if state.is_terminal():
+            return
+        legal = state.legal_actions()
+        assert legal, f"no legal action in phase {state.describe()['phase']}"
+        state.apply(state.sample_chance(rng.getrandbits(63)) if state.is_chance_node() else rng.choice(legal))
+    raise AssertionError("a random playout did not end")
