@@ -208,7 +208,7 @@ def typed_action(action, chance=False, options=None) -> dict:
 def _card(d, field) -> int:
     E = _engine()
     card = d.get("card")
-    if card not in E.VERSION_INDEX:
+    if not isinstance(card, str) or card not in E.VERSION_INDEX:
         raise ValueError(f"{field}: {'missing' if card in (None, '') else f'unknown card {card!r}'}"
                          f" (a card id of cards.json, e.g. 'st_pauls')")
     return E.VERSION_INDEX[card]
@@ -230,7 +230,7 @@ def action_from_typed(d, chance=False, options=None) -> int:
         return E.ACTION_PLAYER + int_in(d.get("seat"), 0, E.MAX_PLAYERS_STATE - 1, "seat")
     if kind in ("buy", "underground"):
         borough = d.get("borough")
-        if borough not in E.BOROUGH_INDEX:
+        if not isinstance(borough, str) or borough not in E.BOROUGH_INDEX:
             raise ValueError(f"borough: {'missing' if borough in (None, '') else f'unknown borough {borough!r}'}"
                              f" (a borough id of board.json, e.g. 'city')")
         base = E.ACTION_BUY if kind == "buy" else E.ACTION_COUNTER

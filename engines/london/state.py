@@ -221,11 +221,17 @@ def _list(value, field, most):
     return value
 
 
+def _is_card(value):
+    """Whether ``value`` is a card id (a string: a list or dict from a hostile client is not
+    hashable, and must be refused with a message, not a TypeError)."""
+    return isinstance(value, str) and value in _engine().VERSION_INDEX
+
+
 def _card_list(value, field, most=FULL_DECK):
     E = _engine()
     out = []
     for i, c in enumerate(_list(value, field, most)):
-        if c not in E.VERSION_INDEX:
+        if not _is_card(c):
             raise ValueError(f"{field}[{i}]: unknown card {c!r} (a card id of cards.json, e.g. 'st_pauls')")
         out.append(E.VERSION_INDEX[c])
     return out
@@ -264,7 +270,7 @@ def _borough_list(value, field):
     E = _engine()
     out = []
     for i, b in enumerate(_list(value, field, len(E.BOROUGHS))):
-        if b not in E.BOROUGH_INDEX:
+        if not isinstance(b, str) or b not in E.BOROUGH_INDEX:
             raise ValueError(f"{field}[{i}]: unknown borough {b!r} (a borough id of board.json, e.g. 'city')")
         if E.BOROUGH_INDEX[b] in out:
             raise ValueError(f"{field}[{i}]: borough {b!r} is listed twice")
@@ -417,7 +423,7 @@ def _build(d, seed) -> bytes:
                 if n >= E.MAX_PLACED_CARDS:
                     raise ValueError(f"{wc}: more than {E.MAX_PLACED_CARDS} cards in one Building Display")
                 c = card.get("card")
-                if c not in E.VERSION_INDEX:
+                if not _is_card(c):
                     raise ValueError(f"{wc}.card: unknown card {c!r} (a card id of cards.json)")
                 v = E.VERSION_INDEX[c]
                 if not E.CARDS[v].base:
@@ -516,7 +522,7 @@ def _build(d, seed) -> bytes:
     # ---- the card being placed (it has left the hand, LN-28)
     placing = d.get("placing")
     if phase in PLACING_PHASES:
-        if placing not in E.VERSION_INDEX:
+        if not _is_card(placing):
             raise ValueError(f"placing: phase {phase} needs the card being placed (a card id), got {placing!r}")
         v = E.VERSION_INDEX[placing]
         if not E.CARDS[v].base:
@@ -600,6 +606,12 @@ def _build(d, seed) -> bytes:
     s["action"] = enum_index(d.get("action") or "none", E.ACTIONS, "ACTION_", "action")
     s["placed"] = int_in(d.get("placed") or 0, 0, 1000, "placed")
     s["activations"] = int_in(d.get("activations") or 0, 0, 1000, "activations")
+    marked = sum(1 for i in range(s["pc_n"][active]) if s["pc_flags"][active][i] & E.FLAGS["activated"])
+    if s["activations"] < marked:
+        # Phase run offers "done" only after an activation: fewer counted than marked would
+        # leave a seat whose every card is spent with nothing to do (LN-36).
+        raise ValueError(f"activations: {s['activations']}, but seat {active} has {marked} cards marked "
+                         f"activated this Run City")
     s["wren_waivers"] = int_in(d.get("wren_waivers") or 0, 0, 10, "wren_waivers")
     s["choices_left"] = int_in(d.get("choices_left") or 0, 0, 10, "choices_left")
     s["swapped"] = int(_flag(d.get("swapped"), "swapped"))
@@ -700,6 +712,11 @@ def _build(d, seed) -> bytes:
              "the unseen deck (none put back on top)")
         if s["draw_to"] == 1:
             need(len(look) < s["look_target"], "look_target", "a look still wanting a card")
+            # University looks at no more cards than the deck holds (LN-50): a look wanting
+            # more would reach a draw from an empty deck, a chance event with no outcome.
+            need(s["look_target"] - len(look) <= deck_cards, "look_target",
+                 f"{s['look_target']} cards to look at, but {len(look)} are looked at and the deck "
+                 f"holds {deck_cards}")
         else:
             need(s["draws_left"] > 0 and not look, "draws_left", "phase draw needs a card still due")
     if phase in ("look", "take_looked", "put_back", "draw") and (phase != "draw" or s["draw_to"] == 1):
@@ -721,6 +738,19 @@ def _build(d, seed) -> bytes:
     if phase == "give":
         need(swap_row is not None, "swap_row", "phase give needs the row the swapped card came from")
         need(len(rows[swap_row]) < players + 1, "swap_row", "the row has no free space for the card given")
+    if phase == "where":
+        # The card was chosen because it could be paid for (LN-28); with no card left to
+        # expend, every answer here would lead to a phase pay with nothing to do.
+        v = s["pending"]
+        colour = E.CARDS[v].colour
+        hand_left = _expand(s["hand"][active][:nv])
+        payable = (_power(v, "placed_without_expending") or s["wren_waivers"] > 0
+                   or any(E.CARDS[h].colour == colour for h in hand_left)
+                   or (_power_up(s, active, "expend_any_colour_for_money") and hand_left))
+        if not payable:
+            raise _NothingToDo(f"placing: {E.VERSIONS[v]} could not be paid for: seat {active} holds no "
+                               f"{colour} card to expend and no School (LN-28, LN-47)",
+                               any(p == active for p, _ in hidden_need))
     if phase == "hospital":
         hospitals = [i for i in range(s["pc_n"][active]) if _power(pc(i), "flip_in_place_of_another")
                      and not flags(i) & (F["down"] | F["covered"])]
