@@ -1862,9 +1862,15 @@ cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
     memcpy(&saved, s, sizeof(LNState))
     for tries in range(32):
         redeal(s, observer, rng)
-        if legal(s, buf) > 0:
+        if legal(s, buf) > 0 and (s.phase != PH_WHERE or pending_payable(s)):
             return
         memcpy(s, &saved, sizeof(LNState))
+
+cdef bint pending_payable(const LNState* s) noexcept nogil:
+    """The card being placed (already out of the hand) can still be paid for (LN-28)."""
+    cdef int p = s.active, v = s.pending
+    return V_NO_EXPEND[v] or s.wren_waivers > 0 or hand_colour(s, p, V_COLOUR[v]) >= 1 \
+        or (s.perm[8 * p + P_SCHOOL] > 0 and s.hand_n[p] >= 1)
 
 cdef void redeal(LNState* s, int observer, Rng* rng) noexcept nogil:
     """Re-deals the cards `observer` has not seen, each hidden place keeping its letter
@@ -2044,6 +2050,8 @@ def _pack(raw):
     """
     cdef LNState s = raw
     refresh_caches(&s)
+    if s.phase == PH_OVER:
+        game_over(&s)                       # the final scores follow from the position, never from the client
     position_hash(&s)
     return (<char*>&s)[:sizeof(LNState)]
 

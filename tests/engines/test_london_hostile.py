@@ -125,12 +125,10 @@ def test_activations_count_every_card_marked_activated_LN_36():
     _refused(d, "activations")
 
 
-@pytest.mark.xfail(strict=True, reason="engine: ln_determinize checks only that the seat to act has a legal "
-                                       "action now; in phase where it has (new stack), then none in phase pay")
 def test_determinize_for_another_seat_keeps_a_placement_payable_LN_28():
     """A world sampled for a seat not to act, while the seat to act is placing a card, must
     leave it a card to pay with: else "new stack" leads to phase pay with no legal action
-    (reported to the engine's author; state.py refuses such a world as a description)."""
+    (state.py refuses such a world as a description)."""
     rng = random.Random("2/0")
     state = GAME.new_initial_state(2)
     dead = 0
@@ -217,3 +215,20 @@ def test_edited_positions_are_refused_by_field_or_playable(phase, which, data):
         assert legal, f"no legal action in phase {state.describe()['phase']}"
         state.apply(state.sample_chance(rng.getrandbits(63)) if state.is_chance_node() else rng.choice(legal))
     raise AssertionError("a random playout did not end")
+
+
+def test_a_finished_game_is_scored_from_its_position_not_from_the_client_LN_75_LN_81():
+    """Phase over with made-up final VP and winners: the state scores the position itself, so
+    the returns cannot be set by a description."""
+    rng = random.Random("over")
+    state = GAME.new_initial_state(2)
+    while not state.is_terminal():
+        state.apply(state.sample_chance(rng.getrandbits(63)) if state.is_chance_node()
+                    else rng.choice(state.legal_actions()))
+    d = state.describe()
+    honest = GAME.from_description(d)
+    d["final_vp"] = [v + 50 * (p + 1) for p, v in enumerate(d["final_vp"])]
+    d["winners"] = [p for p in range(2) if p not in d["winners"]] or [0]
+    made_up = GAME.from_description(d)
+    assert made_up.describe()["final_vp"] == honest.describe()["final_vp"]
+    assert made_up.returns() == honest.returns()
