@@ -60,6 +60,14 @@ ctypedef struct GameDef:
     # rollouts; returns one of the current player's legal actions at a
     # decision.  It may read the whole (determinized) state.
     int (*rollout_action)(const void* st, Rng* rng) noexcept nogil
+    # Optional (NULL: none): an estimate of each seat's return in a
+    # non-terminal state, written to out[0:num_players] on the scale of
+    # returns().  With it and a positive `rollout_depth`, a search's "policy"
+    # rollouts stop after that many rollout actions and take this estimate
+    # instead of playing to the end (long games, where a playout's result is
+    # mostly noise).
+    void (*evaluate)(const void* st, double* out) noexcept nogil
+    int rollout_depth
 
 # Name of the PyCapsule that carries a `GameDef*`.
 cdef extern from *:

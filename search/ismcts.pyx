@@ -130,7 +130,10 @@ cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
 cdef int64_t FIRST_SLOTS = 4096
 
 #: Rollout settings: "policy" plays out with the game's rollout policy where it
-#: has one (uniform otherwise); "random" always plays uniformly.
+#: has one (uniform otherwise) -- and, where the game also has an evaluation
+#: (``GameDef.evaluate``, London), stops after ``GameDef.rollout_depth`` rollout
+#: actions and takes the evaluation's estimate; "random" always plays uniformly
+#: to the end.
 ROLLOUTS = ("policy", "random")
 DEFAULT_ROLLOUT = "random"
 
@@ -275,6 +278,7 @@ cdef class ISMCTS:
     cdef int use_rm
     cdef int use_os
     cdef int use_policy         # play out with gd.rollout_action
+    cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
     cdef unsigned char* root
     cdef unsigned char* work
     cdef int* legal             # the current legal actions (room for max_legal_actions)
@@ -386,6 +390,7 @@ cdef class ISMCTS:
         self.gamma = gamma
         self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
         self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
+        self.cutoff = self.gd.rollout_depth if self.use_policy and self.gd.evaluate != NULL else 0
         self.state = state
         self.seat = seat
         self.exploration = exploration
@@ -672,6 +677,8 @@ cdef class ISMCTS:
         cdef int64_t node
         cdef uint64_t key
         cdef bint in_tree = True
+        cdef bint evaluated = False
+        cdef int out_steps = 0
         cdef Slot* base
         cdef double returns[MAX_SEATS]
         memcpy(st, self.root, gd.state_size)
@@ -687,10 +694,15 @@ cdef class ISMCTS:
                 gd.apply_action(st, gd.sample_chance(st, &self.rng))
                 continue
             if not in_tree or depth >= self.path_cap:
+                if self.cutoff > 0 and out_steps >= self.cutoff:
+                    gd.evaluate(st, returns)
+                    evaluated = True
+                    break
                 a = self._rollout_action(st)
                 if a < 0:
                     return -1
                 gd.apply_action(st, a)
+                out_steps += 1
                 continue
             n = self._legal(st)
             if n <= 0:
@@ -722,7 +734,8 @@ cdef class ISMCTS:
             self.path_prob[depth] = self.sample_prob
             depth += 1
             gd.apply_action(st, base[slot].action)
-        gd.returns(st, returns)
+        if not evaluated:
+            gd.returns(st, returns)
         if self.use_os:
             self._backup_os(depth, returns, update)
         else:

@@ -56,6 +56,7 @@ import pathlib
 cimport cython
 from libc.stdint cimport int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
+from libc.math cimport exp
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, mix64
@@ -1950,6 +1951,71 @@ cdef int ln_make_current(void* st, int seat) noexcept nogil:
     return 1 if ln_current_player(st) == seat else 0
 
 include "rollout.pxi"
+cdef enum:
+    EVAL_DEPTH = 48             # rollout actions before the evaluation: about two rounds of play
+cdef double EVAL_SCALE = 8.0    # VP of lead worth about 73 % (1 / (1 + e^-1)) of a win
+cdef double EVAL_HAND = 0.9     # VP a card in hand is worth beyond the poverty it adds at the end
+
+cdef double EVAL_CARDS_PER_TURN = 1.8    # cards a turn takes from the deck, on average
+cdef double EVAL_RUN_SHARE = 0.5         # share of a seat's turns that run the city
+cdef double EVAL_POVERTY = 1.5           # VP a poverty point costs at the end (LN-79, about)
+cdef double EVAL_MONEY = 1.0 / 3.0       # VP a pound is worth at the end (LN-78)
+
+cdef double future_yield(const LNState* s, int p, double runs) noexcept nogil:
+    """VP that p's face-up cards that stay face up when activated promise, at every Run City
+    still to come (`runs`).  A flipping card's one-time yield is not counted before it is
+    used: counting it made the search keep such cards rather than run the city."""
+    cdef int i, v
+    cdef double y, total = 0.0
+    for i in range(s.pc_n[p]):
+        v = s.pc_version[p][i]
+        if not V_ACT[v] or V_FLIP[v] or V_HOSPITAL[v] or (s.pc_flags[p][i] & (F_DOWN | F_COVERED)):
+            continue
+        y = V_GAIN_MONEY[v] + V_OTHERS_PAY[v] * (s.players - 1) + s.pc_money[p][i]
+        if V_PER_BOROUGH[v]:
+            y += V_PER_BOROUGH[v] * boroughs_in_set(s, p, V_BOROUGH_SET[v])
+        if V_MONEY_PER_CARD[v]:
+            y += V_MONEY_PER_CARD[v] * count_display_cards(s, p, V_MONEY_COLOURS[v], V_MONEY_COVERED[v],
+                                                           V_MONEY_FLIPPED[v])
+        if V_ACT_COST[v] == AC_MONEY:
+            y -= V_ACT_MONEY[v]
+        y *= EVAL_MONEY
+        y += V_GAIN_VP[v] + EVAL_POVERTY * (V_DISCARD_POVERTY[v] - V_TAKE_POVERTY[v])
+        if V_VP_PER_CARD[v]:
+            y += V_VP_PER_CARD[v] * count_display_cards(s, p, V_VP_COLOURS[v], V_VP_COVERED[v], V_VP_FLIPPED[v])
+        if V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
+            y -= EVAL_HAND
+        if y <= 0:
+            continue
+        total += y * runs
+    return total
+
+cdef void ln_evaluate(const void* st, double* out) noexcept nogil:
+    """The search's estimate of each seat's return (GameDef.evaluate), not a rule.
+
+    The position is scored as if the game ended now (LN-75 to LN-80: loans, hand
+    cards as poverty, money, boroughs, cards, the poverty penalty), each card in
+    hand counted back at EVAL_HAND since it will rather be built or spent, plus what
+    the seat's lasting money and VP cards promise (future_yield); a seat's
+    estimate is then a logistic function of its lead over the best other seat, so
+    that it lies in (0, 1) like the win/loss returns (LN-81)."""
+    cdef LNState end
+    cdef double worth[LN_MAX_PLAYERS]
+    cdef double best
+    cdef int p, q
+    cdef const LNState* s = <const LNState*>st
+    cdef double runs = deck_cards(s) / (EVAL_CARDS_PER_TURN * s.players) * EVAL_RUN_SHARE
+    memcpy(&end, st, sizeof(LNState))
+    game_over(&end)
+    for p in range(end.players):
+        worth[p] = end.final_vp[p] + EVAL_HAND * end.hand_n[p] + future_yield(s, p, runs)
+    for p in range(end.players):
+        best = -1e9
+        for q in range(end.players):
+            if q != p and worth[q] > best:
+                best = worth[q]
+        out[p] = 1.0 / (1.0 + exp(-(worth[p] - best) / EVAL_SCALE))
+
 cdef GameDef LN_DEF
 LN_DEF.game_id = b"london"
 LN_DEF.state_size = sizeof(LNState)
@@ -1973,6 +2039,8 @@ LN_DEF.determinize = ln_determinize
 LN_DEF.infoset_key = ln_infoset_key
 LN_DEF.make_current = ln_make_current
 LN_DEF.rollout_action = ln_rollout_action
+LN_DEF.evaluate = ln_evaluate
+LN_DEF.rollout_depth = EVAL_DEPTH
 
 GAME_DEF = PyCapsule_New(<void*>&LN_DEF, GAMEDEF_CAPSULE, NULL)
 
@@ -2106,6 +2174,14 @@ def split_action(int action):
         r, k = divmod(action - A_KINDS, MAX_K)
         return RANGES[r], k
     return None
+
+
+def evaluation(data):
+    """The search's estimate of each seat's return in this state (``GameDef.evaluate``)."""
+    cdef LNState s = _read(data)
+    cdef double out[LN_MAX_PLAYERS]
+    ln_evaluate(&s, out)
+    return [out[p] for p in range(s.players)]
 
 
 def poverty_penalty_of(int points):

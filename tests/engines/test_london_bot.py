@@ -4,10 +4,11 @@ import random
 
 import pytest
 
+from fagin.engines.london import engine as E
 from fagin.engines.london.heuristic import LondonHeuristicBot
 from fagin.search.playouts import random_playouts, rollout_policy_violations
 
-from .london_helpers import GAME
+from .london_helpers import GAME, position
 
 
 def _play(players, seed, bots):
@@ -73,3 +74,35 @@ def test_heuristic_ignores_what_its_seat_cannot_see_LN_84_LN_85():
         checked += 1
         st.apply(a)
     assert checked == 60
+
+
+def test_the_search_evaluation_is_a_return_estimate_that_favours_the_leader():
+    """GameDef.evaluate (the search's estimate, not a rule): each seat's value lies in (0, 1), the
+    seat ahead on the position's would-be final score (LN-75 to LN-80) gets more than 1/2, and
+    a lasting money card counts for the Run Cities to come."""
+    even = position(players=2)
+    a, b = E.evaluation(even.to_bytes())
+    assert 0 < a < 1 and abs(a - b) < 1e-9
+    ahead = position(players=2, vp={0: 12})
+    a, b = E.evaluation(ahead.to_bytes())
+    assert a > 0.5 > b
+    engine = position(players=2, stacks={0: [["grand_hotel"]], 1: [["billingsgate_market"]]})
+    a, b = E.evaluation(engine.to_bytes())
+    assert a > b, "Grand Hotel (+£4, stays) promises more than Billingsgate (+£8 once, not yet used)"
+
+
+def test_policy_searches_stop_their_playouts_and_evaluate():
+    """With the policy rollout, London's playouts stop after GameDef.rollout_depth actions and
+    take the evaluation: an iteration costs a fraction of a full playout."""
+    import time
+    from fagin.search import ismcts
+    st = GAME.new_initial_state(2)
+    st.resolve_chance(3)
+    timings = {}
+    for rollout in ("random", "policy"):
+        search = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout=rollout)
+        t = time.perf_counter()
+        search.run(iterations=300)
+        timings[rollout] = time.perf_counter() - t
+        assert search.result().iterations == 300
+    assert timings["policy"] < timings["random"]
