@@ -32,6 +32,7 @@ bench: build
 	$(PY) bench/ismcts_speed.py
 	$(PY) bench/grpc_overhead.py
 	$(PY) bench/gangs_of_kyoto_deck.py
+	$(PY) bench/london_costs.py
 	$(PY) bench/peer_openspiel.py
 	$(PY) bench/goofspiel_exploitability.py
 
