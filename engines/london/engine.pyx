@@ -712,21 +712,27 @@ cdef inline int power_of(const LNState* s, int p, const int* table) noexcept nog
 
 cdef void refresh_powers(LNState* s, int p) noexcept nogil:
     """Recomputes p's cached permanent powers after its Building Display changed."""
-    cdef int most
-    s.perm[8 * p + P_SCHOOL] = power_of(s, p, V_SCHOOL)
-    s.perm[8 * p + P_LOOK] = power_of(s, p, V_LOOK)
-    s.perm[8 * p + P_SWAP] = power_of(s, p, V_SWAP)
-    s.perm[8 * p + P_LOAN] = power_of(s, p, V_LOAN)
-    s.perm[8 * p + P_PUB] = power_of(s, p, V_PUB)
-    most = power_of(s, p, V_DRAW_MAX)
-    s.perm[8 * p + P_DRAW_MAX] = most
-    s.perm[8 * p + P_DRAW_MIN] = 0
-    cdef int i, v
-    if most > 0:
-        for i in range(s.pc_n[p]):
-            v = s.pc_version[p][i]
-            if is_active_card(s, p, i) and V_DRAW_MAX[v] == most:
-                s.perm[8 * p + P_DRAW_MIN] = V_DRAW_MIN[v]
+    cdef int i, v, j
+    cdef int16_t* perm = &s.perm[8 * p]
+    for j in range(NUM_P):
+        perm[j] = 0
+    for i in range(s.pc_n[p]):
+        if not is_active_card(s, p, i):
+            continue
+        v = s.pc_version[p][i]
+        if V_SCHOOL[v] > perm[P_SCHOOL]:
+            perm[P_SCHOOL] = V_SCHOOL[v]
+        if V_LOOK[v] > perm[P_LOOK]:
+            perm[P_LOOK] = V_LOOK[v]
+        if V_SWAP[v] > perm[P_SWAP]:
+            perm[P_SWAP] = V_SWAP[v]
+        if V_LOAN[v] > perm[P_LOAN]:
+            perm[P_LOAN] = V_LOAN[v]
+        if V_PUB[v] > perm[P_PUB]:
+            perm[P_PUB] = V_PUB[v]
+        if V_DRAW_MAX[v] > perm[P_DRAW_MAX]:
+            perm[P_DRAW_MAX] = V_DRAW_MAX[v]
+            perm[P_DRAW_MIN] = V_DRAW_MIN[v]
 
 cdef void refresh_caches(LNState* s) noexcept nogil:
     """Every cache of the state, from its fields (a state built from a description)."""
@@ -1381,11 +1387,8 @@ cdef void flip_step(LNState* s) noexcept nogil:
 # ------------------------------------------------------------------ legal actions
 
 cdef inline int add_kind(int* out, int n, int r, int k) noexcept nogil:
-    cdef int a = A_KINDS + MAX_K * r + k, i
-    for i in range(n):
-        if out[i] == a:
-            return n
-    out[n] = a
+    # Duplicates (two versions of a kind) are removed once the list is sorted (legal's end).
+    out[n] = A_KINDS + MAX_K * r + k
     return n + 1
 
 cdef int hand_kinds(const LNState* s, int p, int r, int colour, int other_than, int* out, int n) noexcept nogil:
@@ -1558,7 +1561,12 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
     elif ph == PH_CUT:
         n = hand_kinds(s, p, R_CUT, -1, -1, out, n)
     sort_ints(out, n)
-    return n
+    k = 0
+    for i in range(n):
+        if k == 0 or out[i] != out[k - 1]:
+            out[k] = out[i]
+            k += 1
+    return k
 
 cdef bint _buyable(const LNState* s, int b, uint32_t occ) noexcept nogil:
     """LN-72: an unoccupied borough; a starting one while the board is empty, else next to one
