@@ -710,7 +710,8 @@ def describe(data):
         "seats": seats,
         "fictitious": fictitious,
         "robbers": [i for i in range(s.seats) if (s.robbers >> i) & 1],
-        "lone": s.lone if s.lone >= 0 else None,
+        # Only the choose_lone phase has a lone survivor; the field is stale afterwards.
+        "lone": s.lone if s.phase == PH_CHOOSE_LONE else None,
         "last_hour": last_hour,
     }
 

@@ -429,3 +429,29 @@ def test_new_game_and_labels():
         else:
             play_out.apply(play_out.legal_actions()[0])
     assert play_out.current_player() == TERMINAL
+
+
+def test_a_lone_survivor_is_described_only_while_it_chooses():
+    """KL-9: once the lone survivor has chosen (robbing may lead on to the prince's choice)
+    the description names no lone survivor, so it round-trips (a stale seat number used to
+    remain; found with 12 contract playouts)."""
+    import random
+    after_choice = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        state = new_game("kids_of_london", 2)
+        chose = False
+        while not state.is_terminal():
+            d = state.describe()
+            if d["phase"] == "choose_lone":
+                chose = True
+            elif chose:
+                after_choice += 1
+                assert d["lone"] is None
+                assert GAME.from_description(d).describe() == d
+            if state.is_chance_node():
+                state.apply(state.sample_chance(rng.getrandbits(63)))
+            else:
+                state = state.with_seat_to_act(rng.choice(state.pending_seats()))
+                state.apply(rng.choice(state.legal_actions()))
+    assert after_choice > 0, "no lone survivor's choice in 60 random games"
