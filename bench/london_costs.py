@@ -17,26 +17,14 @@ machine that slows down part way through hurts every row alike.
     .venv/bin/python bench/london_costs.py [--seconds S] [--rounds R] [--iterations N]
 """
 import argparse
-import random
 import statistics
 import time
 
 from fagin.engines import new_game
-from fagin.engines.london import engine as london
 from fagin.search import ismcts
 from fagin.search.playouts import random_playouts
 
-
-def london_at_turn(players, turn, seed):
-    """The first decision of turn ``turn`` of a London game played uniformly at random."""
-    st = new_game("london", players, seed=seed)
-    rng = random.Random(seed)
-    while london._raw(st.to_bytes())["turns"] < turn or st.is_chance_node():
-        if st.is_chance_node():
-            st.resolve_chance(rng.getrandbits(32))
-        else:
-            st.apply(rng.choice(st.legal_actions()))
-    return st
+from ismcts_speed import london_at_turn     # bench/ is the script's folder, so on sys.path
 
 
 def playout_rate(st, seconds, seed, policy=False):

@@ -873,6 +873,17 @@ cdef int row_version(const LNState* s, int r, int k) noexcept nogil:
             return i
     return -1
 
+cdef int look_take(LNState* s, int k) noexcept nogil:
+    """Takes a card of kind k out of the University look (the caller lists only kinds it holds)."""
+    cdef int i, v
+    for i in range(s.look_n):
+        if V_KIND[s.look[i]] == k:
+            v = s.look[i]
+            s.look[i] = s.look[s.look_n - 1]
+            s.look_n -= 1
+            return v
+    return -1
+
 cdef int display_take(LNState* s, int r, int k) noexcept nogil:
     """Takes the lowest version of kind k from row r; its space stays free (LN-21)."""
     cdef int i = row_version(s, r, k), v, j
@@ -938,11 +949,17 @@ cdef int boroughs_in_set(const LNState* s, int p, int which) noexcept nogil:
 # ------------------------------------------------------------------ the turn
 
 
-cdef void game_over(LNState* s) noexcept nogil:
-    """Final scoring (LN-75 to LN-81)."""
-    cdef int p, q, repay, m, pov, vp, b, i, best, lowest = 1 << 14, x, n
-    cdef int boroughs[LN_MAX_PLAYERS]
-    cdef int top_card[LN_MAX_PLAYERS]
+cdef inline int poverty_penalty(int n) noexcept nogil:
+    """VP lost with n poverty points above the lowest player's (LN-11, LN-79)."""
+    if n < POVERTY_TABLE_N:
+        return POVERTY_TABLE[n]
+    return POVERTY_TABLE[POVERTY_TABLE_N - 1] + POVERTY_BEYOND * (n - POVERTY_TABLE_N + 1)
+
+cdef void final_scores(const LNState* s, int* vp_out, int* poverty_out, int* boroughs,
+                       int* top_card) noexcept nogil:
+    """The position scored as the end of the game scores it (LN-75 to LN-80), without
+    changing it: final VP, poverty before the adjustment, boroughs and best card (LN-81)."""
+    cdef int p, repay, m, pov, vp, b, i, x, lowest = 1 << 14
     for p in range(s.players):
         m = s.money[p]
         repay = m // 15
@@ -962,26 +979,34 @@ cdef void game_over(LNState* s) noexcept nogil:
             vp += x
             if x > top_card[p]:
                 top_card[p] = x
-        s.final_vp[p] = vp
-        s.final_poverty[p] = pov
+        vp_out[p] = vp
+        poverty_out[p] = pov
         if pov < lowest:
             lowest = pov
     for p in range(s.players):
-        n = s.final_poverty[p] - lowest
-        s.final_vp[p] -= POVERTY_TABLE[n] if n < POVERTY_TABLE_N else \
-            POVERTY_TABLE[POVERTY_TABLE_N - 1] + POVERTY_BEYOND * (n - POVERTY_TABLE_N + 1)
+        vp_out[p] -= poverty_penalty(poverty_out[p] - lowest)
+
+cdef void game_over(LNState* s) noexcept nogil:
+    """Final scoring and the winners (LN-75 to LN-81)."""
+    cdef int p, q, x, best = -1
+    cdef int vp[LN_MAX_PLAYERS]
+    cdef int poverty[LN_MAX_PLAYERS]
+    cdef int boroughs[LN_MAX_PLAYERS]
+    cdef int top_card[LN_MAX_PLAYERS]
+    final_scores(s, vp, poverty, boroughs, top_card)
     s.winners = 0
-    best = -1
     for p in range(s.players):
+        s.final_vp[p] = vp[p]
+        s.final_poverty[p] = poverty[p]
         if best < 0:
             best = p
             s.winners = 1 << p
             continue
         q = best
         # Compare p with the current best: VP, then fewer poverty, more boroughs, best card (LN-81).
-        x = s.final_vp[p] - s.final_vp[q]
+        x = vp[p] - vp[q]
         if x == 0:
-            x = s.final_poverty[q] - s.final_poverty[p]
+            x = poverty[q] - poverty[p]
         if x == 0:
             x = boroughs[p] - boroughs[q]
         if x == 0:
@@ -1027,13 +1052,16 @@ cdef void begin_draws(LNState* s, int why, int n, int at_least) noexcept nogil:
     s.draws_min = at_least
     s.draws_taken = 0
 
-cdef void begin_turn_draw(LNState* s) noexcept nogil:
-    """The turn's card (LN-13), or Parliament's 0 to 2 cards (LN-49)."""
+cdef void begin_turn_draws(LNState* s) noexcept nogil:
+    """The cards due at the turn's start: one (LN-13), or Parliament's 0 to 2 (LN-49)."""
     cdef int most = s.perm[8 * s.active + P_DRAW_MAX]
     if most > 0:
         begin_draws(s, DF_TURN, most, s.perm[8 * s.active + P_DRAW_MIN])
     else:
         begin_draws(s, DF_TURN, 1, 1)
+
+cdef void begin_turn_draw(LNState* s) noexcept nogil:
+    begin_turn_draws(s)
     goto_source(s)
 
 cdef void start_turn(LNState* s) noexcept nogil:
@@ -1090,7 +1118,7 @@ cdef void card_taken(LNState* s, bint looked) noexcept nogil:
 
 cdef void continue_look(LNState* s) noexcept nogil:
     """University: the top cards come to the look, those put back first (LN-50)."""
-    cdef int i, most
+    cdef int i
     while s.look_n < s.look_target and s.top_n > 0:
         s.look[s.look_n] = s.top[0]
         s.look_n += 1
@@ -1101,11 +1129,7 @@ cdef void continue_look(LNState* s) noexcept nogil:
         s.draw_to = DT_LOOK
         s.phase = PH_DRAW
         return
-    most = s.perm[8 * s.active + P_DRAW_MAX]
-    if most > 0:
-        begin_draws(s, DF_TURN, most, 0)
-    else:
-        begin_draws(s, DF_TURN, 1, 1)
+    begin_turn_draws(s)                 # each card taken is a looked-at or a Display card (LN-50)
     goto_take_looked(s)
 
 cdef void goto_take_looked(LNState* s) noexcept nogil:
@@ -1682,23 +1706,11 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         hand_add_known(s, p, v)
         card_taken(s, ph == PH_TAKE_LOOKED)
     elif r == R_TAKE_LOOKED:
-        for i in range(s.look_n):
-            if V_KIND[s.look[i]] == k:
-                v = s.look[i]
-                s.look[i] = s.look[s.look_n - 1]
-                s.look_n -= 1
-                hand_add(s, p, v)
-                break
+        hand_add(s, p, look_take(s, k))
         card_taken(s, True)
     elif r == R_PUT_BACK:
-        for i in range(s.look_n):
-            if V_KIND[s.look[i]] == k:
-                v = s.look[i]
-                s.look[i] = s.look[s.look_n - 1]
-                s.look_n -= 1
-                s.top[s.top_n] = v          # the first put back is drawn first
-                s.top_n += 1
-                break
+        s.top[s.top_n] = look_take(s, k)    # the first put back is drawn first
+        s.top_n += 1
         s.uni_owner = p
         if s.look_n == 0:
             after_turn_card(s)
@@ -2007,19 +2019,21 @@ cdef void ln_evaluate(const void* st, double* out) noexcept nogil:
     the seat's lasting money and VP cards promise (future_yield); a seat's
     estimate is then a logistic function of its lead over the best other seat, so
     that it lies in (0, 1) like the win/loss returns (LN-81)."""
-    cdef LNState end
     cdef double worth[LN_MAX_PLAYERS]
+    cdef int vp[LN_MAX_PLAYERS]
+    cdef int poverty[LN_MAX_PLAYERS]
+    cdef int boroughs[LN_MAX_PLAYERS]
+    cdef int top_card[LN_MAX_PLAYERS]
     cdef double best
     cdef int p, q
     cdef const LNState* s = <const LNState*>st
     cdef double runs = deck_cards(s) / (EVAL_CARDS_PER_TURN * s.players) * EVAL_RUN_SHARE
-    memcpy(&end, st, sizeof(LNState))
-    game_over(&end)
-    for p in range(end.players):
-        worth[p] = end.final_vp[p] + EVAL_HAND * end.hand_n[p] + future_yield(s, p, runs)
-    for p in range(end.players):
+    final_scores(s, vp, poverty, boroughs, top_card)
+    for p in range(s.players):
+        worth[p] = vp[p] + EVAL_HAND * s.hand_n[p] + future_yield(s, p, runs)
+    for p in range(s.players):
         best = -1e9
-        for q in range(end.players):
+        for q in range(s.players):
             if q != p and worth[q] > best:
                 best = worth[q]
         out[p] = 1.0 / (1.0 + exp(-(worth[p] - best) / EVAL_SCALE))
@@ -2196,8 +2210,7 @@ def poverty_penalty_of(int points):
     """VP lost with this many poverty points above the lowest (LN-11, LN-79)."""
     if points < 0:
         raise ValueError("points: expected >= 0")
-    return POVERTY_TABLE[points] if points < POVERTY_TABLE_N else \
-        POVERTY_TABLE[POVERTY_TABLE_N - 1] + POVERTY_BEYOND * (points - POVERTY_TABLE_N + 1)
+    return poverty_penalty(points)
 
 
 # ------------------------------------------------------- the Python side (state.py, actions.py)
