@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fagin.search import root_parallel
 from fagin.search.ismcts import ROLLOUTS
 from fagin.search.limits import DEFAULT_EXPLORATION
+from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
 
 
 @dataclass
@@ -45,6 +46,21 @@ class ISMCTSBot:
                                     threads=self.threads, exploration=self.exploration, **settings).action
 
 
+@dataclass
+class PolicyBot:
+    """Plays as the game's rollout policy does (``GameDef.rollout_action``, the search's
+    playout policy, uniform share included): a yardstick for what the search adds to it."""
+
+    name: str = "policy"
+
+    def choose(self, state, seat, seed):
+        state = state.with_seat_to_act(seat) if state.current_player() != seat else state
+        if not has_rollout_policy(state):
+            raise ValueError(f"bot policy: {state.game.spec.id} has no rollout policy")
+        (action, _), = rollout_policy_answers(state, 1, seed).items()
+        return action
+
+
 class HeuristicBot:
     """The rule-based bot of whatever game the state is (declared by the game's
     ``GameSpec.heuristic``, kept in its room: ``engines/<game>/heuristic.py``)."""
@@ -62,11 +78,12 @@ class HeuristicBot:
         return bot.choose(state, seat, seed)
 
 
-_BOT_SPECS = "random, heuristic or ismcts[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]][:policy|:random]"
+_BOT_SPECS = "random, heuristic, policy or ismcts[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]][:policy|:random]"
 
 
 def make_bot(spec: str):
-    """A bot from a spec: ``random``, ``heuristic`` or an ISMCTS bot.
+    """A bot from a spec: ``random``, ``heuristic``, ``policy`` (the game's rollout
+    policy) or an ISMCTS bot.
 
     ISMCTS specs: ``ismcts`` (2,000 iterations), ``ismcts:ITERATIONS``,
     ``ismcts:ITERATIONSxTHREADS`` (the iterations spread over that many
@@ -82,6 +99,8 @@ def make_bot(spec: str):
         return RandomBot()
     if name == "heuristic" and not arg:
         return HeuristicBot()
+    if name == "policy" and not arg:
+        return PolicyBot()
     base, at, timed = name.partition("@")
     if base != "ismcts":
         raise ValueError(f"unknown bot spec {spec!r}; use {_BOT_SPECS}")

@@ -59,7 +59,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.rng cimport Rng, rng_below, mix64
+from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
 from cpython.pycapsule cimport PyCapsule_New
 
@@ -2204,6 +2204,17 @@ def evaluation(data):
     cdef double out[LN_MAX_PLAYERS]
     ln_evaluate(&s, out)
     return [out[p] for p in range(s.players)]
+
+
+def heuristic_action(data, seed=0):
+    """The rule-based player's action for the seat to act (rollout.pxi: ``hx_choose``, ties
+    broken by ``seed``); -1 at a chance event or the end of the game."""
+    cdef LNState s = _read(data)
+    cdef Rng rng
+    if ln_current_player(&s) < 0:
+        return -1
+    rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+    return hx_choose(&s, &rng)
 
 
 def poverty_penalty_of(int points):

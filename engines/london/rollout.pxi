@@ -1,362 +1,529 @@
-# London's rollout policy (GameDef.rollout_action), included by engine.pyx just
-# before the GameDef table.  Not a rule: the search's default playout policy.
+# London's rule-based player, without the GIL: the heuristic bot (heuristic.py is
+# its Python face) and the search's rollout policy (GameDef.rollout_action).
+# Included by engine.pyx just before the GameDef table.  Not a rule.
 #
-# It may read the whole (determinized) state, but in fact looks only at what the
-# active player knows (its hand, its looked-at cards, the public state), so the
-# same play would make sense at a real table.  Cheap and allocation-free: one
-# pass over the hand or the Building Display per decision, integer scores in
-# tenths of a VP.  One decision in RO_UNIFORM is uniform over the legal actions
-# so that playouts stay diverse.  The play: take the deck's card (a Display card
-# now and then when it is a good one), run the city when the activations beat
-# the poverty the run adds, place the most valuable payable card (covering
-# flipped cards rather than starting stacks), buy affordable land, Take Three
-# Cards when the hand is thin, end Play Cards and Run City early, cut and expend
-# the least valuable cards.  Uniform play keeps cycling cards through the Card
-# Display and lasts about 100 turns; this ends the game when the deck runs out.
+# What it reads.  It is handed the whole (real or determinized) state but looks
+# only at what the deciding seat knows (LN-83 to LN-86): every seat's money,
+# loans, VP, poverty and hand size; every Building Display; the Card Display;
+# who owns which borough and where the Underground runs; how many cards the
+# deck holds; the phase and turn fields; its own hand, and the cards University
+# of London shows it while it looks.  Never another seat's hand or knowledge,
+# the deck's make-up, or the order of put-back cards.
+#
+# The play, in VP-equivalents (a pound is worth about 0.4 VP during the game:
+# it buys buildings and land; a poverty point about 1.5 VP at the end, LN-79):
+# build money engines and cheap VP cards early, high-VP buildings when the
+# money is there, buy land whenever it is affordable (VP, cards, and one
+# poverty point fewer at every later Run City, LN-44), run the city when the
+# activatable cards yield more than the poverty the run adds (stacks plus hand
+# minus boroughs), keep the hand small before a run, take a good card from the
+# Card Display but otherwise the deck, Take Three Cards when the hand is thin,
+# avoid loans unless the gain pays for them (a loan costs about 7 VP at the
+# end, LN-78), and cover flipped cards rather than start new stacks.  Every
+# legal action gets a score; the best is played, ties broken at random.
+
+from libc.math cimport fmin, fmax
+
+cdef double HX_MONEY = 0.4          # VP per £ during the game
+cdef double HX_POVERTY = 1.5        # VP per poverty point
+cdef double HX_LOAN = 3.0           # a loan's net cost in VP beyond the money it gives (7 VP less £10 at HX_MONEY)
+cdef double HX_CARD = 0.9           # an unknown card from the deck
+cdef double HX_NONE = -1e300        # "no such card" in the searches for a best or worst one
 
 cdef enum:
-    RO_UNIFORM = 10             # one decision in ten is uniform
-    RO_MONEY = 4                # tenths of a VP per £
-    RO_POVERTY = 15             # tenths of a VP per poverty point
-    RO_NEW_STACK = 20           # a new stack: a poverty point at each later run
+    RO_UNIFORM = 20                 # rollouts: one decision in twenty is uniform, so that playouts stay diverse
 
-cdef int RO_KEEP[MAX_V]         # what a hand card is worth (tenths of a VP)
-cdef int RO_GAIN[MAX_V]         # an activation's fixed yield, before its cost
-cdef int RO_PLACE[MAX_V]        # a placed card's worth over the game, before its £ cost
+cdef double HX_PERM[MAX_V]          # a permanent power's worth over a game
+cdef double HX_STATIC_KEEP[MAX_V]   # a hand card's fixed worth, from its printed values alone
 
 
-cdef void ro_init() noexcept:
-    cdef int v, g, perm
+cdef void hx_init_tables() noexcept:
+    cdef int v
+    cdef double x, g
     for v in range(NV):
-        g = RO_MONEY * V_GAIN_MONEY[v] + 10 * V_GAIN_VP[v] + RO_POVERTY * V_DISCARD_POVERTY[v] \
-            - RO_POVERTY * V_TAKE_POVERTY[v]
-        if V_OTHERS_PAY[v]:
-            g += RO_MONEY * V_OTHERS_PAY[v]
-        if V_UNDERGROUND[v]:
-            g += 12 * V_UNDERGROUND[v]
-        if V_OPPONENT_POVERTY[v] or V_GIVE_POVERTY[v]:
-            g += 12
-        if V_PRISON[v]:
-            g += 20 + 10 * V_PRISON_VP[v]
-        if V_WORKHOUSE[v]:
-            g += 15
-        if V_COFFEE[v]:
-            g += 20
-        if V_WHITEHALL[v]:
-            g += 25
-        if V_PER_BOROUGH[v] or V_MONEY_PER_CARD[v] or V_VP_PER_CARD[v] or V_COLLECT[v]:
-            g += 10                 # counted afresh when activated; this is its promise
-        RO_GAIN[v] = g
-        perm = 0
+        x = 0.0
         if V_SCHOOL[v]:
-            perm += 20
+            x += 2.0
         if V_LOOK[v]:
-            perm += 10
+            x += 1.5
         if V_SWAP[v]:
-            perm += 5
-        if V_STORE[v]:
-            perm += 15
-        if V_PUB[v]:
-            perm += 40
-        if V_DRAW_MAX[v]:
-            perm += 15
+            x += 1.0
         if V_LOAN[v]:
-            perm += 5
-        if V_HOSPITAL[v]:
-            perm += 10
-        RO_PLACE[v] = 10 * V_VP[v] + perm
-        if V_ACT[v] and not V_HOSPITAL[v] and g > 0:
-            RO_PLACE[v] += g if V_FLIP[v] else 2 * g
+            x += 0.5
+        if V_STORE[v]:
+            x += 1.5
+        if V_PUB[v]:
+            x += 4.0
+        if V_DRAW_MAX[v]:
+            x += 1.5
+        HX_PERM[v] = x
         if V_PAUPER[v]:
-            RO_KEEP[v] = -10
+            HX_STATIC_KEEP[v] = -1.0
         elif V_WREN[v]:
-            RO_KEEP[v] = 15
+            HX_STATIC_KEEP[v] = 1.5
         elif V_HAND_DRAW[v]:
-            RO_KEEP[v] = 10
+            HX_STATIC_KEEP[v] = 1.0
         elif not V_BASE[v]:
-            RO_KEEP[v] = 0
+            HX_STATIC_KEEP[v] = 0.0
         else:
-            g = RO_PLACE[v] - RO_MONEY * V_COST[v]
-            RO_KEEP[v] = 5 + (g // 2 if g > 0 else 0)
+            x = V_VP[v] + HX_PERM[v] - HX_MONEY * V_COST[v]
+            if V_ACT[v]:
+                g = HX_MONEY * V_GAIN_MONEY[v] + V_GAIN_VP[v] + HX_POVERTY * V_DISCARD_POVERTY[v] \
+                    - HX_POVERTY * V_TAKE_POVERTY[v] + 1.0
+                x += g * (1.0 if V_FLIP[v] else 2.0)
+            HX_STATIC_KEEP[v] = 0.5 + 0.5 * fmax(0.0, x)
 
-ro_init()
+hx_init_tables()
 
 
-cdef inline int ro_kind(int r, int v) noexcept nogil:
-    return A_KINDS + MAX_K * r + V_KIND[v] if v >= 0 else -1
+ctypedef struct HX:
+    # The deciding seat's view of one decision, with the hand cards' worth cached.
+    const LNState* s
+    int me
+    int money
+    int hand_n
+    int pov
+    bint school
+    bint pub
+    double turns_left               # turns of mine still to come (a turn takes about 1.4 cards off the deck)
+    double runs_left
+    double keep[MAX_V]
+    bint have_keep[MAX_V]
 
-cdef int ro_uniform(const LNState* s, Rng* rng) noexcept nogil:
-    cdef int buf[2 * MAX_K + 8]
-    cdef int n = legal(s, buf)
-    return buf[rng_below(rng, n)] if n > 0 else A_DONE
 
-cdef int ro_worst_hand(const LNState* s, int p, int colour, int other_than) noexcept nogil:
-    """The hand version of least worth (of `colour` if >= 0, not of `other_than` if >= 0), or -1."""
-    cdef int v, best = -1
+cdef void hx_view(HX* h, const LNState* s) noexcept nogil:
+    cdef int v
+    h.s = s
+    h.me = s.active
+    h.money = s.money[h.me]
+    h.hand_n = s.hand_n[h.me]
+    h.pov = s.poverty[h.me]
+    h.school = s.perm[8 * h.me + P_SCHOOL] > 0
+    h.pub = s.perm[8 * h.me + P_PUB] > 0
+    h.turns_left = 0.0 if s.last_round else fmax(0.0, deck_cards(s) / 1.4 / s.players)
+    h.runs_left = h.turns_left / 3.0
     for v in range(NV):
-        if s.hand[p][v] > 0 and (colour < 0 or V_COLOUR[v] == colour) \
-                and (other_than < 0 or V_COLOUR[v] != other_than):
-            if best < 0 or RO_KEEP[v] < RO_KEEP[best]:
-                best = v
-    return best
+        h.have_keep[v] = False
 
-cdef int ro_gain(const LNState* s, int p, int i) noexcept nogil:
-    """Card i of p's display activated now: its yield less its cost (tenths of a VP)."""
-    cdef int v = s.pc_version[p][i], g = RO_GAIN[v]
+
+cdef double hx_act_gain(HX* h, int v, int i, bint with_cost) noexcept nogil:
+    """What one activation of version v (card i of the Display, or -1) yields now."""
+    cdef const LNState* s = h.s
+    cdef int me = h.me, money = V_GAIN_MONEY[v], vp = V_GAIN_VP[v], w, n, j, r, cheap, k
+    cdef double x, best, g
     if V_PER_BOROUGH[v]:
-        g += RO_MONEY * V_PER_BOROUGH[v] * boroughs_in_set(s, p, V_BOROUGH_SET[v]) - 10
+        money += V_PER_BOROUGH[v] * boroughs_in_set(s, me, V_BOROUGH_SET[v])
     if V_MONEY_PER_CARD[v]:
-        g += RO_MONEY * V_MONEY_PER_CARD[v] * count_display_cards(s, p, V_MONEY_COLOURS[v], V_MONEY_COVERED[v],
-                                                                  V_MONEY_FLIPPED[v]) - 10
+        money += V_MONEY_PER_CARD[v] * count_display_cards(s, me, V_MONEY_COLOURS[v], V_MONEY_COVERED[v],
+                                                           V_MONEY_FLIPPED[v])
+    if V_COLLECT[v] and i >= 0:
+        money += s.pc_money[me][i]
+    if V_OTHERS_PAY[v]:
+        money += V_OTHERS_PAY[v] * (s.players - 1)
     if V_VP_PER_CARD[v]:
-        g += 10 * V_VP_PER_CARD[v] * count_display_cards(s, p, V_VP_COLOURS[v], V_VP_COVERED[v],
-                                                         V_VP_FLIPPED[v]) - 10
-    if V_COLLECT[v]:
-        g += RO_MONEY * s.pc_money[p][i] - 10
-    if V_DISCARD_POVERTY[v] > s.poverty[p] + 1:
-        g -= RO_POVERTY * (V_DISCARD_POVERTY[v] - s.poverty[p] - 1)
-    if V_ACT_COST[v] == AC_MONEY:
-        g -= RO_MONEY * V_ACT_MONEY[v] + (30 if s.money[p] < V_ACT_MONEY[v] else 0)
-    elif V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
-        g -= 3                      # a card leaves the hand (and no longer counts for poverty)
-    return g
-
-cdef int ro_place_value(const LNState* s, int p, int v) noexcept nogil:
-    cdef int x = RO_PLACE[v] - RO_MONEY * V_COST[v]
-    if V_COST[v] > s.money[p]:
-        x -= 30 * ((V_COST[v] - s.money[p] + 9) // 10)     # a loan: about 7 VP at the end for £10
+        vp += V_VP_PER_CARD[v] * count_display_cards(s, me, V_VP_COLOURS[v], V_VP_COVERED[v], V_VP_FLIPPED[v])
+    x = HX_MONEY * money + vp
+    x += HX_POVERTY * (h.pov + 2 if h.pov + 2 < V_DISCARD_POVERTY[v] else V_DISCARD_POVERTY[v])
+    x -= HX_POVERTY * V_TAKE_POVERTY[v]
+    if V_UNDERGROUND[v]:
+        x += 2.0 * V_UNDERGROUND[v] * 0.6
+    if V_OPPONENT_POVERTY[v]:
+        x += 1.0
+    if V_GIVE_POVERTY[v] and h.pov > 0:
+        x += HX_POVERTY
+    if V_PRISON[v]:
+        cheap = 0
+        for w in range(NV):
+            if s.hand[me][w] > 0 and HX_STATIC_KEEP[w] < 1.5:
+                cheap += s.hand[me][w]
+        k = cheap if cheap < V_PRISON[v] else V_PRISON[v]
+        x += k * (HX_POVERTY * (1 if h.pov > 0 else 0) + V_PRISON_VP[v] + 0.5)
+    if V_WORKHOUSE[v]:
+        for w in range(NV):
+            if s.hand[me][w] > 0 and V_PAUPER[w]:
+                x += s.hand[me][w] * (HX_MONEY + HX_POVERTY + 1.0)
+    if V_FIRE[v]:
+        n = 0
+        for j in range(NB):
+            if s.owner[j] >= 0 and s.owner[j] != me:
+                n += 1
+        x += 0.3 * n
+    if V_COFFEE[v]:
+        best = 0.0
+        for r in range(2):
+            for j in range(s.display_n[r]):
+                w = s.display[r][j]
+                if V_BASE[w]:
+                    best = fmax(best, 2.0 * HX_STATIC_KEEP[w])
+        x += best
+    if V_WHITEHALL[v]:
+        best = 0.0
+        for j in range(s.pc_n[me]):
+            w = s.pc_version[me][j]
+            if j != i and (s.pc_flags[me][j] & F_ACTIVATED) and not (s.pc_flags[me][j] & F_COVERED) \
+                    and V_ACT[w] and not V_HOSPITAL[w]:
+                best = fmax(best, hx_act_gain(h, w, j, False))
+        x += best
+    if with_cost:
+        if V_ACT_COST[v] == AC_MONEY:
+            x -= HX_MONEY * V_ACT_MONEY[v] + (HX_LOAN if h.money < V_ACT_MONEY[v] else 0.0)
+        elif V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
+            # A card from the hand: little lost if it is a weak one, and one card fewer for Run City's poverty.
+            x -= fmax(0.0, hx_worst_static_keep(h, V_ACT_COST[v] == AC_BLUE)) - 0.5
     return x
 
-cdef inline int ro_room(const LNState* s, int p, int cards) noexcept nogil:
-    """How many of `cards` new cards the hand holds before the cut (LN-17)."""
-    cdef int room = HAND_LIMIT - s.hand_n[p]
+
+cdef double hx_worst_static_keep(HX* h, bint blue) noexcept nogil:
+    """The hand card cheapest to expend, by its fixed worth (0 with none)."""
+    cdef int w
+    cdef double best = HX_NONE
+    for w in range(NV):
+        if h.s.hand[h.me][w] > 0 and (not blue or V_COLOUR[w] == C_BLUE):
+            if best == HX_NONE or HX_STATIC_KEEP[w] < best:
+                best = HX_STATIC_KEEP[w]
+    return 0.0 if best == HX_NONE else best
+
+
+cdef double hx_placed_value(HX* h, int v) noexcept nogil:
+    """What version v face up in the Building Display is worth over the rest of the game."""
+    cdef double x = V_VP[v] + HX_PERM[v] * fmin(1.0, h.turns_left / 8.0), g, uses
+    if V_ACT[v] and not V_HOSPITAL[v]:
+        g = hx_act_gain(h, v, -1, True)
+        if g > 0:
+            uses = 1.0 if V_FLIP[v] else fmax(1.0, fmin(3.0, h.runs_left))
+            x += g * uses * (0.8 if h.turns_left > 1 else 0.0)
+    if V_HOSPITAL[v]:
+        x += 1.0
+    return x
+
+
+cdef double hx_keep(HX* h, int v) noexcept nogil:
+    """How much the seat would miss hand card v."""
+    cdef double x
+    if h.have_keep[v]:
+        return h.keep[v]
+    if V_PAUPER[v]:
+        x = -1.0
+    elif V_WREN[v]:
+        x = 1.5
+    elif V_HAND_DRAW[v]:
+        x = 1.0
+    elif not V_BASE[v]:
+        x = 0.0
+    else:
+        x = 0.5 + 0.5 * fmax(0.0, hx_placed_value(h, v) - HX_MONEY * V_COST[v])
+    h.keep[v] = x
+    h.have_keep[v] = True
+    return x
+
+
+cdef double hx_worst_keep(HX* h, bint blue) noexcept nogil:
+    cdef int w
+    cdef double best = HX_NONE, k
+    for w in range(NV):
+        if h.s.hand[h.me][w] > 0 and (not blue or V_COLOUR[w] == C_BLUE):
+            k = hx_keep(h, w)
+            if best == HX_NONE or k < best:
+                best = k
+    return 0.0 if best == HX_NONE else best
+
+
+cdef inline double hx_new_stack_cost(HX* h) noexcept nogil:
+    return HX_POVERTY * fmin(h.runs_left, 4.0) * 0.5
+
+
+cdef double hx_cover_cost(HX* h, int i) noexcept nogil:
+    """What covering stack top i loses."""
+    cdef int v = h.s.pc_version[h.me][i]
+    cdef double x, g
+    if h.s.pc_flags[h.me][i] & F_DOWN:
+        return 0.0
+    x = HX_PERM[v] * fmin(1.0, h.turns_left / 8.0)
+    if V_ACT[v]:
+        g = hx_act_gain(h, v, i, True)
+        if g > 0:
+            x += g * (1.0 if V_FLIP[v] else fmax(1.0, fmin(3.0, h.runs_left)))
+    if V_STORE[v]:
+        x += HX_MONEY * h.s.pc_money[h.me][i]
+    return x
+
+
+cdef double hx_best_where_cost(HX* h) noexcept nogil:
+    cdef double best = hx_new_stack_cost(h)
+    cdef int i
+    for i in range(h.s.pc_n[h.me]):
+        if not (h.s.pc_flags[h.me][i] & (F_COVERED | F_PLACED_NOW)):
+            best = fmin(best, hx_cover_cost(h, i))
+    return best
+
+
+cdef double hx_cheapest_expend(HX* h, int v) noexcept nogil:
+    """The least worth among the hand cards that could pay for placing v."""
+    cdef int w, k
+    cdef double best = HX_NONE, c
+    for w in range(NV):
+        k = h.s.hand[h.me][w] - (1 if w == v else 0)
+        if k <= 0:
+            continue
+        if V_COLOUR[w] == V_COLOUR[v]:
+            c = hx_keep(h, w)
+        elif h.school:
+            c = hx_keep(h, w) + HX_MONEY
+        else:
+            continue
+        if best == HX_NONE or c < best:
+            best = c
+    return 0.0 if best == HX_NONE else best
+
+
+cdef double hx_place_score(HX* h, int v) noexcept nogil:
+    """Placing hand card v now: its worth less its £ cost (loans), the card expended and where it goes."""
+    cdef int cost = V_COST[v]
+    cdef double x = hx_placed_value(h, v) - HX_MONEY * cost
+    if cost > h.money:
+        x -= HX_LOAN * ((cost - h.money + 9) // 10)
+    if not V_NO_EXPEND[v]:
+        x -= fmax(0.0, hx_cheapest_expend(h, v)) * 0.6
+    x -= hx_best_where_cost(h)
+    return x
+
+
+cdef double hx_run_score(HX* h) noexcept nogil:
+    """Running the city now: the good activations less the poverty the run adds (LN-44)."""
+    cdef const LNState* s = h.s
+    cdef int me = h.me, i, v, f, c, expends = 0, hand, delta
+    cdef double gains = 0.0, g
+    for i in range(s.pc_n[me]):
+        v = s.pc_version[me][i]
+        f = s.pc_flags[me][i]
+        if f & (F_DOWN | F_COVERED) or not V_ACT[v] or V_HOSPITAL[v]:
+            continue
+        c = V_ACT_COST[v]
+        if (c == AC_ANY or c == AC_BLUE) and h.hand_n - expends <= 0:
+            continue
+        if c == AC_BLUE and s.colour_n[4 * me + C_BLUE] == 0:
+            continue
+        g = hx_act_gain(h, v, i, True)
+        if V_FLIP[v] and h.turns_left > 2:
+            g -= 0.3                # a flipped card is spent
+        if g > 0:
+            gains += g
+            if c == AC_ANY or c == AC_BLUE:
+                expends += 1
+    hand = 0 if h.pub else h.hand_n - expends
+    delta = s.stacks[me] + hand - boroughs_of(s, me)
+    if delta < 0 and delta < -h.pov:
+        delta = -h.pov
+    return gains - HX_POVERTY * delta
+
+
+cdef double hx_buy_score(HX* h, int b) noexcept nogil:
+    cdef int cost = B_COST[b], room = HAND_LIMIT - h.hand_n
+    cdef double x = B_VP[b] + HX_POVERTY * fmin(h.runs_left, 6.0) * 0.7 - HX_MONEY * cost
     if room < 0:
         room = 0
-    return cards if cards < room else room
+    x += HX_CARD * (B_CARDS[b] if B_CARDS[b] < room else room) * (1.0 if h.turns_left > 2 else 0.2)
+    if cost > h.money:
+        x -= HX_LOAN * ((cost - h.money + 9) // 10) + 1.0
+    return x
 
-cdef int ro_source(const LNState* s, Rng* rng) noexcept nogil:
-    """Where the next card comes from: the deck, or now and then a good Display card."""
-    cdef int p = s.active, r, i, v, best = -1, best_row = 0
-    if s.draws_taken >= s.draws_min and s.hand_n[p] >= 8:
-        return A_STOP
-    for r in range(2):
-        for i in range(s.display_n[r]):
-            v = s.display[r][i]
-            if best < 0 or RO_KEEP[v] > RO_KEEP[best]:
-                best = v
-                best_row = r
-    if deck_cards(s) > 0:
-        if best < 0 or RO_KEEP[best] < 25 or s.hand_n[p] >= 8 or rng_below(rng, 4) != 0:
-            return A_DECK
-    if best < 0:
-        return A_STOP
-    return ro_kind(R_TAKE_TOP + best_row, best)
 
-cdef int ro_action(const LNState* s, Rng* rng) noexcept nogil:
-    """Run City, Play Cards, Buy Land or Take Three Cards: the best estimate."""
-    cdef int p = s.active, i, v, b, x, gains = 0, expends = 0, hand, delta
-    cdef int best_action = A_TAKE_THREE, best = -1000000
-    # Run City: the good activations less the poverty the run adds (LN-44).
-    if can_activate_any(s, p):
-        for i in range(s.pc_n[p]):
-            if can_activate(s, p, i):
-                x = ro_gain(s, p, i)
-                if x > 0:
-                    gains += x
-                    v = s.pc_version[p][i]
-                    if V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
-                        expends += 1
-        hand = 0 if s.perm[8 * p + P_PUB] else s.hand_n[p] - expends
-        delta = s.stacks[p] + hand - boroughs_of(s, p)
-        if delta < -s.poverty[p]:
-            delta = -s.poverty[p]
-        x = gains - RO_POVERTY * delta
-        if x > best:
-            best = x
-            best_action = A_RUN_CITY
-    # Play Cards: the best payable card.
-    if can_place_any(s, p, True):
-        x = -1000
-        for v in range(NV):
-            if s.hand[p][v] > 0 and placement_payable(s, p, v, 0):
-                i = ro_place_value(s, p, v) - 8
-                if i > x:
-                    x = i
-        if x > best:
-            best = x
-            best_action = A_PLAY_CARDS
-    # Buy Land: an affordable borough (VP, cards, one poverty point fewer at each later run).
-    if boroughs_of(s, p) < BUILDING_COUNTERS:
-        for b in range(NB):
-            if _buyable(s, b, occupied_mask(s)):
-                x = 10 * B_VP[b] + 8 * ro_room(s, p, B_CARDS[b]) + 30 - RO_MONEY * B_COST[b]
-                if B_COST[b] > s.money[p]:
-                    x -= 40
-                if x > best:
-                    best = x
-                    best_action = A_BUY_LAND
-    # Take Three Cards when the hand is thin.
-    x = 25 - 8 * s.hand_n[p]
-    if x > best:
-        best_action = A_TAKE_THREE
-    return best_action
+cdef bint hx_payable(HX* h, int v) noexcept nogil:
+    """Whether the hand could pay to place v (as the seat judges it before choosing Play Cards)."""
+    if V_NO_EXPEND[v]:
+        return True
+    return h.s.colour_n[4 * h.me + V_COLOUR[v]] >= 2 or (h.school and h.hand_n >= 2)
 
-cdef int ro_play(const LNState* s, Rng* rng) noexcept nogil:
-    cdef int p = s.active, v, x, best = -1, best_x = -1000000
+
+cdef double hx_play_action_score(HX* h) noexcept nogil:
+    """Play Cards: the best placement plus the next two if they gain."""
+    cdef double first = HX_NONE, second = HX_NONE, third = HX_NONE, x
+    cdef int v
     for v in range(NV):
-        if s.hand[p][v] > 0 and placement_payable(s, p, v, s.wren_waivers):
-            x = ro_place_value(s, p, v)
-            if x > best_x:
-                best_x = x
-                best = v
-    if s.placed > 0 or not can_place_any(s, p, False):
-        if best < 0 or best_x < 10 or rng_below(rng, 2) == 0:
-            return A_DONE
-    if best >= 0:
-        return ro_kind(R_PLACE, best)
-    for v in range(NV):
-        if s.hand[p][v] > 0 and (V_HAND_DRAW[v] or V_WREN[v]):
-            return ro_kind(R_USE, v)
-    return A_DONE
+        if h.s.hand[h.me][v] > 0 and V_BASE[v] and hx_payable(h, v):
+            x = hx_place_score(h, v)
+            if first == HX_NONE or x > first:
+                third = second
+                second = first
+                first = x
+            elif second == HX_NONE or x > second:
+                third = second
+                second = x
+            elif third == HX_NONE or x > third:
+                third = x
+    if first == HX_NONE:
+        return -5.0
+    return first + (second if second != HX_NONE and second > 0 else 0.0) \
+        + (third if third != HX_NONE and third > 0 else 0.0)
 
-cdef int ro_where(const LNState* s) noexcept nogil:
-    """Cover a flipped card, else a face-up card with nothing left to give, else a new stack."""
-    cdef int p = s.active, i, v, f, plain = -1
-    for i in range(s.pc_n[p]):
-        if not stack_target(s, p, i):
-            continue
-        f = s.pc_flags[p][i]
-        v = s.pc_version[p][i]
-        if f & F_DOWN:
-            return ro_kind(R_ON_DOWN, v)
-        if plain < 0 and not V_ACT[v] and RO_PLACE[v] == 10 * V_VP[v]:
-            plain = v
-    if plain >= 0:
-        return ro_kind(R_ON_UP, plain)
-    return A_NEW_STACK
 
-cdef int ro_pay(const LNState* s) noexcept nogil:
-    cdef int p = s.active, c = V_COLOUR[s.pending], v
-    v = ro_worst_hand(s, p, c, -1)
-    if v >= 0:
-        return ro_kind(R_EXPEND, v)
-    return ro_kind(R_SCHOOL, ro_worst_hand(s, p, -1, c))
+cdef double hx_counter_score(HX* h, int b) noexcept nogil:
+    cdef const LNState* s = h.s
+    cdef double x = 0.0
+    cdef uint32_t net = 0
+    cdef int j
+    if s.owner[b] == h.me:
+        x += 2.0
+    elif s.owner[b] >= 0:
+        x -= 0.5
+    for j in range(NB):
+        if s.underground[j]:
+            net |= <uint32_t>1 << j
+    if net != 0 and ((B_ADJ[b] & ~B_CROSS[b]) & net) == 0:
+        x -= HX_MONEY * 3
+    return x
 
-cdef int ro_run(const LNState* s, Rng* rng) noexcept nogil:
-    cdef int p = s.active, i, x, best = -1, best_x = -1000000
-    for i in range(s.pc_n[p]):
-        if can_activate(s, p, i):
-            x = ro_gain(s, p, i)
-            if V_WHITEHALL[s.pc_version[p][i]]:
-                x -= 10                 # after the others, so it has a target worth repeating
-            if x > best_x:
-                best_x = x
-                best = i
-    if s.activations > 0 and (best < 0 or best_x <= 0):
-        return A_DONE
-    return ro_kind(R_ACTIVATE, s.pc_version[p][best]) if best >= 0 else -1
 
-cdef int ro_policy(const LNState* s, Rng* rng) noexcept nogil:
-    """The policy's pick, or -1 when it has none."""
-    cdef int p = s.active, ph = s.phase, i, v, r, b, best, x, best_x
-    if ph == PH_SOURCE:
-        return ro_source(s, rng)
-    if ph == PH_ACTION:
-        return ro_action(s, rng)
-    if ph == PH_PLAY:
-        return ro_play(s, rng)
-    if ph == PH_WHERE:
-        return ro_where(s)
-    if ph == PH_PAY:
-        return ro_pay(s)
-    if ph == PH_RUN:
-        return ro_run(s, rng)
-    if ph == PH_RUN_COST:
-        v = ro_worst_hand(s, p, C_BLUE if V_ACT_COST[s.pc_version[p][s.pending]] == AC_BLUE else -1, -1)
-        return ro_kind(R_EXPEND, v)
-    if ph == PH_CUT or ph == PH_GIVE:
-        return ro_kind(R_CUT if ph == PH_CUT else R_GIVE, ro_worst_hand(s, p, -1, -1))
+cdef double hx_kind_score(HX* h, int ph, int r, int v, int k) noexcept nogil:
+    cdef const LNState* s = h.s
+    cdef int me = h.me, i, w, f, wanted
+    cdef double x, best, c, g
+    cdef bint down
+    if r == R_TAKE_TOP or r == R_TAKE_BOTTOM or r == R_TAKE_LOOKED:
+        # The deck by default (the game moves on); a Display card only when clearly good, and never
+        # one the full hand would cut again.
+        x = hx_keep(h, v) - (0.0 if r == R_TAKE_LOOKED else 1.5)
+        if h.hand_n >= 8 and hx_keep(h, v) <= hx_worst_keep(h, False):
+            x -= 5.0
+        return x * (0.3 if h.turns_left <= 2 else 1.0)
+    if r == R_PUT_BACK:
+        return -hx_keep(h, v)                     # the worst goes back first (drawn next)
+    if r == R_SWAP_TOP or r == R_SWAP_BOTTOM:
+        return hx_keep(h, v) - hx_worst_keep(h, False)
+    if r == R_GIVE or r == R_EXPEND or r == R_CUT:
+        x = -hx_keep(h, v)
+        if ph == PH_PRISON:
+            w = s.pc_version[me][s.effect_card] if s.effect_card >= 0 else -1
+            x += (HX_POVERTY if h.pov > 0 else 0.0) + (V_PRISON_VP[w] if w >= 0 else 0) + 0.5 - 1.0
+        elif ph == PH_WORKHOUSE:
+            x += 3.0
+        return x
+    if r == R_SCHOOL:
+        return -hx_keep(h, v) - HX_MONEY
+    if r == R_PLACE:
+        return hx_place_score(h, v)
+    if r == R_USE:
+        if V_WREN[v]:
+            # Wren pays off when two placements still need a card of their colour.
+            wanted = 0
+            for w in range(NV):
+                if s.hand[me][w] > 0 and V_BASE[w] and not V_NO_EXPEND[w] and hx_place_score(h, w) > 0:
+                    wanted += 1
+            return 1.0 if wanted >= 2 and s.wren_waivers == 0 else -1.0
+        return 0.2 if h.hand_n <= 4 and h.turns_left > 3 else -1.0
+    if r == R_ON_UP or r == R_ON_DOWN:
+        down = r == R_ON_DOWN
+        best = HX_NONE
+        for i in range(s.pc_n[me]):
+            f = s.pc_flags[me][i]
+            if V_KIND[s.pc_version[me][i]] == k and not (f & (F_COVERED | F_PLACED_NOW)) \
+                    and ((f & F_DOWN) != 0) == down:
+                c = hx_cover_cost(h, i)
+                if best == HX_NONE or c < best:
+                    best = c
+        return -(99.0 if best == HX_NONE else best)
+    if r == R_ACTIVATE:
+        best = HX_NONE
+        for i in range(s.pc_n[me]):
+            w = s.pc_version[me][i]
+            if V_KIND[w] == k and not (s.pc_flags[me][i] & (F_DOWN | F_COVERED | F_ACTIVATED)):
+                g = hx_act_gain(h, w, i, True)
+                if V_WHITEHALL[w]:
+                    g -= 0.5            # Whitehall after the others
+                if best == HX_NONE or g > best:
+                    best = g
+        return -1.0 if best == HX_NONE else best
+    if r == R_AGAIN:
+        return hx_act_gain(h, v, -1, False)
+    if r == R_KEEP:
+        return hx_act_gain(h, v, -1, True) + 0.5
+    if r == R_COFFEE_TOP or r == R_COFFEE_BOTTOM:
+        return hx_placed_value(h, v) - HX_MONEY * V_COST[v] - (HX_LOAN if V_COST[v] > h.money else 0.0)
+    return 0.0
+
+
+cdef double hx_score(HX* h, int a) noexcept nogil:
+    """The score of legal action a; the best is played."""
+    cdef const LNState* s = h.s
+    cdef int ph = s.phase, r, k, b
+    cdef double x, best
+    cdef uint32_t occ
+    if a >= A_KINDS:
+        r = (a - A_KINDS) // MAX_K
+        k = (a - A_KINDS) % MAX_K
+        return hx_kind_score(h, ph, r, K_FIRST[k], k)
     if ph == PH_LOOK:
-        return A_NO_LOOK
+        return 1.0 if a == A_LOOK else 0.0
+    if ph == PH_SOURCE or ph == PH_TAKE_LOOKED:
+        if a == A_DECK:
+            # Late in the game the deck ends it sooner; the hand is poverty at the end (LN-77).
+            return HX_CARD * (1.0 if h.turns_left > 2 else 0.1) - 0.1 * (h.hand_n - 6 if h.hand_n > 6 else 0)
+        if a == A_STOP:
+            return 0.5 if h.hand_n >= 7 else -1.0
+        return 0.0
     if ph == PH_SWAP:
-        return A_NO_SWAP
-    if ph == PH_TAKE_LOOKED:
-        best = -1
-        for i in range(s.look_n):
-            if best < 0 or RO_KEEP[s.look[i]] > RO_KEEP[best]:
-                best = s.look[i]
-        if best >= 0:
-            return ro_kind(R_TAKE_LOOKED, best)
-        return ro_uniform(s, rng)
-    if ph == PH_PUT_BACK:
-        return ro_kind(R_PUT_BACK, s.look[0])
-    if ph == PH_TARGET:
-        best = -1
-        for i in range(s.players):
-            if i != p and (best < 0 or s.poverty[i] < s.poverty[best]):
-                best = i
-        return A_PLAYER + best
-    if ph == PH_PRISON:
-        v = ro_worst_hand(s, p, -1, -1)
-        if v >= 0 and RO_KEEP[v] <= 10:
-            return ro_kind(R_EXPEND, v)
-        return A_STOP
-    if ph == PH_WORKHOUSE:
-        return ro_kind(R_EXPEND, ro_worst_hand(s, p, C_GREY, -1))
-    if ph == PH_WHITEHALL:
-        best = -1
-        best_x = -1000000
-        for i in range(s.pc_n[p]):
-            if whitehall_target(s, p, i, s.pending):
-                x = ro_gain(s, p, i)
-                if x > best_x:
-                    best_x = x
-                    best = i
-        return ro_kind(R_AGAIN, s.pc_version[p][best]) if best >= 0 else -1
-    if ph == PH_UNDERGROUND:
-        best = -1
-        for b in range(NB):
-            if underground_legal(s, b):
-                if best < 0 or (s.owner[b] == p and s.owner[best] != p):
-                    best = b
-        return A_COUNTER + best if best >= 0 else -1
-    if ph == PH_HOSPITAL:
-        best = -1
-        best_x = -1000000
-        for i in range(s.pc_n[p]):
-            if flip_candidate(s, p, i):
-                x = ro_gain(s, p, i)
-                if x > best_x:
-                    best_x = x
-                    best = i
-        return ro_kind(R_KEEP, s.pc_version[p][best]) if best >= 0 else A_STOP
-    if ph == PH_BUY:
-        best = -1
-        best_x = -1000000
-        for b in range(NB):
-            if _buyable(s, b, occupied_mask(s)):
-                x = 10 * B_VP[b] + 8 * ro_room(s, p, B_CARDS[b]) - RO_MONEY * B_COST[b] - (40 if B_COST[b] > s.money[p] else 0)
-                if x > best_x:
-                    best_x = x
-                    best = b
-        return A_BUY + best if best >= 0 else -1
-    if ph == PH_COFFEE:
-        best = -1
-        r = 0
-        for i in range(2):
-            for b in range(s.display_n[i]):
-                v = s.display[i][b]
-                if V_BASE[v] and (best < 0 or ro_place_value(s, p, v) > ro_place_value(s, p, best)):
-                    best = v
-                    r = i
-        return ro_kind(R_COFFEE_TOP + r, best)
-    return ro_uniform(s, rng)
+        return 1.5              # no swap unless a Display card beats the worst hand card by this
+    if ph == PH_ACTION:
+        if a == A_RUN_CITY:
+            return hx_run_score(h)
+        if a == A_PLAY_CARDS:
+            return hx_play_action_score(h)
+        if a == A_BUY_LAND:
+            best = HX_NONE
+            occ = occupied_mask(s)
+            for b in range(NB):
+                if _buyable(s, b, occ):
+                    x = hx_buy_score(h, b)
+                    if best == HX_NONE or x > best:
+                        best = x
+            return best + 0.5
+        if a == A_TAKE_THREE:
+            return (3 * HX_CARD - 0.6 * (h.hand_n - 3 if h.hand_n > 3 else 0)) * (0.2 if h.turns_left <= 2 else 1.0)
+    if ph == PH_PLAY and a == A_DONE:
+        return 0.3
+    if ph == PH_RUN and a == A_DONE:
+        return 0.0
+    if ph == PH_WHERE and a == A_NEW_STACK:
+        return -hx_new_stack_cost(h)
+    if (ph == PH_PRISON or ph == PH_WORKHOUSE or ph == PH_HOSPITAL) and a == A_STOP:
+        return 0.5 if ph == PH_HOSPITAL else 0.0
+    if A_PLAYER <= a < A_PLAYER + 4:
+        # Poverty to the seat with the least (it sets everyone's penalty, LN-79), then the leader.
+        return -s.poverty[a - A_PLAYER] + 0.01 * s.vp[a - A_PLAYER]
+    if A_BUY <= a < A_BUY + NB:
+        return hx_buy_score(h, a - A_BUY)
+    if A_COUNTER <= a < A_COUNTER + NB:
+        return hx_counter_score(h, a - A_COUNTER)
+    return 0.0
+
+
+cdef int hx_choose(const LNState* s, Rng* rng) noexcept nogil:
+    """The rule-based player's action at a decision (A_DONE if, impossibly, nothing is legal)."""
+    cdef int buf[2 * MAX_K + 8]
+    cdef int n = legal(s, buf), i, ties = 0, pick = A_DONE
+    cdef double top = HX_NONE, x
+    cdef double scores[2 * MAX_K + 8]
+    cdef HX h
+    if n <= 1:
+        return buf[0] if n == 1 else A_DONE
+    hx_view(&h, s)
+    for i in range(n):
+        scores[i] = hx_score(&h, buf[i])
+        if top == HX_NONE or scores[i] > top:
+            top = scores[i]
+    for i in range(n):
+        if scores[i] >= top - 1e-9:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                pick = buf[i]
+    return pick
 
 
 cdef int ln_rollout_action(const void* st, Rng* rng) noexcept nogil:
     cdef const LNState* s = <const LNState*>st
-    cdef int a
+    cdef int buf[2 * MAX_K + 8]
+    cdef int n
     if rng_below(rng, RO_UNIFORM) == 0:
-        return ro_uniform(s, rng)
-    a = ro_policy(s, rng)
-    return a if a >= 0 else ro_uniform(s, rng)     # a guard: no pick (cannot happen) falls back to uniform
+        n = legal(s, buf)
+        return buf[rng_below(rng, n)] if n > 0 else A_DONE
+    return hx_choose(s, rng)

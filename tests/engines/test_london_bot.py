@@ -32,11 +32,14 @@ def test_rollout_policy_answers_are_legal(players):
     assert checked > 1000 and illegal == 0
 
 
-def test_rollout_policy_ends_the_game_sooner_than_uniform_play_LN_74():
-    st = GAME.new_initial_state(2)
+@pytest.mark.parametrize("players, share", [(2, 0.9), (3, 0.75), (4, 0.7)])
+def test_rollout_policy_ends_the_game_sooner_than_uniform_play_LN_74(players, share):
+    """Uniform play keeps cycling cards through the Card Display; the policy draws from the deck,
+    whose last card ends the game (LN-74)."""
+    st = GAME.new_initial_state(players)
     _, uniform, _ = random_playouts(st, 100, seed=1)
     _, policy, _ = random_playouts(st, 100, seed=1, policy=True)
-    assert policy < 0.7 * uniform
+    assert policy < share * uniform
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -44,6 +47,27 @@ def test_heuristic_plays_whole_games_legally(players):
     bot = LondonHeuristicBot()
     st = _play(players, players, [bot] * players)
     assert st.is_terminal()
+
+
+def test_rollout_policy_is_the_heuristic_with_a_uniform_share():
+    """The search's playouts play as the heuristic bot does (one player, written once in
+    rollout.pxi), except one decision in twenty, which is uniform."""
+    from fagin.search.playouts import rollout_policy_answers
+    st = GAME.new_initial_state(3)
+    rng = random.Random(4)
+    checked = 0
+    while not st.is_terminal() and checked < 40:
+        if st.is_chance_node():
+            st.apply(st.sample_chance(rng.getrandbits(63)))
+            continue
+        legal = st.legal_actions()
+        if len(legal) > 2:
+            answers = rollout_policy_answers(st, 400, seed=checked)
+            picks = {LondonHeuristicBot().choose(st, st.current_player(), seed) for seed in range(12)}
+            assert sum(answers.get(a, 0) for a in picks) >= 0.85 * 400     # ties: any of the bot's picks
+            checked += 1
+        st.apply(rng.choice(legal))
+    assert checked == 40
 
 
 def test_heuristic_beats_random_play():

@@ -86,3 +86,13 @@ def test_wilson_interval():
     lo, hi = arena.wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
     assert arena.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_policy_bot_plays_the_rollout_policy():
+    """``policy``: the game's rollout policy as a bot (a yardstick for what the search adds)."""
+    bot = make_bot("policy")
+    assert bot.name == "policy"
+    result = arena.match("london", ["policy", "random"], games=2, seed=1)
+    assert sum(e.wins for e in result.entries) == 2
+    with pytest.raises(ValueError, match="no rollout policy"):
+        arena.match("kuhn_poker", ["policy", "random"], games=1, seed=1)
