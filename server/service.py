@@ -301,11 +301,11 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 its, ms = job.remaining()
                 if until is not None:
                     ms = min(ms, (until - began) * 1000)
+                ms = max(0.0, ms)                # the turn may come just after the instant
                 if its is None:
                     reason = await searcher.run_async(self.executor, None, min(ms, self.config.slice_ms))
                 else:
-                    reason = await searcher.run_async(self.executor, min(its, job.slice_iterations * parts),
-                                                      max(0.0, ms))
+                    reason = await searcher.run_async(self.executor, min(its, job.slice_iterations * parts), ms)
             finally:
                 elapsed = time.monotonic() - began
                 self.admission.done_slice(ticket, elapsed)
