@@ -29,13 +29,15 @@ import random
 import threading
 import time
 
+from fagin.server.config import NODE_BYTES_FOR_DEFAULT
+
 #: Bytes of a node and of its table entries (24-byte node, 4-byte hash slots at
 #: most twice the node cap rounded up to a power of two).
 NODE_FIXED_BYTES = 24 + 16
 #: Bytes of one action slot, doubled: the slot block doubles when it grows.
 SLOT_BYTES = 2 * 40
 #: Iterations of the search that measures a game's slots per node, and how many positions.
-_PROBE_ITERATIONS = 3000
+_PROBE_ITERATIONS = 1000
 _PROBE_POSITIONS = 3
 #: Margin over the measured slots per node (deeper positions branch differently).
 _PROBE_MARGIN = 1.25
@@ -66,21 +68,34 @@ def measure_bytes_per_node(game, players=None, positions=_PROBE_POSITIONS, itera
             state.apply(state.sample_chance(seed))
         if state.is_terminal():
             continue
-        search = ISMCTS(state, state.current_player(), seed=seed)
+        # Policy playouts: London's stop early, and the tree's shape is what is measured.
+        search = ISMCTS(state, state.current_player(), seed=seed,
+                        rollout="policy" if game.has_rollout_policy else "random")
         search.run(iterations=iterations)
         worst = max(worst, search.num_slots / max(1, search.num_nodes))
     return int(NODE_FIXED_BYTES + SLOT_BYTES * worst * _PROBE_MARGIN)
 
 
+#: A game's figure until its measurement is done: above every game measured (~1.2 KB at most).
+UNMEASURED_BYTES_PER_NODE = NODE_BYTES_FOR_DEFAULT
+
+
 def bytes_per_node(game) -> int:
-    """The game's tree bytes per node (measured once per process, see ``measure_bytes_per_node``)."""
-    found = _bytes_per_node.get(game.id)
-    if found is None:
+    """The game's tree bytes per node: measured (see ``measure_games``), or
+    UNMEASURED_BYTES_PER_NODE until then -- never measured here, on the event loop."""
+    return _bytes_per_node.get(game.id, UNMEASURED_BYTES_PER_NODE)
+
+
+def measure_games(games):
+    """Measures the games' bytes per node in a background thread, once per process
+    (a probe takes from a few ms to half a second; the server must not wait for it)."""
+    def run():
         with _probe_lock:
-            found = _bytes_per_node.get(game.id)
-            if found is None:
-                found = _bytes_per_node[game.id] = measure_bytes_per_node(game)
-    return found
+            for game in games:
+                if game.id not in _bytes_per_node:
+                    figure = measure_bytes_per_node(game)
+                    _bytes_per_node[game.id] = max(figure, _bytes_per_node.get(game.id, 0))
+    threading.Thread(target=run, name="fagin-node-bytes", daemon=True).start()
 
 
 def observe_tree(game_id, nodes, slots):

@@ -25,7 +25,7 @@ class ServerConfig:
     default_iterations: int = 2_000
     # Cap on search tree nodes per search thread.  0 = derived from the tree-memory
     # budget: room for twice the workers' trees at NODE_BYTES_FOR_DEFAULT a node, at
-    # most limits.DEFAULT_MAX_NODES (a node costs ~130-850 bytes depending on the game).
+    # most limits.DEFAULT_MAX_NODES (a node costs ~250-1200 bytes depending on the game).
     max_nodes: int = 0
     # Largest request accepted, in bytes (larger: RESOURCE_EXHAUSTED).
     max_message_bytes: int = 4 * 1024 * 1024
@@ -103,9 +103,10 @@ class ServerConfig:
         return int(max(MIN_DERIVED_NODES, min(limits.DEFAULT_MAX_NODES, derived)))
 
 
-#: Bytes a node is taken to cost when deriving the default max_nodes (the
-#: largest figure measured among the served games, with margin).
-NODE_BYTES_FOR_DEFAULT = 1024
+#: Bytes a node is taken to cost when deriving the default max_nodes (above
+#: the largest figure measured among the served games, ~1.2 KB; admission.py
+#: also reserves this much a node for a game not measured yet).
+NODE_BYTES_FOR_DEFAULT = 2048
 #: The derived node cap never goes below this (a small machine still searches).
 MIN_DERIVED_NODES = 10_000
 #: Budget when the available memory cannot be read.

@@ -17,7 +17,7 @@ import grpc
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
 from fagin.server import codec, searching
-from fagin.server.admission import Admission, Overloaded, observe_tree
+from fagin.server.admission import Admission, Overloaded, measure_games, observe_tree
 from fagin.server.codec import BadRequest
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
@@ -161,6 +161,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         self.executor = executor
         self.admission = Admission(config.workers, config.queue_limit, config.tree_memory_bytes,
                                    config.slice_ms)
+        measure_games([load_game(game_id) for game_id in GAMES])
 
     # ------------------------------------------------------------ game calls
 

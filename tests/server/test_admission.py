@@ -12,7 +12,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search.ismcts import ISMCTS
-from fagin.server.config import ServerConfig
+from fagin.server.config import NODE_BYTES_FOR_DEFAULT, ServerConfig
 from fagin.server.codec import encode_state
 from fagin.server.service import FaginService, add_to_server
 from fagin.v1 import fagin_pb2 as pb
@@ -194,8 +194,8 @@ def test_open_unread_streams_keep_tree_memory_under_the_budget(serve):
 
 
 def test_node_cap_is_derived_from_the_memory_budget():
-    small = ServerConfig(workers=2, max_tree_memory_mb=64)
-    assert small.node_cap == (64 << 20) // (2 * 2 * 1024)
+    small = ServerConfig(workers=2, max_tree_memory_mb=256)
+    assert small.node_cap == (256 << 20) // (2 * 2 * NODE_BYTES_FOR_DEFAULT)
     assert ServerConfig(workers=2, max_tree_memory_mb=64, max_nodes=500).node_cap == 500
     assert ServerConfig(workers=64, max_tree_memory_mb=64).node_cap == 10_000   # the floor
 
