@@ -47,9 +47,9 @@ class ServerConfig:
     # when its call ends (a stream holds its tree between reports).  0 = half of
     # the memory available at start (MemAvailable, or the cgroup limit if lower).
     max_tree_memory_mb: int = 0
-    # Searches run in slices of about this many ms; a freed worker goes to the
-    # waiting search that has had the least worker time, so short calls are not
-    # held up behind long ones.
+    # Searches run in slices of about this many ms (4x as long while no other
+    # search waits); a freed worker goes to the waiting search that has had the
+    # least worker time, so short calls are not held up behind long ones.
     slice_ms: int = 25
 
     def __post_init__(self):

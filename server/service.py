@@ -24,6 +24,8 @@ from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 log = logging.getLogger("fagin.server")
 
 MIN_REPORT_INTERVAL_MS = 10
+# A search's slice is this many times slice_ms when no other search waits.
+IDLE_SLICE_STRETCH = 4
 DEFAULT_REPORT_INTERVAL_MS = 100
 
 
@@ -303,10 +305,15 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 if until is not None:
                     ms = min(ms, (until - began) * 1000)
                 ms = max(0.0, ms)                # the turn may come just after the instant
+                # With no search waiting the slice is longer: fewer hops between
+                # the loop and the workers, and an arrival still waits little.
+                stretch = 1 if self.admission.waiting else IDLE_SLICE_STRETCH
                 if its is None:
-                    reason = await searcher.run_async(self.executor, None, min(ms, self.config.slice_ms))
+                    reason = await searcher.run_async(self.executor, None,
+                                                      min(ms, self.config.slice_ms * stretch))
                 else:
-                    reason = await searcher.run_async(self.executor, min(its, job.slice_iterations * parts), ms)
+                    reason = await searcher.run_async(
+                        self.executor, min(its, job.slice_iterations * parts * stretch), ms)
             finally:
                 elapsed = time.monotonic() - began
                 self.admission.done_slice(ticket, elapsed)
