@@ -362,13 +362,15 @@ class Recorder:
     def __init__(self, min_iterations=0):
         self.kinds = {k: KindStats() for k in CALL_KINDS}
         self.errors = Counter()          # status name -> requests that ended with it
+        self.error_examples = {}         # status name -> the first message seen with it
+        self.ending = False              # set when the run cancels the calls still open
         self.below = Counter()           # below_budget reason -> answers
         self.by_game = Counter()         # game:players -> answers
         self.iterations = 0
         self.min_iterations = min_iterations
         self.deadline_calls = 0
-        self.late_calls = 0
-        self.max_lateness_ms = 0.0
+        self.lateness_ms: list = []      # of the calls that ended after their deadline
+        self.late_answers = 0            # of those, calls that ended OK
         self.all_latencies_ms: list = []  # of ok calls, in completion order
 
     @property
@@ -406,14 +408,15 @@ class Recorder:
             self.deadline_calls += 1
             late_ms = (end - start - deadline_s) * 1000
             if late_ms > 0:
-                self.late_calls += 1
-                self.max_lateness_ms = max(self.max_lateness_ms, late_ms)
+                self.lateness_ms.append(late_ms)
+                self.late_answers += failure is None
 
-    def error(self, kind, name, n=1):
+    def error(self, kind, name, n=1, details=""):
         if n <= 0:
             return
         self.kinds[kind].errors += n
         self.errors[name] += n
+        self.error_examples.setdefault(name, details)
 
 
 # -------------------------------------------------------------------- load
@@ -445,14 +448,24 @@ def _request(plan, rng):
     return position, req, iterations, time_ms
 
 
-def _status_name(exc):
+def _status_name(exc, rec):
     if isinstance(exc, grpc.aio.AioRpcError):
         return exc.code().name
     if isinstance(exc, _Protocol):
         return exc.name
     if isinstance(exc, asyncio.CancelledError):
-        return "UNFINISHED_AT_END"
+        # grpc.aio also raises CancelledError for a call it cancelled itself (a request stream
+        # that failed to close, e.g. at its deadline): only at the end is it the run's doing.
+        return "UNFINISHED_AT_END" if rec.ending else "CANCELLED_BY_GRPC_CLIENT"
     return f"CLIENT_{type(exc).__name__}"
+
+
+def _details(exc):
+    return exc.details() if isinstance(exc, grpc.aio.AioRpcError) else str(exc)
+
+
+def _reraise(exc, rec):
+    return isinstance(exc, asyncio.CancelledError) and rec.ending
 
 
 class _Protocol(Exception):
@@ -475,8 +488,8 @@ async def _unary(stub, plan, rec, rng):
         answer = await stub.Recommend(req, timeout=plan.deadline_s)
     except FAILURES as e:
         rec.call_ended("unary", start, time.perf_counter(), plan.deadline_s, 1, 0, e)
-        rec.error("unary", _status_name(e))
-        if isinstance(e, asyncio.CancelledError):
+        rec.error("unary", _status_name(e, rec), details=_details(e))
+        if _reraise(e, rec):
             raise
         return
     rec.call_ended("unary", start, time.perf_counter(), plan.deadline_s, 1, 1)
@@ -503,8 +516,8 @@ async def _stream(stub, plan, rec, rng):
     except FAILURES as e:
         rec.call_ended("stream", start, time.perf_counter(), plan.deadline_s, 1, 0, e)
         rec.kinds["stream"].progress_messages += messages
-        rec.error("stream", _status_name(e))
-        if isinstance(e, asyncio.CancelledError):
+        rec.error("stream", _status_name(e, rec), details=_details(e))
+        if _reraise(e, rec):
             raise
         return
     rec.call_ended("stream", start, time.perf_counter(), plan.deadline_s, 1, 1)
@@ -530,7 +543,7 @@ async def _batch(stub, plan, rec, rng):
                 raise _Protocol("UNKNOWN_OR_REPEATED_REQUEST_ID")
             seen.add(resp.request_id)
             if resp.HasField("error"):
-                item_errors.append(resp.error.code)
+                item_errors.append((resp.error.code, resp.error.message))
             else:
                 answered.append((resp.request_id, resp.recommendation))
         if len(seen) != len(asked):
@@ -539,15 +552,16 @@ async def _batch(stub, plan, rec, rng):
         failure = e
     end = time.perf_counter()
     rec.call_ended("batch", start, end, plan.deadline_s, len(asked), len(answered), failure)
-    for code in item_errors:
-        rec.error("batch", _code_name(code))
+    for code, message in item_errors:
+        rec.error("batch", _code_name(code), details=message)
     if failure is not None:
         # The requests that got neither an answer nor an error of their own.
-        rec.error("batch", _status_name(failure), len(asked) - len(answered) - len(item_errors))
+        rec.error("batch", _status_name(failure, rec), len(asked) - len(answered) - len(item_errors),
+                  details=_details(failure))
     for rid, answer in answered:
         position, its, ms, _ = asked[rid]
         rec.answer(position, answer, its, ms)
-    if isinstance(failure, asyncio.CancelledError):
+    if _reraise(failure, rec):
         raise failure
 
 
@@ -635,6 +649,7 @@ async def run_load(channels, plan, rec: Recorder, sampler: Sampler, progress: bo
         # Clients stop starting calls at the duration; open calls get --drain-s more to end.
         limit = None if stop_at is None else plan.duration_s + plan.drain_s
         done, pending = await asyncio.wait(in_flight, timeout=limit)
+        rec.ending = True
         for task in pending:
             task.cancel()       # recorded as UNFINISHED_AT_END by the call
         if pending:
@@ -678,12 +693,14 @@ def build_report(settings, timing, rec: Recorder, server: dict) -> dict:
         "latency_ms": latency_summary(rec.all_latencies_ms),
         "by_kind": kinds,
         "errors_by_code": dict(sorted(rec.errors.items())),
+        "error_examples": dict(sorted(rec.error_examples.items())),
         "below_budget": {"total": rec.total_below,
                          "by_reason": {r: rec.below[r] for r in BELOW_REASONS if rec.below[r]}},
         "empty_answers": rec.below["empty"],
         "answers_by_game": dict(sorted(rec.by_game.items())),
-        "deadline": {"calls_with_deadline": rec.deadline_calls, "late_calls": rec.late_calls,
-                     "max_lateness_ms": rec.max_lateness_ms},
+        "deadline": {"calls_with_deadline": rec.deadline_calls, "late_calls": len(rec.lateness_ms),
+                     "late_answers": rec.late_answers,
+                     "lateness_ms": latency_summary(rec.lateness_ms)},
         "server": server,
         "generator": {"cpu_s": timing["cpu_s"],
                       "cpu_percent_of_one_core": 100 * timing["cpu_s"] / wall if wall > 0 else None,
@@ -719,12 +736,16 @@ def format_report(r: dict) -> str:
     lines.append("")
     if r["errors_by_code"]:
         lines.append("errors by status: " + ", ".join(f"{k} {v}" for k, v in r["errors_by_code"].items()))
+        lines += [f"  {k}: {v}" for k, v in r["error_examples"].items()]
     if r["below_budget"]["total"]:
         lines.append("below budget: " + ", ".join(f"{k} {v}" for k, v in r["below_budget"]["by_reason"].items()))
     d = r["deadline"]
     if d["calls_with_deadline"]:
-        lines.append(f"deadline: {d['late_calls']} of {d['calls_with_deadline']} calls ended after it; "
-                     f"worst by {d['max_lateness_ms']:.1f} ms")
+        late = d["lateness_ms"]
+        lines.append(f"deadline: {d['late_calls']} of {d['calls_with_deadline']} calls ended after it "
+                     f"({d['late_answers']} of them answered)"
+                     + (f", by p50 {late['p50']:.1f} / p99 {late['p99']:.1f} / max {late['max']:.1f} ms"
+                        if late["count"] else ""))
     srv = r["server"]
     if srv.get("pid") is not None:
         lines.append(f"server pid {srv['pid']}: RSS {_mb(srv['rss_before'])} before, "

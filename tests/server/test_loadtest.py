@@ -1,5 +1,6 @@
 """`fagin loadtest`: a short run against a spawned server, the loopback guard, the budget rule."""
 import json
+import os
 
 import pytest
 
@@ -38,7 +39,8 @@ def test_a_short_mixed_run_against_a_spawned_server_reports_consistent_figures(c
         assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["max"]
     assert r["wall_s"] >= 3
     assert r["calls_per_s"] == pytest.approx(r["calls"] / r["wall_s"])
-    assert r["deadline"] == {"calls_with_deadline": r["calls"], "late_calls": 0, "max_lateness_ms": 0.0}
+    assert r["deadline"]["calls_with_deadline"] == r["calls"]
+    assert r["deadline"]["late_calls"] == r["deadline"]["late_answers"] == 0
     srv = r["server"]
     assert srv["rss_before"] > 10 * 2**20 and srv["rss_after"] > 10 * 2**20
     assert srv["rss_peak"] >= max(srv["rss_before"], srv["rss_after"])
@@ -46,8 +48,8 @@ def test_a_short_mixed_run_against_a_spawned_server_reports_consistent_figures(c
     assert r["generator"]["cpu_s"] > 0
 
 
-def test_the_table_names_each_call_kind(capsys):
-    code = cli.main(["loadtest", "--spawn", "--spawn-args=--workers 1 --log-level WARNING",
+def test_the_table_names_each_call_kind(server, capsys):
+    code = cli.main(["--server", server.target, "loadtest", "--server-pid", str(os.getpid()),
                      "--count", "6", "--concurrency", "2", "--games", "liars_dice:2",
                      "--calls", "unary,stream", "--iterations", "50", "--positions", "1",
                      "--max-steps", "2", "--no-progress"])
@@ -56,7 +58,31 @@ def test_the_table_names_each_call_kind(capsys):
     assert "calls 6 (" in out and "errors 0" in out
     rows = {line.split()[0] for line in out.splitlines() if line.split()}
     assert {"unary", "stream", "all"} <= rows and "batch" not in rows
-    assert "server pid" in out and "stopped by SIGTERM" in out
+    assert f"server pid {os.getpid()}: RSS" in out
+
+
+def test_failed_calls_are_counted_per_request_by_status(server, capsys):
+    # A deadline within the server's margin (150 ms in tests): the server refuses every request of
+    # every kind at once (DEADLINE_EXCEEDED; in a batch, each request), and --check says so.
+    code = cli.main(["--server", server.target, "loadtest", "--count", "9", "--concurrency", "3",
+                     "--games", "kuhn_poker", "--calls", "unary,stream,batch", "--batch-size", "2",
+                     "--deadline-ms", "120", "--positions", "1", "--max-steps", "0", "--seed", "3",
+                     "--json", "--no-progress", "--check"])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    r = json.loads(out)
+    kinds = r["by_kind"]
+    assert r["answers"] == 0 and r["calls"] == 9
+    # A batch whose every request failed is still a call that ended OK.
+    assert kinds["unary"]["failed_calls"] == kinds["unary"]["calls"] > 0
+    assert kinds["stream"]["failed_calls"] == kinds["stream"]["calls"] > 0
+    assert r["ok_calls"] == kinds["batch"]["ok_calls"] and kinds["batch"]["calls"] > 0
+    assert r["errors_by_code"] == {"DEADLINE_EXCEEDED": r["requests"]} and r["errors"] == r["requests"]
+    for k in kinds.values():
+        assert k["requests"] == k["errors"] and k["latency_ms"]["count"] == k["ok_calls"]
+    assert kinds["batch"]["requests"] == 2 * kinds["batch"]["calls"]
+    assert r["deadline"]["calls_with_deadline"] == 9 and r["deadline"]["late_answers"] == 0
+    assert "deadline" in r["error_examples"]["DEADLINE_EXCEEDED"]
 
 
 @pytest.mark.parametrize("target", ["10.1.2.3:50051", "192.168.0.5:1", "[2001:db8::1]:50051",
