@@ -160,6 +160,8 @@ class SpawnedServer:
                 self.proc.wait()
             self.stop_s = time.monotonic() - start
         self.exit_code = self.proc.returncode
+        # A server that failed says why in its log, which goes with this object.
+        self.failure_log = self.log_tail() if self.exit_code != 0 else ""
         self.proc.stdout.close()
         self.log.close()
 
@@ -920,6 +922,9 @@ def run(args) -> int:
             spawned.stop()
     if spawned is not None:
         report["server"].update(stop_s=spawned.stop_s, exit_code=spawned.exit_code)
+        if spawned.failure_log:
+            print(f"fagin loadtest: the spawned server exited with {spawned.exit_code}; its log ends:\n"
+                  + spawned.failure_log, file=sys.stderr)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     if args.check and (report["errors"] or report["below_budget"]["total"]):
         return 1
