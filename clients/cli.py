@@ -14,6 +14,7 @@ before or after the command's name, as ``--timeout`` is.
     fagin apply --state game.json --typed '{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 8}}'
     fagin view --state next.json --seat 1 --text
     fagin play kids_of_london --players 3        # play against bots in the terminal
+    fagin loadtest --spawn --duration 10 --concurrency 64   # load a local server, report
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import sys
 import grpc
 from google.protobuf import descriptor_pool, json_format
 
+from fagin.clients import loadtest
 from fagin.clients.client import DEFAULT_TARGET, FaginClient
 from fagin.v1 import fagin_pb2 as pb
 
@@ -348,6 +350,8 @@ def build_parser():
     p.add_argument("--seat", type=INT32, default=0, help="your seat")
     p.add_argument("--iterations", type=INT64, default=2000, help="bots' search budget")
     p.add_argument("--seed", type=SEED, default=None)
+    p = command("loadtest", help="load a server on this machine and report (fagin loadtest --help)")
+    loadtest.add_arguments(p)
     return parser
 
 
@@ -367,6 +371,8 @@ def main(argv=None):
         parser.error("serve takes the server's own flags and no client options: fagin serve [--help]")
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "loadtest":       # its own channels, many of them
+        return loadtest.run(args)
     try:
         with FaginClient(args.server, timeout=args.timeout) as client:
             COMMANDS[args.command](client, args)
