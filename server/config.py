@@ -51,6 +51,11 @@ class ServerConfig:
     # search waits); a freed worker goes to the waiting search that has had the
     # least worker time, so short calls are not held up behind long ones.
     slice_ms: int = 25
+    # Observability (metrics.py, logs.py).  Prometheus metrics served over HTTP
+    # at /metrics on this port of the server's host; 0 = off (no interceptor).
+    metrics_port: int = 0
+    # Log lines as "text" or "json" (one object a line, with each call's fields).
+    log_format: str = "text"
 
     def __post_init__(self):
         checks = {
@@ -70,6 +75,9 @@ class ServerConfig:
             "max_streams": self.max_streams >= 0,
             "max_tree_memory_mb": self.max_tree_memory_mb >= 0,
             "slice_ms": 1 <= self.slice_ms <= 60_000,
+            "metrics_port": self.metrics_port == 0 or (1 <= self.metrics_port <= 65535
+                                                        and self.metrics_port != self.port),
+            "log_format": self.log_format in ("text", "json"),
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:

@@ -19,6 +19,7 @@ from fagin.engines.registry import GAMES, load_game
 from fagin.server import codec, searching
 from fagin.server.admission import Admission, Overloaded, measure_games, observe_tree
 from fagin.server.codec import BadRequest
+from fagin.server.logs import CALL_FIELDS
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
 log = logging.getLogger("fagin.server")
@@ -61,9 +62,13 @@ class CallLog:
             context.add_done_callback(self._write)
 
     def _write(self, _context):
+        ms = (time.perf_counter() - self.start) * 1000
         extra = " ".join(f"{k}={v}" for k, v in self.info.items())
-        log.info("%s %s %s %.1fms %s", self.method, self.peer, self.code.name,
-                 (time.perf_counter() - self.start) * 1000, extra)
+        # The same facts as fields, for the JSON log format (logs.py).
+        fields = {"method": self.method, "peer": self.peer, "code": self.code.name, "ms": round(ms, 1),
+                  **self.info}
+        log.info("%s %s %s %.1fms %s", self.method, self.peer, self.code.name, ms, extra,
+                 extra={CALL_FIELDS: fields})
 
 
 INTERNAL_MESSAGE = "internal error (logged on the server)"
@@ -164,6 +169,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         self.admission = Admission(config.workers, config.queue_limit, config.tree_memory_bytes,
                                    config.slice_ms)
         measure_games([load_game(game_id) for game_id in GAMES])
+        # Iterations of every search so far (a counter for the metrics, metrics.py).
+        self.iterations_searched = 0
 
     # ------------------------------------------------------------ game calls
 
@@ -317,6 +324,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             finally:
                 elapsed = time.monotonic() - began
                 self.admission.done_slice(ticket, elapsed)
+                self.iterations_searched += searcher.iterations - before
             if reason == "cancelled":
                 return reason
             if its is not None and elapsed > 0:
