@@ -212,6 +212,12 @@ class _SearchCollector:
                     config.stream_limit)
         yield CounterMetricFamily("fagin_refused_calls", "Calls refused RESOURCE_EXHAUSTED by admission control "
                                   "(queue full, too many streams).", value=adm.refused)
+        errors = CounterMetricFamily("fagin_batch_request_errors",
+                                     "BatchRecommend requests answered with an error (in an OK call), "
+                                     "by status code.", labels=("grpc_code",))
+        for code, count in list(service.batch_errors.items()):
+            errors.add_metric((code,), count)
+        yield errors
         yield CounterMetricFamily("fagin_search_iterations", "Search iterations run (rate() = iterations/s).",
                                   value=service.iterations_searched)
         yield gauge("fagin_tree_memory_reserved_bytes",

@@ -8,6 +8,7 @@ the workers out in time slices.  Each call logs one line when it ends.
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import logging
 import time
@@ -171,6 +172,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         measure_games([load_game(game_id) for game_id in GAMES])
         # Iterations of every search so far (a counter for the metrics, metrics.py).
         self.iterations_searched = 0
+        # BatchRecommend requests answered with an error, by status code name (the
+        # call itself is OK): for the metrics.
+        self.batch_errors = collections.Counter()
 
     # ------------------------------------------------------------ game calls
 
@@ -417,6 +421,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             except Exception as e:        # this request's answer is an error; the batch goes on
                 info["errors"] += 1
                 code, message = _error_of(e, f"BatchRecommend request {item.request_id!r}")
+                self.batch_errors[code.name] += 1
                 resp = fagin_pb2.BatchRecommendResponse(
                     request_id=item.request_id, error=fagin_pb2.Error(code=code.value[0], message=message))
             finally:

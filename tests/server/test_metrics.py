@@ -126,6 +126,19 @@ def test_gauges_show_an_open_stream_and_a_refused_one(metered):
         running.cancel()
 
 
+def test_a_batch_counts_its_failed_requests_by_status(metered):
+    srv, stub = metered
+    bad = pb.RecommendRequest(state=STATE, seat=9, search=pb.SearchSettings(iterations=10))
+    items = [pb.BatchRecommendRequest(request_id="ok", request=recommend(iterations=50)),
+             pb.BatchRecommendRequest(request_id="bad", request=bad)]
+    answers = {r.request_id: r for r in stub.BatchRecommend(iter(items), timeout=30)}
+    assert answers["bad"].error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    m = Scrape(srv.server.metrics.port)
+    assert m.call("grpc_server_handled_total", "BatchRecommend", "bidi_stream", grpc_code="OK") == 1
+    assert m("fagin_batch_request_errors_total", grpc_code="INVALID_ARGUMENT") == 1
+    assert m("fagin_search_iterations_total") == 50
+
+
 def test_health_calls_are_counted_too(metered):
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     srv, _ = metered
