@@ -124,12 +124,21 @@ class _CallInterceptor(grpc.aio.ServerInterceptor):
 
     def __init__(self, metrics):
         self.metrics = metrics
+        # The observed handler of each method's handler: built once, not per call.
+        self.observed = {}
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if handler is None:
             return None
-        service, _, method = handler_call_details.method.lstrip("/").rpartition("/")
+        key = (handler_call_details.method, handler)
+        observed = self.observed.get(key)
+        if observed is None:
+            observed = self.observed[key] = self._observe(handler_call_details.method, handler)
+        return observed
+
+    def _observe(self, full_method, handler):
+        service, _, method = full_method.lstrip("/").rpartition("/")
         labels = (_CALL_TYPES[handler.request_streaming, handler.response_streaming], service, method)
         m = self.metrics
         started = m.started.labels(*labels)
