@@ -305,7 +305,7 @@ def _global_options(parser, defaults: bool):
     parser.add_argument("--tls-server-name", metavar="NAME", default=default(None),
                         help="the name in the server's certificate, when not the --server host")
     parser.add_argument("--auth-token-file", metavar="FILE", default=default(None),
-                        help="file whose first line is the bearer token to send "
+                        help="file whose first token line is the bearer token to send "
                              "(default: environment FAGIN_AUTH_TOKEN, if set)")
 
 
