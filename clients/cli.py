@@ -15,6 +15,10 @@ before or after the command's name, as ``--timeout`` is.
     fagin view --state next.json --seat 1 --text
     fagin play kids_of_london --players 3        # play against bots in the terminal
     fagin loadtest --spawn --duration 10 --concurrency 64   # load a local server, report
+
+A secured server (README, Security): ``--tls-ca ca.pem`` (or ``--tls`` for the
+system's roots), ``--tls-cert``/``--tls-key`` for mTLS, and the token from
+``FAGIN_AUTH_TOKEN`` or ``--auth-token-file``.
 """
 from __future__ import annotations
 
@@ -291,6 +295,20 @@ def _global_options(parser, defaults: bool):
                         help=f"HOST:PORT of the server (default {DEFAULT_TARGET})")
     parser.add_argument("--timeout", type=float, default=default(None),
                         help="deadline of each call, seconds")
+    # Security (README, Security). The token has no flag: a flag is visible in the process list.
+    parser.add_argument("--tls", action="store_true", default=default(False),
+                        help="connect with TLS, verifying the server against the system's roots")
+    parser.add_argument("--tls-ca", metavar="FILE", default=default(None),
+                        help="connect with TLS, verifying the server against this CA (PEM)")
+    parser.add_argument("--tls-cert", metavar="FILE", default=default(None),
+                        help="client certificate (PEM) for a server that requires one (mTLS)")
+    parser.add_argument("--tls-key", metavar="FILE", default=default(None),
+                        help="private key (PEM) of --tls-cert")
+    parser.add_argument("--tls-server-name", metavar="NAME", default=default(None),
+                        help="the name in the server's certificate, when not the --server host")
+    parser.add_argument("--auth-token-file", metavar="FILE", default=default(None),
+                        help="file whose first token line is the bearer token to send "
+                             "(default: environment FAGIN_AUTH_TOKEN, if set)")
 
 
 def build_parser():
@@ -355,6 +373,27 @@ def build_parser():
     return parser
 
 
+def client_security(args, environ=None) -> dict:
+    """FaginClient's security options from the command line (and FAGIN_AUTH_TOKEN)."""
+    environ = os.environ if environ is None else environ
+    token = environ.get("FAGIN_AUTH_TOKEN") or None
+    if args.auth_token_file:
+        from fagin.server.security import parse_token_file
+        try:
+            with open(args.auth_token_file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise CliError(f"--auth-token-file: cannot read {args.auth_token_file}: {e.strerror}") from None
+        try:
+            token = parse_token_file(text, "--auth-token-file")[0]
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise CliError("--tls-cert and --tls-key go together (a client certificate and its key)")
+    return dict(tls=args.tls, ca_file=args.tls_ca, cert_file=args.tls_cert, key_file=args.tls_key,
+                token=token, server_name=args.tls_server_name)
+
+
 COMMANDS = {"games": cmd_games, "new": cmd_new, "legal": cmd_legal, "apply": cmd_apply,
             "view": cmd_view, "recommend": cmd_recommend, "play": cmd_play}
 
@@ -374,7 +413,11 @@ def main(argv=None):
     if args.command == "loadtest":       # its own channels, many of them
         return loadtest.run(args)
     try:
-        with FaginClient(args.server, timeout=args.timeout) as client:
+        try:
+            client = FaginClient(args.server, timeout=args.timeout, **client_security(args))
+        except ValueError as e:
+            raise CliError(str(e)) from None
+        with client:
             COMMANDS[args.command](client, args)
         # Output is written out here, inside the try, so that a closed pipe is
         # met below rather than at exit.

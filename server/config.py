@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from fagin.search import limits
 
@@ -56,6 +56,28 @@ class ServerConfig:
     metrics_port: int = 0
     # Log lines as "text" or "json" (one object a line, with each call's fields).
     log_format: str = "text"
+    # Security (README, Security). TLS: the server's certificate chain and private key, PEM
+    # files; both or neither.
+    tls_cert: str = field(default="", metadata={"help": "server certificate chain (PEM) for TLS"})
+    tls_key: str = field(default="", metadata={"help": "private key (PEM) of --tls-cert"})
+    # mTLS: clients must present a certificate signed by this CA bundle (PEM). Needs TLS.
+    tls_client_ca: str = field(default="", metadata={
+        "help": "CA bundle (PEM): clients must present a certificate it signed (mTLS)"})
+    # A bearer token every call but health must carry ("authorization: Bearer <token>"). Not
+    # shown in the config's repr; prefer the environment variable or the file to the flag,
+    # which other users of the machine can read in the process list.
+    auth_token: str = field(default="", repr=False, metadata={
+        "help": "bearer token required on every call but health (prefer FAGIN_AUTH_TOKEN or "
+                "--auth-token-file: a flag is visible in the process list)"})
+    # A file of accepted tokens, one a line (# comments), re-read when it changes: tokens
+    # rotate without a restart.
+    auth_token_file: str = field(default="", metadata={
+        "help": "file of accepted bearer tokens, one a line, re-read when it changes"})
+    # gRPC server reflection (grpcurl list/describe). On by default: it only describes the
+    # API, which is public (the .proto files ship with the package), and with a token it
+    # needs the token like every other call but health. Off shrinks the exposed surface.
+    reflection: bool = field(default=True, metadata={
+        "help": "gRPC server reflection, on or off (needs the token when one is set)"})
 
     def __post_init__(self):
         checks = {
@@ -78,10 +100,13 @@ class ServerConfig:
             "metrics_port": self.metrics_port == 0 or (1 <= self.metrics_port <= 65535
                                                         and self.metrics_port != self.port),
             "log_format": self.log_format in ("text", "json"),
+            "tls_key": bool(self.tls_cert) == bool(self.tls_key),     # both or neither
+            "tls_client_ca": not self.tls_client_ca or bool(self.tls_cert),
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
-            raise ValueError(f"bad server setting: {', '.join(f'{b}={getattr(self, b)!r}' for b in bad)}")
+            raise ValueError(f"bad server setting: {', '.join(f'{b}={getattr(self, b)!r}' for b in bad)}"
+                             + _SECURITY_HINTS.get(bad[0], ""))
 
     @property
     def batch_slots(self):
@@ -130,13 +155,37 @@ def _default_tree_memory():
     return _tree_memory[0]
 
 
+_SECURITY_HINTS = {
+    "tls_key": " (TLS needs both --tls-cert and --tls-key)",
+    "tls_client_ca": " (client certificates need TLS: give --tls-cert and --tls-key too)",
+}
+
+
+def parse_bool(text: str) -> bool:
+    """An on/off setting: on/off, true/false, yes/no or 1/0."""
+    value = {"on": True, "true": True, "yes": True, "1": True,
+             "off": False, "false": False, "no": False, "0": False}.get(str(text).strip().lower())
+    if value is None:
+        raise ValueError(f"expected on or off, got {text!r}")
+    return value
+
+
+parse_bool.__name__ = "on/off"      # argparse names the type in its error message
+
+
+def _kind(f):
+    return parse_bool if isinstance(f.default, bool) else type(f.default)
+
+
 def add_arguments(parser: argparse.ArgumentParser):
     """Adds one flag per setting (``--max-time-ms`` for ``max_time_ms``)."""
     for f in fields(ServerConfig):
         flag = "--" + f.name.replace("_", "-")
         env = "FAGIN_" + f.name.upper()
-        parser.add_argument(flag, dest=f.name, type=type(f.default), default=None,
-                            help=f"default {f.default!r}; environment {env}")
+        default = ("on" if f.default else "off") if isinstance(f.default, bool) else repr(f.default)
+        what = f.metadata.get("help")
+        parser.add_argument(flag, dest=f.name, type=_kind(f), default=None,
+                            help=(f"{what}; " if what else "") + f"default {default}; environment {env}")
 
 
 def from_namespace(ns: argparse.Namespace | None = None, environ=None) -> ServerConfig:
@@ -148,7 +197,7 @@ def from_namespace(ns: argparse.Namespace | None = None, environ=None) -> Server
             raw = environ.get("FAGIN_" + f.name.upper())
             if raw is not None:
                 try:
-                    given = type(f.default)(raw)
+                    given = _kind(f)(raw)
                 except ValueError:
                     raise ValueError(f"FAGIN_{f.name.upper()}: expected {type(f.default).__name__}, "
                                      f"got {raw!r}") from None
