@@ -196,7 +196,13 @@ def positions(input_path: str, skip: set, defaults: pb.SearchSettings | None = N
 
 
 def _to_dict(message) -> dict:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    # Fields at their default are written too: action id 0 is an action.
+    try:
+        return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                         always_print_fields_with_no_presence=True)
+    except TypeError:      # protobuf < 5
+        return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                         including_default_value_fields=True)
 
 
 def answer_line(pid, recommendation=None, code: str | None = None, message: str = "") -> str:
@@ -215,7 +221,8 @@ class Summary:
     errors: int = 0             # of which errors
     retries: int = 0            # positions sent again after UNAVAILABLE or CANCELLED
     unanswered: list = field(default_factory=list)   # ids given up on (servers unreachable)
-    seconds: float = 0.0
+    seconds: float = 0.0        # answering, start-up left out
+    startup_seconds: float = 0.0    # starting or joining Ray
 
     @property
     def rate(self):
@@ -349,20 +356,14 @@ def _fagin_environment():
     return {k: v for k, v in os.environ.items() if k.startswith("FAGIN_")}
 
 
-def search_position(request_bytes: bytes, environ: dict):
-    """One position, in a Ray worker: validated and searched as a server would.
+def search_position(request_bytes: bytes, config):
+    """One position, validated and searched as a server would.
 
     Returns ``("ok", Recommendation bytes)`` or ``("error", code name, message)``.
-    One search thread: a Ray task holds one CPU.
     """
-    from fagin.server import config as config_mod
     from fagin.server import searching
     from fagin.server.codec import BadRequest
 
-    try:
-        config = dataclasses.replace(config_mod.from_namespace(None, environ), workers=1)
-    except ValueError as e:
-        return ("error", "FAILED_PRECONDITION", f"the driver's FAGIN_* settings: {e}")
     request = pb.RecommendRequest.FromString(request_bytes)
     try:
         job = searching.prepare(request, config)
@@ -373,7 +374,28 @@ def search_position(request_bytes: bytes, environ: dict):
     return ("ok", searching.recommendation(job, reason).SerializeToString())
 
 
-def _via_ray(address, todo, writer, summary, concurrency):
+def search_chunk(requests: list, environ: dict) -> list:
+    """A Ray task: each position of ``requests`` (RecommendRequest bytes) searched in turn.
+
+    The limits are a server's, read from the driver's ``FAGIN_*`` settings;
+    one search thread, as the task holds one CPU.
+    """
+    from fagin.server import config as config_mod
+
+    try:
+        config = dataclasses.replace(config_mod.from_namespace(None, environ), workers=1)
+    except ValueError as e:
+        return [("error", "FAILED_PRECONDITION", f"the driver's FAGIN_* settings: {e}")] * len(requests)
+    outcomes = []
+    for request in requests:
+        try:
+            outcomes.append(search_position(request, config))
+        except Exception as e:     # this position's answer; the chunk's others go on
+            outcomes.append(("error", "INTERNAL", f"{type(e).__name__}: {e}"))
+    return outcomes
+
+
+def _via_ray(address, todo, writer, summary, concurrency, chunk):
     try:
         import ray
         from ray import exceptions as ray_errors
@@ -381,54 +403,58 @@ def _via_ray(address, todo, writer, summary, concurrency):
         raise BatchError("--ray needs Ray: pip install 'fagin[ray]'") from None
     started_here = not ray.is_initialized()
     if started_here:
+        begin = time.perf_counter()
         # "local" starts a Ray here even if one already runs on this machine.
         ray.init(address=address, include_dashboard=False)
+        summary.startup_seconds = time.perf_counter() - begin
     try:
         if concurrency is None:
             # Enough tasks queued that every CPU of the cluster stays busy.
             concurrency = max(1, 2 * int(ray.cluster_resources().get("CPU", 1)))
         # max_retries: a task whose worker or node died is run again elsewhere.
-        task = ray.remote(num_cpus=1, max_retries=3)(search_position)
-        environ = _fagin_environment()
+        task = ray.remote(num_cpus=1, max_retries=3)(search_chunk)
+        environ = ray.put(_fagin_environment())
         pending = {}
         exhausted = False
         while True:
             while not exhausted and len(pending) < concurrency:
-                position = next(todo, None)
-                if position is None:
-                    exhausted = True
-                elif position.error is not None:
-                    writer.write(answer_line(position.id, code="INVALID_ARGUMENT", message=position.error),
-                                 True, position.id)
-                else:
-                    pending[task.remote(position.request.SerializeToString(), environ)] = position
+                group = []
+                while len(group) < chunk:
+                    position = next(todo, None)
+                    if position is None:
+                        exhausted = True
+                        break
+                    if position.error is not None:
+                        writer.write(answer_line(position.id, code="INVALID_ARGUMENT",
+                                                 message=position.error), True, position.id)
+                    else:
+                        group.append(position)
+                if group:
+                    pending[task.remote([p.request.SerializeToString() for p in group], environ)] = group
             if not pending:
                 return
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
-                position = pending.pop(ref)
+                group = pending.pop(ref)
                 try:
-                    outcome = ray.get(ref)
+                    outcomes = ray.get(ref)
                 except ray_errors.OutOfMemoryError as e:
-                    writer.write(answer_line(position.id, code="RESOURCE_EXHAUSTED",
-                                             message=f"the Ray worker ran out of memory: {e}"),
-                                 True, position.id)
-                    continue
+                    outcomes = [("error", "RESOURCE_EXHAUSTED",
+                                 f"the Ray worker ran out of memory (with {len(group)} positions in its "
+                                 f"task): {e}")] * len(group)
                 except ray_errors.RayTaskError as e:
-                    # An unexpected failure inside the search, kept as that position's answer.
-                    writer.write(answer_line(position.id, code="INTERNAL", message=str(e.cause or e)),
-                                 True, position.id)
-                    continue
+                    outcomes = [("error", "INTERNAL", str(e.cause or e))] * len(group)
                 except ray_errors.RayError:
                     # Workers or nodes lost beyond the task's retries: left for a rerun.
-                    summary.unanswered.append(position.id)
+                    summary.unanswered.extend(p.id for p in group)
                     continue
-                if outcome[0] == "ok":
-                    writer.write(answer_line(position.id, pb.Recommendation.FromString(outcome[1])),
-                                 False, position.id)
-                else:
-                    writer.write(answer_line(position.id, code=outcome[1], message=outcome[2]),
-                                 True, position.id)
+                for position, outcome in zip(group, outcomes):
+                    if outcome[0] == "ok":
+                        writer.write(answer_line(position.id, pb.Recommendation.FromString(outcome[1])),
+                                     False, position.id)
+                    else:
+                        writer.write(answer_line(position.id, code=outcome[1], message=outcome[2]),
+                                     True, position.id)
     finally:
         if started_here:
             ray.shutdown()
@@ -437,7 +463,7 @@ def _via_ray(address, todo, writer, summary, concurrency):
 # ------------------------------------------------------------------ running
 
 def run(input_path: str, output_path: str, *, servers=None, ray_address=None, concurrency=None,
-        timeout=None, retries=5, iterations=None, time_ms=None, progress=True,
+        timeout=None, retries=5, iterations=None, time_ms=None, ray_chunk=4, progress=True,
         on_answer: Callable | None = None) -> Summary:
     """Runs a batch (see the module's doc); returns what it did.
 
@@ -449,6 +475,8 @@ def run(input_path: str, output_path: str, *, servers=None, ray_address=None, co
         raise BatchError(f"--concurrency: must be at least 1, got {concurrency}")
     if retries < 0:
         raise BatchError(f"--retries: must be at least 0, got {retries}")
+    if ray_chunk < 1:
+        raise BatchError(f"--ray-chunk: must be at least 1, got {ray_chunk}")
     defaults = None
     if iterations is not None or time_ms is not None:
         defaults = pb.SearchSettings()
@@ -467,11 +495,11 @@ def run(input_path: str, output_path: str, *, servers=None, ray_address=None, co
     start = time.perf_counter()
     try:
         if ray_address:
-            _via_ray(ray_address, todo, writer, summary, concurrency)
+            _via_ray(ray_address, todo, writer, summary, concurrency, ray_chunk)
         else:
             asyncio.run(_via_servers(target, todo, writer, summary, concurrency or 8, timeout, retries))
     finally:
-        summary.seconds = time.perf_counter() - start
+        summary.seconds = time.perf_counter() - start - summary.startup_seconds
         writer.close()
         bar.close()
     return summary
@@ -500,8 +528,11 @@ def build_parser():
                        help="search in the workers of the Ray cluster at ADDRESS (as ray.init takes "
                             "it: auto, HOST:PORT, ray://HOST:10001), or 'local' for a Ray started here")
     p.add_argument("--concurrency", type=int, default=None,
-                   help="positions in flight at once (default: 8 with servers, twice the cluster's "
-                        "CPUs with Ray)")
+                   help="calls (servers) or Ray tasks in flight at once (default: 8 with servers, "
+                        "twice the cluster's CPUs with Ray)")
+    p.add_argument("--ray-chunk", type=int, default=4, metavar="N",
+                   help="positions per Ray task (default 4): more spreads Ray's cost per task over "
+                        "more searches, fewer balances the load better for long searches")
     p.add_argument("--timeout", type=float, default=None, help="deadline of each call, seconds (servers)")
     p.add_argument("--retries", type=int, default=5,
                    help="times a position is sent again after every replica answered UNAVAILABLE "
@@ -519,7 +550,8 @@ def main(argv=None):
     try:
         summary = run(args.input, args.output, servers=args.server, ray_address=args.ray,
                       concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
-                      iterations=args.iterations, time_ms=args.time_ms, progress=not args.quiet)
+                      iterations=args.iterations, time_ms=args.time_ms, ray_chunk=args.ray_chunk,
+                      progress=not args.quiet)
     except BatchError as e:
         print(f"fagin batch: {e}", file=sys.stderr)
         return 2
@@ -528,7 +560,8 @@ def main(argv=None):
     if not args.quiet:
         print(f"fagin batch: {summary.answered} answered ({summary.errors} errors) in "
               f"{summary.seconds:.1f} s, {summary.rate:.1f} positions/s; {summary.skipped} already in "
-              f"{args.output}", file=sys.stderr)
+              f"{args.output}" + (f"; Ray started in {summary.startup_seconds:.1f} s"
+                                    if summary.startup_seconds else ""), file=sys.stderr)
     if summary.unanswered:
         print(f"fagin batch: {len(summary.unanswered)} positions left unanswered (no server could take "
               f"them); run the same command again to finish", file=sys.stderr)

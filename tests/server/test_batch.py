@@ -43,7 +43,7 @@ def make_positions(count, seed=0, iterations=200):
         if state.is_terminal():
             continue
         line = {"id": f"p{len(lines)}",
-                "state": json_format.MessageToDict(codec.encode_state(state)),
+                "state": json_format.MessageToDict(codec.encode_state(state), preserving_proto_field_name=True),
                 "seat": state.pending_seats()[0]}
         if len(lines) % 5:
             line["search"] = {"iterations": iterations, "seed": len(lines)}
@@ -210,10 +210,36 @@ def test_local_ray_runs_the_search_in_its_workers(tmp_path, client):
             continue
         request = json_format.ParseDict({k: v for k, v in line.items() if k != "id"}, pb.RecommendRequest())
         request.search.iterations = 100
-        served = json_format.MessageToDict(client._stub.Recommend(request, timeout=60),
-                                           preserving_proto_field_name=True)
+        served = batch._to_dict(client._stub.Recommend(request, timeout=60))
         got = answers[line["id"]]["recommendation"]
         for volatile in ("elapsed_ms",):
             served.pop(volatile, None)
             got.pop(volatile, None)
         assert got == served, line["id"]
+
+
+def test_deployment_examples_name_real_settings_and_health_services():
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from fagin.server.app import SERVICE_NAME
+    from fagin.server.config import ServerConfig
+
+    deploy = Path(__file__).resolve().parents[2] / "deploy"
+    settings = {"FAGIN_" + f.name.upper() for f in dataclasses.fields(ServerConfig)}
+    docs = {d["kind"]: d for d in yaml.safe_load_all((deploy / "kubernetes.yaml").read_text())}
+    pod = docs["Deployment"]["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert set(env) <= settings, set(env) - settings
+    port = container["ports"][0]["containerPort"]
+    assert port == int(env["FAGIN_PORT"])
+    # Ready: the Fagin service; alive: the server as a whole (""), both set by the server.
+    assert container["readinessProbe"]["grpc"] == {"port": port, "service": SERVICE_NAME}
+    assert container["livenessProbe"]["grpc"] == {"port": port}
+    assert pod["terminationGracePeriodSeconds"] > float(env["FAGIN_GRACE_SECONDS"])
+    dockerfile = (deploy / "Dockerfile").read_text()
+    assert set(re.findall(r"\bFAGIN_[A-Z_]+", dockerfile)) <= settings
