@@ -298,13 +298,15 @@ def channel_options(max_message_bytes=64 * 1024 * 1024):
 
 
 def _pushback_ms(error):
-    """The server's retry hint (admission control) in ms, or None."""
+    """The server's retry hint (admission control) in ms, or None: none given, or a
+    negative or unreadable one, which means "do not retry" (gRFC A6)."""
     for key, value in (error.trailing_metadata() or ()):
         if key == PUSHBACK_KEY:
             try:
-                return max(0, int(value))
+                ms = int(value)
             except ValueError:
                 return None
+            return ms if ms >= 0 else None
     return None
 
 

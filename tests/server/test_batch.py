@@ -243,3 +243,62 @@ def test_deployment_examples_name_real_settings_and_health_services():
     assert pod["terminationGracePeriodSeconds"] > float(env["FAGIN_GRACE_SECONDS"])
     dockerfile = (deploy / "Dockerfile").read_text()
     assert set(re.findall(r"\bFAGIN_[A-Z_]+", dockerfile)) <= settings
+
+
+def test_pushback_and_a_search_cut_by_shutdown_are_asked_again(tmp_path):
+    """A server's RESOURCE_EXHAUSTED with grpc-retry-pushback-ms (admission control) and a
+    recommendation stopped by its shutdown are not answers: the position is sent again."""
+    import asyncio
+    import threading
+
+    import grpc
+
+    from fagin.v1 import fagin_pb2_grpc
+
+    calls = []
+
+    class Flaky(fagin_pb2_grpc.FaginServicer):
+        async def Recommend(self, request, context):
+            calls.append(request.search.seed)
+            seen = calls.count(request.search.seed)
+            if request.search.seed == 1 and seen == 1:
+                context.set_trailing_metadata((("grpc-retry-pushback-ms", "10"),))
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "queue full")
+            if request.search.seed == 2 and seen == 1:
+                return pb.Recommendation(iterations=3, stop_reason=pb.STOP_REASON_CANCELLED)
+            if request.search.seed == 3:      # no hint: a real refusal, written as the answer
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "request too large")
+            return pb.Recommendation(iterations=100, stop_reason=pb.STOP_REASON_ITERATIONS)
+
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    stopping, port = [], []
+
+    async def serve():
+        server = grpc.aio.server()
+        fagin_pb2_grpc.add_FaginServicer_to_server(Flaky(), server)
+        port.append(server.add_insecure_port("127.0.0.1:0"))
+        await server.start()
+        stopping.append(asyncio.Event())
+        ready.set()
+        # Stopped from its own loop (see tests/serving.py).
+        await stopping[0].wait()
+        await server.stop(None)
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    write_jsonl(tmp_path / "in.jsonl", [{"id": i, "seat": 0, "search": {"seed": i}} for i in (1, 2, 3)])
+    try:
+        summary = batch.run(str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"),
+                            servers=[f"127.0.0.1:{port[0]}"], timeout=10, progress=False)
+    finally:
+        loop.call_soon_threadsafe(stopping[0].set)
+        thread.join(10)
+        assert not thread.is_alive()
+        loop.close()
+    answers = {x["id"]: x for x in read_answers(tmp_path / "out.jsonl")}
+    assert answers[1]["recommendation"]["iterations"] == "100"
+    assert answers[2]["recommendation"]["iterations"] == "100"
+    assert answers[3]["error"] == {"code": "RESOURCE_EXHAUSTED", "message": "request too large"}
+    assert sorted(calls) == [1, 1, 2, 2, 3] and summary.retries == 2
