@@ -15,6 +15,7 @@ before or after the command's name, as ``--timeout`` is.
     fagin view --state next.json --seat 1 --text
     fagin play kids_of_london --players 3        # play against bots in the terminal
     fagin loadtest --spawn --duration 10 --concurrency 64   # load a local server, report
+    fagin batch positions.jsonl answers.jsonl --server a:50051 --server b:50051
 
 A secured server (README, Security): ``--tls-ca ca.pem`` (or ``--tls`` for the
 system's roots), ``--tls-cert``/``--tls-key`` for mTLS, and the token from
@@ -322,6 +323,8 @@ def build_parser():
         return sub.add_parser(name, parents=[common], **kw)
 
     sub.add_parser("serve", help="run a server (fagin serve --help)", add_help=False)
+    sub.add_parser("batch", help="recommendations for a file of positions, through servers or Ray "
+                   "(fagin batch --help)", add_help=False)
     p = command("games", help="list the games served")
     p.add_argument("--json", action="store_true")
     p = command("new", help="start a game; prints its state")
@@ -404,10 +407,16 @@ def main(argv=None):
     if argv[:1] == ["serve"]:
         from fagin.server.app import main as serve_main
         return serve_main(argv[1:])
+    # `batch` too: it may name several servers, or none (--ray).
+    if argv[:1] == ["batch"]:
+        from fagin.clients.batch import main as batch_main
+        return batch_main(argv[1:])
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "serve":
         parser.error("serve takes the server's own flags and no client options: fagin serve [--help]")
+    if args.command == "batch":
+        parser.error("batch takes its own flags after its name: fagin batch [--help]")
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "loadtest":       # its own channels, many of them
