@@ -6,8 +6,9 @@ first decision of a 2- and a 5-player game; London at the first decision of
 a 2- and a 4-player game and at turn 20 of a 2-player game reached by random
 play (a mid-game position: stacks built, boroughs bought); each with uniformly random
 rollouts and with the game's rollout policy, and the tree's bytes per
-iteration (its nodes, their slots and its hash table: the node memory an
-iteration costs).  Then, for the Kids of London 4-player opening and the
+iteration (``tree_bytes``: the memory it holds, its node and slot chunks and
+hash tables, the free room at their ends included; builds before the chunked
+tree counted only what was in use).  Then, for the Kids of London 4-player opening and the
 Gangs of Kyoto 5-player opening, the same number of iterations as one search
 on 1 thread and on every core (root parallelism,
 ``fagin.search.root_parallel``), alternating, with the wall-time speed-up.

@@ -14,6 +14,12 @@ before or after the command's name, as ``--timeout`` is.
     fagin apply --state game.json --typed '{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 8}}'
     fagin view --state next.json --seat 1 --text
     fagin play kids_of_london --players 3        # play against bots in the terminal
+    fagin loadtest --spawn --duration 10 --concurrency 64   # load a local server, report
+    fagin batch positions.jsonl answers.jsonl --server a:50051 --server b:50051
+
+A secured server (README, Security): ``--tls-ca ca.pem`` (or ``--tls`` for the
+system's roots), ``--tls-cert``/``--tls-key`` for mTLS, and the token from
+``FAGIN_AUTH_TOKEN`` or ``--auth-token-file``.
 """
 from __future__ import annotations
 
@@ -26,6 +32,7 @@ import sys
 import grpc
 from google.protobuf import descriptor_pool, json_format
 
+from fagin.clients import loadtest
 from fagin.clients.client import DEFAULT_TARGET, FaginClient
 from fagin.v1 import fagin_pb2 as pb
 
@@ -289,6 +296,20 @@ def _global_options(parser, defaults: bool):
                         help=f"HOST:PORT of the server (default {DEFAULT_TARGET})")
     parser.add_argument("--timeout", type=float, default=default(None),
                         help="deadline of each call, seconds")
+    # Security (README, Security). The token has no flag: a flag is visible in the process list.
+    parser.add_argument("--tls", action="store_true", default=default(False),
+                        help="connect with TLS, verifying the server against the system's roots")
+    parser.add_argument("--tls-ca", metavar="FILE", default=default(None),
+                        help="connect with TLS, verifying the server against this CA (PEM)")
+    parser.add_argument("--tls-cert", metavar="FILE", default=default(None),
+                        help="client certificate (PEM) for a server that requires one (mTLS)")
+    parser.add_argument("--tls-key", metavar="FILE", default=default(None),
+                        help="private key (PEM) of --tls-cert")
+    parser.add_argument("--tls-server-name", metavar="NAME", default=default(None),
+                        help="the name in the server's certificate, when not the --server host")
+    parser.add_argument("--auth-token-file", metavar="FILE", default=default(None),
+                        help="file whose first token line is the bearer token to send "
+                             "(default: environment FAGIN_AUTH_TOKEN, if set)")
 
 
 def build_parser():
@@ -302,6 +323,8 @@ def build_parser():
         return sub.add_parser(name, parents=[common], **kw)
 
     sub.add_parser("serve", help="run a server (fagin serve --help)", add_help=False)
+    sub.add_parser("batch", help="recommendations for a file of positions, through servers or Ray "
+                   "(fagin batch --help)", add_help=False)
     p = command("games", help="list the games served")
     p.add_argument("--json", action="store_true")
     p = command("new", help="start a game; prints its state")
@@ -348,7 +371,30 @@ def build_parser():
     p.add_argument("--seat", type=INT32, default=0, help="your seat")
     p.add_argument("--iterations", type=INT64, default=2000, help="bots' search budget")
     p.add_argument("--seed", type=SEED, default=None)
+    p = command("loadtest", help="load a server on this machine and report (fagin loadtest --help)")
+    loadtest.add_arguments(p)
     return parser
+
+
+def client_security(args, environ=None) -> dict:
+    """FaginClient's security options from the command line (and FAGIN_AUTH_TOKEN)."""
+    environ = os.environ if environ is None else environ
+    token = environ.get("FAGIN_AUTH_TOKEN") or None
+    if args.auth_token_file:
+        from fagin.server.security import parse_token_file
+        try:
+            with open(args.auth_token_file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise CliError(f"--auth-token-file: cannot read {args.auth_token_file}: {e.strerror}") from None
+        try:
+            token = parse_token_file(text, "--auth-token-file")[0]
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise CliError("--tls-cert and --tls-key go together (a client certificate and its key)")
+    return dict(tls=args.tls, ca_file=args.tls_ca, cert_file=args.tls_cert, key_file=args.tls_key,
+                token=token, server_name=args.tls_server_name)
 
 
 COMMANDS = {"games": cmd_games, "new": cmd_new, "legal": cmd_legal, "apply": cmd_apply,
@@ -361,14 +407,26 @@ def main(argv=None):
     if argv[:1] == ["serve"]:
         from fagin.server.app import main as serve_main
         return serve_main(argv[1:])
+    # `batch` too: it may name several servers, or none (--ray).
+    if argv[:1] == ["batch"]:
+        from fagin.clients.batch import main as batch_main
+        return batch_main(argv[1:])
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "serve":
         parser.error("serve takes the server's own flags and no client options: fagin serve [--help]")
+    if args.command == "batch":
+        parser.error("batch takes its own flags after its name: fagin batch [--help]")
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "loadtest":       # its own channels, many of them
+        return loadtest.run(args)
     try:
-        with FaginClient(args.server, timeout=args.timeout) as client:
+        try:
+            client = FaginClient(args.server, timeout=args.timeout, **client_security(args))
+        except ValueError as e:
+            raise CliError(str(e)) from None
+        with client:
             COMMANDS[args.command](client, args)
         # Output is written out here, inside the try, so that a closed pipe is
         # met below rather than at exit.

@@ -10,6 +10,13 @@
 Every method returns the API's protobuf messages (``fagin.v1.fagin_pb2``);
 errors are ``grpc.RpcError`` with the server's status code and a message that
 names the offending field.
+
+A server with TLS and a token (README, Security)::
+
+    FaginClient("fagin.example:50051", ca_file="ca.pem", token=os.environ["FAGIN_AUTH_TOKEN"])
+
+``tls=True`` alone verifies the server against the system's root certificates;
+``cert_file``/``key_file`` present a client certificate (mTLS).
 """
 from __future__ import annotations
 
@@ -21,6 +28,89 @@ from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
 DEFAULT_TARGET = "127.0.0.1:50051"
+
+
+def _read(path, what):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise ValueError(f"{what}: cannot read {path}: {e.strerror}") from None
+
+
+def _target_hosts(target: str) -> list:
+    """The hosts a target names ("host:port", "[::1]:port", "dns:///host:port", "ipv4:a:p,b:p")."""
+    for prefix in ("dns:///", "dns:", "ipv4:", "ipv6:"):
+        if target.startswith(prefix):
+            target = target[len(prefix):]
+            break
+    hosts = []
+    for address in target.split(","):
+        if address.startswith("["):
+            hosts.append(address[1:address.find("]")])
+        elif address.count(":") == 1:
+            hosts.append(address.rsplit(":", 1)[0])
+        else:
+            hosts.append(address)
+    return hosts
+
+
+def channel_security(target: str, *, tls=False, ca_file=None, cert_file=None, key_file=None,
+                     token=None, server_name=None):
+    """``(credentials, options)`` for a channel to ``target``; credentials None = plaintext.
+
+    TLS when ``tls`` or any TLS file is given: the server is verified against ``ca_file``
+    (PEM), or the system's root certificates without one; ``cert_file`` and ``key_file``
+    present a client certificate (mTLS); ``server_name`` is the name the server's certificate
+    must carry when it differs from the target's host. ``token`` is sent on every call as
+    ``authorization: Bearer <token>``, only over TLS or to a loopback address or Unix
+    socket (gRPC's own rule for call credentials: a token in plaintext on a network can be
+    read and replayed).
+    """
+    if bool(cert_file) != bool(key_file):
+        raise ValueError("a client certificate needs both cert_file and key_file")
+    tls = tls or bool(ca_file or cert_file or server_name)
+    options = []
+    if tls:
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=_read(ca_file, "CA file") if ca_file else None,
+            private_key=_read(key_file, "client key") if key_file else None,
+            certificate_chain=_read(cert_file, "client certificate") if cert_file else None)
+        if server_name:
+            options.append(("grpc.ssl_target_name_override", server_name))
+    elif token:
+        from fagin.server.security import is_loopback_host
+        if target.startswith("unix:"):
+            credentials = grpc.local_channel_credentials(grpc.LocalConnectionType.UDS)
+        elif all(is_loopback_host(h) for h in _target_hosts(target)):
+            credentials = grpc.local_channel_credentials(grpc.LocalConnectionType.LOCAL_TCP)
+        else:
+            raise ValueError(f"a token is sent only over TLS or to a loopback address, and "
+                             f"{target} is neither: use TLS (tls=True or ca_file)")
+    else:
+        return None, options
+    if token:
+        credentials = grpc.composite_channel_credentials(
+            credentials, grpc.access_token_call_credentials(token))
+    return credentials, options
+
+
+def make_channel(target: str, *, aio=False, **security):
+    """A channel to ``target`` (grpc.aio's with ``aio``); ``security`` as for
+    :func:`channel_security`."""
+    credentials, options = channel_security(target, **security)
+    module = grpc.aio if aio else grpc
+    if credentials is None:
+        return module.insecure_channel(target, options=options)
+    return module.secure_channel(target, credentials, options=options)
+
+
+def _channel(target, channel, aio, security):
+    if channel is not None:
+        if any(security.values()):
+            raise ValueError("give either a channel or the security options, not both")
+        return channel
+    return make_channel(target, aio=aio, **security)
 
 
 def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm="", gamma=None,
@@ -69,13 +159,20 @@ def _new_game_request(game, players, seed, options):
 
 
 class FaginClient:
-    """A blocking client. ``timeout`` (seconds) is the default deadline of every call."""
+    """A blocking client. ``timeout`` (seconds) is the default deadline of every call.
+
+    ``tls``, ``ca_file``, ``cert_file``, ``key_file``, ``token``, ``server_name``: see
+    :func:`channel_security`.
+    """
 
     def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float | None = None,
-                 channel: grpc.Channel | None = None):
+                 channel: grpc.Channel | None = None, tls=False, ca_file=None, cert_file=None,
+                 key_file=None, token=None, server_name=None):
         self.target = target
         self.timeout = timeout
-        self._channel = channel or grpc.insecure_channel(target)
+        self._channel = _channel(target, channel, False, dict(
+            tls=tls, ca_file=ca_file, cert_file=cert_file, key_file=key_file, token=token,
+            server_name=server_name))
         self._stub = fagin_pb2_grpc.FaginStub(self._channel)
 
     def close(self):
@@ -137,10 +234,13 @@ class AsyncFaginClient:
     """The asyncio client: the same methods as :class:`FaginClient`, awaitable."""
 
     def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float | None = None,
-                 channel: grpc.aio.Channel | None = None):
+                 channel: grpc.aio.Channel | None = None, tls=False, ca_file=None, cert_file=None,
+                 key_file=None, token=None, server_name=None):
         self.target = target
         self.timeout = timeout
-        self._channel = channel or grpc.aio.insecure_channel(target)
+        self._channel = _channel(target, channel, True, dict(
+            tls=tls, ca_file=ca_file, cert_file=cert_file, key_file=key_file, token=token,
+            server_name=server_name))
         self._stub = fagin_pb2_grpc.FaginStub(self._channel)
 
     async def close(self):

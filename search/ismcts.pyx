@@ -23,14 +23,16 @@ whose largest decision has hundreds of options pays for them only where they
 occur.  Regret-matching selections ("rm", "os") share ``search/regret.pxd``
 with the CFR solvers.
 
-The loop holds no Python objects and runs without the GIL; memory grows only
-by doubling (rarely), never per iteration, and a finished search hands its
-tree memory to the next one (see "recycled tree memory" below).
+The loop holds no Python objects and runs without the GIL.  The tree never
+moves once built, so no iteration pays for the tree's size: nodes and slots
+live in fixed chunks that are added, never copied, and the hash table grows
+incrementally (see "tree storage" below).  A finished search hands its chunks
+to the next one (see "recycled tree memory").
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
@@ -52,50 +54,157 @@ cdef extern from *:
     }
     static inline int fagin_load_flag(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
     static inline void fagin_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    /* The tree's byte count is written by the searching thread and may be read from any other. */
+    static inline size_t fagin_load_size(size_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void fagin_add_size(size_t *p, size_t v) {
+        __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
+    }
 
+    #include <pthread.h>
+    #include <stdint.h>
     #include <stdlib.h>
     #include <string.h>
     #include <sys/mman.h>
-    /* Tree blocks of 2 MiB or more are 2 MiB-aligned and asked to live on
+    /* Tree chunks of 2 MiB or more are 2 MiB-aligned and asked to live on
        huge pages: the search reads nodes at random, so with 4 KiB pages most
-       reads miss the TLB, and where a block's pages fall in the caches
+       reads miss the TLB, and where a chunk's pages fall in the caches
        would differ from process to process. */
     #define FAGIN_HUGE ((size_t)2 << 20)
+    /* Large chunks are mapped directly (aligned by trimming a larger
+       mapping), not taken from malloc, whose heap trimming made freeing a
+       tree of hundreds of 2 MiB chunks take ten times as long as unmapping them. */
     static void *fagin_tree_alloc(size_t bytes, size_t *got) {
-        void *p;
+        char *p;
+        size_t lead;
         if (bytes < FAGIN_HUGE) {
             *got = bytes;
             return malloc(bytes);
         }
         bytes = (bytes + FAGIN_HUGE - 1) & ~(FAGIN_HUGE - 1);
-        p = aligned_alloc(FAGIN_HUGE, bytes);
-        if (p == NULL) return NULL;
+        p = (char *)mmap(NULL, bytes + FAGIN_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == (char *)MAP_FAILED) return NULL;
+        lead = (FAGIN_HUGE - ((uintptr_t)p & (FAGIN_HUGE - 1))) & (FAGIN_HUGE - 1);
+        if (lead) munmap(p, lead);
+        munmap(p + lead + bytes, FAGIN_HUGE - lead);
+        p += lead;
     #ifdef MADV_HUGEPAGE
         madvise(p, bytes, MADV_HUGEPAGE);
     #endif
         *got = bytes;
         return p;
     }
-    /* Makes *block (of *bytes) hold at least `want` bytes, keeping its first
-       `used` bytes; a block that is already large enough is left alone.
-       -1 if out of memory (the old block is then untouched). */
-    static int fagin_tree_grow(void **block, size_t *bytes, size_t want, size_t used) {
-        size_t got;
+    static void fagin_tree_free(void *p, size_t got) {
+        if (p == NULL) return;
+        if (got < FAGIN_HUGE) free(p);
+        else munmap(p, got);
+    }
+
+    /* Chunks kept from finished searches for the next ones (see "recycled
+       tree memory").  Searches take chunks while they run, without the GIL,
+       so the pool has its own lock; it is held for a scan of at most
+       FAGIN_POOL_ENTRIES entries, a few times per 2 MiB of tree. */
+    #define FAGIN_POOL_ENTRIES 128
+    #define FAGIN_POOL_MAX_BYTES ((size_t)256 << 20)
+    typedef struct { void *p; size_t want; size_t got; } fagin_chunk;
+    static fagin_chunk fagin_pool[FAGIN_POOL_ENTRIES];
+    static int fagin_pool_len = 0;
+    static size_t fagin_pool_bytes = 0;
+    static pthread_mutex_t fagin_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+    /* A chunk of `want` bytes (*got: what it really holds), kept or new; NULL if out of memory. */
+    static void *fagin_chunk_take(size_t want, size_t *got) {
+        void *p = NULL;
+        int i;
+        pthread_mutex_lock(&fagin_pool_lock);
+        for (i = fagin_pool_len - 1; i >= 0; i--) {
+            if (fagin_pool[i].want == want) {
+                p = fagin_pool[i].p;
+                *got = fagin_pool[i].got;
+                fagin_pool_bytes -= *got;
+                fagin_pool[i] = fagin_pool[--fagin_pool_len];
+                break;
+            }
+        }
+        pthread_mutex_unlock(&fagin_pool_lock);
+        return p != NULL ? p : fagin_tree_alloc(want, got);
+    }
+    /* Keeps a chunk for a later search while the pool has room, else frees it. */
+    static void fagin_chunk_give(void *p, size_t want, size_t got) {
+        if (p == NULL) return;
+        pthread_mutex_lock(&fagin_pool_lock);
+        if (fagin_pool_len < FAGIN_POOL_ENTRIES && fagin_pool_bytes + got <= FAGIN_POOL_MAX_BYTES) {
+            fagin_pool[fagin_pool_len].p = p;
+            fagin_pool[fagin_pool_len].want = want;
+            fagin_pool[fagin_pool_len].got = got;
+            fagin_pool_len++;
+            fagin_pool_bytes += got;
+            p = NULL;
+        }
+        pthread_mutex_unlock(&fagin_pool_lock);
+        fagin_tree_free(p, got);
+    }
+    static size_t fagin_pool_release(void) {
+        fagin_chunk kept[FAGIN_POOL_ENTRIES];
+        size_t total = 0;
+        int i, n;
+        pthread_mutex_lock(&fagin_pool_lock);
+        n = fagin_pool_len;
+        memcpy(kept, fagin_pool, n * sizeof(fagin_chunk));
+        fagin_pool_len = 0;
+        fagin_pool_bytes = 0;
+        pthread_mutex_unlock(&fagin_pool_lock);
+        for (i = 0; i < n; i++) {
+            total += kept[i].got;
+            fagin_tree_free(kept[i].p, kept[i].got);
+        }
+        return total;
+    }
+    static int fagin_pool_stats(size_t *bytes) {
+        int n;
+        pthread_mutex_lock(&fagin_pool_lock);
+        n = fagin_pool_len;
+        *bytes = fagin_pool_bytes;
+        pthread_mutex_unlock(&fagin_pool_lock);
+        return n;
+    }
+
+    /* Hash tables come zeroed.  A large one is mapped directly: its pages
+       are zeroed by the kernel as the table fills, where calloc from the
+       heap would clear it all at once (milliseconds at millions of nodes). */
+    #define FAGIN_TABLE_MAP_BYTES ((size_t)1 << 20)
+    static int32_t *fagin_table_alloc(size_t entries) {
+        size_t bytes = entries * sizeof(int32_t);
         void *p;
-        if (*bytes >= want) return 0;
-        p = fagin_tree_alloc(want, &got);
-        if (p == NULL) return -1;
-        if (used) memcpy(p, *block, used);
-        free(*block);
-        *block = p;
-        *bytes = got;
-        return 0;
+        if (bytes < FAGIN_TABLE_MAP_BYTES) return (int32_t *)calloc(entries, sizeof(int32_t));
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+    #ifdef MADV_HUGEPAGE
+        if (bytes >= FAGIN_HUGE) madvise(p, bytes, MADV_HUGEPAGE);
+    #endif
+        return (int32_t *)p;
+    }
+    /* Writes (a zero) into the page of table byte `at`, so that the kernel maps
+       it now rather than when the table is in use. */
+    static inline void fagin_touch(int32_t *t, size_t at) { ((volatile char *)t)[at] = 0; }
+    static void fagin_table_free(int32_t *t, size_t entries) {
+        size_t bytes = entries * sizeof(int32_t);
+        if (t == NULL) return;
+        if (bytes < FAGIN_TABLE_MAP_BYTES) free(t);
+        else munmap(t, bytes);
     }
     """
     double now_ms "fagin_now_ms"() noexcept nogil
-    int tree_grow "fagin_tree_grow"(void** block, size_t* nbytes, size_t want, size_t used) noexcept nogil
+    void* chunk_take "fagin_chunk_take"(size_t want, size_t* got) noexcept nogil
+    void chunk_give "fagin_chunk_give"(void* p, size_t want, size_t got) noexcept nogil
+    size_t pool_release "fagin_pool_release"() noexcept nogil
+    int pool_stats "fagin_pool_stats"(size_t* nbytes) noexcept nogil
+    int32_t* table_alloc "fagin_table_alloc"(size_t entries) noexcept nogil
+    void table_free "fagin_table_free"(int32_t* t, size_t entries) noexcept nogil
+    void touch "fagin_touch"(int32_t* t, size_t at) noexcept nogil
     int load_flag "fagin_load_flag"(int* p) noexcept nogil
     void store_flag "fagin_store_flag"(int* p, int v) noexcept nogil
+    size_t load_size "fagin_load_size"(size_t* p) noexcept nogil
+    void add_size "fagin_add_size"(size_t* p, size_t v) noexcept nogil
 
 
 ctypedef struct Slot:
@@ -108,9 +217,15 @@ ctypedef struct Slot:
 
 ctypedef struct Node:
     uint64_t key
-    int64_t first        # index of the node's first slot in the slot array
+    Slot* slots          # its first slot (all of a node's slots are in one slot chunk)
     int32_t seat
     int32_t num_slots    # its legal actions when it was added, in ascending order
+
+# A chunk of tree memory: `want` bytes asked for, `got` held (see fagin_tree_alloc).
+ctypedef struct Chunk:
+    void* p
+    size_t want
+    size_t got
 
 cdef enum:
     STOP_NONE = 0
@@ -124,10 +239,50 @@ STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED
 # Most iterations one tree runs in all: its 32-bit visit counts must not wrap.
 cdef int64_t TREE_ITERATION_CAP = 0xFFFFFFFF - 1
 
+# A timed run reads the clock about every CHECK_MS ms, at most every
+# MAX_CHECK_STRIDE iterations apart.
+cdef double CHECK_MS = 0.1
+cdef int64_t MAX_CHECK_STRIDE = 64
+
 # Sentinel for "no limit" on iterations.
 cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
-# Slots a fresh search reserves (the array doubles as nodes are added).
-cdef int64_t FIRST_SLOTS = 4096
+# ------------------------------------------------------------ tree storage
+# Growing the tree must cost about the same whatever its size: the server stops
+# a search a few tens of ms before its deadline, and copying or rehashing a
+# tree of millions of nodes in one iteration took a second (a doubling of the
+# node and slot blocks plus a rebuilt hash table: 0.2 s at 262k nodes, 1.7 s
+# at 2M).  So:
+# - nodes live in chunks of NODE_CHUNK; node i is node_chunks[i >> NODE_SHIFT]
+#   [i & (NODE_CHUNK - 1)].  Only chunk 0 moves: it doubles from FIRST_NODES
+#   up to NODE_CHUNK (a copy of at most 1.5 MiB), so a small search stays small;
+#   later chunks are added whole.  Iterations hold node indices, never pointers.
+# - slots live in chunks that never move: each node's slots are contiguous in
+#   one chunk (a node whose slots do not fit in what is left of the current
+#   chunk starts a new one), chunk sizes doubling from FIRST_SLOTS slots to
+#   SLOT_CHUNK_BYTES, whole 2 MiB huge pages from 2 MiB up: the chunk being
+#   filled is written in order, so it costs one page fault at a time, and
+#   large chunks keep freeing a big tree quick (unmapping 2 MiB chunks one by
+#   one took 76 ms for a tree of 600 MiB, against 8 ms for one block).
+# - the hash table doubles incrementally: the new table takes new nodes, the
+#   old one is still searched, and each added node moves MIGRATE_STEP of the
+#   old table's buckets into the new one; the old table is gone well before
+#   the new one is half full.  The new table itself is allocated ahead, when
+#   the current one is 3/8 full, and each added node writes into one more of
+#   its pages: a fresh table is written at random, so its first inserts would
+#   otherwise fault in all its pages at once (57 ms for the 32 MiB table of
+#   2M nodes, where the kernel has to zero fresh pages).
+cdef enum:
+    NODE_SHIFT = 16
+    NODE_CHUNK = 1 << NODE_SHIFT
+    FIRST_NODES = 1024
+    FIRST_SLOTS = 4096
+    HUGE_BYTES = 2 << 20             # FAGIN_HUGE
+    SLOT_CHUNK_BYTES = 16 << 20
+    # Old buckets moved per added node: at least 2, so that the old table
+    # (S buckets, S/2 nodes) is emptied before the new one (2S buckets) is half full.
+    MIGRATE_STEP = 8
+    PAGE_BYTES = 4096
+    TABLE_MAP_BYTES = 1 << 20        # FAGIN_TABLE_MAP_BYTES
 
 #: Rollout settings: "policy" plays out with the game's rollout policy where it
 #: has one (uniform otherwise) -- and, where the game also has an evaluation
@@ -139,94 +294,30 @@ DEFAULT_ROLLOUT = "random"
 
 
 # ------------------------------------------------------ recycled tree memory
-# Every page of a new block costs a page fault when first written, and a
-# growing block is copied each time it moves; in a server worker thread the
-# malloc arena also hands freed blocks back to the kernel, so every search
-# paid for both again.  A finished search therefore leaves its node and slot
-# blocks here and the next search starts on them: already mapped, already
-# large.  (With the huge pages below: 1.02-1.04x at 10,000 iterations and
-# 1.06x at 100,000 in the Kids of London opening, old and new side by side.)
-# Guarded by the GIL: only __init__ and __dealloc__ touch it, and both hold it.
-
-ctypedef struct TreeBlocks:
-    void* nodes
-    size_t nodes_bytes
-    void* slots
-    size_t slots_bytes
-
-cdef enum:
-    POOL_ENTRIES = 16
-
-# Blocks larger than this are freed rather than kept (a search of a few
-# hundred thousand nodes; bigger ones are rare and would pin a lot of memory).
-cdef size_t POOL_MAX_BLOCK_BYTES = 64 << 20
-cdef TreeBlocks tree_pool[POOL_ENTRIES]
-cdef int tree_pool_len = 0
-
-
-cdef TreeBlocks pool_take():
-    """The largest kept pair of blocks (both NULL if none is kept)."""
-    global tree_pool_len
-    cdef TreeBlocks out
-    cdef int i, best = -1
-    out.nodes = NULL
-    out.slots = NULL
-    out.nodes_bytes = 0
-    out.slots_bytes = 0
-    for i in range(tree_pool_len):
-        if best < 0 or tree_pool[i].slots_bytes > tree_pool[best].slots_bytes:
-            best = i
-    if best >= 0:
-        out = tree_pool[best]
-        tree_pool_len -= 1
-        tree_pool[best] = tree_pool[tree_pool_len]
-    return out
-
-
-cdef void pool_give(TreeBlocks blocks):
-    """Keeps a pair of blocks for a later search, or frees it."""
-    global tree_pool_len
-    cdef int i, smallest = -1
-    if blocks.nodes == NULL and blocks.slots == NULL:
-        return
-    if blocks.nodes_bytes + blocks.slots_bytes <= POOL_MAX_BLOCK_BYTES:
-        if tree_pool_len < POOL_ENTRIES:
-            tree_pool[tree_pool_len] = blocks
-            tree_pool_len += 1
-            return
-        for i in range(tree_pool_len):
-            if smallest < 0 or tree_pool[i].slots_bytes < tree_pool[smallest].slots_bytes:
-                smallest = i
-        if tree_pool[smallest].slots_bytes < blocks.slots_bytes:
-            blocks, tree_pool[smallest] = tree_pool[smallest], blocks
-    free(blocks.nodes)
-    free(blocks.slots)
+# Every page of a new chunk costs a page fault when first written, and in a
+# server worker thread the malloc arena also hands freed memory back to the
+# kernel, so every search paid for it again.  A finished search therefore
+# leaves its node and slot chunks in a pool (up to 128 chunks, 256 MiB in all)
+# and later searches take chunks of the same sizes from it: already mapped.
+# (With the huge pages: 1.02-1.04x at 10,000 iterations and 1.06x at 100,000
+# in the Kids of London opening, measured when the tree was two blocks.)
 
 
 def release_tree_memory():
     """Frees the tree memory kept from finished searches; returns the bytes freed.
 
-    Searches keep it (up to 16 blocks of at most 64 MiB) so that the next
+    Searches keep it (up to 128 chunks, 256 MiB in all) so that the next
     search starts on memory that is already mapped; a long-lived process that
     has finished searching for a while may give it back with this call.
     """
-    global tree_pool_len
-    cdef size_t total = 0
-    while tree_pool_len > 0:
-        tree_pool_len -= 1
-        total += tree_pool[tree_pool_len].nodes_bytes + tree_pool[tree_pool_len].slots_bytes
-        free(tree_pool[tree_pool_len].nodes)
-        free(tree_pool[tree_pool_len].slots)
-    return total
+    return pool_release()
 
 
 def kept_tree_memory():
-    """(blocks, bytes) of tree memory kept from finished searches for the next ones."""
+    """(chunks, bytes) of tree memory kept from finished searches for the next ones."""
     cdef size_t total = 0
-    cdef int i
-    for i in range(tree_pool_len):
-        total += tree_pool[i].nodes_bytes + tree_pool[i].slots_bytes
-    return tree_pool_len, total
+    cdef int n = pool_stats(&total)
+    return n, total
 
 
 class SearchError(ValueError):
@@ -297,13 +388,24 @@ cdef class ISMCTS:
     cdef double* path_m         # os: own reach / sample reach at the node
     cdef double* path_sig_a     # os: the strategy's probability of the chosen slot
     cdef double reach_own, reach_others, reach_sample   # os: along the current descent
-    cdef Node* nodes
-    cdef Slot* slots
-    cdef size_t nodes_bytes, slots_bytes   # allocated sizes (room for more than in use)
-    cdef int64_t num_nodes, node_cap, max_nodes
-    cdef int64_t num_slots                 # slots in use
+    cdef Node** node_chunks        # see "tree storage"
+    cdef Chunk* node_chunk_info
+    cdef int64_t node_chunks_len, node_chunks_cap
+    cdef int64_t num_nodes, node_room, max_nodes   # node_room: nodes the chunks hold
+    cdef Chunk* slot_chunks
+    cdef int64_t slot_chunks_len, slot_chunks_cap
+    cdef Slot* slot_next           # the first free slot of the current slot chunk
+    cdef int64_t slot_left         # free slots after it
+    cdef size_t last_slot_chunk    # bytes asked for the latest slot chunk
+    cdef int64_t num_slots         # slots in use
+    cdef size_t held_bytes         # bytes held by the chunks and hash tables (see tree_bytes)
     cdef int32_t* table            # node index + 1, 0 = empty
     cdef uint64_t table_mask
+    cdef int32_t* old_table        # the table being emptied into `table`, or NULL
+    cdef uint64_t old_mask
+    cdef uint64_t migrated         # old_table buckets already moved
+    cdef int32_t* next_table       # the table that will replace `table` (pages being written), or NULL
+    cdef size_t next_touched       # bytes of next_table whose pages are written
     cdef Rng rng
     cdef readonly int64_t iterations
     cdef readonly double elapsed_ms
@@ -327,9 +429,12 @@ cdef class ISMCTS:
         self.path_w = NULL
         self.path_m = NULL
         self.path_sig_a = NULL
-        self.nodes = NULL
-        self.slots = NULL
+        self.node_chunks = NULL
+        self.node_chunk_info = NULL
+        self.slot_chunks = NULL
         self.table = NULL
+        self.old_table = NULL
+        self.next_table = NULL
 
     def __init__(self, state, int seat, seed=0, double exploration=DEFAULT_EXPLORATION,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT):
@@ -438,12 +543,10 @@ cdef class ISMCTS:
             raise SearchError(f"seat: seat {seat} has no decision pending (seat {p} is to act)")
         self.root_key = self.gd.infoset_key(self.root, seat)
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-        cdef TreeBlocks blocks = pool_take()
-        self.nodes = <Node*>blocks.nodes
-        self.nodes_bytes = blocks.nodes_bytes
-        self.slots = <Slot*>blocks.slots
-        self.slots_bytes = blocks.slots_bytes
-        if self._set_node_cap(min(max_nodes, 1 << 10)) < 0 or self._reserve_slots(FIRST_SLOTS) < 0:
+        if self.slot_bound * sizeof(Slot) > SLOT_CHUNK_BYTES:
+            raise ValueError(f"the game's decisions have up to {self.slot_bound} actions; "
+                             f"a search handles up to {SLOT_CHUNK_BYTES // sizeof(Slot)}")
+        if self._start_tree() < 0:
             raise MemoryError()
 
     def __dealloc__(self):
@@ -461,102 +564,245 @@ cdef class ISMCTS:
         free(self.path_w)
         free(self.path_m)
         free(self.path_sig_a)
-        free(self.table)
-        cdef TreeBlocks blocks
-        blocks.nodes = self.nodes
-        blocks.nodes_bytes = self.nodes_bytes
-        blocks.slots = self.slots
-        blocks.slots_bytes = self.slots_bytes
-        self.nodes = NULL
-        self.slots = NULL
-        pool_give(blocks)
+        table_free(self.table, self.table_mask + 1)
+        table_free(self.old_table, self.old_mask + 1)
+        table_free(self.next_table, 2 * (self.table_mask + 1))
+        cdef int64_t i
+        if self.node_chunk_info != NULL:
+            for i in range(self.node_chunks_len):
+                chunk_give(self.node_chunk_info[i].p, self.node_chunk_info[i].want, self.node_chunk_info[i].got)
+        if self.slot_chunks != NULL:
+            for i in range(self.slot_chunks_len):
+                chunk_give(self.slot_chunks[i].p, self.slot_chunks[i].want, self.slot_chunks[i].got)
+        free(self.node_chunks)
+        free(self.node_chunk_info)
+        free(self.slot_chunks)
 
-    cdef int _set_node_cap(self, int64_t cap) noexcept nogil:
-        """Sets node capacity to `cap` (>= current), growing the node block only
-        if it is too small, and rebuilds the hash table; -1 if out of memory."""
-        if tree_grow(<void**>&self.nodes, &self.nodes_bytes, sizeof(Node) * cap,
-                     sizeof(Node) * self.num_nodes) < 0:
-            return -1
-        self.node_cap = cap
-        return self._rehash(cap * 2)
-
-    cdef int _reserve_slots(self, int64_t more) noexcept nogil:
-        """Makes room for `more` slots past those in use (the slot block at
-        least doubles when it grows); -1 if out of memory."""
-        cdef int64_t want = self.num_slots + more
-        if sizeof(Slot) * want <= self.slots_bytes:
-            return 0
-        if want < 2 * self.num_slots:
-            want = 2 * self.num_slots
-        return tree_grow(<void**>&self.slots, &self.slots_bytes, sizeof(Slot) * want,
-                         sizeof(Slot) * self.num_slots)
-
-    cdef int _rehash(self, int64_t want) noexcept nogil:
-        """Rebuilds the hash table with room for `want` entries; -1 if out of memory."""
+    cdef int _start_tree(self) noexcept nogil:
+        """Node chunk 0 and the first hash table; -1 if out of memory."""
+        cdef int64_t room = FIRST_NODES if self.max_nodes > FIRST_NODES else self.max_nodes
         cdef uint64_t size = 16
-        while size < <uint64_t>want:
+        self.node_chunks_cap = 8
+        self.node_chunks = <Node**>malloc(sizeof(Node*) * self.node_chunks_cap)
+        self.node_chunk_info = <Chunk*>malloc(sizeof(Chunk) * self.node_chunks_cap)
+        if self.node_chunks == NULL or self.node_chunk_info == NULL:
+            return -1
+        if self._take_chunk(&self.node_chunk_info[0], sizeof(Node) * room) < 0:
+            return -1
+        self.node_chunks[0] = <Node*>self.node_chunk_info[0].p
+        self.node_chunks_len = 1
+        self.node_room = room
+        while size < <uint64_t>(2 * room):
             size <<= 1
-        free(self.table)
-        self.table = <int32_t*>calloc(size, sizeof(int32_t))
+        self.table = table_alloc(size)
         if self.table == NULL:
             return -1
         self.table_mask = size - 1
-        cdef int64_t i
-        cdef uint64_t h
-        for i in range(self.num_nodes):
-            h = mix64(self.nodes[i].key, <uint64_t>self.nodes[i].seat) & self.table_mask
-            while self.table[h] != 0:
-                h = (h + 1) & self.table_mask
-            self.table[h] = <int32_t>(i + 1)
+        add_size(&self.held_bytes, sizeof(int32_t) * size)
         return 0
 
-    cdef inline int64_t _find(self, int seat, uint64_t key) noexcept nogil:
-        cdef uint64_t h = mix64(key, <uint64_t>seat) & self.table_mask
+    cdef int _take_chunk(self, Chunk* c, size_t want) noexcept nogil:
+        c.want = want
+        c.p = chunk_take(want, &c.got)
+        if c.p == NULL:
+            return -1
+        add_size(&self.held_bytes, c.got)
+        return 0
+
+    cdef void _give_chunk(self, Chunk* c) noexcept nogil:
+        add_size(&self.held_bytes, -c.got)
+        chunk_give(c.p, c.want, c.got)
+        c.p = NULL
+
+    cdef int _grow_nodes(self) noexcept nogil:
+        """Room for at least one more node: chunk 0 doubled while it is not
+        full-sized, else a new chunk; -1 if out of memory."""
+        cdef Chunk c
+        cdef int64_t room
+        cdef void* grown
+        if self.node_room < NODE_CHUNK:
+            room = 2 * self.node_room
+            if room > NODE_CHUNK:
+                room = NODE_CHUNK
+            if room > self.max_nodes:
+                room = self.max_nodes
+            if self._take_chunk(&c, sizeof(Node) * room) < 0:
+                return -1
+            memcpy(c.p, self.node_chunks[0], sizeof(Node) * self.num_nodes)
+            self._give_chunk(&self.node_chunk_info[0])
+            self.node_chunk_info[0] = c
+            self.node_chunks[0] = <Node*>c.p
+            self.node_room = room
+            return 0
+        if self.node_chunks_len == self.node_chunks_cap:
+            grown = realloc(self.node_chunks, sizeof(Node*) * 2 * self.node_chunks_cap)
+            if grown == NULL:
+                return -1
+            self.node_chunks = <Node**>grown
+            grown = realloc(self.node_chunk_info, sizeof(Chunk) * 2 * self.node_chunks_cap)
+            if grown == NULL:
+                return -1
+            self.node_chunk_info = <Chunk*>grown
+            self.node_chunks_cap *= 2
+        room = NODE_CHUNK
+        if room > self.max_nodes - self.node_room:
+            room = self.max_nodes - self.node_room      # the last chunk a capped tree needs
+        if self._take_chunk(&self.node_chunk_info[self.node_chunks_len], sizeof(Node) * room) < 0:
+            return -1
+        self.node_chunks[self.node_chunks_len] = <Node*>self.node_chunk_info[self.node_chunks_len].p
+        self.node_chunks_len += 1
+        self.node_room += room
+        return 0
+
+    cdef int _grow_slots(self) noexcept nogil:
+        """A new current slot chunk (the rest of the old one stays unused); -1 if out of memory."""
+        cdef size_t want
+        cdef void* grown
+        if self.slot_chunks_len == self.slot_chunks_cap:
+            grown = realloc(self.slot_chunks, sizeof(Chunk) * (2 * self.slot_chunks_cap + 8))
+            if grown == NULL:
+                return -1
+            self.slot_chunks = <Chunk*>grown
+            self.slot_chunks_cap = 2 * self.slot_chunks_cap + 8
+        if self.slot_chunks_len == 0:
+            want = sizeof(Slot) * (FIRST_SLOTS if FIRST_SLOTS > self.slot_bound else self.slot_bound)
+        else:
+            want = 2 * self.last_slot_chunk
+        if want > HUGE_BYTES:
+            want = (want + HUGE_BYTES - 1) & ~(<size_t>HUGE_BYTES - 1)    # whole huge pages
+        if want > SLOT_CHUNK_BYTES:
+            want = SLOT_CHUNK_BYTES
+        if self._take_chunk(&self.slot_chunks[self.slot_chunks_len], want) < 0:
+            return -1
+        self.slot_next = <Slot*>self.slot_chunks[self.slot_chunks_len].p
+        self.slot_left = self.slot_chunks[self.slot_chunks_len].got // sizeof(Slot)
+        self.slot_chunks_len += 1
+        self.last_slot_chunk = want
+        return 0
+
+    cdef inline Node* _node(self, int64_t i) noexcept nogil:
+        return &self.node_chunks[i >> NODE_SHIFT][i & (NODE_CHUNK - 1)]
+
+    cdef inline int64_t _probe(self, const int32_t* table, uint64_t mask, uint64_t h,
+                               int seat, uint64_t key) noexcept nogil:
         cdef int32_t idx
+        cdef Node* nd
+        h &= mask
         while True:
-            idx = self.table[h]
+            idx = table[h]
             if idx == 0:
                 return -1
-            if self.nodes[idx - 1].key == key and self.nodes[idx - 1].seat == seat:
+            nd = self._node(idx - 1)
+            if nd.key == key and nd.seat == seat:
                 return idx - 1
+            h = (h + 1) & mask
+
+    cdef inline int64_t _find(self, int seat, uint64_t key) noexcept nogil:
+        cdef uint64_t h = mix64(key, <uint64_t>seat)
+        cdef int64_t i = self._probe(self.table, self.table_mask, h, seat, key)
+        if i >= 0 or self.old_table == NULL:
+            return i
+        return self._probe(self.old_table, self.old_mask, h, seat, key)
+
+    cdef inline void _insert(self, uint64_t h, int32_t entry) noexcept nogil:
+        h &= self.table_mask
+        while self.table[h] != 0:
             h = (h + 1) & self.table_mask
+        self.table[h] = entry
+
+    cdef void _migrate(self, uint64_t buckets) noexcept nogil:
+        """Moves up to `buckets` buckets of the old table into the new one (the
+        old table is left intact, so searches of it stay right meanwhile) and
+        frees the old table once all are moved."""
+        cdef uint64_t size = self.old_mask + 1
+        cdef uint64_t end = self.migrated + buckets
+        cdef int32_t entry
+        cdef Node* nd
+        if end > size:
+            end = size
+        while self.migrated < end:
+            entry = self.old_table[self.migrated]
+            if entry != 0:
+                nd = self._node(entry - 1)
+                self._insert(mix64(nd.key, <uint64_t>nd.seat), entry)
+            self.migrated += 1
+        if self.migrated == size:
+            table_free(self.old_table, size)
+            self.old_table = NULL
+            add_size(&self.held_bytes, -(sizeof(int32_t) * size))
+
+    cdef void _prepare_table(self) noexcept nogil:
+        """Allocates the next table (twice the size), its pages to be written
+        in by later additions; leaves it NULL if out of memory."""
+        cdef uint64_t size = 2 * (self.table_mask + 1)
+        self.next_table = table_alloc(size)
+        if self.next_table == NULL:
+            return
+        add_size(&self.held_bytes, sizeof(int32_t) * size)
+        # A small table comes from calloc, already written.
+        self.next_touched = 0 if sizeof(int32_t) * size >= TABLE_MAP_BYTES else sizeof(int32_t) * size
+
+    cdef int _grow_table(self) noexcept nogil:
+        """Starts moving to a table twice the size; -1 if out of memory."""
+        cdef uint64_t size = 2 * (self.table_mask + 1)
+        cdef int32_t* table
+        if self.old_table != NULL:
+            self._migrate(self.old_mask + 1)     # never: MIGRATE_STEP empties it first
+        if self.next_table == NULL:
+            self._prepare_table()
+            if self.next_table == NULL:
+                return -1
+        table = self.next_table
+        self.next_table = NULL
+        self.old_table = self.table
+        self.old_mask = self.table_mask
+        self.migrated = 0
+        self.table = table
+        self.table_mask = size - 1
+        return 0
 
     cdef int64_t _add(self, int seat, uint64_t key, int n) noexcept nogil:
         """Adds a node with one slot per action in self.legal[0:n]; -1 if the
-        tree is at max_nodes (or memory ran out)."""
-        cdef int64_t cap, i, first
+        tree is at max_nodes (or memory ran out).  Costs about the same
+        whatever the tree's size (see "tree storage")."""
+        cdef int64_t i = self.num_nodes
         cdef int j
+        cdef Node* nd
         cdef Slot* sl
-        if self.num_nodes >= self.node_cap:
-            if self.node_cap >= self.max_nodes:
-                return -1
-            cap = self.node_cap * 2
-            if cap > self.max_nodes:
-                cap = self.max_nodes
-            if self._set_node_cap(cap) < 0:
-                return -1
-        if self._reserve_slots(n) < 0:
+        if i >= self.max_nodes:
             return -1
-        first = self.num_slots
+        if self.old_table != NULL:
+            self._migrate(MIGRATE_STEP)
+        if self.next_table != NULL:
+            if self.next_touched < sizeof(int32_t) * 2 * (self.table_mask + 1):
+                touch(self.next_table, self.next_touched)
+                self.next_touched += PAGE_BYTES
+        elif <uint64_t>(8 * (i + 1)) > 3 * (self.table_mask + 1):
+            self._prepare_table()
+        if <uint64_t>(2 * (i + 1)) > self.table_mask + 1 and self._grow_table() < 0:
+            return -1
+        if i == self.node_room and self._grow_nodes() < 0:
+            return -1
+        if n > self.slot_left and self._grow_slots() < 0:
+            return -1
+        sl = self.slot_next
+        self.slot_next += n
+        self.slot_left -= n
         self.num_slots += n
         for j in range(n):
-            sl = &self.slots[first + j]
-            sl.action = self.legal[j]
-            sl.visits = 0
-            sl.avail = 0
-            sl.value_sum = 0.0
-            sl.regret = 0.0
-            sl.avg = 0.0
-        i = self.num_nodes
+            sl[j].action = self.legal[j]
+            sl[j].visits = 0
+            sl[j].avail = 0
+            sl[j].value_sum = 0.0
+            sl[j].regret = 0.0
+            sl[j].avg = 0.0
         self.num_nodes += 1
-        self.nodes[i].key = key
-        self.nodes[i].seat = seat
-        self.nodes[i].first = first
-        self.nodes[i].num_slots = n
-        cdef uint64_t h = mix64(key, <uint64_t>seat) & self.table_mask
-        while self.table[h] != 0:
-            h = (h + 1) & self.table_mask
-        self.table[h] = <int32_t>(i + 1)
+        nd = self._node(i)
+        nd.key = key
+        nd.seat = seat
+        nd.slots = sl
+        nd.num_slots = n
+        self._insert(mix64(key, <uint64_t>seat), <int32_t>(i + 1))
         return i
 
     cdef inline int _legal(self, const void* st) noexcept nogil:
@@ -582,8 +828,9 @@ cdef class ISMCTS:
         them.  An information set should always show the same legal actions,
         but an action without a slot (a hash collision, an engine bug) is
         left out of selection rather than trusted."""
-        cdef Slot* base = &self.slots[self.nodes[node].first]
-        cdef int num = self.nodes[node].num_slots
+        cdef Node* nd = self._node(node)
+        cdef Slot* base = nd.slots
+        cdef int num = nd.num_slots
         cdef int i, j = 0, m = 0
         for i in range(n):
             while j < num and base[j].action < self.legal[i]:
@@ -722,7 +969,7 @@ cdef class ISMCTS:
                 in_tree = False
                 gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
                 continue
-            base = &self.slots[self.nodes[node].first]
+            base = self._node(node).slots
             if self.use_os:
                 slot = self._select_os(base, m, depth, p == update)
             elif self.use_rm:
@@ -748,35 +995,35 @@ cdef class ISMCTS:
         cdef double u
         cdef Slot* base
         cdef Slot* sl
-        cdef int64_t node
+        cdef Node* nd
         for i in range(depth):
-            node = self.path_node[i]
-            u = returns[self.nodes[node].seat]
-            base = &self.slots[self.nodes[node].first]
+            nd = self._node(self.path_node[i])
+            u = returns[nd.seat]
+            base = nd.slots
             sl = &base[self.path_slot[i]]
             sl.visits += 1
             sl.value_sum += u
             if self.use_rm:
                 # Sampled regrets: the chosen action's value importance-weighted, the others 0.
-                for j in range(self.nodes[node].num_slots):
+                for j in range(nd.num_slots):
                     base[j].regret += (u / self.path_prob[i] if j == self.path_slot[i] else 0.0) - u
 
     cdef void _backup_os(self, int depth, const double* returns, int update) noexcept nogil:
         """Outcome sampling: the updating seat's regrets and average strategy,
         from the leaf up (each node's sampled value feeds its parent's)."""
         cdef int i, k, slot
-        cdef int64_t node
+        cdef Node* nd
         cdef double value = returns[update], child, est
         cdef Slot* base
         cdef double* sig
         for i in range(depth - 1, -1, -1):
-            node = self.path_node[i]
-            base = &self.slots[self.nodes[node].first]
+            nd = self._node(self.path_node[i])
+            base = nd.slots
             base[self.path_slot[i]].visits += 1
-            base[self.path_slot[i]].value_sum += returns[self.nodes[node].seat]
+            base[self.path_slot[i]].value_sum += returns[nd.seat]
             child = value / self.path_prob[i]
             est = self.path_sig_a[i] * child
-            if self.nodes[node].seat == update:
+            if nd.seat == update:
                 sig = &self.path_sigma[i * self.slot_bound]
                 for k in range(self.path_n[i]):
                     slot = self.path_legal[i * self.slot_bound + k]
@@ -808,19 +1055,33 @@ cdef class ISMCTS:
         cdef int64_t done = 0
         cdef int reason = STOP_ITERATIONS
         cdef int players = self.gd.num_players(self.root)
-        cdef double start, deadline, now
+        cdef double start, deadline, now, checked
+        # The clock is read every `stride` iterations, the stride adapting so
+        # that reads come about every CHECK_MS whatever an iteration costs
+        # (well under a microsecond in Kuhn poker, a millisecond in London).
+        cdef int64_t stride = 1, next_check = 0
         self.running = 1
         try:
             with nogil:
                 start = now_ms()
                 deadline = start + budget
+                checked = start
                 while done < limit:
                     if load_flag(&self.cancel_flag):
                         reason = STOP_CANCELLED
                         break
-                    if budget >= 0 and (done & 15) == 0 and now_ms() >= deadline:
-                        reason = STOP_TIME
-                        break
+                    if budget >= 0 and done >= next_check:
+                        now = now_ms()
+                        if now >= deadline:
+                            reason = STOP_TIME
+                            break
+                        if now - checked < 0.5 * CHECK_MS:
+                            if stride < MAX_CHECK_STRIDE:
+                                stride *= 2
+                        elif now - checked > 2 * CHECK_MS and stride > 1:
+                            stride >>= 1
+                        checked = now
+                        next_check = done + stride
                     # os updates the seats in turn; the others ignore `update`.
                     self._iterate(<int>((self.iterations + done) % players))
                     done += 1
@@ -852,8 +1113,8 @@ cdef class ISMCTS:
         cdef int64_t node = self._find(seat, key)
         if node < 0:
             return None
-        cdef Slot* base = &self.slots[self.nodes[node].first]
-        return [base[j].action for j in range(self.nodes[node].num_slots)]
+        cdef Node* nd = self._node(node)
+        return [nd.slots[j].action for j in range(nd.num_slots)]
 
     @property
     def root_key(self):
@@ -862,10 +1123,12 @@ cdef class ISMCTS:
 
     @property
     def tree_bytes(self):
-        """Bytes the tree occupies: its nodes, their slots and the hash table
-        (what is in use, not what the recycled blocks could hold)."""
-        return (sizeof(Node) * self.num_nodes + sizeof(Slot) * self.num_slots
-                + sizeof(int32_t) * (self.table_mask + 1))
+        """Bytes the tree holds: its node and slot chunks (the free room at
+        their ends included) and its hash table (two while one is being
+        moved into the other).  Chunks come from the pool of recycled tree
+        memory and go back to it when the search is freed.  May be read from
+        any thread while the search runs."""
+        return load_size(&self.held_bytes)
 
     def result(self, stop_reason="iterations"):
         """The recommendation so far: most visited root action (ties: best mean)."""
@@ -878,8 +1141,8 @@ cdef class ISMCTS:
         actions = [self.legal[i] for i in range(n)]
         counts = {a: (0, 0.0) for a in actions}
         if root >= 0:
-            base = &self.slots[self.nodes[root].first]
-            for j in range(self.nodes[root].num_slots):
+            base = self._node(root).slots
+            for j in range(self._node(root).num_slots):
                 if base[j].action in counts:
                     visits = base[j].visits
                     counts[base[j].action] = (visits, base[j].value_sum / visits if visits else 0.0)
@@ -897,8 +1160,8 @@ cdef class ISMCTS:
         cdef int j
         weights = {a: 0.0 for a in actions}
         if node >= 0:
-            base = &self.slots[self.nodes[node].first]
-            for j in range(self.nodes[node].num_slots):
+            base = self._node(node).slots
+            for j in range(self._node(node).num_slots):
                 if base[j].action in weights:
                     weights[base[j].action] = base[j].avg if self.use_rm else base[j].visits
         total = sum(weights.values())

@@ -150,6 +150,11 @@ class RootParallelSearch:
     def num_nodes(self) -> int:
         return sum(p.num_nodes for p in self.parts)
 
+    @property
+    def tree_bytes(self) -> int:
+        """Bytes the parts' trees hold (see ``ISMCTS.tree_bytes``); safe to read while they run."""
+        return sum(p.tree_bytes for p in self.parts)
+
     def run(self, iterations=None, time_ms=None, stop_at=None) -> str:
         """Runs every part at once, each on its own thread (the calling thread
         runs part 0), for its share of ``iterations`` and until ``time_ms``

@@ -16,6 +16,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from fagin.server import config as config_mod
+from fagin.server import logs
+from fagin.server.metrics import ServerMetrics
+from fagin.server import security
 from fagin.server.service import FaginService, add_to_server
 from fagin.v1 import fagin_pb2
 
@@ -33,29 +36,55 @@ class Server:
         self.executor = executor
         self.health = health_servicer
         self.port = port
+        self.service = None       # the FaginService (its admission state, for monitoring)
+        self.metrics = None       # the ServerMetrics when metrics_port is set
 
     @classmethod
     async def start(cls, config):
+        # Files and tokens first: a server that cannot have the protection asked for does not start.
+        secured = security.ServerSecurity(config)
         executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="fagin-search")
-        server = grpc.aio.server(options=[
+        metrics = ServerMetrics() if config.metrics_port else None
+        # The metrics interceptor first (outermost): refused logins are counted too.
+        interceptors = ([metrics.interceptor] if metrics else []) + list(secured.interceptors)
+        server = grpc.aio.server(interceptors=interceptors or None, options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
             ("grpc.so_reuseport", 0),
         ])
-        add_to_server(FaginService(config, executor), server)
+        service = FaginService(config, executor)
+        add_to_server(service, server)
         health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        reflection.enable_server_reflection(
-            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-             reflection.SERVICE_NAME), server)
-        port = server.add_insecure_port(f"{config.host}:{config.port}")
+        if config.reflection:
+            reflection.enable_server_reflection(
+                (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                 reflection.SERVICE_NAME), server)
+        address = f"{config.host}:{config.port}"
+        if secured.credentials is not None:
+            port = server.add_secure_port(address, secured.credentials)
+        else:
+            port = server.add_insecure_port(address)
         if port == 0:
             raise OSError(f"cannot listen on {config.host}:{config.port}")
+        if metrics:
+            metrics.watch(service)
+            metrics.serve(config.host, config.metrics_port)
+            log.info("metrics at http://%s:%d/metrics", config.host, metrics.port)
+        if secured.weak_token_warning:
+            log.warning(secured.weak_token_warning)
+        warning = security.exposure_warning(config, port)
+        if warning:
+            # Logged (it may go to a collector) and printed (an operator at a terminal sees it).
+            log.warning(warning)
+            print(f"\n*** {warning}\n", file=sys.stderr, flush=True)
         await server.start()
         for name in ("", SERVICE_NAME):
             await _set_status(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
         log.info("fagin serving on %s:%d with %d search workers", config.host, port, config.workers)
-        return cls(config, server, executor, health_servicer, port)
+        running = cls(config, server, executor, health_servicer, port)
+        running.service, running.metrics = service, metrics
+        return running
 
     async def stop(self, grace=None):
         """Stops accepting calls, lets accepted ones finish (up to `grace` s), then ends."""
@@ -64,6 +93,8 @@ class Server:
             await _set_status(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.grpc_server.stop(grace)
         self.executor.shutdown(wait=True, cancel_futures=True)
+        if self.metrics:
+            await self.metrics.stop()     # last: a scrape still sees the drain
         log.info("fagin stopped")
 
     async def wait(self):
@@ -96,10 +127,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         config = config_mod.from_namespace(args)
+        security.ServerSecurity(config)     # unreadable TLS or token files: a usage error
     except ValueError as e:
         parser.error(str(e))
-    logging.basicConfig(level=config.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure(config.log_level, config.log_format, sys.stderr)
 
     def ready(server):
         # A machine-readable line for scripts and tests (the port may be 0 = any free port).

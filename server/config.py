@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 from fagin.search import limits
 
@@ -23,8 +23,10 @@ class ServerConfig:
     # Budget when a request gives none: a served answer, so more than the
     # library's limits.DEFAULT_ITERATIONS for a bare search() call.
     default_iterations: int = 2_000
-    # Cap on search tree nodes per search thread (memory: ~380 bytes a node for Kids of London).
-    max_nodes: int = limits.DEFAULT_MAX_NODES
+    # Cap on search tree nodes per search thread.  0 = derived from the tree-memory
+    # budget: room for twice the workers' trees at NODE_BYTES_FOR_DEFAULT a node, at
+    # most limits.DEFAULT_MAX_NODES (a node costs ~250-1200 bytes depending on the game).
+    max_nodes: int = 0
     # Largest request accepted, in bytes (larger: RESOURCE_EXHAUSTED).
     max_message_bytes: int = 4 * 1024 * 1024
     # Batch requests searched at once per stream (beyond: read when a slot frees).
@@ -34,6 +36,48 @@ class ServerConfig:
     # Searches stop this many ms before the call's deadline, to answer in time.
     deadline_margin_ms: int = 50
     log_level: str = "INFO"
+    # Admission control (server/admission.py).  Searches waiting to start; one
+    # more is refused RESOURCE_EXHAUSTED with a retry hint.  0 = 16 per worker.
+    max_queued: int = 0
+    # Open StreamRecommend and BatchRecommend calls; one more is refused
+    # RESOURCE_EXHAUSTED.  0 = 16 per worker.
+    max_streams: int = 0
+    # Server-wide budget of search-tree memory in MB: each search reserves its
+    # node cap times its game's bytes per node before it starts and returns it
+    # when its call ends (a stream holds its tree between reports).  0 = half of
+    # the memory available at start (MemAvailable, or the cgroup limit if lower).
+    max_tree_memory_mb: int = 0
+    # Searches run in slices of about this many ms (4x as long while no other
+    # search waits); a freed worker goes to the waiting search that has had the
+    # least worker time, so short calls are not held up behind long ones.
+    slice_ms: int = 25
+    # Observability (metrics.py, logs.py).  Prometheus metrics served over HTTP
+    # at /metrics on this port of the server's host; 0 = off (no interceptor).
+    metrics_port: int = 0
+    # Log lines as "text" or "json" (one object a line, with each call's fields).
+    log_format: str = "text"
+    # Security (README, Security). TLS: the server's certificate chain and private key, PEM
+    # files; both or neither.
+    tls_cert: str = field(default="", metadata={"help": "server certificate chain (PEM) for TLS"})
+    tls_key: str = field(default="", metadata={"help": "private key (PEM) of --tls-cert"})
+    # mTLS: clients must present a certificate signed by this CA bundle (PEM). Needs TLS.
+    tls_client_ca: str = field(default="", metadata={
+        "help": "CA bundle (PEM): clients must present a certificate it signed (mTLS)"})
+    # A bearer token every call but health must carry ("authorization: Bearer <token>"). Not
+    # shown in the config's repr; prefer the environment variable or the file to the flag,
+    # which other users of the machine can read in the process list.
+    auth_token: str = field(default="", repr=False, metadata={
+        "help": "bearer token required on every call but health (prefer FAGIN_AUTH_TOKEN or "
+                "--auth-token-file: a flag is visible in the process list)"})
+    # A file of accepted tokens, one a line (# comments), re-read when it changes: tokens
+    # rotate without a restart.
+    auth_token_file: str = field(default="", metadata={
+        "help": "file of accepted bearer tokens, one a line, re-read when it changes"})
+    # gRPC server reflection (grpcurl list/describe). On by default: it only describes the
+    # API, which is public (the .proto files ship with the package), and with a token it
+    # needs the token like every other call but health. Off shrinks the exposed surface.
+    reflection: bool = field(default=True, metadata={
+        "help": "gRPC server reflection, on or off (needs the token when one is set)"})
 
     def __post_init__(self):
         checks = {
@@ -44,19 +88,93 @@ class ServerConfig:
             "max_iterations": 1 <= self.max_iterations <= limits.MAX_ITERATIONS,
             "max_time_ms": 1 <= self.max_time_ms <= limits.MAX_TIME_MS,
             "default_iterations": 1 <= self.default_iterations <= self.max_iterations,
-            "max_nodes": 1 <= self.max_nodes <= limits.MAX_NODES,
+            "max_nodes": 0 <= self.max_nodes <= limits.MAX_NODES,
             "max_message_bytes": self.max_message_bytes >= 1024,
             "batch_concurrency": self.batch_concurrency >= 0,
             "grace_seconds": self.grace_seconds >= 0,
             "deadline_margin_ms": self.deadline_margin_ms >= 0,
+            "max_queued": self.max_queued >= 0,
+            "max_streams": self.max_streams >= 0,
+            "max_tree_memory_mb": self.max_tree_memory_mb >= 0,
+            "slice_ms": 1 <= self.slice_ms <= 60_000,
+            "metrics_port": self.metrics_port == 0 or (1 <= self.metrics_port <= 65535
+                                                        and self.metrics_port != self.port),
+            "log_format": self.log_format in ("text", "json"),
+            "tls_key": bool(self.tls_cert) == bool(self.tls_key),     # both or neither
+            "tls_client_ca": not self.tls_client_ca or bool(self.tls_cert),
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
-            raise ValueError(f"bad server setting: {', '.join(f'{b}={getattr(self, b)!r}' for b in bad)}")
+            raise ValueError(f"bad server setting: {', '.join(f'{b}={getattr(self, b)!r}' for b in bad)}"
+                             + _SECURITY_HINTS.get(bad[0], ""))
 
     @property
     def batch_slots(self):
         return self.batch_concurrency or 2 * self.workers
+
+    @property
+    def queue_limit(self):
+        return self.max_queued or 16 * self.workers
+
+    @property
+    def stream_limit(self):
+        return self.max_streams or 16 * self.workers
+
+    @property
+    def tree_memory_bytes(self):
+        """The tree-memory budget in bytes (max_tree_memory_mb, or derived once per process)."""
+        if self.max_tree_memory_mb:
+            return self.max_tree_memory_mb << 20
+        return _default_tree_memory()
+
+    @property
+    def node_cap(self):
+        """Nodes per search thread: max_nodes, or derived from the tree-memory budget."""
+        if self.max_nodes:
+            return self.max_nodes
+        derived = self.tree_memory_bytes // (2 * self.workers * NODE_BYTES_FOR_DEFAULT)
+        return int(max(MIN_DERIVED_NODES, min(limits.DEFAULT_MAX_NODES, derived)))
+
+
+#: Bytes a node is taken to cost when deriving the default max_nodes (above
+#: the largest figure measured among the served games, ~1.2 KB; admission.py
+#: also reserves this much a node for a game not measured yet).
+NODE_BYTES_FOR_DEFAULT = 2048
+#: The derived node cap never goes below this (a small machine still searches).
+MIN_DERIVED_NODES = 10_000
+#: Budget when the available memory cannot be read.
+FALLBACK_TREE_MEMORY = 1 << 30
+_tree_memory = []
+
+
+def _default_tree_memory():
+    if not _tree_memory:
+        from fagin.server.admission import available_memory_bytes
+        available = available_memory_bytes()
+        _tree_memory.append(FALLBACK_TREE_MEMORY if available is None else max(64 << 20, available // 2))
+    return _tree_memory[0]
+
+
+_SECURITY_HINTS = {
+    "tls_key": " (TLS needs both --tls-cert and --tls-key)",
+    "tls_client_ca": " (client certificates need TLS: give --tls-cert and --tls-key too)",
+}
+
+
+def parse_bool(text: str) -> bool:
+    """An on/off setting: on/off, true/false, yes/no or 1/0."""
+    value = {"on": True, "true": True, "yes": True, "1": True,
+             "off": False, "false": False, "no": False, "0": False}.get(str(text).strip().lower())
+    if value is None:
+        raise ValueError(f"expected on or off, got {text!r}")
+    return value
+
+
+parse_bool.__name__ = "on/off"      # argparse names the type in its error message
+
+
+def _kind(f):
+    return parse_bool if isinstance(f.default, bool) else type(f.default)
 
 
 def add_arguments(parser: argparse.ArgumentParser):
@@ -64,8 +182,10 @@ def add_arguments(parser: argparse.ArgumentParser):
     for f in fields(ServerConfig):
         flag = "--" + f.name.replace("_", "-")
         env = "FAGIN_" + f.name.upper()
-        parser.add_argument(flag, dest=f.name, type=type(f.default), default=None,
-                            help=f"default {f.default!r}; environment {env}")
+        default = ("on" if f.default else "off") if isinstance(f.default, bool) else repr(f.default)
+        what = f.metadata.get("help")
+        parser.add_argument(flag, dest=f.name, type=_kind(f), default=None,
+                            help=(f"{what}; " if what else "") + f"default {default}; environment {env}")
 
 
 def from_namespace(ns: argparse.Namespace | None = None, environ=None) -> ServerConfig:
@@ -77,7 +197,7 @@ def from_namespace(ns: argparse.Namespace | None = None, environ=None) -> Server
             raw = environ.get("FAGIN_" + f.name.upper())
             if raw is not None:
                 try:
-                    given = type(f.default)(raw)
+                    given = _kind(f)(raw)
                 except ValueError:
                     raise ValueError(f"FAGIN_{f.name.upper()}: expected {type(f.default).__name__}, "
                                      f"got {raw!r}") from None

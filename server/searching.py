@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fagin.search import limits
 from fagin.search.ismcts import DEFAULT_ROLLOUT, ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
+from fagin.server import admission
 from fagin.server.codec import BadRequest, decode_state, encode_action
 from fagin.v1 import fagin_pb2
 
@@ -40,6 +41,10 @@ class DeadlineTooShort(Exception):
     """The call's deadline leaves no time to search."""
 
 
+class TooFewIterations(DeadlineTooShort):
+    """The search ran out of time before the request's min_iterations: no answer."""
+
+
 @dataclass
 class SearchJob:
     """A validated search, ready to run in a worker thread."""
@@ -53,10 +58,16 @@ class SearchJob:
     settings: fagin_pb2.SearchSettings
     notes: list = field(default_factory=list)
     time_note_if_hit: str | None = None
-    # time.monotonic() when the search was first handed to the workers: the
-    # time budget is wall time from then, waits for a free worker included,
-    # so that a search queued behind others still answers within its deadline.
+    # time.monotonic() when the call was accepted: the time budget is wall
+    # time from then, waits in the admission queue included, so that a search
+    # queued behind others still answers within its deadline.
     started: float | None = None
+    min_iterations: int = 1
+    # Tree memory the search reserves from the server's budget (admission.py).
+    reserve_bytes: int = 0
+    # Iterations per thread of its next time slice (service.py adapts it to the
+    # measured speed so that a slice lasts about the server's slice_ms).
+    slice_iterations: int = 256
 
     def remaining(self):
         """(iterations, time_ms) left of the budget; None where unlimited."""
@@ -116,6 +127,10 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         time_ms = config.max_time_ms
     if iterations is None and time_ms is None:
         iterations = config.default_iterations
+    min_iterations = settings.min_iterations if settings.HasField("min_iterations") else 1
+    if iterations is not None and min_iterations > iterations:
+        raise BadRequest(f"{p}search.min_iterations: {min_iterations} is more than the search's "
+                         f"{iterations} iterations")
     time_note = None
     limit_ms = float(time_ms) if time_ms is not None else None
     if limit_ms is None:
@@ -140,9 +155,24 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
                          f"use one of: {', '.join(ROLLOUTS)}")
     if rollout == "policy" and not game.has_rollout_policy:
         notes.append(f"search.rollout: {game.id} has no rollout policy; rollouts are uniformly random")
+    # A tree adds at most one node an iteration (plus its root), so a search
+    # with an iteration budget reserves no more than it can use.
+    node_cap = config.node_cap
+    if iterations is not None:
+        node_cap = min(node_cap, -(-iterations // threads) + 1)
+    per_node = admission.bytes_per_node(game)
+    budget = config.tree_memory_bytes
+    if node_cap * threads * per_node > budget:
+        fit = budget // (threads * per_node)
+        if fit < 1:
+            raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
+                             f"budget of {budget >> 20} MB")
+        notes.append(f"search tree capped at {fit} nodes a thread to fit the server's tree-memory "
+                     f"budget of {budget >> 20} MB")
+        node_cap = fit
     try:
         searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
-                                      exploration=exploration, max_nodes=config.max_nodes,
+                                      exploration=exploration, max_nodes=node_cap,
                                       selection=SELECTION[algorithm], gamma=gamma, rollout=rollout)
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
@@ -156,7 +186,22 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         effective.iterations = iterations
     if time_ms is not None:
         effective.time_ms = int(limit_ms)
-    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note)
+    if settings.HasField("min_iterations"):
+        effective.min_iterations = min_iterations
+    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
+                     started=time.monotonic(), min_iterations=min_iterations,
+                     reserve_bytes=node_cap * threads * per_node)
+
+
+def check_min_iterations(job: SearchJob, reason: str):
+    """Raises TooFewIterations if the search did fewer than the request's min_iterations
+    (a cancelled call has no answer to check)."""
+    done = job.searcher.iterations
+    if reason != "cancelled" and done < job.min_iterations:
+        raise TooFewIterations(
+            f"the search did {done} iterations before its time ran out (the call's deadline, "
+            f"waits for a worker included), fewer than search.min_iterations {job.min_iterations}; "
+            f"the server is busy or the deadline too short")
 
 
 def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation | None = None):

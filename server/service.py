@@ -1,11 +1,14 @@
 """The ``fagin.v1.Fagin`` service on ``grpc.aio``.
 
 Searches run in a thread pool; the search loop releases the GIL, so
-concurrent calls use every worker.  Each call logs one line when it ends.
+concurrent calls use every worker.  Admission control (``admission.py``)
+bounds the searches waiting, the open streams and the tree memory, and hands
+the workers out in time slices.  Each call logs one line when it ends.
 """
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import logging
 import time
@@ -15,12 +18,16 @@ import grpc
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
 from fagin.server import codec, searching
+from fagin.server.admission import Admission, Overloaded, measure_games, observe_tree
 from fagin.server.codec import BadRequest
+from fagin.server.logs import CALL_FIELDS
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
 log = logging.getLogger("fagin.server")
 
 MIN_REPORT_INTERVAL_MS = 10
+# A search's slice is this many times slice_ms when no other search waits.
+IDLE_SLICE_STRETCH = 4
 DEFAULT_REPORT_INTERVAL_MS = 100
 
 
@@ -56,9 +63,13 @@ class CallLog:
             context.add_done_callback(self._write)
 
     def _write(self, _context):
+        ms = (time.perf_counter() - self.start) * 1000
         extra = " ".join(f"{k}={v}" for k, v in self.info.items())
-        log.info("%s %s %s %.1fms %s", self.method, self.peer, self.code.name,
-                 (time.perf_counter() - self.start) * 1000, extra)
+        # The same facts as fields, for the JSON log format (logs.py).
+        fields = {"method": self.method, "peer": self.peer, "code": self.code.name, "ms": round(ms, 1),
+                  **self.info}
+        log.info("%s %s %s %.1fms %s", self.method, self.peer, self.code.name, ms, extra,
+                 extra={CALL_FIELDS: fields})
 
 
 INTERNAL_MESSAGE = "internal error (logged on the server)"
@@ -70,7 +81,11 @@ def _status_of(exc):
         return grpc.StatusCode.INVALID_ARGUMENT
     if isinstance(exc, searching.DeadlineTooShort):
         return grpc.StatusCode.DEADLINE_EXCEEDED
+    if isinstance(exc, Overloaded):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
     return None
+
+RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 
 
 def _error_of(exc, method):
@@ -93,6 +108,9 @@ async def _end_call(call, context, exc):
         call.code = context.code()        # an abort already under way
         raise exc
     call.code, message = _error_of(exc, call.method)
+    if isinstance(exc, Overloaded):
+        # gRPC's retry policy honours this hint (and clients may read it).
+        await context.abort(call.code, message, trailing_metadata=((RETRY_PUSHBACK_KEY, str(exc.retry_ms)),))
     await context.abort(call.code, message)
 
 
@@ -149,6 +167,14 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
     def __init__(self, config, executor):
         self.config = config
         self.executor = executor
+        self.admission = Admission(config.workers, config.queue_limit, config.tree_memory_bytes,
+                                   config.slice_ms)
+        measure_games([load_game(game_id) for game_id in GAMES])
+        # Iterations of every search so far (a counter for the metrics, metrics.py).
+        self.iterations_searched = 0
+        # BatchRecommend requests answered with an error, by status code name (the
+        # call itself is OK): for the metrics.
+        self.batch_errors = collections.Counter()
 
     # ------------------------------------------------------------ game calls
 
@@ -253,12 +279,62 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
 
     # -------------------------------------------------------------- searching
 
-    async def _run(self, job, iterations, time_ms):
-        """Runs the job's search in the worker threads (see ``RootParallelSearch.run_async``);
-        returns the stop reason."""
-        if job.started is None:
-            job.started = time.monotonic()
-        return await job.searcher.run_async(self.executor, iterations, time_ms)
+    def _enter(self, job):
+        """The job's admission ticket (Overloaded if the queue is full)."""
+        return self.admission.enter(len(job.searcher.parts), job.reserve_bytes)
+
+    def _leave(self, job, ticket):
+        self.admission.leave(ticket)
+        observe_tree(job.game.id, job.searcher.num_nodes, sum(p.num_slots for p in job.searcher.parts))
+
+    async def _search(self, job, ticket, until=None):
+        """Runs the job's search in time slices granted by the admission until
+        its budget is spent; returns the stop reason, or None at the
+        ``time.monotonic()`` instant `until` (a stream's report is due).
+
+        A search with an iteration budget runs slices of a whole number of
+        iterations per thread, so that its answer does not depend on how it
+        was sliced; its slice length follows its measured speed."""
+        searcher = job.searcher
+        parts = len(searcher.parts)
+        while True:
+            its, ms = job.remaining()
+            if its == 0:
+                return "iterations"
+            if ms <= 0:
+                return "time"
+            now = time.monotonic()
+            if until is not None and now >= until:
+                return None
+            wait_s = ms / 1000 if until is None else min(ms / 1000, until - now)
+            if not await self.admission.turn(ticket, wait_s):
+                continue                 # out of time, or a report is due
+            began = time.monotonic()
+            before = searcher.iterations
+            try:
+                its, ms = job.remaining()
+                if until is not None:
+                    ms = min(ms, (until - began) * 1000)
+                ms = max(0.0, ms)                # the turn may come just after the instant
+                # With no search waiting the slice is longer: fewer hops between
+                # the loop and the workers, and an arrival still waits little.
+                stretch = 1 if self.admission.waiting else IDLE_SLICE_STRETCH
+                if its is None:
+                    reason = await searcher.run_async(self.executor, None,
+                                                      min(ms, self.config.slice_ms * stretch))
+                else:
+                    reason = await searcher.run_async(
+                        self.executor, min(its, job.slice_iterations * parts * stretch), ms)
+            finally:
+                elapsed = time.monotonic() - began
+                self.admission.done_slice(ticket, elapsed)
+                self.iterations_searched += searcher.iterations - before
+            if reason == "cancelled":
+                return reason
+            if its is not None and elapsed > 0:
+                per_ms = (searcher.iterations - before) / parts / (elapsed * 1000)
+                job.slice_iterations = int(max(16, min(4 * job.slice_iterations,
+                                                       per_ms * self.config.slice_ms)))
 
     def _prepare(self, request, context, path=""):
         return searching.prepare(request, self.config, context.time_remaining(), path)
@@ -267,15 +343,19 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
     async def Recommend(self, request, context, info):
         job = self._prepare(request, context)
         info["game"] = job.game.id
-        its, ms = job.remaining()
-        reason = await self._run(job, its, ms)
-        rec = searching.recommendation(job, reason)
-        info["iterations"] = rec.iterations
-        return rec
+        ticket = self._enter(job)
+        try:
+            reason = await self._search(job, ticket)
+            info["iterations"] = job.searcher.iterations
+            searching.check_min_iterations(job, reason)
+            return searching.recommendation(job, reason)
+        finally:
+            self._leave(job, ticket)
 
     async def StreamRecommend(self, request, context):
         call = CallLog("StreamRecommend", context)
         info = call.info
+        opened = False
         try:
             if isinstance(request, codec.Undecodable):
                 raise request.bad_request()
@@ -283,28 +363,42 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             if interval < MIN_REPORT_INTERVAL_MS:
                 raise BadRequest(f"report_interval_ms: must be at least {MIN_REPORT_INTERVAL_MS}, "
                                  f"got {request.report_interval_ms}")
+            self.admission.open_stream(self.config.stream_limit)
+            opened = True
             job = self._prepare(request.request, context, "request")
             info["game"] = job.game.id
-            while True:
-                its, ms = job.remaining()
-                chunk = interval if ms is None else min(interval, ms)
-                reason = await self._run(job, its, chunk)
-                if reason == "cancelled" or job.exhausted():
-                    final = fagin_pb2.RecommendProgress(final=True)
-                    searching.recommendation(job, reason, into=final.recommendation)
-                    info["iterations"] = final.recommendation.iterations
-                    yield final
-                    return
-                progress = fagin_pb2.RecommendProgress()
-                searching.recommendation(job, reason, into=progress.recommendation)
-                yield progress
+            ticket = self._enter(job)
+            try:
+                while True:
+                    # The generator waits at each yield until grpc has taken the
+                    # report (flow control), and asks for no slice meanwhile.
+                    reason = await self._search(job, ticket, time.monotonic() + interval / 1000)
+                    if reason is not None:
+                        info["iterations"] = job.searcher.iterations
+                        searching.check_min_iterations(job, reason)
+                        final = fagin_pb2.RecommendProgress(final=True)
+                        searching.recommendation(job, reason, into=final.recommendation)
+                        yield final
+                        return
+                    progress = fagin_pb2.RecommendProgress()
+                    searching.recommendation(job, "time", into=progress.recommendation)
+                    yield progress
+            finally:
+                self._leave(job, ticket)
         except (Exception, asyncio.CancelledError) as e:
             await _end_call(call, context, e)
+        finally:
+            if opened:
+                self.admission.close_stream()
 
     async def BatchRecommend(self, request_iterator, context):
         call = CallLog("BatchRecommend", context)
         info = call.info
         info.update(requests=0, errors=0)
+        try:
+            self.admission.open_stream(self.config.stream_limit)
+        except Overloaded as e:
+            await _end_call(call, context, e)
         queue: asyncio.Queue = asyncio.Queue()
         slots = asyncio.Semaphore(self.config.batch_slots)
         tasks: set = set()
@@ -316,12 +410,18 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     item, bad = fagin_pb2.BatchRecommendRequest(), item
                     raise bad.bad_request()
                 job = self._prepare(item.request, context, "request")
-                reason = await self._run(job, *job.remaining())
-                resp = fagin_pb2.BatchRecommendResponse(request_id=item.request_id)
-                searching.recommendation(job, reason, into=resp.recommendation)
+                ticket = self._enter(job)
+                try:
+                    reason = await self._search(job, ticket)
+                    searching.check_min_iterations(job, reason)
+                    resp = fagin_pb2.BatchRecommendResponse(request_id=item.request_id)
+                    searching.recommendation(job, reason, into=resp.recommendation)
+                finally:
+                    self._leave(job, ticket)
             except Exception as e:        # this request's answer is an error; the batch goes on
                 info["errors"] += 1
                 code, message = _error_of(e, f"BatchRecommend request {item.request_id!r}")
+                self.batch_errors[code.name] += 1
                 resp = fagin_pb2.BatchRecommendResponse(
                     request_id=item.request_id, error=fagin_pb2.Error(code=code.value[0], message=message))
             finally:
@@ -354,6 +454,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         except (Exception, asyncio.CancelledError) as e:
             await _end_call(call, context, e)
         finally:
+            self.admission.close_stream()
             reader_task.cancel()
             for task in list(tasks):
                 task.cancel()

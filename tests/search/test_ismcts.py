@@ -110,23 +110,23 @@ def test_recycled_tree_memory_gives_the_same_answer(selection):
     kyoto_state = new_game("gangs_of_kyoto", 5, seed=3)
     ismcts.release_tree_memory()
     fresh = ismcts.search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
-    blocks, kept = ismcts.kept_tree_memory()
-    assert blocks == 1 and kept >= 20_000 * 9 * 40       # the block outlives its search
+    chunks, kept = ismcts.kept_tree_memory()
+    assert kept >= 20_000 * 7 * 40                       # the chunks outlive their search
     ismcts.search(kyoto_state, 0, iterations=5_000, seed=4, selection=selection)   # dirties it
     again = ismcts.search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
     assert again.stats == fresh.stats and again.nodes == fresh.nodes
-    assert ismcts.kept_tree_memory() == (1, kept)          # reused, not reallocated
+    assert ismcts.kept_tree_memory() == (chunks, kept)     # reused, not reallocated
 
 
 def test_kept_tree_memory_is_bounded_and_can_be_released():
     st = new_game("kids_of_london", 3, seed=1)
     ismcts.release_tree_memory()
-    searches = [ISMCTS(st, 0, seed=i) for i in range(40)]
+    searches = [ISMCTS(st, 0, seed=i) for i in range(100)]     # two chunks each
     for s in searches:
         s.run(iterations=50)
     del searches, s
-    blocks, kept = ismcts.kept_tree_memory()
-    assert blocks == 16 and kept > 0
+    chunks, kept = ismcts.kept_tree_memory()
+    assert chunks == 128 and kept > 0
     assert ismcts.release_tree_memory() == kept
     assert ismcts.kept_tree_memory() == (0, 0)
 

@@ -15,7 +15,8 @@ PROTO = pathlib.Path(__file__).resolve().parents[2] / "proto" / "fagin" / "v1" /
 
 
 def test_server_settings_are_bounded_by_what_a_search_accepts():
-    assert ServerConfig().max_nodes == limits.DEFAULT_MAX_NODES
+    # The default node cap is derived from the tree-memory budget, never above the search's default.
+    assert 1 <= ServerConfig().node_cap <= limits.DEFAULT_MAX_NODES
     at_limits = ServerConfig(max_iterations=limits.MAX_ITERATIONS, max_time_ms=limits.MAX_TIME_MS,
                              max_nodes=limits.MAX_NODES)
     assert at_limits.max_iterations == limits.MAX_ITERATIONS

@@ -1,0 +1,299 @@
+"""Admission control: how many searches run, wait and hold tree memory at once.
+
+Every search of the service passes through one :class:`Admission`:
+
+- It *enters* (a :class:`Ticket`); if ``max_queued`` searches are already
+  waiting to start, it is refused (:class:`Overloaded`: RESOURCE_EXHAUSTED
+  with a retry hint), so waits stay bounded whatever the load.
+- It runs in *time slices*: each slice takes one worker per search thread,
+  and when workers free the next slice goes to the waiting search that has
+  had the least worker time so far (least attained service).  A new search
+  has had none, so a small call is served within a slice or two even while
+  long searches run, instead of after them.
+- Before its first slice it *reserves* its tree memory (its node cap times
+  the game's bytes per node) from the server's budget and keeps it until the
+  call ends, so the trees held by all calls -- streams between reports
+  included -- never exceed ``max_tree_memory_mb``.  A search that does not
+  fit waits (up to its deadline) for memory to be returned.
+
+The plain attributes (``queued``, ``waiting``, ``running``, ``active``,
+``reserved_bytes``, ``open_streams``, ``refused``) are the admission state for
+monitoring.  Everything here runs on the server's event loop (no locks).
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import math
+import random
+import threading
+import time
+
+from fagin.server.config import NODE_BYTES_FOR_DEFAULT
+
+#: Bytes of a node and of its table entries (24-byte node, 4-byte hash slots at
+#: most twice the node cap rounded up to a power of two).
+NODE_FIXED_BYTES = 24 + 16
+#: Bytes of one action slot, doubled: the slot block doubles when it grows.
+SLOT_BYTES = 2 * 40
+#: Iterations of the search that measures a game's slots per node, and how many positions.
+_PROBE_ITERATIONS = 1000
+_PROBE_POSITIONS = 3
+#: Margin over the measured slots per node (deeper positions branch differently).
+_PROBE_MARGIN = 1.25
+
+_bytes_per_node: dict = {}
+_probe_lock = threading.Lock()
+
+
+def measure_bytes_per_node(game, players=None, positions=_PROBE_POSITIONS, iterations=_PROBE_ITERATIONS):
+    """A game's tree memory per node, measured: searches from a few positions
+    (the opening and a few random plies on) and the most action slots per node
+    they built, with a margin; a node costs NODE_FIXED_BYTES plus SLOT_BYTES
+    per slot."""
+    from fagin.search.ismcts import ISMCTS
+    worst = 1.0
+    for seed in range(positions):
+        rng = random.Random(seed)
+        state = game.new_initial_state(players or game.spec.max_players)
+        state.resolve_chance(seed)
+        for _ in range(rng.randrange(0, 12)):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply(state.sample_chance(rng.randrange(1 << 30)))
+            else:
+                state.apply(rng.choice(state.legal_actions()))
+        while state.is_chance_node():
+            state.apply(state.sample_chance(seed))
+        if state.is_terminal():
+            continue
+        # Policy playouts: London's stop early, and the tree's shape is what is measured.
+        search = ISMCTS(state, state.current_player(), seed=seed,
+                        rollout="policy" if game.has_rollout_policy else "random")
+        search.run(iterations=iterations)
+        worst = max(worst, search.num_slots / max(1, search.num_nodes))
+    return int(NODE_FIXED_BYTES + SLOT_BYTES * worst * _PROBE_MARGIN)
+
+
+#: A game's figure until its measurement is done: above every game measured (~1.2 KB at most).
+UNMEASURED_BYTES_PER_NODE = NODE_BYTES_FOR_DEFAULT
+
+
+def bytes_per_node(game) -> int:
+    """The game's tree bytes per node: measured (see ``measure_games``), or
+    UNMEASURED_BYTES_PER_NODE until then -- never measured here, on the event loop."""
+    return _bytes_per_node.get(game.id, UNMEASURED_BYTES_PER_NODE)
+
+
+def measure_games(games):
+    """Measures the games' bytes per node in a background thread, once per process
+    (a probe takes from a few ms to half a second; the server must not wait for it)."""
+    def run():
+        with _probe_lock:
+            for game in games:
+                if game.id not in _bytes_per_node:
+                    figure = measure_bytes_per_node(game)
+                    _bytes_per_node[game.id] = max(figure, _bytes_per_node.get(game.id, 0))
+    threading.Thread(target=run, name="fagin-node-bytes", daemon=True).start()
+
+
+def observe_tree(game_id, nodes, slots):
+    """Raises a game's figure to what a finished tree used, if it branched more than
+    the probes did, so that later reservations cover such positions."""
+    if nodes >= 1000:
+        observed = int(NODE_FIXED_BYTES + SLOT_BYTES * slots / nodes * _PROBE_MARGIN)
+        if observed > _bytes_per_node.get(game_id, 0):
+            _bytes_per_node[game_id] = observed
+
+
+def available_memory_bytes():
+    """Memory this process may still use: MemAvailable, or less under a cgroup
+    (container) limit; None if neither can be read."""
+    found = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except OSError:
+        pass
+    for limit_path, usage_path in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        try:
+            with open(limit_path) as f:
+                raw = f.read().strip()
+            with open(usage_path) as f:
+                used = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if raw.isdigit() and int(raw) < 1 << 60:   # "max" or a huge number: no limit
+            found.append(max(0, int(raw) - used))
+        break
+    return min(found) if found else None
+
+
+class Overloaded(Exception):
+    """A call refused by admission control (RESOURCE_EXHAUSTED), with a retry hint in ms."""
+
+    def __init__(self, message, retry_ms):
+        super().__init__(message)
+        self.retry_ms = retry_ms
+
+
+class Ticket:
+    """One search's place in the admission: its threads, its tree reservation
+    and the worker time it has had."""
+
+    __slots__ = ("threads", "bytes", "seq", "service", "reserved", "started", "entered", "future",
+                 "done")
+
+    def __init__(self, threads, nbytes, seq):
+        self.threads = threads
+        self.bytes = nbytes
+        self.seq = seq
+        self.service = 0.0        # worker-seconds run so far
+        self.reserved = False     # its tree memory is counted in reserved_bytes
+        self.started = False      # it has had a slice
+        self.entered = time.monotonic()
+        self.future = None        # set while it waits for a turn
+        self.done = False
+
+
+class Admission:
+    def __init__(self, workers, max_queued, tree_budget_bytes, slice_ms):
+        self.workers = workers
+        self.max_queued = max_queued
+        self.tree_budget_bytes = tree_budget_bytes
+        self.slice_ms = slice_ms
+        self.free = workers
+        self.wait_list: list = []
+        self._seq = itertools.count()
+        self._wait_ewma_ms = 0.0
+        # Monitoring state (plain attributes; see the module docstring).
+        self.queued = 0            # searches waiting to start (bounded by max_queued)
+        self.running = 0           # searches running a slice now
+        self.active = 0            # searches holding a tree reservation
+        self.reserved_bytes = 0    # tree memory reserved by them
+        self.open_streams = 0      # StreamRecommend and BatchRecommend calls open
+        self.refused = 0           # calls refused RESOURCE_EXHAUSTED (queue, streams)
+
+    def open_stream(self, limit):
+        """Counts a new StreamRecommend or BatchRecommend call, or Overloaded if `limit` are open."""
+        if self.open_streams >= limit:
+            self.refused += 1
+            raise Overloaded(f"server busy: {self.open_streams} streams are open, the server's "
+                             f"max_streams is {limit}; retry later", self.retry_ms())
+        self.open_streams += 1
+
+    def close_stream(self):
+        self.open_streams -= 1
+
+    @property
+    def waiting(self):
+        """Searches waiting for a worker: new ones and those between slices."""
+        return len(self.wait_list)
+
+    def retry_ms(self):
+        """A retry hint: how long searches have lately waited to start, at least one slice
+        per worker round of the queue."""
+        floor = self.slice_ms * max(1, self.queued) / self.workers
+        return max(1, int(math.ceil(max(self._wait_ewma_ms, floor))))
+
+    def enter(self, threads, nbytes) -> Ticket:
+        """A ticket for a new search, or Overloaded if the queue is full."""
+        if self.queued >= self.max_queued:
+            self.refused += 1
+            raise Overloaded(f"server busy: {self.queued} searches are queued, the server's "
+                             f"max_queued is {self.max_queued}; retry later", self.retry_ms())
+        if nbytes > self.tree_budget_bytes:
+            raise ValueError("a search's reservation must fit the budget (searching.prepare lowers its node cap)")
+        self.queued += 1
+        return Ticket(threads, nbytes, next(self._seq))
+
+    async def turn(self, ticket, timeout_s) -> bool:
+        """Waits for a slice's workers (and, before the first, the tree reservation);
+        False if `timeout_s` passed first.  The caller runs the slice, then calls ``done_slice``."""
+        if not self.wait_list and self._fits(ticket):
+            self._grant(ticket)
+            return True
+        if timeout_s <= 0:
+            return False
+        ticket.future = asyncio.get_running_loop().create_future()
+        self.wait_list.append(ticket)
+        try:
+            await asyncio.wait((ticket.future,), timeout=timeout_s)
+        except asyncio.CancelledError:
+            if not self._withdraw(ticket):
+                self.done_slice(ticket, 0.0)
+            raise
+        return not self._withdraw(ticket)
+
+    def _withdraw(self, ticket):
+        """Takes a waiting ticket off the list; False if it had been granted meanwhile."""
+        fut, ticket.future = ticket.future, None
+        if fut is not None and fut.done():
+            return False
+        if fut is not None:
+            fut.cancel()
+        if ticket in self.wait_list:
+            self.wait_list.remove(ticket)
+        return True
+
+    def _fits(self, ticket):
+        return ticket.threads <= self.free and (
+            ticket.reserved or self.reserved_bytes + ticket.bytes <= self.tree_budget_bytes)
+
+    def _grant(self, ticket):
+        if not ticket.reserved:
+            ticket.reserved = True
+            self.reserved_bytes += ticket.bytes
+            self.active += 1
+        if not ticket.started:
+            ticket.started = True
+            self.queued -= 1
+            waited_ms = (time.monotonic() - ticket.entered) * 1000
+            self._wait_ewma_ms += 0.2 * (waited_ms - self._wait_ewma_ms)
+        self.free -= ticket.threads
+        self.running += 1
+
+    def done_slice(self, ticket, seconds):
+        """Gives back a slice's workers; `seconds` of wall time are added to the ticket's service."""
+        ticket.service += seconds * ticket.threads
+        self.free += ticket.threads
+        self.running -= 1
+        self._dispatch()
+
+    def leave(self, ticket):
+        """The search has ended: its reservation (and its queue place) are returned."""
+        if ticket.done:
+            return
+        ticket.done = True
+        if ticket.future is not None:
+            self._withdraw(ticket)
+        if not ticket.started:
+            self.queued -= 1
+        if ticket.reserved:
+            ticket.reserved = False
+            self.reserved_bytes -= ticket.bytes
+            self.active -= 1
+        self._dispatch()
+
+    def _dispatch(self):
+        """Hands free workers to waiting searches, least service first (then the
+        oldest).  A search that needs more workers than are free holds the
+        others back (so a many-threaded search is not starved); one whose tree
+        does not fit the memory left is passed over until memory is returned."""
+        if not self.wait_list or self.free == 0:
+            return
+        for ticket in sorted(self.wait_list, key=lambda t: (t.service, t.seq)):
+            if ticket.threads > self.free:
+                break
+            if not self._fits(ticket):
+                continue
+            self.wait_list.remove(ticket)
+            self._grant(ticket)
+            ticket.future.set_result(True)
+            if self.free == 0:
+                break

@@ -1,0 +1,76 @@
+"""Issue 11 defect 3: a search answers by its deadline whatever the size of its tree.
+
+The tree once grew by doubling its node and slot blocks and rebuilding its
+hash table inside one iteration (0.2 s at 262k nodes, 1.7 s at 2M), while the
+server stops a search only 50 ms before its deadline.  These tests grow a tree
+past 330,000 nodes in short timed runs and measure each run's CPU time (the
+thread's own, so that other processes on a busy machine do not count).
+Goofspiel grows fastest: about one node of 11 slots per iteration, 400,000
+iterations a second; before the fix the doubling near 314,000 nodes took
+0.3 s of CPU.
+"""
+import time
+
+import pytest
+
+from fagin.engines import new_game
+from fagin.search import ismcts
+from fagin.search.ismcts import ISMCTS
+from fagin.search.root_parallel import RootParallelSearch
+
+RUN_MS = 5
+# CPU a timed run may take past its budget: a few iterations and the clock's stride.
+TOLERANCE_MS = 15
+NODES = 330_000
+
+
+@pytest.fixture(scope="module")
+def grown():
+    """A Goofspiel search grown past NODES in RUN_MS runs: (search, CPU ms of each run, nodes after each)."""
+    ismcts.release_tree_memory()          # kept memory would hide the cost of fresh memory
+    st = new_game("goofspiel", 2, seed=1)
+    s = ISMCTS(st, st.current_player(), seed=1, rollout="random")
+    cpu, nodes = [], []
+    while s.num_nodes < NODES:
+        before = time.thread_time()
+        s.run(time_ms=RUN_MS)
+        cpu.append((time.thread_time() - before) * 1000)
+        nodes.append(s.num_nodes)
+    return s, cpu, nodes
+
+
+def test_timed_runs_stop_on_time_while_the_tree_grows(grown):
+    s, cpu, nodes = grown
+    worst = max(range(len(cpu)), key=cpu.__getitem__)
+    assert cpu[worst] <= RUN_MS + TOLERANCE_MS, (
+        f"a {RUN_MS} ms run took {cpu[worst]:.1f} ms of CPU, reaching {nodes[worst]:,} nodes")
+
+
+def test_a_grown_tree_still_finds_its_first_nodes(grown):
+    s, _, _ = grown
+    st = new_game("goofspiel", 2, seed=1)
+    assert s.node_actions(s.seat, s.root_key) == st.legal_actions(s.seat)
+    assert s.result().stats[0].visits > 0
+
+
+def test_tree_bytes_counts_the_tree_held(grown):
+    s, _, _ = grown
+    in_use = 24 * s.num_nodes + 40 * s.num_slots
+    # Chunks' free ends and the hash table (at most 4 int32 buckets a node, two tables while one moves).
+    assert in_use < s.tree_bytes < in_use + 2 * (2 << 20) + 6 * 4 * s.num_nodes + (4 << 20)
+
+
+def test_the_node_cap_still_holds_across_chunks():
+    st = new_game("kids_of_london", 4, seed=2)
+    s = ISMCTS(st, st.current_player(), seed=2, rollout="random", max_nodes=70_000)
+    s.run(iterations=90_000)
+    assert s.num_nodes == 70_000 and s.iterations == 90_000
+    # A node added before the chunk and hash-table changes is still found with its slots.
+    assert s.node_actions(s.seat, s.root_key) == st.legal_actions(s.seat)
+
+
+def test_root_parallel_sums_tree_bytes():
+    st = new_game("kids_of_london", 3, seed=1)
+    search = RootParallelSearch(st, 0, threads=2, seed=1)
+    search.run(iterations=2_000)
+    assert search.tree_bytes == sum(p.tree_bytes for p in search.parts) > 0

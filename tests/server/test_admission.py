@@ -1,0 +1,266 @@
+"""Admission control under load (issue 11, defects 1, 4, 6 and 7): fair time slices,
+a bounded queue with a retry hint, bounded streams, a bounded tree memory,
+and no answer without a search."""
+import asyncio
+import gc
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+
+from fagin.engines import new_game
+from fagin.search.ismcts import ISMCTS
+from fagin.server.config import NODE_BYTES_FOR_DEFAULT, ServerConfig
+from fagin.server.codec import encode_state
+from fagin.server.service import FaginService, add_to_server
+from fagin.v1 import fagin_pb2 as pb
+from fagin.v1 import fagin_pb2_grpc
+
+from ..serving import TEST_CONFIG
+
+# The metadata key gRPC clients read a retry delay from (gRFC A6).
+RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
+STATE = encode_state(new_game("kids_of_london", players=4, seed=3))
+
+
+def request(**search):
+    return pb.RecommendRequest(state=STATE, seat=0, search=pb.SearchSettings(**search))
+
+
+def stream_request(interval_ms=20, **search):
+    return pb.StreamRecommendRequest(request=request(**search), report_interval_ms=interval_ms)
+
+
+class ServiceServer:
+    """A fagin service on a free port whose admission state the test can read."""
+
+    def __init__(self, **settings):
+        self.config = ServerConfig(**{**TEST_CONFIG, **settings})
+        self.executor = ThreadPoolExecutor(self.config.workers)
+        self.service = FaginService(self.config, self.executor)
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        async def main():
+            self.stopping = asyncio.Event()
+            self.server = grpc.aio.server()
+            add_to_server(self.service, self.server)
+            self.port = self.server.add_insecure_port("127.0.0.1:0")
+            await self.server.start()
+            ready.set()
+            await self.stopping.wait()
+            await self.server.stop(0)
+
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(main(),), daemon=True)
+        self.thread.start()
+        assert ready.wait(30)
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+        self.stub = fagin_pb2_grpc.FaginStub(self.channel)
+
+    @property
+    def admission(self):
+        return self.service.admission
+
+    def wait_until(self, condition, timeout=10):
+        """Polls the admission state (read across threads; it has no event to await)."""
+        end = time.monotonic() + timeout
+        while not condition(self.admission):
+            assert time.monotonic() < end, "admission state never reached"
+            time.sleep(0.005)
+
+    def close(self):
+        self.channel.close()
+        self.loop.call_soon_threadsafe(self.stopping.set)
+        self.thread.join(30)
+        self.executor.shutdown(cancel_futures=True)
+
+
+@pytest.fixture
+def serve():
+    servers = []
+
+    def start(**settings):
+        servers.append(ServiceServer(**settings))
+        return servers[-1]
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+def _running_streams(stub, n, **search):
+    """n long StreamRecommend calls, each seen running (its first report read)."""
+    calls = [stub.StreamRecommend(stream_request(**search), timeout=30) for _ in range(n)]
+    for c in calls:
+        assert not next(c).final
+    return calls
+
+
+# ---------------------------------------------------------------- defect 6
+
+def test_a_small_call_is_answered_in_time_while_long_searches_run(serve):
+    # Two long searches from one client hold both workers; another client's
+    # small call with a short deadline must still be answered, and in time.
+    # (Before: it waited in the thread pool behind them and missed its deadline.)
+    srv = serve(workers=2)
+    long_calls = [srv.stub.Recommend.future(request(time_ms=4000, seed=i), timeout=30) for i in range(2)]
+    try:
+        srv.wait_until(lambda a: a.active == 2)
+        with grpc.insecure_channel(f"127.0.0.1:{srv.port}") as other_client:
+            began = time.monotonic()
+            rec = fagin_pb2_grpc.FaginStub(other_client).Recommend(request(iterations=300, seed=1), timeout=1.0)
+            assert rec.iterations == 300
+            assert time.monotonic() - began < 1.0
+        assert not long_calls[0].done() and not long_calls[1].done()
+    finally:
+        for c in long_calls:
+            c.cancel()
+
+
+def test_a_full_queue_refuses_with_a_retry_hint(serve):
+    # The running search's tree takes the whole (tiny) memory budget, so the
+    # next search waits to start and fills the queue of one; a third is refused.
+    srv = serve(workers=1, max_queued=1, max_tree_memory_mb=1)
+    running = _running_streams(srv.stub, 1, time_ms=4000)
+    waiting = srv.stub.Recommend.future(request(time_ms=4000), timeout=30)
+    try:
+        srv.wait_until(lambda a: a.queued == 1)
+        with pytest.raises(grpc.RpcError) as e:
+            srv.stub.Recommend(request(iterations=100), timeout=5)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "max_queued is 1" in e.value.details()
+        hints = dict(e.value.trailing_metadata())
+        assert int(hints[RETRY_PUSHBACK_KEY]) >= srv.config.slice_ms
+        assert srv.admission.refused == 1
+    finally:
+        waiting.cancel()
+        for c in running:
+            c.cancel()
+    srv.wait_until(lambda a: a.queued == 0 and a.reserved_bytes == 0)
+
+
+def test_streams_beyond_max_streams_are_refused(serve):
+    srv = serve(workers=1, max_streams=2)
+    running = _running_streams(srv.stub, 2, time_ms=4000)
+    try:
+        with pytest.raises(grpc.RpcError) as e:
+            next(srv.stub.StreamRecommend(stream_request(time_ms=100), timeout=5))
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "max_streams is 2" in e.value.details()
+        assert RETRY_PUSHBACK_KEY in dict(e.value.trailing_metadata())
+        with pytest.raises(grpc.RpcError) as e:
+            list(srv.stub.BatchRecommend(iter([]), timeout=5))
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        # Unary calls are not streams: still served.
+        assert srv.stub.Recommend(request(iterations=50), timeout=5).iterations == 50
+    finally:
+        for c in running:
+            c.cancel()
+    srv.wait_until(lambda a: a.open_streams == 0)
+    assert next(srv.stub.StreamRecommend(stream_request(iterations=50), timeout=5)).final
+
+
+# ------------------------------------------------------------ defects 1, 7
+
+def _live_tree_bytes():
+    return sum(o.tree_bytes for o in gc.get_objects() if isinstance(o, ISMCTS))
+
+
+def test_open_unread_streams_keep_tree_memory_under_the_budget(serve):
+    # 40 streams that are never read, each asking for 3 s of search with a
+    # report every 10 ms: the trees held between reports stay within the
+    # server's budget (before: every stream grew its own tree, without limit).
+    budget_mb = 4
+    srv = serve(workers=2, max_tree_memory_mb=budget_mb, max_streams=64, max_queued=64)
+    calls = [srv.stub.StreamRecommend(stream_request(10, time_ms=3000, seed=i), timeout=30)
+             for i in range(40)]
+    try:
+        srv.wait_until(lambda a: a.open_streams == 40)
+        peak_reserved = peak_live = 0
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            peak_reserved = max(peak_reserved, srv.admission.reserved_bytes)
+            peak_live = max(peak_live, _live_tree_bytes())
+            time.sleep(0.05)
+        assert 0 < peak_reserved <= budget_mb << 20
+        assert 0 < peak_live <= budget_mb << 20
+        assert srv.admission.active < 40          # the rest wait for memory
+    finally:
+        for c in calls:
+            c.cancel()
+    srv.wait_until(lambda a: a.reserved_bytes == 0 and a.active == 0 and a.queued == 0)
+
+
+def test_node_cap_is_derived_from_the_memory_budget():
+    small = ServerConfig(workers=2, max_tree_memory_mb=256)
+    assert small.node_cap == (256 << 20) // (2 * 2 * NODE_BYTES_FOR_DEFAULT)
+    assert ServerConfig(workers=2, max_tree_memory_mb=64, max_nodes=500).node_cap == 500
+    assert ServerConfig(workers=64, max_tree_memory_mb=64).node_cap == 10_000   # the floor
+
+
+def test_a_search_larger_than_the_budget_is_capped_with_a_note(serve):
+    srv = serve(workers=2, max_tree_memory_mb=1, max_nodes=1_000_000)
+    rec = srv.stub.Recommend(request(iterations=20_000), timeout=10)
+    assert rec.iterations == 20_000
+    assert any("tree-memory budget of 1 MB" in n for n in rec.notes)
+    assert rec.nodes < 20_000
+
+
+# ---------------------------------------------------------------- defect 4
+
+def _burst(target, n, **search):
+    """n Recommend calls at once with 400 ms deadlines; their (status, iterations, details)."""
+    async def main():
+        async with grpc.aio.insecure_channel(target) as channel:
+            stub = fagin_pb2_grpc.FaginStub(channel)
+
+            async def one():
+                try:
+                    rec = await stub.Recommend(request(**search), timeout=0.4)
+                    return grpc.StatusCode.OK, rec.iterations, ""
+                except grpc.aio.AioRpcError as e:
+                    return e.code(), None, e.details()
+            return await asyncio.gather(*[one() for _ in range(n)])
+    return asyncio.run(main())
+
+
+def test_overload_never_answers_without_searching(one_worker_server):
+    # 40 calls at once on one worker, each wanting more than its share of the
+    # deadline: before, calls that waited past their search time answered OK
+    # with 0 iterations (a uniform "move").
+    results = _burst(one_worker_server.target, 40, iterations=20_000)
+    codes = {code for code, _, _ in results}
+    assert codes <= {grpc.StatusCode.OK, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+    assert all(its >= 1 for code, its, _ in results if code == grpc.StatusCode.OK)
+
+
+def test_answers_below_min_iterations_are_errors(one_worker_server):
+    results = _burst(one_worker_server.target, 20, iterations=20_000, min_iterations=20_000)
+    assert all(its == 20_000 for code, its, _ in results if code == grpc.StatusCode.OK)
+    short = [details for code, _, details in results if code == grpc.StatusCode.DEADLINE_EXCEEDED]
+    assert short, "20 calls of 20,000 iterations cannot all finish in 400 ms on one worker"
+    assert any("fewer than search.min_iterations 20000" in d for d in short)
+
+
+def test_min_iterations_applies_to_streams_and_batch_items(client, server):
+    channel = grpc.insecure_channel(server.target)
+    stub = fagin_pb2_grpc.FaginStub(channel)
+    try:
+        with pytest.raises(grpc.RpcError) as e:
+            list(stub.StreamRecommend(stream_request(time_ms=30, min_iterations=10**8), timeout=10))
+        assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert "min_iterations 100000000" in e.value.details()
+        items = [pb.BatchRecommendRequest(request_id="a", request=request(time_ms=30, min_iterations=10**8)),
+                 pb.BatchRecommendRequest(request_id="b", request=request(iterations=40, min_iterations=40))]
+        answers = {r.request_id: r for r in stub.BatchRecommend(iter(items), timeout=10)}
+        assert answers["a"].error.code == grpc.StatusCode.DEADLINE_EXCEEDED.value[0]
+        assert answers["b"].recommendation.iterations == 40
+        assert answers["b"].recommendation.settings.min_iterations == 40
+        with pytest.raises(grpc.RpcError) as e:
+            stub.Recommend(request(iterations=10, min_iterations=11), timeout=10)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert e.value.details().startswith("search.min_iterations: 11 is more than")
+    finally:
+        channel.close()
