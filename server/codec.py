@@ -265,8 +265,8 @@ def decode_state(state_msg, path="state"):
     """A GameState message -> (Game, State), validated by the engine's decoder."""
     game_id, inner = game_of(state_msg, path)
     game = load_game(game_id)
+    description = message_to_dict(inner, _max_list(game_id), f"{path}.{game_id}")
     try:
-        description = message_to_dict(inner, _max_list(game_id), f"{path}.{game_id}")
         return game, game.from_description(description)
     except ValueError as e:
         raise BadRequest(f"{path}.{game_id}.{e}") from None
@@ -311,8 +311,8 @@ def decode_action(game, action_msg, path, chance=False, options=None):
         raise BadRequest(f"{path}.typed: give the action's typed form (or use action_id)")
     if which != game.id:
         raise BadRequest(f"{path}.typed: a {which} action does not apply to a {game.id} state")
+    typed = message_to_dict(getattr(action_msg, which), _max_list(which), f"{path}.{which}")
     try:
-        typed = message_to_dict(getattr(action_msg, which), _max_list(which), f"{path}.{which}")
         return game.action_from_typed(typed, chance, options or None)
     except ValueError as e:
         raise BadRequest(f"{path}.{which}.{e}") from None
