@@ -28,7 +28,7 @@ SERVICE_NAME = fagin_pb2.DESCRIPTOR.services_by_name["Fagin"].full_name
 class Server:
     """A running fagin server (``await Server.start(config)``); ``port`` is the bound port."""
 
-    def __init__(self, config, server, executor, health_servicer, port, service=None):
+    def __init__(self, config, server, executor, health_servicer, port, service):
         self.config = config
         self.grpc_server = server
         self.executor = executor

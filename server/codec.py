@@ -52,6 +52,17 @@ def parse(message_class, data):
         return Undecodable(message_class, f"{type(e).__name__}: {e}")
 
 
+class Refused(Undecodable):
+    """Stands in for a request refused before it was parsed (see :func:`oversized`)."""
+
+    def __init__(self, message_class, bad):
+        super().__init__(message_class, str(bad))
+        self.bad = bad
+
+    def bad_request(self, path="request"):
+        return self.bad
+
+
 class Pending:
     """A large request's bytes, to be parsed off the event loop (``parse()``)."""
 
@@ -62,7 +73,103 @@ class Pending:
         self.data = data
 
     def parse(self):
+        """The message, :class:`Undecodable`, or :class:`Refused` when a state in it is
+        larger than any game's could be (found without parsing it)."""
+        bad = oversized(memoryview(self.data), self.message_class.DESCRIPTOR)
+        if bad is not None:
+            return Refused(self.message_class, bad)
         return parse(self.message_class, self.data)
+
+
+# The largest GameState accepted on the wire.  The largest states of every game
+# are a few KB (London's about 3 KB, with every list at its bound well under
+# this): a larger one is refused before it is parsed, since parsing holds the
+# GIL (about 70 ms for 4 MB) and with it every other call.
+MAX_STATE_BYTES = 64 * 1024
+# Records read around the states of one large request (a request has a handful).
+MAX_WIRE_RECORDS = 64
+
+
+class _Malformed(Exception):
+    pass
+
+
+def _varint(data, i):
+    result = shift = 0
+    while True:
+        if i >= len(data) or shift > 63:
+            raise _Malformed
+        b = data[i]
+        i += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, i
+        shift += 7
+
+
+_HOLDS_STATE = {}
+
+
+def _holds_state(descriptor, seen=frozenset()):
+    """Whether a message type is, or has a field leading to, a GameState."""
+    known = _HOLDS_STATE.get(descriptor)
+    if known is not None:
+        return known
+    if descriptor.full_name in seen:          # a cycle of message types
+        return False
+    seen = seen | {descriptor.full_name}
+    result = descriptor is fagin_pb2.GameState.DESCRIPTOR or any(
+        f.type == FieldDescriptor.TYPE_MESSAGE and _holds_state(f.message_type, seen)
+        for f in descriptor.fields)
+    _HOLDS_STATE[descriptor] = result
+    return result
+
+
+def oversized(data, descriptor, path=""):
+    """A BadRequest naming the first GameState in serialized ``data`` (a ``descriptor``
+    message) longer than MAX_STATE_BYTES, or the first message around it with more than
+    MAX_WIRE_RECORDS records; None if there is none.  Reads only the records of the
+    messages that lead to states, never a state's own: the cost does not grow with it.
+    Malformed bytes give None (the parser says what is wrong)."""
+    try:
+        return _oversized(data, descriptor, path)
+    except _Malformed:
+        return None
+
+
+def _oversized(data, descriptor, path):
+    fields = descriptor.fields_by_number
+    i = records = 0
+    while i < len(data):
+        key, i = _varint(data, i)
+        records += 1
+        if records > MAX_WIRE_RECORDS:
+            return BadRequest(f"{path or 'request'}: more than {MAX_WIRE_RECORDS} fields")
+        wire = key & 7
+        if wire == 0:
+            _, i = _varint(data, i)
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        elif wire == 2:
+            length, i = _varint(data, i)
+            field = fields.get(key >> 3)
+            if field is not None and field.type == FieldDescriptor.TYPE_MESSAGE and \
+                    _holds_state(field.message_type):
+                where = f"{path}.{field.name}" if path else field.name
+                if field.message_type is fagin_pb2.GameState.DESCRIPTOR:
+                    if length > MAX_STATE_BYTES:
+                        return BadRequest(f"{where}: {length} bytes, more than a state of any game "
+                                          f"can be ({MAX_STATE_BYTES})")
+                else:
+                    bad = _oversized(data[i:i + length], field.message_type, where)
+                    if bad is not None:
+                        return bad
+            i += length
+        else:
+            raise _Malformed
+    return None
 
 
 def lenient(message_class):

@@ -116,7 +116,7 @@ def _parsed(request):
 def unary_call(method):
     """Maps the handler's exceptions to statuses (see ``_end_call``) and logs the call.
 
-    A plain (not async) handler decodes and checks a client's state: it runs
+    A plain (not async) handler decodes and checks what a client sent: it runs
     in the decoding threads, so that a large or costly state never stalls the
     event loop and the other calls on it.
     """
@@ -208,7 +208,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         return resp
 
     @unary_call
-    async def NewGame(self, request, context, info):
+    def NewGame(self, request, context, info):
         info["game"] = request.game
         gi = GAMES.get(request.game)
         if gi is None:
