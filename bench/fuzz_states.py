@@ -374,14 +374,17 @@ def check(game_id, data, rng):
 
 # ------------------------------------------------------------------ workers
 
-def _worker(game_id, seed, start, stop, step, time_limit, progress, results):
-    """Checks inputs start, start+step, ... < stop; ``progress`` holds the input being checked."""
+def _worker(game_id, seed, w, start, stop, step, skip, time_limit, progress, results):
+    """Checks inputs start, start+step, ... < stop but those in ``skip``; ``progress`` holds
+    the input being checked.  Reports (w, next input, inputs done, counts, defects)."""
     seeds = valid_states(game_id, seed)
     strings = sorted({v for s in seeds for v in _strings(fagin_pb2.GameState.FromString(s))})
     counts = {}
     found = []
     done = 0
     for i in range(start, stop, step):
+        if i in skip:
+            continue
         progress.value = i
         t = time.perf_counter()
         kind, data = make_input(game_id, seeds, strings, seed, i)
@@ -398,10 +401,10 @@ def _worker(game_id, seed, start, stop, step, time_limit, progress, results):
         counts[(kind, outcome)] = counts.get((kind, outcome), 0) + 1
         done += 1
         if done % CHUNK == 0:
-            results.put((game_id, done, counts, found))
+            results.put((w, i + step, done, counts, found))
             counts, found, done = {}, [], 0
-    results.put((game_id, done, counts, found))
-    results.put((game_id, None, None, None))       # this worker's share is done
+    results.put((w, stop, done, counts, found))
+    results.put((w, None, None, None, None))       # this worker's share is done
 
 
 def _strings(msg, out=None):
@@ -430,31 +433,38 @@ class Tally:
 
 
 def fuzz_game(game_id, inputs, workers, seed, time_limit, bar=None):
-    """Checks ``inputs`` inputs of one game on ``workers`` processes; returns a Tally."""
+    """Checks ``inputs`` inputs of one game on ``workers`` processes; returns a Tally.
+
+    Worker ``w`` takes inputs w, w + workers, ...  One that dies or is stuck is
+    replaced by a new one that resumes after the last inputs it reported,
+    skipping the input it was on (counted as a crash or a hang)."""
     ctx = mp.get_context("fork")
     results = ctx.Queue()
     tally = Tally()
-    # Each slot: [process, progress, next input, last progress value, time it last moved]
-    slots = []
+    # Making the valid states takes a while before the first input: not a hang.
+    startup = 60.0 + time_limit
+    stuck = max(2.0, time_limit * 5)
 
-    def spawn(start, w):
-        progress = ctx.Value("q", start - workers, lock=False)
-        p = ctx.Process(target=_worker, args=(game_id, seed, start, inputs, workers, time_limit,
+    def spawn(w, start, skip):
+        progress = ctx.Value("q", -1, lock=False)
+        p = ctx.Process(target=_worker, args=(game_id, seed, w, start, inputs, workers, skip, time_limit,
                                               progress, results), daemon=True)
         p.start()
-        return [p, progress, start, start - workers, time.monotonic(), w]
+        return {"p": p, "progress": progress, "resume": start, "skip": skip, "last": -1,
+                "moved": time.monotonic()}
 
-    for w in range(workers):
-        slots.append(spawn(w, w))
+    slots = [spawn(w, w, frozenset()) for w in range(workers)]
     finished = 0
-    # Making the valid states takes a while before the first input: not a hang.
-    grace = 60.0 + time_limit
     while finished < workers:
         try:
-            gid, done, counts, found = results.get(timeout=0.5)
-            if done is None:
+            w, resume, done, counts, found = results.get(timeout=0.5)
+        except Exception:       # queue.Empty: look at the workers
+            w = None
+        if w is not None:
+            if resume is None:
                 finished += 1
                 continue
+            slots[w]["resume"] = resume
             tally.inputs += done
             tally.add(counts)
             tally.defects.extend(found)
@@ -463,29 +473,29 @@ def fuzz_game(game_id, inputs, workers, seed, time_limit, bar=None):
                 bar.set_postfix(crashes=sum(d[0] == "crash" for d in tally.defects),
                                 hangs=sum(d[0] == "hang" for d in tally.defects), refresh=False)
             continue
-        except Exception:       # queue.Empty: look at the workers
-            pass
         now = time.monotonic()
-        for k, slot in enumerate(slots):
-            p, progress, _, last, moved, w = slot
-            current = progress.value
-            if current != last:
-                slot[3], slot[4] = current, now
+        for w, slot in enumerate(slots):
+            p, current = slot["p"], slot["progress"].value
+            if current != slot["last"]:
+                slot["last"], slot["moved"] = current, now
             if p.is_alive():
-                limit = grace if current < w else time_limit * 5 + 5
-                if now - slot[4] > limit:
-                    p.kill()
-                    p.join()
-                    tally.defects.append(("hang", current, "stuck", f"no progress for {now - slot[4]:.0f} s"))
-                    tally.inputs += 1
-                    slots[k] = spawn(current + workers, w)
+                if now - slot["moved"] <= (startup if current < 0 else stuck):
+                    continue
+                p.kill()
+                p.join()
+                defect = ("hang", current, "stuck", f"no progress for {now - slot['moved']:.0f} s")
             elif p.exitcode not in (0, None):
                 # Died (a segfault, an abort): the input it was on is a crash.
-                tally.defects.append(("crash", current, "died", f"worker exit code {p.exitcode}"))
-                tally.inputs += 1
-                slots[k] = spawn(current + workers, w)
-    for p, *_ in slots:
-        p.join()
+                defect = ("crash", current, "died", f"worker exit code {p.exitcode}")
+            else:
+                continue
+            tally.defects.append(defect)
+            tally.inputs += 1
+            if bar is not None:
+                bar.update(1)
+            slots[w] = spawn(w, slot["resume"], slot["skip"] | {current})
+    for slot in slots:
+        slot["p"].join()
     return tally
 
 

@@ -1,8 +1,10 @@
 """A short run of bench/fuzz_states.py: mutated states of every game through the decoders and
 validators, no crash and no hang (the full run, a million inputs a game, is the script's)."""
 import importlib.util
+import os
 import random
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -71,3 +73,19 @@ def test_a_list_over_the_bound_is_refused_with_its_path_and_a_string_over_its_li
     msg.london.seats.add().hand.extend(["school_a_blue", "y" * 10_000])
     with pytest.raises(codec.BadRequest, match=r"^state\.london\.seats\[0\]\.hand\[1\]: 10000 characters"):
         codec.decode_state(msg)
+
+
+def test_the_harness_counts_a_dead_worker_as_a_crash_and_a_stuck_one_as_a_hang(monkeypatch):
+    make_input = fuzz.make_input
+
+    def faulty(game_id, seeds, strings, seed, i):
+        if i == 7:
+            os._exit(3)                   # as a segfault would end the worker
+        if i == 12:
+            threading.Event().wait()      # stuck for good
+        return make_input(game_id, seeds, strings, seed, i)
+
+    monkeypatch.setattr(fuzz, "make_input", faulty)      # the workers are forked with it
+    tally = fuzz.fuzz_game("kuhn_poker", 40, workers=2, seed=0, time_limit=0.2)
+    assert [(d[0], d[1]) for d in sorted(tally.defects, key=lambda d: d[1])] == [("crash", 7), ("hang", 12)]
+    assert tally.inputs == 40
