@@ -55,9 +55,10 @@ def test_mutated_states_never_crash_or_hang(game_id):
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_played_states_fit_the_games_list_bound(game_id):
     """Every state a playout reaches (and every view of one) is accepted: max_list is no
-    tighter than the game."""
+    tighter than the game, and MAX_STATE_BYTES far from any state in play."""
     for data in fuzz.valid_states(game_id, seed=5):
         codec.decode_state(fagin_pb2.GameState.FromString(data))
+        assert len(data) < codec.MAX_STATE_BYTES / 8
 
 
 def test_a_list_over_the_bound_is_refused_with_its_path_and_a_string_over_its_limit_too():
