@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fagin.engines.registry import GAMES
+from fagin.engines.registry import GAMES, load_game
 from fagin.server import codec
 from fagin.v1 import fagin_pb2
 
@@ -90,3 +90,23 @@ def test_the_harness_counts_a_dead_worker_as_a_crash_and_a_stuck_one_as_a_hang(m
     tally = fuzz.fuzz_game("kuhn_poker", 40, workers=2, seed=0, time_limit=0.2)
     assert [(d[0], d[1]) for d in sorted(tally.defects, key=lambda d: d[1])] == [("crash", 7), ("hang", 12)]
     assert tally.inputs == 40
+
+
+def test_london_placed_count_is_bounded_by_the_display():
+    """Found by the fuzzer (london:143280): `placed` up to 1000 was accepted whatever the
+    display, and the next placement made a state the decoder refuses."""
+    game, rng = load_game("london"), random.Random(3)
+    state = game.new_initial_state(2)
+    checked = 0
+    while not state.is_terminal() and checked < 5:
+        d = state.describe()
+        active = d["active_player"]
+        display = sum(len(st["cards"]) for st in d["seats"][active]["stacks"])
+        if display:
+            game.from_description({**d, "placed": display})       # as many as the display holds
+            with pytest.raises(ValueError, match=rf"^placed: {display + 1} cards placed this Play Cards"):
+                game.from_description({**d, "placed": display + 1})
+            checked += 1
+        state.apply(state.sample_chance(rng.randrange(2**63)) if state.is_chance_node()
+                    else rng.choice(state.legal_actions()))
+    assert checked == 5
