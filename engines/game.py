@@ -110,6 +110,10 @@ class GameSpec:
     heuristic: str | None = None
     reference: str | None = None
     description: str = ""
+    #: The longest list (repeated field) a state or typed action of this game can
+    #: ever hold, e.g. its number of cards: the server refuses a longer one before
+    #: reading it, so that a hostile megabyte list costs nothing.
+    max_list: int = 256
 
     def make_heuristic(self):
         """A new rule-based bot for this game (``choose(state, seat, seed) -> action``)."""

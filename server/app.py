@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import logging
 import signal
 import sys
@@ -30,13 +31,13 @@ SERVICE_NAME = fagin_pb2.DESCRIPTOR.services_by_name["Fagin"].full_name
 class Server:
     """A running fagin server (``await Server.start(config)``); ``port`` is the bound port."""
 
-    def __init__(self, config, server, executor, health_servicer, port):
+    def __init__(self, config, server, executor, health_servicer, port, service):
         self.config = config
         self.grpc_server = server
         self.executor = executor
         self.health = health_servicer
         self.port = port
-        self.service = None       # the FaginService (its admission state, for monitoring)
+        self.service = service
         self.metrics = None       # the ServerMetrics when metrics_port is set
 
     @classmethod
@@ -82,17 +83,34 @@ class Server:
         for name in ("", SERVICE_NAME):
             await _set_status(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
         log.info("fagin serving on %s:%d with %d search workers", config.host, port, config.workers)
-        running = cls(config, server, executor, health_servicer, port)
-        running.service, running.metrics = service, metrics
+        running = cls(config, server, executor, health_servicer, port, service)
+        running.metrics = metrics
         return running
 
     async def stop(self, grace=None):
-        """Stops accepting calls, lets accepted ones finish (up to `grace` s), then ends."""
+        """Stops accepting calls, lets accepted ones finish (up to `grace` s), then
+        cancels the searches still running and ends.
+
+        Health goes NOT_SERVING first, so that load balancers stop routing here
+        while the accepted calls drain.
+        """
         grace = self.config.grace_seconds if grace is None else grace
         for name in ("", SERVICE_NAME):
             await _set_status(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
-        await self.grpc_server.stop(grace)
-        self.executor.shutdown(wait=True, cancel_futures=True)
+        loop = asyncio.get_running_loop()
+        # At the end of the grace period the searches stop whatever grpc's stop
+        # is doing; cancelling the calls alone would leave their search threads
+        # running to the end of their budgets, and the process with them.
+        timer = loop.call_later(grace, self.service.cancel_searches)
+        try:
+            await self.grpc_server.stop(grace)
+        finally:
+            timer.cancel()
+        self.service.cancel_searches()
+        # Waited for in a thread: a blocking wait here would stall the event
+        # loop, and with it the cancellations of the calls still running.
+        for pool in (self.executor, self.service.decoder):
+            await loop.run_in_executor(None, functools.partial(pool.shutdown, wait=True, cancel_futures=True))
         if self.metrics:
             await self.metrics.stop()     # last: a scrape still sees the drain
         log.info("fagin stopped")

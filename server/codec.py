@@ -38,17 +38,153 @@ class Undecodable:
                           f"message ({self.error})")
 
 
+# Requests up to this size are parsed where gRPC hands them over (on the event
+# loop): parsing a few KB costs microseconds, less than a hop to a thread.
+# Larger ones stay bytes (:class:`Pending`) until the handler parses them off the loop.
+INLINE_PARSE_BYTES = 16 * 1024
+
+
+def parse(message_class, data):
+    """``data`` parsed as a ``message_class``, or :class:`Undecodable`."""
+    try:
+        return message_class.FromString(data)
+    except Exception as e:          # DecodeError, or RecursionError on hostile nesting
+        return Undecodable(message_class, f"{type(e).__name__}: {e}")
+
+
+class Refused(Undecodable):
+    """Stands in for a request refused before it was parsed (see :func:`oversized`)."""
+
+    def __init__(self, message_class, bad):
+        super().__init__(message_class, str(bad))
+        self.bad = bad
+
+    def bad_request(self, path="request"):
+        return self.bad
+
+
+class Pending:
+    """A large request's bytes, to be parsed off the event loop (``parse()``)."""
+
+    __slots__ = ("message_class", "data")
+
+    def __init__(self, message_class, data):
+        self.message_class = message_class
+        self.data = data
+
+    def parse(self):
+        """The message, :class:`Undecodable`, or :class:`Refused` when a state in it is
+        larger than any game's could be (found without parsing it)."""
+        bad = oversized(memoryview(self.data), self.message_class.DESCRIPTOR)
+        if bad is not None:
+            return Refused(self.message_class, bad)
+        return parse(self.message_class, self.data)
+
+
+# The largest GameState accepted on the wire.  States met in play are a few KB
+# at most (London's reach about 3 KB; the tests check that played states stay
+# far below this): a larger one is refused before it is parsed, since parsing
+# holds the GIL (about 70 ms for 4 MB) and with it every other call.
+MAX_STATE_BYTES = 64 * 1024
+# Records read around the states of one large request (a request has a handful).
+MAX_WIRE_RECORDS = 64
+
+
+class _Malformed(Exception):
+    pass
+
+
+def _varint(data, i):
+    result = shift = 0
+    while True:
+        if i >= len(data) or shift > 63:
+            raise _Malformed
+        b = data[i]
+        i += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, i
+        shift += 7
+
+
+_HOLDS_STATE = {}
+
+
+def _holds_state(descriptor, seen=frozenset()):
+    """Whether a message type is, or has a field leading to, a GameState."""
+    known = _HOLDS_STATE.get(descriptor)
+    if known is not None:
+        return known
+    if descriptor.full_name in seen:          # a cycle of message types
+        return False
+    seen = seen | {descriptor.full_name}
+    result = descriptor is fagin_pb2.GameState.DESCRIPTOR or any(
+        f.type == FieldDescriptor.TYPE_MESSAGE and _holds_state(f.message_type, seen)
+        for f in descriptor.fields)
+    _HOLDS_STATE[descriptor] = result
+    return result
+
+
+def oversized(data, descriptor, path=""):
+    """A BadRequest naming the first GameState in serialized ``data`` (a ``descriptor``
+    message) longer than MAX_STATE_BYTES, or the first message around it with more than
+    MAX_WIRE_RECORDS records; None if there is none.  Reads only the records of the
+    messages that lead to states, never a state's own: the cost does not grow with it.
+    Malformed bytes give None (the parser says what is wrong)."""
+    try:
+        return _oversized(data, descriptor, path)
+    except _Malformed:
+        return None
+
+
+def _oversized(data, descriptor, path):
+    fields = descriptor.fields_by_number
+    i = records = 0
+    while i < len(data):
+        key, i = _varint(data, i)
+        records += 1
+        if records > MAX_WIRE_RECORDS:
+            return BadRequest(f"{path or 'request'}: more than {MAX_WIRE_RECORDS} fields")
+        wire = key & 7
+        if wire == 0:
+            _, i = _varint(data, i)
+        elif wire == 1:
+            i += 8
+        elif wire == 5:
+            i += 4
+        elif wire == 2:
+            length, i = _varint(data, i)
+            field = fields.get(key >> 3)
+            if field is not None and field.type == FieldDescriptor.TYPE_MESSAGE and \
+                    _holds_state(field.message_type):
+                where = f"{path}.{field.name}" if path else field.name
+                if field.message_type is fagin_pb2.GameState.DESCRIPTOR:
+                    if length > MAX_STATE_BYTES:
+                        return BadRequest(f"{where}: {length} bytes, more than a state of any game "
+                                          f"can be ({MAX_STATE_BYTES})")
+                else:
+                    bad = _oversized(data[i:i + length], field.message_type, where)
+                    if bad is not None:
+                        return bad
+            i += length
+        else:
+            raise _Malformed
+    return None
+
+
 def lenient(message_class):
-    """A request deserializer that turns undecodable bytes into :class:`Undecodable`.
+    """A request deserializer that turns undecodable bytes into :class:`Undecodable`
+    and leaves large requests unparsed (:class:`Pending`).
 
     gRPC's own deserializer failure would answer INTERNAL; garbage from a
-    client is INVALID_ARGUMENT, and the handler says so.
+    client is INVALID_ARGUMENT, and the handler says so.  gRPC calls the
+    deserializer on the event loop, where a megabyte's parse would stall
+    every other call.
     """
     def deserialize(data):
-        try:
-            return message_class.FromString(data)
-        except Exception as e:          # DecodeError, or RecursionError on hostile nesting
-            return Undecodable(message_class, f"{type(e).__name__}: {e}")
+        if len(data) > INLINE_PARSE_BYTES:
+            return Pending(message_class, data)
+        return parse(message_class, data)
     return deserialize
 
 
@@ -102,8 +238,29 @@ def _plan(descriptor):
         if enum is not None:
             prefix = len(_enum_prefix(enum))
             names = {v.number: (None if v.number == 0 else v.name[prefix:].lower()) for v in enum.values}
-        plan.append((field.name, kind, names, field.type == FieldDescriptor.TYPE_ENUM))
+        plan.append((field.name, kind, names, field.type == FieldDescriptor.TYPE_ENUM,
+                     field.type == FieldDescriptor.TYPE_STRING))
     return tuple(plan)
+
+
+# Longest text accepted in any string field of a state or typed action (card,
+# borough and option names are a few dozen characters): a longer one is refused
+# before an engine looks it up or quotes it in an error.
+MAX_STRING_CHARS = 64
+
+
+class _TooLong(Exception):
+    """A repeated or string field over its bound; the path is filled in on the way out."""
+
+    def __init__(self, what):
+        super().__init__(what)
+        self.what = what
+        self.path = []
+
+
+def _too_long(e, name, index=None):
+    e.path.append(name if index is None else f"{name}[{index}]")
+    return e
 
 
 def _enum_name(names, number):
@@ -111,11 +268,35 @@ def _enum_name(names, number):
     return f"unknown_{number}" if name == 0 else name   # unknown numbers are refused by the engine
 
 
-def message_to_dict(msg):
-    """A message as a plain dict (every field present; unset optionals are None)."""
+def message_to_dict(msg, max_list=None, path=""):
+    """A message as a plain dict (every field present; unset optionals are None).
+
+    With ``max_list``, a repeated field longer than that (or a string longer
+    than ``MAX_STRING_CHARS``) is refused as a BadRequest naming its path under
+    ``path``, before any work proportional to its length.
+    """
+    if max_list is None:
+        return _to_dict(msg, None)
+    try:
+        return _to_dict(msg, max_list)
+    except _TooLong as e:
+        where = ".".join(([path] if path else []) + e.path[::-1])
+        raise BadRequest(f"{where}: {e.what}") from None
+
+
+def _to_dict(msg, max_list):
     out = {}
-    for name, kind, names, is_enum in _plan(msg.DESCRIPTOR):
+    for name, kind, names, is_enum, is_str in _plan(msg.DESCRIPTOR):
         value = getattr(msg, name)
+        if max_list is not None:
+            if kind >= _REP_SCALAR and len(value) > max_list:
+                raise _too_long(_TooLong(f"{len(value)} items, more than this game can ever hold "
+                                         f"({max_list})"), name)
+            if is_str:
+                for i, v in enumerate(value) if kind == _REP_SCALAR else ((None, value),):
+                    if len(v) > MAX_STRING_CHARS:
+                        raise _too_long(_TooLong(f"{len(v)} characters, more than the longest name "
+                                                 f"accepted ({MAX_STRING_CHARS})"), name, i)
         if kind == _SCALAR:
             out[name] = value
         elif kind == _REP_SCALAR:
@@ -128,11 +309,19 @@ def message_to_dict(msg):
             else:
                 out[name] = _enum_name(names, value) if is_enum else value
         elif kind == _MESSAGE:
-            out[name] = message_to_dict(value) if msg.HasField(name) else None
+            try:
+                out[name] = _to_dict(value, max_list) if msg.HasField(name) else None
+            except _TooLong as e:
+                raise _too_long(e, name)
         elif kind == _REP_ENUM:
             out[name] = [_enum_name(names, v) for v in value]
         else:
-            out[name] = [message_to_dict(v) for v in value]
+            items = out[name] = []
+            for i, v in enumerate(value):
+                try:
+                    items.append(_to_dict(v, max_list))
+                except _TooLong as e:
+                    raise _too_long(e, name, i)
     return out
 
 
@@ -175,12 +364,17 @@ def game_of(state_msg, path="state"):
     return which, getattr(state_msg, which)
 
 
+def _max_list(game_id):
+    return GAMES[game_id].max_list
+
+
 def decode_state(state_msg, path="state"):
     """A GameState message -> (Game, State), validated by the engine's decoder."""
     game_id, inner = game_of(state_msg, path)
     game = load_game(game_id)
+    description = message_to_dict(inner, _max_list(game_id), f"{path}.{game_id}")
     try:
-        return game, game.from_description(message_to_dict(inner))
+        return game, game.from_description(description)
     except ValueError as e:
         raise BadRequest(f"{path}.{game_id}.{e}") from None
 
@@ -224,8 +418,9 @@ def decode_action(game, action_msg, path, chance=False, options=None):
         raise BadRequest(f"{path}.typed: give the action's typed form (or use action_id)")
     if which != game.id:
         raise BadRequest(f"{path}.typed: a {which} action does not apply to a {game.id} state")
+    typed = message_to_dict(getattr(action_msg, which), _max_list(which), f"{path}.{which}")
     try:
-        return game.action_from_typed(message_to_dict(getattr(action_msg, which)), chance, options or None)
+        return game.action_from_typed(typed, chance, options or None)
     except ValueError as e:
         raise BadRequest(f"{path}.{which}.{e}") from None
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
+import inspect
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 
@@ -114,15 +116,41 @@ async def _end_call(call, context, exc):
     await context.abort(call.code, message)
 
 
+# Threads that parse and decode requests, off the event loop.  The work holds
+# the GIL, so a few threads are enough: they only keep one large request from
+# queueing the small ones behind it.
+DECODE_THREADS = 2
+
+
+def _parsed(request):
+    """The request message (a large one's bytes parsed now); raises BadRequest if undecodable."""
+    if isinstance(request, codec.Pending):
+        request = request.parse()
+    if isinstance(request, codec.Undecodable):
+        raise request.bad_request()
+    return request
+
+
 def unary_call(method):
-    """Maps the handler's exceptions to statuses (see ``_end_call``) and logs the call."""
+    """Maps the handler's exceptions to statuses (see ``_end_call``) and logs the call.
+
+    A plain (not async) handler decodes and checks what a client sent: it runs
+    in the decoding threads, so that a large or costly state never stalls the
+    event loop and the other calls on it.
+    """
+    sync = not inspect.iscoroutinefunction(method)
+
+    def run(self, request, context, info):
+        return method(self, _parsed(request), context, info)
+
     @functools.wraps(method)
     async def wrapper(self, request, context):
         call = CallLog(method.__name__, context)
         try:
-            if isinstance(request, codec.Undecodable):
-                raise request.bad_request()
-            return await method(self, request, context, call.info)
+            if sync:
+                return await asyncio.get_running_loop().run_in_executor(
+                    self.decoder, run, self, request, context, call.info)
+            return await method(self, await self._parse(request), context, call.info)
         except (Exception, asyncio.CancelledError) as e:
             await _end_call(call, context, e)
     return wrapper
@@ -164,7 +192,7 @@ def add_to_server(servicer, server):
 
 
 class FaginService(fagin_pb2_grpc.FaginServicer):
-    def __init__(self, config, executor):
+    def __init__(self, config, executor, decoder=None):
         self.config = config
         self.executor = executor
         self.admission = Admission(config.workers, config.queue_limit, config.tree_memory_bytes,
@@ -175,6 +203,21 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         # BatchRecommend requests answered with an error, by status code name (the
         # call itself is OK): for the metrics.
         self.batch_errors = collections.Counter()
+        self.decoder = decoder or ThreadPoolExecutor(DECODE_THREADS, thread_name_prefix="fagin-decode")
+        # The searches running now, so that a server shutting down can stop them
+        # (cancel_searches) rather than wait for their budgets.
+        self.running = set()
+
+    def cancel_searches(self):
+        """Stops every running search; their calls answer at once (safe from any thread)."""
+        for searcher in list(self.running):
+            searcher.cancel()
+
+    async def _parse(self, request):
+        """The request message: a large one is parsed in the decoding threads."""
+        if isinstance(request, codec.Pending):
+            request = await asyncio.get_running_loop().run_in_executor(self.decoder, request.parse)
+        return _parsed(request)
 
     # ------------------------------------------------------------ game calls
 
@@ -191,7 +234,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         return resp
 
     @unary_call
-    async def NewGame(self, request, context, info):
+    def NewGame(self, request, context, info):
         info["game"] = request.game
         gi = GAMES.get(request.game)
         if gi is None:
@@ -204,7 +247,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state))
 
     @unary_call
-    async def LegalActions(self, request, context, info):
+    def LegalActions(self, request, context, info):
         game, state = codec.decode_state(request.state)
         info["game"] = game.id
         resp = fagin_pb2.LegalActionsResponse(status=codec.status_of(state))
@@ -227,7 +270,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         return resp
 
     @unary_call
-    async def ApplyAction(self, request, context, info):
+    def ApplyAction(self, request, context, info):
         game, state = codec.decode_state(request.state)
         info["game"] = game.id
         if state.is_terminal():
@@ -263,7 +306,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             applied=[codec.encode_action(game, a, chance, options) for a, chance in applied])
 
     @unary_call
-    async def ViewState(self, request, context, info):
+    def ViewState(self, request, context, info):
         game, state = codec.decode_state(request.state)
         info["game"] = game.id
         if not 0 <= request.seat < state.num_players:
@@ -295,6 +338,14 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         A search with an iteration budget runs slices of a whole number of
         iterations per thread, so that its answer does not depend on how it
         was sliced; its slice length follows its measured speed."""
+        # Registered while it may run, so that a server shutting down can stop it.
+        self.running.add(job.searcher)
+        try:
+            return await self._slices(job, ticket, until)
+        finally:
+            self.running.discard(job.searcher)
+
+    async def _slices(self, job, ticket, until):
         searcher = job.searcher
         parts = len(searcher.parts)
         while True:
@@ -311,6 +362,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 continue                 # out of time, or a report is due
             began = time.monotonic()
             before = searcher.iterations
+            if before == 0:
+                log.debug("search started: %s", job.game.id)    # tests wait for this line
             try:
                 its, ms = job.remaining()
                 if until is not None:
@@ -336,12 +389,14 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 job.slice_iterations = int(max(16, min(4 * job.slice_iterations,
                                                        per_ms * self.config.slice_ms)))
 
-    def _prepare(self, request, context, path=""):
-        return searching.prepare(request, self.config, context.time_remaining(), path)
+    async def _prepare(self, request, context, path=""):
+        """The request's SearchJob, decoded and checked in the decoding threads."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self.decoder, searching.prepare, request, self.config, context.time_remaining(), path)
 
     @unary_call
     async def Recommend(self, request, context, info):
-        job = self._prepare(request, context)
+        job = await self._prepare(request, context)
         info["game"] = job.game.id
         ticket = self._enter(job)
         try:
@@ -357,15 +412,14 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         info = call.info
         opened = False
         try:
-            if isinstance(request, codec.Undecodable):
-                raise request.bad_request()
+            request = await self._parse(request)
             interval = request.report_interval_ms or DEFAULT_REPORT_INTERVAL_MS
             if interval < MIN_REPORT_INTERVAL_MS:
                 raise BadRequest(f"report_interval_ms: must be at least {MIN_REPORT_INTERVAL_MS}, "
                                  f"got {request.report_interval_ms}")
             self.admission.open_stream(self.config.stream_limit)
             opened = True
-            job = self._prepare(request.request, context, "request")
+            job = await self._prepare(request.request, context, "request")
             info["game"] = job.game.id
             ticket = self._enter(job)
             try:
@@ -406,10 +460,10 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
 
         async def one(item):
             try:
-                if isinstance(item, codec.Undecodable):
-                    item, bad = fagin_pb2.BatchRecommendRequest(), item
-                    raise bad.bad_request()
-                job = self._prepare(item.request, context, "request")
+                if isinstance(item, (codec.Undecodable, codec.Pending)):
+                    item, raw = fagin_pb2.BatchRecommendRequest(), item
+                    item = await self._parse(raw)
+                job = await self._prepare(item.request, context, "request")
                 ticket = self._enter(job)
                 try:
                     reason = await self._search(job, ticket)

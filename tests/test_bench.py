@@ -17,6 +17,7 @@ RUNS = {
                            "--cfr-iterations", "2"], "CFR+"),
     "grpc_overhead.py": (["--repeat", "1", "--rounds", "1", "--positions", "4",
                           "--batch-iterations", "20"], "== targets"),
+    "fuzz_states.py": (["--inputs", "300", "--games", "kuhn_poker,liars_dice", "--quiet"], "0 defects"),
 }
 
 

@@ -15,4 +15,5 @@ GAME = GameSpec(
     ),
     heuristic="GangsOfKyotoHeuristicBot",
     description="press-your-luck card giving: each card goes to a row, a row at its limit busts",
+    max_list=255,  # the engine holds at most 255 cards (MAX_DECK); lists are of cards or seats
 )

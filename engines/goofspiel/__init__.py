@@ -18,4 +18,5 @@ GAME = GameSpec(
     heuristic="GoofspielHeuristicBot",
     reference="goofspiel",
     description="simultaneous secret bids for point cards (OpenSpiel's goofspiel)",
+    max_list=13,  # 13 cards a hand at most (num_cards)
 )

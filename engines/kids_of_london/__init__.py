@@ -10,4 +10,5 @@ GAME = GameSpec(
     heuristic="KidsOfLondonHeuristicBot",
     description="street children play cards in secret to rob the characters of London; "
                 "the richest is caught, the second richest wins",
+    max_list=9,  # 9 turns, 9 cards a hand, 6 seats at most
 )

@@ -10,4 +10,5 @@ GAME = GameSpec(
     heuristic="KuhnPokerHeuristicBot",
     reference="kuhn_poker",
     description="three-card poker, one bet round (OpenSpiel's kuhn_poker)",
+    max_list=3,  # 3 cards; at most 3 actions (pass, bet, call or fold)
 )

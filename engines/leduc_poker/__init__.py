@@ -10,4 +10,5 @@ GAME = GameSpec(
     heuristic="LeducPokerHeuristicBot",
     reference="leduc_poker",
     description="six-card poker, two bet rounds and a public card (OpenSpiel's leduc_poker)",
+    max_list=4,  # a round is at most check, raise, raise, call
 )

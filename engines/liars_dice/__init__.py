@@ -21,4 +21,5 @@ GAME = GameSpec(
     heuristic="LiarsDiceHeuristicBot",
     reference="liars_dice",
     description="secret dice, rising bids and a call of \"liar\" (OpenSpiel's liars_dice)",
+    max_list=61,  # 5 dice a seat; bids only rise: 2 seats x 5 dice x 6 faces, then liar
 )

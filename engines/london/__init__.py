@@ -10,4 +10,5 @@ GAME = GameSpec(
     heuristic="LondonHeuristicBot",
     description="card play and city building: take cards, build stacks in your display, run your city "
                 "against mounting poverty, buy boroughs",
+    max_list=110,  # 110 cards; every other list (seats, boroughs, stacks) is shorter
 )

@@ -605,6 +605,11 @@ def _build(d, seed) -> bytes:
     s["look_target"] = int_in(d.get("look_target") or 0, 0, 3, "look_target")
     s["action"] = enum_index(d.get("action") or "none", E.ACTIONS, "ACTION_", "action")
     s["placed"] = int_in(d.get("placed") or 0, 0, 1000, "placed")
+    if s["placed"] > s["pc_n"][active]:
+        # Each placement adds a card to the display, which never loses one: a larger count
+        # would be accepted here and grow past the range above as play goes on.
+        raise ValueError(f"placed: {s['placed']} cards placed this Play Cards, but seat {active}'s "
+                         f"display holds {s['pc_n'][active]} cards")
     s["activations"] = int_in(d.get("activations") or 0, 0, 1000, "activations")
     marked = sum(1 for i in range(s["pc_n"][active]) if s["pc_flags"][active][i] & E.FLAGS["activated"])
     if s["activations"] < marked:

@@ -1,0 +1,83 @@
+"""SIGTERM with searches running: health goes NOT_SERVING, accepted calls drain for the
+grace period, then the running searches are cancelled and the process exits promptly."""
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from fagin.clients import recommend_request
+from fagin.engines.registry import new_game
+from fagin.server import codec
+from fagin.v1 import fagin_pb2_grpc
+
+GRACE_S = 1.0
+
+
+def _lines(stream, into):
+    for line in stream:
+        into.put(line)
+    into.put(None)
+
+
+def _wait_for(lines, pattern, timeout=30):
+    """The first line matching `pattern` (the server's log is read as it is written)."""
+    end = time.monotonic() + timeout
+    while True:
+        line = lines.get(timeout=max(0.01, end - time.monotonic()))
+        assert line is not None, f"the server ended before logging {pattern!r}"
+        m = re.search(pattern, line)
+        if m:
+            return m
+
+
+def test_sigterm_drains_then_cancels_running_searches_and_exits():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fagin.server", "--port", "0", "--grace-seconds", str(GRACE_S),
+         "--workers", "2", "--log-level", "DEBUG"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = queue.Queue(), queue.Queue()
+    for stream, q in ((proc.stdout, out), (proc.stderr, err)):
+        threading.Thread(target=_lines, args=(stream, q), daemon=True).start()
+    channel = None
+    try:
+        port = _wait_for(out, r"fagin listening on [^:]+:(\d+)").group(1)
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        stub = fagin_pb2_grpc.FaginStub(channel)
+        health = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""))
+        assert next(health).status == health_pb2.HealthCheckResponse.SERVING
+
+        state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
+        long = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
+                                     timeout=60)
+        _wait_for(err, "search started")
+        short = stub.Recommend.future(recommend_request(state, 0, time_ms=300, iterations=10**9),
+                                      timeout=60)
+        _wait_for(err, "search started")
+
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert next(health).status == health_pb2.HealthCheckResponse.NOT_SERVING
+        # Accepted work shorter than the grace period finishes normally.
+        assert short.result(timeout=10).iterations > 0
+        # Before the fix the process ran on to the end of the 30 s search.
+        code = proc.wait(timeout=10)
+        exit_s = time.monotonic() - sent
+        assert code == 0
+        assert exit_s < GRACE_S + 3, f"exited {exit_s:.1f} s after SIGTERM"
+        try:
+            long.result(timeout=5)
+            raise AssertionError("a search cut short by shutdown answered as if it had finished")
+        except grpc.RpcError as e:
+            assert e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), e
+    finally:
+        if channel is not None:
+            channel.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
