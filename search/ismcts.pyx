@@ -41,7 +41,7 @@ from search.regret cimport regret_matching
 
 from dataclasses import dataclass
 
-from fagin.search.limits import (DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
+from fagin.search.limits import (PRIOR_WEIGHT, MAX_PRIOR, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
                                  MAX_ITERATIONS, MAX_NODES, MAX_TIME_MS)
 
 cdef extern from *:
@@ -369,6 +369,7 @@ cdef class ISMCTS:
     cdef int use_rm
     cdef int use_os
     cdef int use_policy         # play out with gd.rollout_action
+    cdef readonly double prior  # ucb: weight of the rollout policy's pick in the tree (progressive bias)
     cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
     cdef unsigned char* root
     cdef unsigned char* work
@@ -437,7 +438,8 @@ cdef class ISMCTS:
         self.next_table = NULL
 
     def __init__(self, state, int seat, seed=0, double exploration=DEFAULT_EXPLORATION,
-                 max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT):
+                 max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
+                 prior=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -472,6 +474,18 @@ cdef class ISMCTS:
         worse, it did worse (43.8 % vs 48.8 % of 80 Kids of London games at
         300 iterations; weak evidence).  Uniform playouts also keep a
         search's answers those of the search before the policy existed.
+
+        ``prior`` (UCB selection with the policy rollout only): at each node
+        of the tree the game's rollout policy is asked for its pick, which
+        is tried first (before the other untried actions, and as the first
+        move from a node just added) and whose UCB score gets a progressive
+        bias of ``prior / (visits + 1)`` (Chaslot et al. 2008): a
+        heuristic's advice steers the first iterations, and the statistics
+        take over as visits grow.  The default is 0 (off) for games without
+        ``GameDef.rollout_depth`` and ``PRIOR_WEIGHT`` for games with it
+        (London, whose 300-iteration searches otherwise spread over ~20
+        untried actions at every node); see the arena figures in
+        ``seeds/london.md``.
         """
         if selection not in ("ucb", "rm", "os"):
             raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
@@ -496,6 +510,11 @@ cdef class ISMCTS:
         self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
         self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
         self.cutoff = self.gd.rollout_depth if self.use_policy and self.gd.evaluate != NULL else 0
+        if prior is None:
+            prior = PRIOR_WEIGHT if self.cutoff > 0 else 0.0
+        if not (prior >= 0 and prior <= MAX_PRIOR):
+            raise ValueError(f"prior: must be a number from 0 to {MAX_PRIOR:g}, got {prior}")
+        self.prior = prior if self.use_policy and selection == "ucb" else 0.0
         self.state = state
         self.seat = seat
         self.exploration = exploration
@@ -844,12 +863,21 @@ cdef class ISMCTS:
                 j += 1
         return m
 
-    cdef int _select_ucb(self, Slot* base, int m, bint fresh) noexcept nogil:
+    cdef int _select_ucb(self, Slot* base, int m, bint fresh, int hint) noexcept nogil:
         """UCB1 with availability counts over the mapped slots; an untried one
-        first (uniformly), and a uniform pick at a node just added."""
-        cdef int i, j, best = -1, unvisited = 0
+        first (uniformly), and a uniform pick at a node just added.  With a
+        prior, `hint` (the rollout policy's pick, -1: none) is tried first and
+        its score gets the progressive bias."""
+        cdef int i, j, best = -1, unvisited = 0, hinted = -1
         cdef double score, best_score = -1e300
         cdef Slot* sl
+        if hint >= 0:
+            for i in range(m):
+                if base[self.mapped[i]].action == hint:
+                    hinted = self.mapped[i]
+                    break
+            if hinted >= 0 and (fresh or base[hinted].visits == 0):
+                return hinted
         for i in range(m):
             if base[self.mapped[i]].visits == 0:
                 unvisited += 1
@@ -863,6 +891,8 @@ cdef class ISMCTS:
             j = self.mapped[i]
             sl = &base[j]
             score = sl.value_sum / sl.visits + self.exploration * sqrt(log(<double>sl.avail) / sl.visits)
+            if j == hinted:
+                score += self.prior / (sl.visits + 1.0)
             if score > best_score:
                 best_score = score
                 best = j
@@ -975,7 +1005,9 @@ cdef class ISMCTS:
             elif self.use_rm:
                 slot = self._select_rm(base, m)
             else:
-                slot = self._select_ucb(base, m, not in_tree)
+                # The policy's pick is asked before any of this node's moves is made.
+                slot = self._select_ucb(base, m, not in_tree,
+                                        gd.rollout_action(st, &self.rng) if self.prior > 0 else -1)
             self.path_node[depth] = node
             self.path_slot[depth] = slot
             self.path_prob[depth] = self.sample_prob

@@ -23,3 +23,8 @@ MAX_EXPLORATION = 100.0
 DEFAULT_GAMMA = {"ucb": 0.1, "rm": 0.1, "os": 0.6}
 #: Most threads (root-parallel parts) one search may use.
 MAX_THREADS = 256
+#: ISMCTS progressive bias toward the rollout policy's pick (UCB with "policy" rollouts):
+#: the default for games whose policy playouts stop and evaluate (GameDef.rollout_depth), and
+#: the largest accepted.
+PRIOR_WEIGHT = 1.0
+MAX_PRIOR = 100.0

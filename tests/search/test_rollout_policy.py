@@ -79,3 +79,57 @@ def test_rollout_setting_chooses_the_playouts():
     assert a.stats == b.stats
     with pytest.raises(ValueError, match="rollout"):
         ismcts.ISMCTS(st, st.current_player(), rollout="greedy")
+
+
+def _london_opening(players=2, seed=3):
+    state = new_game("london", players)
+    state.resolve_chance(seed)
+    return state
+
+
+def test_the_prior_defaults_on_only_where_policy_playouts_are_cut_short():
+    """London (GameDef.rollout_depth) searches with the policy's prior by default; a game whose
+    policy playouts run to the end, or a uniform rollout, has none; ``prior`` is checked."""
+    from fagin.search.limits import MAX_PRIOR, PRIOR_WEIGHT
+    london = _london_opening()
+    assert ismcts.ISMCTS(london, london.current_player(), rollout="policy").prior == PRIOR_WEIGHT
+    assert ismcts.ISMCTS(london, london.current_player(), rollout="random").prior == 0.0
+    assert ismcts.ISMCTS(london, london.current_player(), rollout="policy", selection="rm").prior == 0.0
+    kids = new_game("kids_of_london", 3)
+    kids.resolve_chance(1)
+    assert ismcts.ISMCTS(kids, kids.current_player(), rollout="policy").prior == 0.0
+    assert ismcts.ISMCTS(kids, kids.current_player(), rollout="policy", prior=2.0).prior == 2.0
+    for bad in (-1.0, MAX_PRIOR * 2, float("nan")):
+        with pytest.raises(ValueError, match="prior"):
+            ismcts.ISMCTS(london, london.current_player(), rollout="policy", prior=bad)
+
+
+def test_the_prior_tries_the_policys_pick_first():
+    """With the prior, a node's first visit goes to the rollout policy's pick (the heuristic's
+    choice but for the policy's uniform share); without it, to a uniform untried action."""
+    import random
+    from fagin.engines.london.heuristic import LondonHeuristicBot
+    bot = LondonHeuristicBot()
+    state = _london_opening()
+    rng = random.Random(5)
+    while True:     # a decision with many choices and one clear favourite of the heuristic
+        if state.is_chance_node():
+            state.apply(state.sample_chance(rng.getrandbits(63)))
+            continue
+        seat = state.current_player()
+        picks = {bot.choose(state, seat, s) for s in range(12)}
+        if len(state.legal_actions()) >= 6 and len(picks) == 1:
+            break
+        state.apply(bot.choose(state, seat, rng.getrandbits(63)))
+
+    def first_choices(prior):
+        hits = 0
+        for seed in range(30):
+            search = ismcts.ISMCTS(state, seat, seed=seed, rollout="policy", prior=prior)
+            search.run(iterations=1)
+            visited = [s.action for s in search.result().stats if s.visits > 0]
+            hits += visited == list(picks)
+        return hits
+
+    assert first_choices(1.0) >= 25
+    assert first_choices(0.0) <= 15
