@@ -17,6 +17,8 @@ RUNS = {
                            "--cfr-iterations", "2"], "CFR+"),
     "grpc_overhead.py": (["--repeat", "1", "--rounds", "1", "--positions", "4",
                           "--batch-iterations", "20"], "== targets"),
+    "server_faults.py": (["--streams", "20", "--seconds", "1", "--sample-s", "0.5", "--grace-seconds", "0.2",
+                          "--long-ms", "20000"], "process exited (0)"),
     "fuzz_states.py": (["--inputs", "300", "--games", "kuhn_poker,liars_dice", "--quiet"], "0 defects"),
 }
 
