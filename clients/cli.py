@@ -361,7 +361,7 @@ def build_parser():
     p.add_argument("--gamma", type=float, help="ismcts_rm's and oos's exploration mix")
     p.add_argument("--threads", type=INT32, help="threads for this search (root parallelism; default 1)")
     p.add_argument("--rollout", choices=("random", "policy"),
-                   help="rollouts: uniformly random (default) or the game's rollout policy")
+                   help="rollouts: uniformly random or the game's rollout policy (default: the game's choice, policy for London, random elsewhere)")
     p.add_argument("--sample", action="store_true", help="draw the action from the policy")
     p.add_argument("--json", action="store_true")
     p = command("play", help="play against bots in the terminal")

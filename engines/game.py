@@ -114,6 +114,9 @@ class GameSpec:
     #: ever hold, e.g. its number of cards: the server refuses a longer one before
     #: reading it, so that a hostile megabyte list costs nothing.
     max_list: int = 256
+    #: The search's rollout when a request or bot names none ("random" or "policy", see
+    #: SearchSettings.rollout), chosen per game by arena evidence recorded in its spec.
+    rollout: str = "random"
 
     def make_heuristic(self):
         """A new rule-based bot for this game (``choose(state, seat, seed) -> action``)."""

@@ -31,7 +31,7 @@ class ISMCTSBot:
     """Plays the action ISMCTS recommends after ``iterations`` iterations or
     ``time_ms`` milliseconds, spread over ``threads`` threads (root
     parallelism) when more than one; ``rollout`` is ISMCTS's playout setting
-    (``"policy"`` or ``"random"``; None: the search's default)."""
+    (``"policy"`` or ``"random"``; None: the game's default, ``GameSpec.rollout``)."""
 
     iterations: int | None = 2000
     exploration: float = DEFAULT_EXPLORATION
@@ -41,9 +41,9 @@ class ISMCTSBot:
     name: str = "ismcts"
 
     def choose(self, state, seat, seed):
-        settings = {} if self.rollout is None else {"rollout": self.rollout}
+        rollout = state.game.spec.rollout if self.rollout is None else self.rollout
         return root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
-                                    threads=self.threads, exploration=self.exploration, **settings).action
+                                    threads=self.threads, exploration=self.exploration, rollout=rollout).action
 
 
 @dataclass
@@ -90,8 +90,8 @@ def make_bot(spec: str):
     threads), ``ismcts@MSms`` (MS milliseconds of search per move: equal
     wall time whatever an iteration costs) or ``ismcts@MSmsxTHREADS``; each
     may end in ``:policy`` or ``:random``, the rollout setting (the game's
-    rollout policy, or uniformly random playouts; without it, the search's
-    default).  Examples: ``ismcts:5000``, ``ismcts@50ms``,
+    rollout policy, or uniformly random playouts; without it, the game's
+    default, ``GameSpec.rollout``).  Examples: ``ismcts:5000``, ``ismcts@50ms``,
     ``ismcts:2000:random``, ``ismcts@50msx2:policy``.
     """
     name, _, arg = spec.partition(":")

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from fagin.search import limits
-from fagin.search.ismcts import DEFAULT_ROLLOUT, ROLLOUTS, SearchError
+from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server import admission
 from fagin.server.codec import BadRequest, decode_state, encode_action
@@ -149,7 +149,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
             else:
                 time_note = f"search stopped at {available:.0f} ms to meet the call's deadline"
             limit_ms = available
-    rollout = settings.rollout or DEFAULT_ROLLOUT
+    rollout = settings.rollout or game.spec.rollout
     if rollout not in ROLLOUTS:
         raise BadRequest(f"{p}search.rollout: unknown rollout {_quoted(settings.rollout)}; "
                          f"use one of: {', '.join(ROLLOUTS)}")

@@ -8,6 +8,7 @@ GAME = GameSpec(
     max_players=4,
     spec="seeds/london.md",
     heuristic="LondonHeuristicBot",
+    rollout="policy",            # seeds/london.md, "The bot and the search"
     description="card play and city building: take cards, build stacks in your display, run your city "
                 "against mounting poverty, buy boroughs",
     max_list=110,  # 110 cards; every other list (seats, boroughs, stacks) is shorter

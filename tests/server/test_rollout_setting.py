@@ -46,3 +46,14 @@ def test_gamma_given_to_ismcts_is_noted_not_silently_ignored(client):
     state = new_game("kuhn_poker", 2, seed=1)
     rec = client.recommend(codec.encode_state(state), 0, iterations=10, gamma=0.3)
     assert any("search.gamma" in n for n in rec.notes)
+
+
+def test_a_request_without_a_rollout_gets_the_games_default(client):
+    """GameSpec.rollout: London searches with its policy (and the prior) unless told otherwise;
+    Kids of London with uniform rollouts."""
+    london = new_game("london", 2, seed=1)
+    rec = client.recommend(codec.encode_state(london), london.current_player(), iterations=50, seed=1)
+    assert rec.settings.rollout == "policy" and not rec.notes
+    kids = new_game("kids_of_london", 3, seed=1)
+    rec = client.recommend(codec.encode_state(kids), kids.current_player(), iterations=50, seed=1)
+    assert rec.settings.rollout == "random"
