@@ -26,5 +26,5 @@ MAX_THREADS = 256
 #: ISMCTS progressive bias toward the rollout policy's pick (UCB with "policy" rollouts):
 #: the default for games whose policy playouts stop and evaluate (GameDef.rollout_depth), and
 #: the largest accepted.
-PRIOR_WEIGHT = 1.0
+PRIOR_WEIGHT = 10.0
 MAX_PRIOR = 100.0
