@@ -20,7 +20,7 @@ import grpc
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
 from fagin.server import codec, searching
-from fagin.server.admission import Admission, Overloaded, measure_games, observe_tree
+from fagin.server.admission import OBSERVE_MIN_NODES, Admission, Overloaded, measure_games, observe_tree
 from fagin.server.codec import BadRequest
 from fagin.server.logs import CALL_FIELDS
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
@@ -355,7 +355,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
 
     def _leave(self, job, ticket):
         self.admission.leave(ticket)
-        observe_tree(job.game.id, job.searcher.num_nodes, sum(p.num_slots for p in job.searcher.parts))
+        nodes = job.searcher.num_nodes
+        if nodes >= OBSERVE_MIN_NODES:          # the slots are counted only where they are used
+            observe_tree(job.game.id, nodes, sum(p.num_slots for p in job.searcher.parts))
 
     async def _search(self, job, ticket, until=None, then=None):
         """Runs the job's search in time slices granted by the admission until
@@ -413,15 +415,18 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             now = time.monotonic()
             if until is not None and now >= until:
                 return None, None
-            wait_s = ms / 1000 if until is None else min(ms / 1000, until - now)
-            if not await self.admission.turn(ticket, wait_s):
-                continue                 # out of time, or a report is due
-            began = time.monotonic()
+            if self.admission.turn_now(ticket):
+                began = now              # no wait: the budget read above still holds
+            else:
+                wait_s = ms / 1000 if until is None else min(ms / 1000, until - now)
+                if not await self.admission.turn(ticket, wait_s):
+                    continue             # out of time, or a report is due
+                began = time.monotonic()
+                its, ms = job.remaining()
             before = searcher.iterations
             if before == 0 and log.isEnabledFor(logging.DEBUG):
                 log.debug("search started: %s", job.game.id)    # tests wait for this line
             try:
-                its, ms = job.remaining()
                 if until is not None:
                     ms = min(ms, (until - began) * 1000)
                 ms = max(0.0, ms)                # the turn may come just after the instant
