@@ -191,7 +191,7 @@ def process_cpu(pid):
 
 
 #: The 100-iteration rows run this many times --repeat rounds (a round takes ~2-4 ms there).
-SHORT_ROW_ROUNDS = 5
+SHORT_ROW_ROUNDS = 10
 
 
 def overhead(client, server_pid, bare, repeat, game="kids_of_london", players=4):
