@@ -19,7 +19,9 @@
    - ``CPU outside``: the server process's CPU time per call (every thread,
      from ``/proc/PID/task/*/schedstat``) minus the search's own CPU time
      (the in-process search's ``time.thread_time``), beside the same for the
-     bare server (its CPU per call minus the busy-wait's).
+     bare server (its CPU per call minus the busy-wait's).  A noisy figure
+     on a shared machine: each row's is a difference of totals over its
+     rounds (10 times --repeat at 100 iterations).
 
    The in-process search, a ``Recommend`` and a bare call run in turn in
    each round (the order rotating), so that the three sides see the same
@@ -178,16 +180,37 @@ class BareServer:
         self.proc.join()
 
 
-def process_cpu(pid):
-    """CPU seconds used by every thread of process `pid` so far (ns precision)."""
-    total = 0
+def thread_cpu(pid):
+    """{thread id: CPU ns used so far} for every thread of process `pid` (ns precision)."""
+    ticks = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                total += int(f.read().split()[0])
+                ticks[tid] = int(f.read().split()[0])
         except OSError:
             continue         # the thread ended
-    return total / 1e9
+    return ticks
+
+
+def wait_idle(pid, timeout=60):
+    """Waits until process `pid` is idle (under 2 % of a core over 250 ms): a new
+    server measures its games' tree sizes in a thread for a few seconds, which
+    would count as the first calls' CPU."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        before = thread_cpu(pid)
+        time.sleep(0.25)
+        if cpu_since(pid, before) < 0.005:
+            return
+    print(f"(process {pid} still busy after {timeout} s; its CPU figures include that)")
+
+
+def cpu_since(pid, before):
+    """CPU seconds the threads of `pid` used since `before` (a ``thread_cpu``).
+
+    Thread by thread: a thread that ended meanwhile (the server's one-off
+    probe thread) must not take its whole past CPU time out of the sum."""
+    return sum(ns - before.get(tid, 0) for tid, ns in thread_cpu(pid).items()) / 1e9
 
 
 #: The 100-iteration rows run this many times --repeat rounds (a round takes ~2-4 ms there).
@@ -219,21 +242,22 @@ def overhead(client, server_pid, bare, repeat, game="kids_of_london", players=4)
                     local.append(wall)
                     local_cpu.append(cpu)
                 elif side == 1:
-                    before = process_cpu(server_pid)
+                    before = thread_cpu(server_pid)
                     t = time.perf_counter()
                     rec = client.recommend(msg, 0, iterations=n, seed=r)
                     remote.append(time.perf_counter() - t)
                     outside.append(remote[-1] - rec.elapsed_ms / 1000)
-                    fagin_cpu += process_cpu(server_pid) - before
+                    fagin_cpu += cpu_since(server_pid, before)
                 else:
-                    before = process_cpu(bare.proc.pid)
+                    before = thread_cpu(bare.proc.pid)
                     t = time.perf_counter()
                     busy, cpu = bare.spin(spin)
                     floor.append(time.perf_counter() - t - busy)
-                    bare_server_cpu += process_cpu(bare.proc.pid) - before
+                    bare_server_cpu += cpu_since(bare.proc.pid, before)
                     bare_cpu.append(cpu)
         lo, re, outside, floor = (statistics.median(x) * 1000 for x in (local, remote, outside, floor))
-        # CPU: totals over the rounds (a call's work after its answer lands in the next reading).
+        # CPU: totals over the rounds (a call's work after its answer lands in the next reading
+        # of its server).
         cpu_outside = (fagin_cpu - sum(local_cpu)) / rounds * 1000
         bare_outside = (bare_server_cpu - sum(bare_cpu)) / rounds * 1000
         print(f"{n:>10,}{lo:>9.2f} ms{re:>9.2f} ms{(re - lo) / lo:>10.1%}"
@@ -267,6 +291,7 @@ def overhead_section(repeat, pin, results):
             bare = BareServer(core)
             try:
                 bare.spin(0.001)                # connects; starts its worker thread
+                wait_idle(proc.pid)
                 print("== in-process search vs Recommend (server with 1 worker) vs a bare grpc.aio call, "
                       "Kids of London 4-player opening")
                 kol = overhead(client, proc.pid, bare, repeat)
