@@ -198,11 +198,12 @@ def add_to_server(servicer, server):
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
 
-# States up to this size are decoded and checked on the event loop: that takes
-# well under a millisecond (Gangs of Kyoto's ~750-byte states, the slowest to
-# decode, about 0.3 ms), less than the GIL's switch interval (5 ms), so a
-# decoding thread would not let the loop run meanwhile anyway -- it would only
-# add a trip to the thread and back.  Larger ones go to the decoding threads.
+# States up to this size are decoded and checked on the event loop.  States met
+# in play take under a millisecond (the slowest, Gangs of Kyoto's ~750-byte
+# ones, 0.3-0.6 ms; about 0.4 us a byte), so a 4 KB one takes under 2 ms: less
+# than the GIL's switch interval (5 ms), so a decoding thread, which holds the
+# GIL as it works, would not let the loop run meanwhile -- it would only add a
+# trip to the thread and back.  Larger states go to the decoding threads.
 INLINE_PREPARE_BYTES = 4096
 
 
