@@ -229,6 +229,10 @@ class RootParallelSearch:
         except asyncio.CancelledError:
             run.stop()
             raise
+        if not run.errors and any(f.cancelled() for f in run.queued):
+            # An executor shut down with cancel_futures dropped a part that never ran.
+            run.stop()
+            raise asyncio.CancelledError("a part was dropped by its executor")
         reason = run.outcome()
         return reason, (None if then is None else then(reason))
 

@@ -225,9 +225,11 @@ def test_one_part_failures_surface_in_the_awaiting_task():
         _run_async(s, 1, iterations=50)
 
 
-def test_a_one_part_run_dropped_by_an_executor_shutdown_is_cancelled_not_left_waiting():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_run_dropped_by_an_executor_shutdown_is_cancelled_not_answered(threads):
+    """Not left waiting (one part), nor answered as if its budget were spent (several)."""
     st = new_game("kids_of_london", 4, seed=3)
-    s = RootParallelSearch(st, 0, threads=1, seed=1)
+    s = RootParallelSearch(st, 0, threads=threads, seed=1)
     ex = ThreadPoolExecutor(1)
     release = threading.Event()
     ex.submit(release.wait, 10)                 # the only worker is busy: the part is queued
