@@ -98,10 +98,14 @@ def measure_games(games):
     threading.Thread(target=run, name="fagin-node-bytes", daemon=True).start()
 
 
+#: Trees smaller than this say too little about a game's branching to raise its figure.
+OBSERVE_MIN_NODES = 1000
+
+
 def observe_tree(game_id, nodes, slots):
     """Raises a game's figure to what a finished tree used, if it branched more than
     the probes did, so that later reservations cover such positions."""
-    if nodes >= 1000:
+    if nodes >= OBSERVE_MIN_NODES:
         observed = int(NODE_FIXED_BYTES + SLOT_BYTES * slots / nodes * _PROBE_MARGIN)
         if observed > _bytes_per_node.get(game_id, 0):
             _bytes_per_node[game_id] = observed
@@ -212,11 +216,18 @@ class Admission:
         self.queued += 1
         return Ticket(threads, nbytes, next(self._seq))
 
+    def turn_now(self, ticket) -> bool:
+        """The slice's workers at once if no search waits and they are free (see ``turn``);
+        False otherwise, without waiting."""
+        if not self.wait_list and self._fits(ticket):
+            self._grant(ticket)
+            return True
+        return False
+
     async def turn(self, ticket, timeout_s) -> bool:
         """Waits for a slice's workers (and, before the first, the tree reservation);
         False if `timeout_s` passed first.  The caller runs the slice, then calls ``done_slice``."""
-        if not self.wait_list and self._fits(ticket):
-            self._grant(ticket)
+        if self.turn_now(ticket):
             return True
         if timeout_s <= 0:
             return False

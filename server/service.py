@@ -20,7 +20,7 @@ import grpc
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
 from fagin.server import codec, searching
-from fagin.server.admission import Admission, Overloaded, measure_games, observe_tree
+from fagin.server.admission import OBSERVE_MIN_NODES, Admission, Overloaded, measure_games, observe_tree
 from fagin.server.codec import BadRequest
 from fagin.server.logs import CALL_FIELDS
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
@@ -85,7 +85,14 @@ def _status_of(exc):
         return grpc.StatusCode.DEADLINE_EXCEEDED
     if isinstance(exc, Overloaded):
         return grpc.StatusCode.RESOURCE_EXHAUSTED
+    if isinstance(exc, ShuttingDown):
+        return grpc.StatusCode.UNAVAILABLE
     return None
+
+
+class ShuttingDown(Exception):
+    """A search stopped by the server's shutdown: its call is not answered (UNAVAILABLE,
+    which clients retry on another replica)."""
 
 RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 
@@ -191,6 +198,25 @@ def add_to_server(servicer, server):
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
 
+# States up to this size are decoded and checked on the event loop.  States met
+# in play take under a millisecond (the slowest, Gangs of Kyoto's ~750-byte
+# ones, 0.3-0.6 ms; about 0.4 us a byte), so a 4 KB one takes under 2 ms: less
+# than the GIL's switch interval (5 ms), so a decoding thread, which holds the
+# GIL as it works, would not let the loop run meanwhile -- it would only add a
+# trip to the thread and back.  Larger states go to the decoding threads.
+INLINE_PREPARE_BYTES = 4096
+
+
+
+
+def _batch_answer(job, request_id, reason):
+    """A finished search's BatchRecommendResponse (see ``_answer``)."""
+    searching.check_min_iterations(job, reason)
+    resp = fagin_pb2.BatchRecommendResponse(request_id=request_id)
+    searching.recommendation(job, reason, into=resp.recommendation)
+    return resp
+
+
 class FaginService(fagin_pb2_grpc.FaginServicer):
     def __init__(self, config, executor, decoder=None):
         self.config = config
@@ -207,9 +233,11 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         # The searches running now, so that a server shutting down can stop them
         # (cancel_searches) rather than wait for their budgets.
         self.running = set()
+        self.stopping = False      # cancel_searches was called: the server is shutting down
 
     def cancel_searches(self):
-        """Stops every running search; their calls answer at once (safe from any thread)."""
+        """Stops every running search; their calls end at once, UNAVAILABLE (safe from any thread)."""
+        self.stopping = True
         for searcher in list(self.running):
             searcher.cancel()
 
@@ -328,12 +356,22 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
 
     def _leave(self, job, ticket):
         self.admission.leave(ticket)
-        observe_tree(job.game.id, job.searcher.num_nodes, sum(p.num_slots for p in job.searcher.parts))
+        nodes = job.searcher.num_nodes
+        if nodes >= OBSERVE_MIN_NODES:          # the slots are counted only where they are used
+            observe_tree(job.game.id, nodes, sum(p.num_slots for p in job.searcher.parts))
 
-    async def _search(self, job, ticket, until=None):
+    async def _search(self, job, ticket, until=None, then=None):
         """Runs the job's search in time slices granted by the admission until
-        its budget is spent; returns the stop reason, or None at the
-        ``time.monotonic()`` instant `until` (a stream's report is due).
+        its budget is spent; returns (the stop reason, or None at the
+        ``time.monotonic()`` instant `until` (a stream's report is due); what
+        ``then(stop reason)`` returned, or None).
+
+        ``then`` builds the call's answer: when the slice that ends the search
+        runs in one worker thread, it runs there too, right after the search,
+        so that the answer is built before the loop hears of the slice (one
+        trip through the loop a slice, none more to answer).  Otherwise (the
+        search ran out of time waiting for its turn, or ran on several
+        threads) it runs here.
 
         A search with an iteration budget runs slices of a whole number of
         iterations per thread, so that its answer does not depend on how it
@@ -341,56 +379,96 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         # Registered while it may run, so that a server shutting down can stop it.
         self.running.add(job.searcher)
         try:
-            return await self._slices(job, ticket, until)
+            reason, value = await self._slices(job, ticket, until, then)
         finally:
             self.running.discard(job.searcher)
+        if then is not None and value is None and reason is not None:
+            value = then(reason)
+        return reason, value
 
-    async def _slices(self, job, ticket, until):
+    @staticmethod
+    def _final(job, reason):
+        """The stop reason if the job's search is over after a slice that stopped for `reason`, else None."""
+        if reason == "cancelled":
+            return reason
+        its, ms = job.remaining()
+        if its == 0:
+            return "iterations"
+        if ms <= 0:
+            return "time"
+        return None
+
+    async def _slices(self, job, ticket, until, then):
         searcher = job.searcher
         parts = len(searcher.parts)
+        finish = None
+        if then is not None and until is None:
+            def finish(reason):
+                """In the worker, after the slice: the answer, if the search is over."""
+                final = self._final(job, reason)
+                return None if final is None else (final, then(final))
         while True:
             its, ms = job.remaining()
             if its == 0:
-                return "iterations"
+                return "iterations", None
             if ms <= 0:
-                return "time"
+                return "time", None
             now = time.monotonic()
             if until is not None and now >= until:
-                return None
-            wait_s = ms / 1000 if until is None else min(ms / 1000, until - now)
-            if not await self.admission.turn(ticket, wait_s):
-                continue                 # out of time, or a report is due
-            began = time.monotonic()
+                return None, None
+            if self.admission.turn_now(ticket):
+                began = now              # no wait: the budget read above still holds
+            else:
+                wait_s = ms / 1000 if until is None else min(ms / 1000, until - now)
+                if not await self.admission.turn(ticket, wait_s):
+                    continue             # out of time, or a report is due
+                began = time.monotonic()
+                its, ms = job.remaining()
             before = searcher.iterations
-            if before == 0:
+            if before == 0 and log.isEnabledFor(logging.DEBUG):
                 log.debug("search started: %s", job.game.id)    # tests wait for this line
             try:
-                its, ms = job.remaining()
                 if until is not None:
                     ms = min(ms, (until - began) * 1000)
                 ms = max(0.0, ms)                # the turn may come just after the instant
                 # With no search waiting the slice is longer: fewer hops between
                 # the loop and the workers, and an arrival still waits little.
-                stretch = 1 if self.admission.waiting else IDLE_SLICE_STRETCH
+                stretch = 1 if self.admission.wait_list else IDLE_SLICE_STRETCH
                 if its is None:
-                    reason = await searcher.run_async(self.executor, None,
-                                                      min(ms, self.config.slice_ms * stretch))
+                    reason, done = await searcher.run_async_then(
+                        self.executor, finish, None, min(ms, self.config.slice_ms * stretch))
                 else:
-                    reason = await searcher.run_async(
-                        self.executor, min(its, job.slice_iterations * parts * stretch), ms)
+                    reason, done = await searcher.run_async_then(
+                        self.executor, finish, min(its, job.slice_iterations * parts * stretch), ms)
             finally:
                 elapsed = time.monotonic() - began
                 self.admission.done_slice(ticket, elapsed)
                 self.iterations_searched += searcher.iterations - before
+            if done is not None:
+                return done
             if reason == "cancelled":
-                return reason
+                return reason, None
             if its is not None and elapsed > 0:
                 per_ms = (searcher.iterations - before) / parts / (elapsed * 1000)
                 job.slice_iterations = int(max(16, min(4 * job.slice_iterations,
                                                        per_ms * self.config.slice_ms)))
 
+    def _answer(self, job, reason):
+        """A finished search's Recommendation, TooFewIterations, or ShuttingDown
+        (runs in a search thread)."""
+        if reason == "cancelled" and self.stopping:
+            # Whether grpc's stop or this answer reaches the client first must not
+            # decide if a search cut short looks like an answer.
+            raise ShuttingDown("the server is shutting down; the search was stopped before its "
+                               "budget was spent: retry on another replica")
+        searching.check_min_iterations(job, reason)
+        return searching.recommendation(job, reason)
+
     async def _prepare(self, request, context, path=""):
-        """The request's SearchJob, decoded and checked in the decoding threads."""
+        """The request's SearchJob, decoded and checked here for a small state, in the
+        decoding threads for a larger one."""
+        if request.state.ByteSize() <= INLINE_PREPARE_BYTES:
+            return searching.prepare(request, self.config, context.time_remaining(), path)
         return await asyncio.get_running_loop().run_in_executor(
             self.decoder, searching.prepare, request, self.config, context.time_remaining(), path)
 
@@ -400,11 +478,10 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         info["game"] = job.game.id
         ticket = self._enter(job)
         try:
-            reason = await self._search(job, ticket)
-            info["iterations"] = job.searcher.iterations
-            searching.check_min_iterations(job, reason)
-            return searching.recommendation(job, reason)
+            _, answer = await self._search(job, ticket, then=functools.partial(self._answer, job))
+            return answer
         finally:
+            info["iterations"] = job.searcher.iterations      # also when too few for an answer
             self._leave(job, ticket)
 
     async def StreamRecommend(self, request, context):
@@ -426,7 +503,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 while True:
                     # The generator waits at each yield until grpc has taken the
                     # report (flow control), and asks for no slice meanwhile.
-                    reason = await self._search(job, ticket, time.monotonic() + interval / 1000)
+                    reason, _ = await self._search(job, ticket, time.monotonic() + interval / 1000)
                     if reason is not None:
                         info["iterations"] = job.searcher.iterations
                         searching.check_min_iterations(job, reason)
@@ -466,10 +543,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 job = await self._prepare(item.request, context, "request")
                 ticket = self._enter(job)
                 try:
-                    reason = await self._search(job, ticket)
-                    searching.check_min_iterations(job, reason)
-                    resp = fagin_pb2.BatchRecommendResponse(request_id=item.request_id)
-                    searching.recommendation(job, reason, into=resp.recommendation)
+                    _, resp = await self._search(job, ticket, then=functools.partial(
+                        _batch_answer, job, item.request_id))
                 finally:
                     self._leave(job, ticket)
             except Exception as e:        # this request's answer is an error; the batch goes on

@@ -183,3 +183,66 @@ def test_parts_share_one_deadline():
     assert s.run(stop_at=time.monotonic() + 0.05, time_ms=5000) == "time"
     with pytest.raises(ValueError, match="iterations"):
         s.run(iterations=-1)
+
+
+def test_one_part_and_its_follow_up_run_in_one_work_item():
+    """run_async_then with one part: the search and `then` in the same worker thread, the
+    loop woken once (a server builds its answer there, without a second trip)."""
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=1, seed=1)
+    seen = []
+
+    def then(reason):
+        seen.append((threading.current_thread().name, s.iterations, reason))
+        return "answer"
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        wakes = []
+        real = loop.call_soon_threadsafe
+        loop.call_soon_threadsafe = lambda *a, **k: (wakes.append(a), real(*a, **k))[1]
+        with ThreadPoolExecutor(1, thread_name_prefix="part") as ex:
+            outcome = await s.run_async_then(ex, then, iterations=300)
+        return outcome, len(wakes)
+
+    outcome, wakes = asyncio.run(go())
+    assert outcome == ("iterations", "answer") and wakes == 1
+    assert len(seen) == 1 and seen[0][0].startswith("part") and seen[0][1:] == (300, "iterations")
+
+
+def test_one_part_failures_surface_in_the_awaiting_task():
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=1, seed=1)
+
+    def then(reason):
+        raise ValueError("from then")
+
+    with ThreadPoolExecutor(1) as ex:
+        with pytest.raises(ValueError, match="from then"):
+            asyncio.run(s.run_async_then(ex, then, iterations=50))
+    s.parts[0] = _FailingPart(s.parts[0])
+    with pytest.raises(RuntimeError, match="injected failure"):
+        _run_async(s, 1, iterations=50)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_run_dropped_by_an_executor_shutdown_is_cancelled_not_answered(threads):
+    """Not left waiting (one part), nor answered as if its budget were spent (several)."""
+    st = new_game("kids_of_london", 4, seed=3)
+    s = RootParallelSearch(st, 0, threads=threads, seed=1)
+    ex = ThreadPoolExecutor(1)
+    release = threading.Event()
+    ex.submit(release.wait, 10)                 # the only worker is busy: the part is queued
+
+    async def go():
+        task = asyncio.create_task(s.run_async(ex, iterations=50))
+        await asyncio.sleep(0)                  # the part is handed to the executor
+        ex.shutdown(wait=False, cancel_futures=True)
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 5)     # a TimeoutError here: it was left waiting
+
+    try:
+        asyncio.run(go())
+    finally:
+        release.set()
+    assert s.iterations == 0
