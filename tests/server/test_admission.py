@@ -264,3 +264,30 @@ def test_min_iterations_applies_to_streams_and_batch_items(client, server):
         assert e.value.details().startswith("search.min_iterations: 11 is more than")
     finally:
         channel.close()
+
+
+def test_a_long_search_is_not_starved_by_newer_small_ones():
+    """Least attained service alone starves a long search while new small ones keep arriving
+    (a 10-minute soak at 200 clients: 3 % of calls waited out 30 s deadlines); the aging credit
+    gives a search that has been in the server long enough the next free worker."""
+    from fagin.server.admission import AGING, Admission
+
+    async def scenario():
+        admission = Admission(workers=1, max_queued=10, tree_budget_bytes=1 << 20, slice_ms=25)
+        blocker = admission.enter(1, 0)
+        assert await admission.turn(blocker, 1.0)            # the worker is busy
+        old = admission.enter(1, 0)
+        old.service = 2.0                                     # 2 s of work done already ...
+        old.entered -= 2.0 / AGING + 5.0                      # ... over a long stay
+        waits = [asyncio.ensure_future(admission.turn(old, 5.0))]
+        new = admission.enter(1, 0)                           # a fresh small search
+        waits.append(asyncio.ensure_future(admission.turn(new, 5.0)))
+        await asyncio.sleep(0)
+        admission.done_slice(blocker, 0.01)                   # one worker frees
+        await asyncio.wait(waits, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+        granted = [w.done() and w.result() for w in waits]
+        for w in waits:
+            w.cancel()
+        return granted
+
+    assert asyncio.run(scenario()) == [True, False]
