@@ -612,13 +612,11 @@ def _build(d, seed) -> bytes:
                          f"display holds {s['pc_n'][active]} cards")
     s["activations"] = int_in(d.get("activations") or 0, 0, 1000, "activations")
     marked = sum(1 for i in range(s["pc_n"][active]) if s["pc_flags"][active][i] & E.FLAGS["activated"])
-    if s["activations"] != marked:
-        # The same fact twice: each activation marks its card (LN-36), and the marks go at the
-        # turn's end when the count starts again.  A count above the marks would grow past the
-        # range above as play goes on; one below would leave a seat whose every card is spent
-        # with nothing to do (phase run offers "done" only after an activation).
+    if s["activations"] < marked:
+        # Phase run offers "done" only after an activation: fewer counted than marked would
+        # leave a seat whose every card is spent with nothing to do (LN-36).
         raise ValueError(f"activations: {s['activations']}, but seat {active} has {marked} cards marked "
-                         f"activated this Run City (the two always agree)")
+                         f"activated this Run City")
     s["wren_waivers"] = int_in(d.get("wren_waivers") or 0, 0, 10, "wren_waivers")
     s["choices_left"] = int_in(d.get("choices_left") or 0, 0, 10, "choices_left")
     s["swapped"] = int(_flag(d.get("swapped"), "swapped"))
