@@ -5,6 +5,12 @@ hash table inside one iteration (0.2 s at 262k nodes, 1.7 s at 2M), while the
 server stops a search only 50 ms before its deadline.  These tests grow a tree
 past 330,000 nodes in short timed runs and measure each run's CPU time (the
 thread's own, so that other processes on a busy machine do not count).
+
+The tree is grown twice from fresh memory, with the same seed, so both grow
+through the same sizes: a slow growth step is in the code and shows in both,
+while a stall of the machine's own (a page fault that compacts memory, seen
+once in CI at 27 ms) is rare and lands in one of them.  The test fails when
+both growths have a run over the bound.
 Goofspiel grows fastest: about one node of 11 slots per iteration, 400,000
 iterations a second; before the fix the doubling near 314,000 nodes took
 0.3 s of CPU.
@@ -24,8 +30,7 @@ TOLERANCE_MS = 15
 NODES = 330_000
 
 
-@pytest.fixture(scope="module")
-def grown():
+def grow():
     """A Goofspiel search grown past NODES in RUN_MS runs: (search, CPU ms of each run, nodes after each)."""
     ismcts.release_tree_memory()          # kept memory would hide the cost of fresh memory
     st = new_game("goofspiel", 2, seed=1)
@@ -39,11 +44,19 @@ def grown():
     return s, cpu, nodes
 
 
+@pytest.fixture(scope="module")
+def grown():
+    return grow()
+
+
 def test_timed_runs_stop_on_time_while_the_tree_grows(grown):
-    s, cpu, nodes = grown
-    worst = max(range(len(cpu)), key=cpu.__getitem__)
-    assert cpu[worst] <= RUN_MS + TOLERANCE_MS, (
-        f"a {RUN_MS} ms run took {cpu[worst]:.1f} ms of CPU, reaching {nodes[worst]:,} nodes")
+    overruns = []
+    for s, cpu, nodes in (grown, grow()):
+        worst = max(range(len(cpu)), key=cpu.__getitem__)
+        if cpu[worst] <= RUN_MS + TOLERANCE_MS:
+            return
+        overruns.append(f"{cpu[worst]:.1f} ms reaching {nodes[worst]:,} nodes")
+    pytest.fail(f"in both growths a {RUN_MS} ms run took too much CPU: " + "; ".join(overruns))
 
 
 def test_a_grown_tree_still_finds_its_first_nodes(grown):
