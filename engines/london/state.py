@@ -602,6 +602,11 @@ def _build(d, seed) -> bytes:
     s["draws_left"] = int_in(d.get("draws_left") or 0, 0, 20, "draws_left")
     s["draws_taken"] = int_in(d.get("draws_taken") or 0, 0, 20, "draws_taken")
     s["draws_min"] = int_in(d.get("draws_min") or 0, 0, 20, "draws_min")
+    if s["draws_taken"] + s["draws_left"] > 20:
+        # Each card taken moves one from draws_left to draws_taken: their sum is what the
+        # draw began with, and a larger sum would grow draws_taken past its range in play.
+        raise ValueError(f"draws_taken: {s['draws_taken']} taken and {s['draws_left']} still due (draws_left) "
+                         f"make a draw of more than 20 cards")
     s["look_target"] = int_in(d.get("look_target") or 0, 0, 3, "look_target")
     s["action"] = enum_index(d.get("action") or "none", E.ACTIONS, "ACTION_", "action")
     s["placed"] = int_in(d.get("placed") or 0, 0, 1000, "placed")
@@ -617,6 +622,12 @@ def _build(d, seed) -> bytes:
         # leave a seat whose every card is spent with nothing to do (LN-36).
         raise ValueError(f"activations: {s['activations']}, but seat {active} has {marked} cards marked "
                          f"activated this Run City")
+    unmarked = s["pc_n"][active] - marked
+    if s["activations"] + unmarked > 1000:
+        # Each activation marks one more card of the display: a count that the unmarked cards
+        # could carry past the range above would leave a successor whose view is refused.
+        raise ValueError(f"activations: {s['activations']}, with {unmarked} cards of seat {active} still to "
+                         f"activate, could pass 1000")
     s["wren_waivers"] = int_in(d.get("wren_waivers") or 0, 0, 10, "wren_waivers")
     s["choices_left"] = int_in(d.get("choices_left") or 0, 0, 10, "choices_left")
     s["swapped"] = int(_flag(d.get("swapped"), "swapped"))

@@ -125,6 +125,15 @@ def test_activations_count_every_card_marked_activated_LN_36():
     _refused(d, "activations")
 
 
+def test_activations_are_bounded_by_the_cards_still_to_activate_LN_36():
+    d = _position("run", where=lambda d: any(not c["activated"] for s in d["seats"][d["active_player"]]["stacks"]
+                                              for c in s["cards"]))
+    d["activations"] = 1000
+    _refused(d, "activations")
+    d["activations"] = 990
+    GAME.from_description(d)
+
+
 def test_determinize_for_another_seat_keeps_a_placement_payable_LN_28():
     """A world sampled for a seat not to act, while the seat to act is placing a card, must
     leave it a card to pay with: else "new stack" leads to phase pay with no legal action
@@ -156,6 +165,22 @@ def test_a_look_wanting_more_cards_than_the_deck_holds_is_refused_LN_50():
     d["look_target"] = 1                            # one card to look at, one in the deck: fine
     state = GAME.from_description(d)
     assert state.is_chance_node() and len(state.legal_actions()) == 1
+
+
+def test_a_draw_is_bounded_by_the_cards_taken_and_still_due():
+    """draws_taken 20 with a card still due was accepted, and the card taken made 21, past
+    the range the decoder accepts: a successor whose description was refused (found by
+    bench/fuzz_states.py).  The sum of the two is what the draw began with and is bounded."""
+    d = _position("source")
+    d.update(draws_taken=20, draws_left=1, draws_min=0)
+    _refused(d, "draws_taken")
+    d.update(draws_taken=19)
+    state = GAME.from_description(d)
+    rng = random.Random(3)
+    while state.describe()["phase"] in ("source", "draw"):
+        state.apply(state.sample_chance(rng.getrandbits(63)) if state.is_chance_node()
+                    else rng.choice(state.legal_actions()))
+        assert GAME.from_description(state.describe()).describe() == state.describe()
 
 
 # ------------------------------------------------------------------ random edits (hypothesis)
