@@ -38,8 +38,12 @@ def _read(path, what):
         raise ValueError(f"{what}: cannot read {path}: {e.strerror}") from None
 
 
-def _target_hosts(target: str) -> list:
-    """The hosts a target names ("host:port", "[::1]:port", "dns:///host:port", "ipv4:a:p,b:p")."""
+def target_hosts(target: str) -> list:
+    """The hosts a gRPC target names ("host:port", "[::1]:port", "dns:///host:port",
+    "ipv4:a:p,b:p"); none for a Unix socket, which is always local."""
+    target = target.strip()
+    if target.startswith(("unix:", "unix-abstract:")):
+        return []
     for prefix in ("dns:///", "dns:", "ipv4:", "ipv6:"):
         if target.startswith(prefix):
             target = target[len(prefix):]
@@ -47,12 +51,19 @@ def _target_hosts(target: str) -> list:
     hosts = []
     for address in target.split(","):
         if address.startswith("["):
-            hosts.append(address[1:address.find("]")])
+            hosts.append(address[1:address.find("]")] if "]" in address else address[1:])
         elif address.count(":") == 1:
             hosts.append(address.rsplit(":", 1)[0])
-        else:
+        else:                   # a bare host, or a bare IPv6 address with no port
             hosts.append(address)
     return hosts
+
+
+def is_loopback_target(target: str) -> bool:
+    """True when every host the target names is reachable only from this machine (a Unix
+    socket always is); see :func:`fagin.server.security.is_loopback_host`."""
+    from fagin.server.security import is_loopback_host
+    return all(is_loopback_host(h) for h in target_hosts(target))
 
 
 def channel_security(target: str, *, tls=False, ca_file=None, cert_file=None, key_file=None,
@@ -79,10 +90,9 @@ def channel_security(target: str, *, tls=False, ca_file=None, cert_file=None, ke
         if server_name:
             options.append(("grpc.ssl_target_name_override", server_name))
     elif token:
-        from fagin.server.security import is_loopback_host
         if target.startswith("unix:"):
             credentials = grpc.local_channel_credentials(grpc.LocalConnectionType.UDS)
-        elif all(is_loopback_host(h) for h in _target_hosts(target)):
+        elif is_loopback_target(target):
             credentials = grpc.local_channel_credentials(grpc.LocalConnectionType.LOCAL_TCP)
         else:
             raise ValueError(f"a token is sent only over TLS or to a loopback address, and "

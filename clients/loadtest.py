@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
-import ipaddress
 import json
 import math
 import os
@@ -31,7 +30,6 @@ import random
 import resource
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,7 +39,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from fagin.clients.client import recommend_request
+from fagin.clients.client import is_loopback_target, recommend_request
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
@@ -52,44 +50,6 @@ MAX_DURATION_S = 24 * 3600
 
 class LoadTestError(Exception):
     """A usage or set-up error, printed without a traceback."""
-
-
-# ----------------------------------------------------------------- targets
-
-def target_host(target: str) -> str | None:
-    """The host part of a gRPC target (``host:port``, ``[v6]:port``, ``ipv4:``/``ipv6:``/``dns:``
-    forms); None for a Unix socket, which is always local."""
-    t = target.strip()
-    if t.startswith(("unix:", "unix-abstract:")):
-        return None
-    for scheme in ("ipv4:", "ipv6:", "dns:///", "dns:"):
-        if t.startswith(scheme):
-            t = t[len(scheme):]
-            break
-    t = t.split(",")[0]
-    if t.startswith("["):
-        return t[1:t.index("]")] if "]" in t else t[1:]
-    if t.count(":") > 1:        # a bare IPv6 address, perhaps with no port
-        return t
-    return t.rsplit(":", 1)[0] if ":" in t else t
-
-
-def is_loopback(target: str) -> bool:
-    """True if every address the target's host names is a loopback address (``localhost``
-    is resolved, so a name that points elsewhere is not taken on trust)."""
-    host = target_host(target)
-    if host is None:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    addresses = {info[4][0].split("%")[0] for info in infos}
-    return bool(addresses) and all(ipaddress.ip_address(a).is_loopback for a in addresses)
 
 
 # ----------------------------------------------------------- the server side
@@ -903,7 +863,7 @@ def run(args) -> int:
         print("fagin loadtest: --spawn-args needs --spawn", file=sys.stderr)
         return 2
     target = args.server
-    if not args.spawn and not args.allow_remote and not is_loopback(target):
+    if not args.spawn and not args.allow_remote and not is_loopback_target(target):
         print(f"fagin loadtest: {target} is not on this machine; load tests are for servers you run "
               "here (give --allow-remote to aim at a server you own elsewhere)", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ import os
 import pytest
 
 from fagin.clients import cli, loadtest
+from fagin.clients.client import is_loopback_target
 from fagin.v1 import fagin_pb2 as pb
 
 
@@ -86,9 +87,9 @@ def test_failed_calls_are_counted_per_request_by_status(server, capsys):
 
 
 @pytest.mark.parametrize("target", ["10.1.2.3:50051", "192.168.0.5:1", "[2001:db8::1]:50051",
-                                    "ipv4:8.8.8.8:443"])
+                                    "ipv4:8.8.8.8:443", "ipv4:127.0.0.1:1,10.0.0.1:2"])
 def test_a_server_elsewhere_is_refused_without_allow_remote(target, capsys):
-    assert not loadtest.is_loopback(target)
+    assert not is_loopback_target(target)
     code = cli.main(["--server", target, "loadtest", "--duration", "1"])
     _, err = capsys.readouterr()
     assert code == 2 and "--allow-remote" in err and target in err
@@ -97,7 +98,7 @@ def test_a_server_elsewhere_is_refused_without_allow_remote(target, capsys):
 @pytest.mark.parametrize("target", ["127.0.0.1:50051", "localhost:50051", "[::1]:50051",
                                     "ipv4:127.0.0.2:1", "unix:/tmp/fagin.sock"])
 def test_this_machine_is_loopback(target):
-    assert loadtest.is_loopback(target)
+    assert is_loopback_target(target)
 
 
 def rec(iterations, stop, settings_iterations=None, settings_time_ms=None):
