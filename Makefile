@@ -37,4 +37,4 @@ bench: build
 	$(PY) bench/goofspiel_exploitability.py
 
 clean:
-	rm -rf build *.egg-info engines/*.c engines/*.so engines/*/*.c engines/*/*.so search/*.c search/*.so
+	rm -rf build *.egg-info engines/*.c engines/*.so engines/*/*.c engines/*/*.so search/*.c search/*.so server/*.c server/*.so

@@ -40,8 +40,9 @@ HOT = {
 }
 
 # Every .pyx is an extension, found rather than listed: a game's engine is
-# engines/<game>/engine.pyx (module fagin.engines.<game>.engine).
-PACKAGE_DIRS = {"engines": "fagin.engines", "search": "fagin.search"}
+# engines/<game>/engine.pyx (module fagin.engines.<game>.engine); server/wire.pyx
+# reads requests' states.
+PACKAGE_DIRS = {"engines": "fagin.engines", "search": "fagin.search", "server": "fagin.server"}
 
 
 def find_extensions():

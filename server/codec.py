@@ -19,6 +19,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from fagin.engines import load_game
 from fagin.engines.registry import GAMES
+from fagin.server import wire
 from fagin.v1 import fagin_pb2
 
 
@@ -188,17 +189,10 @@ def lenient(message_class):
     return deserialize
 
 
-def _enum_prefix(enum_desc):
-    zero = enum_desc.values_by_number[0].name
-    if not zero.endswith("UNSPECIFIED"):
-        raise TypeError(f"enum {enum_desc.full_name}: zero value must be *_UNSPECIFIED")
-    return zero[: -len("UNSPECIFIED")]
-
-
 def _enum_from_py(enum_desc, value, path):
     if value is None:
         return 0
-    name = _enum_prefix(enum_desc) + str(value).upper()
+    name = wire.enum_prefix(enum_desc) + str(value).upper()
     v = enum_desc.values_by_name.get(name)
     if v is None:
         raise BadRequest(f"{path}: unknown value {value!r}")
@@ -213,59 +207,10 @@ def _is_repeated(field):
     return field.label == FieldDescriptor.LABEL_REPEATED
 
 
-# Field kinds for message_to_dict's per-descriptor plans.
-_SCALAR, _OPTIONAL, _ENUM, _MESSAGE, _REP_SCALAR, _REP_ENUM, _REP_MESSAGE = range(7)
-
-
-@functools.lru_cache(maxsize=None)
-def _plan(descriptor):
-    """How to read each field of a message type (computed once per type)."""
-    plan = []
-    for field in descriptor.fields:
-        if _is_repeated(field):
-            kind = {FieldDescriptor.TYPE_MESSAGE: _REP_MESSAGE,
-                    FieldDescriptor.TYPE_ENUM: _REP_ENUM}.get(field.type, _REP_SCALAR)
-        elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            kind = _MESSAGE
-        elif field.has_presence:
-            kind = _OPTIONAL
-        elif field.type == FieldDescriptor.TYPE_ENUM:
-            kind = _ENUM
-        else:
-            kind = _SCALAR
-        enum = field.enum_type
-        names = None
-        if enum is not None:
-            prefix = len(_enum_prefix(enum))
-            names = {v.number: (None if v.number == 0 else v.name[prefix:].lower()) for v in enum.values}
-        plan.append((field.name, kind, names, field.type == FieldDescriptor.TYPE_ENUM,
-                     field.type == FieldDescriptor.TYPE_STRING))
-    return tuple(plan)
-
-
 # Longest text accepted in any string field of a state or typed action (card,
 # borough and option names are a few dozen characters): a longer one is refused
 # before an engine looks it up or quotes it in an error.
 MAX_STRING_CHARS = 64
-
-
-class _TooLong(Exception):
-    """A repeated or string field over its bound; the path is filled in on the way out."""
-
-    def __init__(self, what):
-        super().__init__(what)
-        self.what = what
-        self.path = []
-
-
-def _too_long(e, name, index=None):
-    e.path.append(name if index is None else f"{name}[{index}]")
-    return e
-
-
-def _enum_name(names, number):
-    name = names.get(number, 0)
-    return f"unknown_{number}" if name == 0 else name   # unknown numbers are refused by the engine
 
 
 def message_to_dict(msg, max_list=None, path=""):
@@ -273,56 +218,17 @@ def message_to_dict(msg, max_list=None, path=""):
 
     With ``max_list``, a repeated field longer than that (or a string longer
     than ``MAX_STRING_CHARS``) is refused as a BadRequest naming its path under
-    ``path``, before any work proportional to its length.
+    ``path``.  The message's bytes are read in one pass (:mod:`fagin.server.wire`).
     """
+    plan = wire.plan_for(msg.DESCRIPTOR)
+    data = msg.SerializeToString()
     if max_list is None:
-        return _to_dict(msg, None)
+        return wire.to_dict(data, plan)
     try:
-        return _to_dict(msg, max_list)
-    except _TooLong as e:
+        return wire.to_dict(data, plan, max_list, MAX_STRING_CHARS)
+    except wire.TooLong as e:
         where = ".".join(([path] if path else []) + e.path[::-1])
         raise BadRequest(f"{where}: {e.what}") from None
-
-
-def _to_dict(msg, max_list):
-    out = {}
-    for name, kind, names, is_enum, is_str in _plan(msg.DESCRIPTOR):
-        value = getattr(msg, name)
-        if max_list is not None:
-            if kind >= _REP_SCALAR and len(value) > max_list:
-                raise _too_long(_TooLong(f"{len(value)} items, more than this game can ever hold "
-                                         f"({max_list})"), name)
-            if is_str:
-                for i, v in enumerate(value) if kind == _REP_SCALAR else ((None, value),):
-                    if len(v) > MAX_STRING_CHARS:
-                        raise _too_long(_TooLong(f"{len(v)} characters, more than the longest name "
-                                                 f"accepted ({MAX_STRING_CHARS})"), name, i)
-        if kind == _SCALAR:
-            out[name] = value
-        elif kind == _REP_SCALAR:
-            out[name] = list(value)
-        elif kind == _ENUM:
-            out[name] = _enum_name(names, value)
-        elif kind == _OPTIONAL:
-            if not msg.HasField(name):
-                out[name] = None
-            else:
-                out[name] = _enum_name(names, value) if is_enum else value
-        elif kind == _MESSAGE:
-            try:
-                out[name] = _to_dict(value, max_list) if msg.HasField(name) else None
-            except _TooLong as e:
-                raise _too_long(e, name)
-        elif kind == _REP_ENUM:
-            out[name] = [_enum_name(names, v) for v in value]
-        else:
-            items = out[name] = []
-            for i, v in enumerate(value):
-                try:
-                    items.append(_to_dict(v, max_list))
-                except _TooLong as e:
-                    raise _too_long(e, name, i)
-    return out
 
 
 def dict_to_message(d, msg, path=""):
