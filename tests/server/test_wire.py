@@ -82,20 +82,12 @@ def test_every_scalar_type_reads_as_protobuf_reads_it():
     assert codec.message_to_dict(fagin_pb2.SearchSettings()) == _oracle(fagin_pb2.SearchSettings())
 
 
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def test_encodings_our_serializer_does_not_write_are_read_too():
     """Repeated numbers unpacked, fields out of order, a field written twice (the last wins),
     unknown fields and groups, a known field with another wire type (protobuf keeps it as an
     unknown field): all parsed by protobuf, so all may reach the reader."""
+    from tests.server.test_fuzz_states import fuzz
+    _varint = fuzz._varint
     desc = fagin_pb2.GameState.DESCRIPTOR.fields_by_name["gangs_of_kyoto"].message_type
     received = desc.fields_by_name["received"].number
     players = desc.fields_by_name["players"].number
