@@ -717,6 +717,7 @@ ACTION_ACCEPT = A_ACCEPT
 ACTION_REFUSE = A_REFUSE
 ACTION_DRAW = A_DRAW
 CARDS = []          # one dict per kind of card: kind, value, bells, draw, count
+CARD_INDEX = {}     # (kind, value, bells, draw) -> the kind of card's index
 
 
 def _load_deck(path=DECK_FILE):
@@ -758,6 +759,8 @@ def _load_deck(path=DECK_FILE):
     DECK_SIZE = total
     CARDS[:] = [dict(kind=c["kind"], value=c["value"], bells=c["bells"], draw=bool(c["draw"]),
                      count=c["count"]) for c in cards]
+    CARD_INDEX.clear()
+    CARD_INDEX.update({(c["kind"], c["value"], c["bells"], c["draw"]): k for k, c in enumerate(CARDS)})
 
 
 _load_deck()
@@ -779,8 +782,23 @@ def card_dict(int k):
     return {"kind": c["kind"], "value": c["value"], "bells": c["bells"], "draw": c["draw"]}
 
 
+cdef int _known_card(d):
+    """The kind index of a card dict spelt as the codec spells it, found by one lookup (a state
+    lists up to a hundred cards); -1 for anything else, which kind_of_card reads or refuses."""
+    if type(d) is not dict:
+        return -1
+    try:
+        return CARD_INDEX.get((d.get("kind"), d.get("value") or 0, d.get("bells") or 0,
+                               bool(d.get("draw"))), -1)
+    except TypeError:       # an unhashable value: refused by kind_of_card
+        return -1
+
+
 def kind_of_card(d, field):
     """The kind index of a card dict; ValueError naming `field` if no card of the deck matches."""
+    cdef int known = _known_card(d)
+    if known >= 0:
+        return known
     if not isinstance(d, dict):
         raise ValueError(f"{field}: expected a card")
     kind = KINDS[_enum_index(d.get("kind"), KINDS, "KIND_", f"{field}.kind")]
@@ -982,7 +1000,12 @@ def view(data, int seat):
 def _card_list(value, field):
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"{field}: expected a list of cards")
-    return [kind_of_card(c, f"{field}[{i}]") for i, c in enumerate(value)]
+    cdef list kinds = []
+    cdef int k
+    for i, c in enumerate(value):
+        k = _known_card(c)
+        kinds.append(k if k >= 0 else kind_of_card(c, f"{field}[{i}]"))
+    return kinds
 
 
 cdef _hidden_from_unseen(GKState* s, list wanted, list unseen):
