@@ -3,6 +3,8 @@
 
 def int_in(value, lo, hi, field):
     """``value`` if it is a whole number in [lo, hi]; else ValueError naming ``field``."""
+    if type(value) is int and lo <= value <= hi:     # the common case, tested first (a decoder
+        return value                                 # calls this for every number of a state)
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ValueError(f"{field}: must be a whole number from {lo} to {hi}, got {value!r}")
     return value
