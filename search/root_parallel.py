@@ -21,7 +21,7 @@ import asyncio
 import threading
 import time
 
-from fagin.search.ismcts import ISMCTS, ActionStats, SearchResult, best_action
+from fagin.search.ismcts import ISMCTS, SearchResult, best_action
 from fagin.search.limits import MAX_ITERATIONS, MAX_THREADS, MAX_TIME_MS
 
 
@@ -66,12 +66,12 @@ def merge_results(results, selection: str, stop_reason: str) -> SearchResult:
                       if total_iterations else parts[0].policy)
         else:
             policy = None          # visit shares, below
-        merged.append([s.action, s.label, visits, mean, policy])
+        merged.append([s, visits, mean, policy])
     if selection not in ("rm", "os"):
-        total_visits = sum(m[2] for m in merged)
+        total_visits = sum(m[1] for m in merged)
         for m in merged:
-            m[4] = m[2] / total_visits if total_visits else 1.0 / len(merged)
-    stats = [ActionStats(*m) for m in merged]
+            m[3] = m[1] / total_visits if total_visits else 1.0 / len(merged)
+    stats = [s.with_counts(visits, mean, policy) for s, visits, mean, policy in merged]
     best = best_action(stats, selection)
     return SearchResult(best.action, best.label, stats, total_iterations, sum(r.nodes for r in results),
                         max(r.elapsed_ms for r in results), stop_reason)

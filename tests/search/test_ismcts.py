@@ -197,3 +197,21 @@ def test_random_rollouts_reproduce_the_search_before_nodes_were_sized():
     # (Gangs of Kyoto was pinned here too, but its engine now draws and deals
     # through the card kit, so its answers differ from that commit's for
     # reasons that have nothing to do with the search.)
+
+
+def test_action_labels_are_worked_out_only_when_read():
+    """A server answers with its cached action messages and never reads the labels of a
+    result; a reader gets them as before, equal and hashed by value."""
+    calls = []
+
+    def label(a):
+        calls.append(a)
+        return f"action {a}"
+    s = ismcts.ActionStats(3, label, 10, 0.5, 0.25)
+    assert calls == [] and s.with_counts(11, 0.4, 0.3).visits == 11 and calls == []
+    assert s.label == "action 3" and s.label == "action 3" and calls == [3]
+    assert s == ismcts.ActionStats(3, "action 3", 10, 0.5, 0.25) != ismcts.ActionStats(3, "action 3", 9, 0.5, 0.25)
+    assert hash(s) == hash(ismcts.ActionStats(3, "action 3", 10, 0.5, 0.25))
+    st = new_game("kids_of_london", 3, seed=4)
+    r = ismcts.search(st, st.current_player(), iterations=50, seed=1)
+    assert [x.label for x in r.stats] == [st.action_label(x.action) for x in r.stats]
