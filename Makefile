@@ -31,6 +31,7 @@ bench: build
 	$(PY) bench/playouts.py
 	$(PY) bench/ismcts_speed.py
 	$(PY) bench/grpc_overhead.py
+	$(PY) bench/request_cost.py
 	$(PY) bench/gangs_of_kyoto_deck.py
 	$(PY) bench/london_costs.py
 	$(PY) bench/peer_openspiel.py

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 
+from fagin.engines.london.state import _engine
 from fagin.engines.validation import enum_index, int_in
 
 #: Typed action kinds: the fixed ids, the per-seat / per-borough ids, the kind
@@ -66,10 +67,6 @@ _RANGE_LABELS = {
 }
 
 
-def _engine():
-    # Imported at call time: the engine module imports this one at its end.
-    from fagin.engines.london import engine
-    return engine
 
 
 @functools.lru_cache(maxsize=None)

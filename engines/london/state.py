@@ -39,10 +39,17 @@ EFFECT_PHASES = ("coffee", "target", "prison", "workhouse", "whitehall", "underg
 ACTIVATING_PHASES = ("run_cost",) + EFFECT_PHASES
 
 
+_ENGINE = None
+
+
 def _engine():
-    # Imported at call time: the engine module imports this one at its end.
-    from fagin.engines.london import engine
-    return engine
+    # Imported at the first call: the engine module imports this one at its end.  Kept,
+    # since a decoder asks for it once a card (an import statement costs ~1 us).
+    global _ENGINE
+    if _ENGINE is None:
+        from fagin.engines.london import engine
+        _ENGINE = engine
+    return _ENGINE
 
 
 def _board():
@@ -228,12 +235,12 @@ def _is_card(value):
 
 
 def _card_list(value, field, most=FULL_DECK):
-    E = _engine()
+    index = _engine().VERSION_INDEX
     out = []
     for i, c in enumerate(_list(value, field, most)):
-        if not _is_card(c):
+        if not (isinstance(c, str) and c in index):     # see _is_card
             raise ValueError(f"{field}[{i}]: unknown card {c!r} (a card id of cards.json, e.g. 'st_pauls')")
-        out.append(E.VERSION_INDEX[c])
+        out.append(index[c])
     return out
 
 
