@@ -283,6 +283,23 @@ cdef enum:
     MIGRATE_STEP = 8
     PAGE_BYTES = 4096
     TABLE_MAP_BYTES = 1 << 20        # FAGIN_TABLE_MAP_BYTES
+    PATH_START = 16                  # path entries allocated at first (grown by doubling)
+
+
+cdef bint _grow_doubles(double** p, int64_t n) noexcept nogil:
+    cdef double* q = <double*>realloc(p[0], sizeof(double) * n)
+    if q == NULL:
+        return False
+    p[0] = q
+    return True
+
+
+cdef bint _grow_int32s(int32_t** p, int64_t n) noexcept nogil:
+    cdef int32_t* q = <int32_t*>realloc(p[0], sizeof(int32_t) * n)
+    if q == NULL:
+        return False
+    p[0] = q
+    return True
 
 #: Rollout settings: "policy" plays out with the game's rollout policy where it
 #: has one (uniform otherwise) -- and, where the game also has an evaluation
@@ -415,7 +432,8 @@ cdef class ISMCTS:
     cdef int64_t* path_node
     cdef int32_t* path_slot
     cdef double* path_prob
-    cdef int path_cap
+    cdef int path_cap           # the deepest path a game may have (max_game_length + 1)
+    cdef int path_len           # the path entries allocated so far (grown as paths deepen)
     cdef double* path_sigma     # os: the strategy of each legal slot on the path
     cdef int32_t* path_legal    # os: the legal slots on the path
     cdef int32_t* path_n
@@ -566,23 +584,13 @@ cdef class ISMCTS:
         self.legal = <int*>malloc(sizeof(int) * self.legal_cap)
         self.mapped = <int*>malloc(sizeof(int) * self.slot_bound)
         self.sigma = <double*>malloc(sizeof(double) * self.slot_bound)
+        # Paths start short and grow as the tree deepens (one level an iteration at
+        # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
+        # otherwise allocate and free ~0.4 MB for every search, a small one included.
         self.path_cap = self.gd.max_game_length + 1
-        self.path_node = <int64_t*>malloc(sizeof(int64_t) * self.path_cap)
-        self.path_slot = <int32_t*>malloc(sizeof(int32_t) * self.path_cap)
-        self.path_prob = <double*>malloc(sizeof(double) * self.path_cap)
-        if not (self.root and self.work and self.legal and self.mapped and self.sigma and self.path_node
-                and self.path_slot and self.path_prob):
+        if not (self.root and self.work and self.legal and self.mapped and self.sigma
+                and self._grow_path(PATH_START if PATH_START < self.path_cap else self.path_cap)):
             raise MemoryError()
-        if self.use_os:
-            self.path_sigma = <double*>malloc(sizeof(double) * self.path_cap * self.slot_bound)
-            self.path_legal = <int32_t*>malloc(sizeof(int32_t) * self.path_cap * self.slot_bound)
-            self.path_n = <int32_t*>malloc(sizeof(int32_t) * self.path_cap)
-            self.path_w = <double*>malloc(sizeof(double) * self.path_cap)
-            self.path_m = <double*>malloc(sizeof(double) * self.path_cap)
-            self.path_sig_a = <double*>malloc(sizeof(double) * self.path_cap)
-            if not (self.path_sigma and self.path_legal and self.path_n and self.path_w and self.path_m
-                    and self.path_sig_a):
-                raise MemoryError()
         memcpy(self.root, <void*><size_t>state._address(), size)
         cdef int n = self.gd.num_players(self.root)
         if not 0 <= seat < n:
@@ -630,6 +638,47 @@ cdef class ISMCTS:
         free(self.node_chunks)
         free(self.node_chunk_info)
         free(self.slot_chunks)
+
+    @property
+    def path_entries(self):
+        """Path entries allocated: they grow as the tree deepens (one level an iteration at most)."""
+        return self.path_len
+
+    def _reserve_path(self, int length):
+        """Grows the path to ``length`` entries (at most the game's longest); for tests, since
+        trees deep enough to grow it take long narrow games."""
+        if not self._grow_path(length):
+            raise MemoryError()
+
+    cdef bint _grow_path(self, int length) noexcept nogil:
+        """Room for ``length`` path entries (at most path_cap); False if out of memory,
+        with the path as it was."""
+        if length > self.path_cap:
+            length = self.path_cap
+        if length <= self.path_len:
+            return length > 0
+        cdef int64_t* node = <int64_t*>realloc(self.path_node, sizeof(int64_t) * length)
+        if node == NULL:
+            return False
+        self.path_node = node
+        cdef int32_t* slot = <int32_t*>realloc(self.path_slot, sizeof(int32_t) * length)
+        if slot == NULL:
+            return False
+        self.path_slot = slot
+        cdef double* prob = <double*>realloc(self.path_prob, sizeof(double) * length)
+        if prob == NULL:
+            return False
+        self.path_prob = prob
+        if self.use_os:
+            # Each array is kept as soon as it has grown, so a failure part-way leaves
+            # every one at least path_len long.
+            if not (_grow_doubles(&self.path_sigma, length * self.slot_bound)
+                    and _grow_int32s(&self.path_legal, length * self.slot_bound)
+                    and _grow_int32s(&self.path_n, length) and _grow_doubles(&self.path_w, length)
+                    and _grow_doubles(&self.path_m, length) and _grow_doubles(&self.path_sig_a, length)):
+                return False
+        self.path_len = length
+        return True
 
     cdef int _start_tree(self) noexcept nogil:
         """Node chunk 0 and the first hash table; -1 if out of memory."""
@@ -1004,7 +1053,7 @@ cdef class ISMCTS:
             if p == PLAYER_CHANCE:
                 gd.apply_action(st, gd.sample_chance(st, &self.rng))
                 continue
-            if not in_tree or depth >= self.path_cap:
+            if not in_tree or (depth >= self.path_len and not self._grow_path(2 * self.path_len)):
                 if self.cutoff > 0 and out_steps >= self.cutoff:
                     gd.evaluate(st, returns)
                     evaluated = True

@@ -215,3 +215,29 @@ def test_action_labels_are_worked_out_only_when_read():
     st = new_game("kids_of_london", 3, seed=4)
     r = ismcts.search(st, st.current_player(), iterations=50, seed=1)
     assert [x.label for x in r.stats] == [st.action_label(x.action) for x in r.stats]
+
+
+@pytest.mark.parametrize("selection", ["ucb", "rm", "os"])
+def test_a_grown_path_keeps_the_search_as_it_was(selection):
+    """Paths start at 16 entries and grow as the tree deepens (a game that may last 20,000
+    moves once allocated ~0.4 MB for every search); growth mid-search changes nothing."""
+    st = new_game("gangs_of_kyoto", 3, seed=5)
+    runs = []
+    for grow_at in (None, 100):
+        s = ISMCTS(st, st.current_player(), seed=9, selection=selection, rollout="random")
+        assert s.path_entries == 16
+        s.run(iterations=200)
+        if grow_at is not None:
+            s._reserve_path(grow_at)
+            assert s.path_entries == 100
+            s._reserve_path(10 ** 6)              # capped at the game's longest path
+            assert s.path_entries == load_game_length("gangs_of_kyoto") + 1
+        s.run(iterations=300)
+        r = s.result()
+        runs.append((r.action, r.stats, r.iterations, r.nodes))
+    assert runs[0] == runs[1]
+
+
+def load_game_length(game_id):
+    from fagin.engines import load_game
+    return load_game(game_id).max_game_length
