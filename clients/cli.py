@@ -325,6 +325,8 @@ def build_parser():
     sub.add_parser("serve", help="run a server (fagin serve --help)", add_help=False)
     sub.add_parser("batch", help="recommendations for a file of positions, through servers or Ray "
                    "(fagin batch --help)", add_help=False)
+    sub.add_parser("arena", help="a tournament between bots, with ratings and a report, in this process "
+                   "(fagin arena --help)", add_help=False)
     p = command("games", help="list the games served")
     p.add_argument("--json", action="store_true")
     p = command("new", help="start a game; prints its state")
@@ -411,12 +413,18 @@ def main(argv=None):
     if argv[:1] == ["batch"]:
         from fagin.clients.batch import main as batch_main
         return batch_main(argv[1:])
+    # `arena` plays bots against each other in this process: no server.
+    if argv[:1] == ["arena"]:
+        from fagin.search.tournament import main as arena_main
+        return arena_main(argv[1:])
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
     if args.command == "serve":
         parser.error("serve takes the server's own flags and no client options: fagin serve [--help]")
     if args.command == "batch":
         parser.error("batch takes its own flags after its name: fagin batch [--help]")
+    if args.command == "arena":
+        parser.error("arena takes its own flags after its name: fagin arena [--help]")
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "loadtest":       # its own channels, many of them
