@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 
 import grpc
@@ -58,6 +59,17 @@ class Scrape:
         return self(name, grpc_type=kind, grpc_service=service, grpc_method=method, **labels)
 
 
+def scrape_when(port, ready, seconds=5.0):
+    """A scrape where ``ready(scrape)`` holds: the server counts a call once its handler has
+    returned, which may be just after the client has its answer."""
+    end = time.monotonic() + seconds
+    while True:
+        m = Scrape(port)
+        if ready(m) or time.monotonic() > end:
+            return m
+        time.sleep(0.02)
+
+
 @pytest.fixture
 def metered():
     srv = RunningServer(ServerConfig(**{**TEST_CONFIG, "metrics_port": free_port(), "max_streams": 1}))
@@ -76,7 +88,8 @@ def test_calls_are_counted_by_method_and_status_and_timed(metered):
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert stub.Recommend(recommend(iterations=300, seed=1), timeout=30).iterations == 300
 
-    m = Scrape(srv.server.metrics.port)
+    m = scrape_when(srv.server.metrics.port, lambda m: m.call("grpc_server_handled_total", "Recommend",
+                                                              grpc_code="OK"))
     assert m.content_type.startswith("text/plain")
     assert m.call("grpc_server_started_total", "ListGames") == 2
     assert m.call("grpc_server_handled_total", "ListGames", grpc_code="OK") == 2
@@ -117,7 +130,8 @@ def test_gauges_show_an_open_stream_and_a_refused_one(metered):
         with pytest.raises(grpc.RpcError) as e:
             next(stub.StreamRecommend(pb.StreamRecommendRequest(request=recommend(iterations=10)), timeout=10))
         assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        m = Scrape(srv.server.metrics.port)
+        m = scrape_when(srv.server.metrics.port, lambda m: m.call(
+            "grpc_server_handled_total", "StreamRecommend", "server_stream", grpc_code="RESOURCE_EXHAUSTED"))
         assert m("fagin_refused_calls_total") == 1
         assert m.call("grpc_server_handled_total", "StreamRecommend", "server_stream",
                       grpc_code="RESOURCE_EXHAUSTED") == 1
@@ -133,7 +147,8 @@ def test_a_batch_counts_its_failed_requests_by_status(metered):
              pb.BatchRecommendRequest(request_id="bad", request=bad)]
     answers = {r.request_id: r for r in stub.BatchRecommend(iter(items), timeout=30)}
     assert answers["bad"].error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
-    m = Scrape(srv.server.metrics.port)
+    m = scrape_when(srv.server.metrics.port, lambda m: m.call("grpc_server_handled_total", "BatchRecommend",
+                                                              "bidi_stream", grpc_code="OK"))
     assert m.call("grpc_server_handled_total", "BatchRecommend", "bidi_stream", grpc_code="OK") == 1
     assert m("fagin_batch_request_errors_total", grpc_code="INVALID_ARGUMENT") == 1
     assert m("fagin_search_iterations_total") == 50
@@ -144,7 +159,8 @@ def test_health_calls_are_counted_too(metered):
     srv, _ = metered
     with grpc.insecure_channel(srv.target) as channel:
         health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
-    m = Scrape(srv.server.metrics.port)
+    m = scrape_when(srv.server.metrics.port, lambda m: m.call("grpc_server_handled_total", "Check",
+                                                              service="grpc.health.v1.Health", grpc_code="OK"))
     assert m.call("grpc_server_handled_total", "Check", service="grpc.health.v1.Health", grpc_code="OK") == 1
 
 
