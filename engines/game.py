@@ -117,6 +117,13 @@ class GameSpec:
     #: The search's rollout when a request or bot names none ("random" or "policy", see
     #: SearchSettings.rollout), chosen per game by arena evidence recorded in its spec.
     rollout: str = "random"
+    #: What the algorithm "auto" (the default) runs, by player count: entries (players,
+    #: algorithm, sample_action), players None for every count not listed; chosen by arena
+    #: evidence recorded in the game's spec (see fagin.search.levels).  Empty: plain ISMCTS.
+    auto: tuple = ()
+    #: The game's ten bot levels (fagin.search.levels.Level), when its own calibration
+    #: needs other budgets than the default ladder's; empty: the default ladder.
+    levels: tuple = ()
 
     def make_heuristic(self):
         """A new rule-based bot for this game (``choose(state, seat, seed) -> action``)."""

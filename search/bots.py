@@ -1,4 +1,4 @@
-"""Bots: random, each game's rule-based heuristic, and ISMCTS.
+"""Bots: random, each game's rule-based heuristic, search bots and bot levels.
 
 Every bot answers ``choose(state, seat, seed) -> action`` for a seat with a
 decision pending.  Bots are handed the real state; each one looks only at
@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from fagin.search import root_parallel
+from fagin.search import levels, root_parallel
 from fagin.search.ismcts import ROLLOUTS
 from fagin.search.limits import DEFAULT_EXPLORATION
 from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
@@ -28,10 +28,15 @@ class RandomBot:
 
 @dataclass
 class ISMCTSBot:
-    """Plays the action ISMCTS recommends after ``iterations`` iterations or
-    ``time_ms`` milliseconds, spread over ``threads`` threads (root
-    parallelism) when more than one; ``rollout`` is ISMCTS's playout setting
-    (``"policy"`` or ``"random"``; None: the game's default, ``GameSpec.rollout``)."""
+    """Plays what a search recommends after ``iterations`` iterations or ``time_ms``
+    milliseconds, spread over ``threads`` threads (root parallelism) when more than one.
+
+    ``algorithm`` is "ismcts", "ismcts_rm", "oos" or "auto" (the game's choice for the
+    player count, ``GameSpec.auto``); ``rollout`` is the playout setting ("policy" or
+    "random"; None: the game's default, ``GameSpec.rollout``); ``temperature`` 0 plays the
+    best move, above 0 draws from the policy raised to 1/temperature (1: the policy itself,
+    as ``sample`` does; None: the algorithm's own way, sampled for ``auto``'s sampled
+    choices)."""
 
     iterations: int | None = 2000
     exploration: float = DEFAULT_EXPLORATION
@@ -39,11 +44,31 @@ class ISMCTSBot:
     time_ms: int | None = None
     rollout: str | None = None
     name: str = "ismcts"
+    algorithm: str = "ismcts"
+    temperature: float | None = None
 
     def choose(self, state, seat, seed):
-        rollout = state.game.spec.rollout if self.rollout is None else self.rollout
-        return root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
-                                    threads=self.threads, exploration=self.exploration, rollout=rollout).action
+        spec = state.game.spec
+        rollout = spec.rollout if self.rollout is None else self.rollout
+        algorithm, sampled = levels.resolve(spec, state.num_players, self.algorithm)
+        temperature = self.temperature if self.temperature is not None else (1.0 if sampled else 0.0)
+        result = root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
+                                      threads=self.threads, exploration=self.exploration, rollout=rollout,
+                                      selection=levels.SELECTION[algorithm])
+        return levels.choose(result.stats, temperature, random.Random(seed), result.action)
+
+
+@dataclass
+class LevelBot:
+    """Plays as ``SearchSettings.level`` does (see :mod:`fagin.search.levels`)."""
+
+    level: int
+    name: str = "level"
+
+    def choose(self, state, seat, seed):
+        lv = levels.level(state.game.spec, self.level)
+        return ISMCTSBot(iterations=lv.iterations, algorithm=lv.algorithm,
+                         temperature=lv.temperature or None).choose(state, seat, seed)
 
 
 @dataclass
@@ -78,21 +103,23 @@ class HeuristicBot:
         return bot.choose(state, seat, seed)
 
 
-_BOT_SPECS = "random, heuristic, policy or ismcts[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]][:policy|:random]"
+_BOT_SPECS = ("random, heuristic, policy, level:N (1-10), or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
+              "[:policy|:random][:sample] with ALGORITHM ismcts, ismcts_rm, oos or auto")
 
 
 def make_bot(spec: str):
     """A bot from a spec: ``random``, ``heuristic``, ``policy`` (the game's rollout
-    policy) or an ISMCTS bot.
+    policy), ``level:N`` (a bot level, 1 to 10) or a search bot.
 
-    ISMCTS specs: ``ismcts`` (2,000 iterations), ``ismcts:ITERATIONS``,
-    ``ismcts:ITERATIONSxTHREADS`` (the iterations spread over that many
-    threads), ``ismcts@MSms`` (MS milliseconds of search per move: equal
-    wall time whatever an iteration costs) or ``ismcts@MSmsxTHREADS``; each
-    may end in ``:policy`` or ``:random``, the rollout setting (the game's
-    rollout policy, or uniformly random playouts; without it, the game's
-    default, ``GameSpec.rollout``).  Examples: ``ismcts:5000``, ``ismcts@50ms``,
-    ``ismcts:2000:random``, ``ismcts@50msx2:policy``.
+    Search bots: ``ALGORITHM`` (2,000 iterations) with ALGORITHM ``ismcts``,
+    ``ismcts_rm``, ``oos`` or ``auto`` (the game's choice), then ``:ITERATIONS``,
+    ``:ITERATIONSxTHREADS`` (the iterations spread over that many threads),
+    ``@MSms`` (MS milliseconds of search per move: equal wall time whatever an
+    iteration costs) or ``@MSmsxTHREADS``; then optionally ``:policy`` or
+    ``:random`` (the rollout setting; without it, the game's default,
+    ``GameSpec.rollout``) and ``:sample`` (play a move drawn from the search's
+    policy, as a mixed strategy should be played).  Examples: ``ismcts:5000``,
+    ``ismcts@50ms``, ``ismcts:2000:random``, ``ismcts_rm@50msx2:policy:sample``.
     """
     name, _, arg = spec.partition(":")
     if name == "random" and not arg:
@@ -101,10 +128,18 @@ def make_bot(spec: str):
         return HeuristicBot()
     if name == "policy" and not arg:
         return PolicyBot()
+    if name == "level":
+        if not arg.isdigit() or not levels.MIN_LEVEL <= int(arg) <= levels.MAX_LEVEL:
+            raise ValueError(f"bot spec {spec!r}: a level from {levels.MIN_LEVEL} to {levels.MAX_LEVEL}, "
+                             f"e.g. level:5")
+        return LevelBot(int(arg), name=spec)
     base, at, timed = name.partition("@")
-    if base != "ismcts":
+    if base not in levels.ALGORITHMS + ("auto",):
         raise ValueError(f"unknown bot spec {spec!r}; use {_BOT_SPECS}")
     parts = arg.split(":") if arg else []
+    sample = bool(parts) and parts[-1] == "sample"
+    if sample:
+        parts.pop()
     rollout = None
     if parts and parts[-1] in ROLLOUTS:
         rollout = parts.pop()
@@ -113,7 +148,7 @@ def make_bot(spec: str):
             raise ValueError(f"bot spec {spec!r}: a timed bot takes no iteration count; use {_BOT_SPECS}")
         budget, _, thr = timed.partition("x")
         if not budget.endswith("ms"):
-            raise ValueError(f"bot spec {spec!r}: the time budget is in ms, e.g. ismcts@50ms")
+            raise ValueError(f"bot spec {spec!r}: the time budget is in ms, e.g. {base}@50ms")
         budget = budget[:-2]
     else:
         if len(parts) > 1:
@@ -126,9 +161,13 @@ def make_bot(spec: str):
     if amount <= 0 or not 1 <= threads <= root_parallel.MAX_THREADS:
         raise ValueError(f"bot spec {spec!r}: the budget must be positive, threads from 1 to "
                          f"{root_parallel.MAX_THREADS}")
-    label = (f"ismcts@{amount}ms" if at else f"ismcts:{amount}") + (f"x{threads}" if threads > 1 else "")
+    label = (f"{base}@{amount}ms" if at else f"{base}:{amount}") + (f"x{threads}" if threads > 1 else "")
     if rollout is not None:
         label += f":{rollout}"
+    if sample:
+        label += ":sample"
+    common = dict(threads=threads, rollout=rollout, name=label, algorithm=base,
+                  temperature=1.0 if sample else None)
     if at:
-        return ISMCTSBot(iterations=None, time_ms=amount, threads=threads, rollout=rollout, name=label)
-    return ISMCTSBot(iterations=amount, threads=threads, rollout=rollout, name=label)
+        return ISMCTSBot(iterations=None, time_ms=amount, **common)
+    return ISMCTSBot(iterations=amount, **common)

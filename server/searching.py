@@ -11,16 +11,17 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from fagin.search import limits
+from fagin.search import levels, limits
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server import admission
 from fagin.server.codec import BadRequest, decode_state, encode_action
 from fagin.v1 import fagin_pb2
 
-# Algorithms every game supports today, and the search selection each uses.
-ALGORITHMS = ("ismcts", "ismcts_rm", "oos")
-SELECTION = {"ismcts": "ucb", "ismcts_rm": "rm", "oos": "os"}
+# Algorithms every game supports today, and the search selection each uses; "auto" (the
+# default) is the game's choice for the player count (fagin.search.levels).
+ALGORITHMS = levels.ALGORITHMS + ("auto",)
+SELECTION = levels.SELECTION
 DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
 # limits keys gamma by selection; requests name an algorithm.
 DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
@@ -68,6 +69,8 @@ class SearchJob:
     # Iterations per thread of its next time slice (service.py adapts it to the
     # measured speed so that a slice lasts about the server's slice_ms).
     slice_iterations: int = 256
+    # 0: answer the best move; above 0: a move drawn from policy^(1/temperature).
+    temperature: float = 0.0
 
     def remaining(self):
         """(iterations, time_ms) left of the budget; None where unlimited."""
@@ -88,13 +91,36 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     p = (path + ".") if path else ""
     game, state = decode_state(request.state, p + "state")
     settings = request.search
-    algorithm = settings.algorithm or "ismcts"
-    if algorithm not in ALGORITHMS:
+    if settings.algorithm and settings.algorithm not in ALGORITHMS:
         raise BadRequest(f"{p}search.algorithm: unknown algorithm {_quoted(settings.algorithm)}; "
                          f"{game.id} supports: {', '.join(ALGORITHMS)}")
     notes = []
     iterations = settings.iterations if settings.HasField("iterations") else None
     time_ms = settings.time_ms if settings.HasField("time_ms") else None
+    asked = settings.algorithm
+    level = None
+    if settings.HasField("level"):
+        try:
+            level = levels.level(game.spec, settings.level)
+        except ValueError as e:
+            raise BadRequest(f"{p}search.{e}") from None
+        # A level fills in what the request leaves out; fields given explicitly win.
+        if iterations is None and time_ms is None:
+            iterations = level.iterations
+        if not asked:
+            asked = level.algorithm
+    algorithm, sampled = levels.resolve(game.spec, state.num_players, asked)
+    if settings.HasField("temperature"):
+        try:
+            temperature = levels.check_temperature(settings.temperature, f"{p}search.temperature")
+        except ValueError as e:
+            raise BadRequest(str(e)) from None
+    elif settings.sample_action:
+        temperature = 1.0
+    elif level is not None and level.temperature:
+        temperature = level.temperature
+    else:
+        temperature = 1.0 if sampled else 0.0
     if iterations is not None and iterations <= 0:
         raise BadRequest(f"{p}search.iterations: must be positive, got {iterations}")
     if time_ms is not None and time_ms <= 0:
@@ -177,7 +203,12 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration,
-                                         sample_action=settings.sample_action, rollout=rollout)
+                                         sample_action=settings.sample_action or temperature == 1.0,
+                                         rollout=rollout)
+    if temperature:
+        effective.temperature = temperature
+    if settings.HasField("level"):
+        effective.level = settings.level
     if algorithm != "ismcts":
         effective.gamma = gamma
     if settings.HasField("threads"):
@@ -190,7 +221,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         effective.min_iterations = min_iterations
     return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
                      started=time.monotonic(), min_iterations=min_iterations,
-                     reserve_bytes=node_cap * threads * per_node)
+                     reserve_bytes=node_cap * threads * per_node, temperature=temperature)
 
 
 def check_min_iterations(job: SearchJob, reason: str):
@@ -212,10 +243,10 @@ def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation |
     """
     result = job.searcher.result(reason)
     action = result.action
-    if job.settings.sample_action:
+    if job.temperature:
         # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
         rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
-        action = rng.choices([s.action for s in result.stats], [s.policy for s in result.stats])[0]
+        action = levels.choose(result.stats, job.temperature, rng, action)
     rec = fagin_pb2.Recommendation() if into is None else into
     options = job.state.options()
     rec.action.CopyFrom(encode_action(job.game, action, False, options))

@@ -31,7 +31,7 @@ def _request(**search):
     return pb.RecommendRequest(state=state, seat=0, search=pb.SearchSettings(**search))
 
 
-@pytest.mark.parametrize("algorithm", searching.ALGORITHMS)
+@pytest.mark.parametrize("algorithm", searching.SELECTION)
 def test_search_defaults_come_from_limits(algorithm):
     job = searching.prepare(_request(algorithm=algorithm, iterations=10), ServerConfig(workers=1))
     assert job.settings.exploration == limits.DEFAULT_EXPLORATION

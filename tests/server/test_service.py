@@ -20,7 +20,7 @@ def test_list_games(client):
     games = {g.id: g for g in client.list_games()}
     kol_info = games["kids_of_london"]
     assert (kol_info.min_players, kol_info.max_players) == (2, 5)
-    assert list(kol_info.algorithms) == ["ismcts", "ismcts_rm", "oos"]
+    assert list(kol_info.algorithms) == ["ismcts", "ismcts_rm", "oos", "auto"]
     assert kol_info.spec == "seeds/kids_of_london.md"
 
 
@@ -246,7 +246,7 @@ def test_regret_matching_search_and_sampled_actions(client):
                                                        sample_action=True))).action.id for _ in range(2)]
     assert again[0] == again[1]
     games = {g.id: list(g.algorithms) for g in client.list_games()}
-    assert games["kids_of_london"] == ["ismcts", "ismcts_rm", "oos"]
+    assert games["kids_of_london"] == ["ismcts", "ismcts_rm", "oos", "auto"]
     oos = client.recommend(state, 0, iterations=2000, seed=3, algorithm="oos")
     assert oos.settings.gamma == pytest.approx(0.6) and sum(s.policy for s in oos.actions) == pytest.approx(1)
     with pytest.raises(grpc.RpcError) as e:
