@@ -410,3 +410,48 @@ def test_stopping_the_server_drains_an_http_call_in_flight():
     thread.join(30)
     status, answer = result["answer"]
     assert status == 200 and int(answer["iterations"]) > 0 and answer["stopReason"] == "STOP_REASON_TIME"
+
+
+# --- metrics, refusals for load, the wire details ----------------------------------------------
+
+def test_http_calls_meet_the_metrics_and_the_admission_limits():
+    from .test_metrics import Scrape
+    srv = _serve(metrics_port=free_port(), max_streams=1)
+    try:
+        assert call(srv, "ListGames", {})[0] == 200
+        state = call(srv, "NewGame", {"game": "kids_of_london", "players": 4, "seed": "2"})[1]["state"]
+        req = pb.StreamRecommendRequest(request=pb.RecommendRequest(
+            state=json_format.ParseDict(state, pb.GameState()), search=pb.SearchSettings(time_ms=20_000)),
+            report_interval_ms=50)
+        with grpc.insecure_channel(srv.target) as channel:
+            held = channel.unary_stream("/fagin.v1.Fagin/StreamRecommend",
+                                        request_serializer=pb.StreamRecommendRequest.SerializeToString,
+                                        response_deserializer=pb.RecommendProgress.FromString)(req, timeout=30)
+            next(held)                  # the one stream allowed is open
+            status, headers, body = request(srv, "/fagin.v1.Fagin/StreamRecommend",
+                                            frame(req.SerializeToString()), GRPC_WEB)
+            held.cancel()
+        assert headers["grpc-status"] == str(grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]) and body == b""
+        assert int(headers["grpc-retry-pushback-ms"]) >= 0
+        m = Scrape(srv.server.metrics.port)
+        assert m.call("grpc_server_handled_total", "ListGames", grpc_code="OK") == 1
+        assert m.call("grpc_server_handled_total", "StreamRecommend", kind="server_stream",
+                      grpc_code="RESOURCE_EXHAUSTED") == 1
+    finally:
+        srv.stop()
+
+
+def test_connect_errors_carry_the_retry_hint():
+    response = gateway.connect_error(grpc.StatusCode.RESOURCE_EXHAUSTED, "queue full",
+                                     metadata=(("grpc-retry-pushback-ms", "1500"),))
+    assert response.status == 429 and json.loads(response.body) == {"code": "resource_exhausted",
+                                                                     "message": "queue full"}
+    assert response.headers["Retry-After"] == "2"
+    assert response.headers["trailer-grpc-retry-pushback-ms"] == "1500"
+    assert gateway.connect_code(grpc.StatusCode.CANCELLED) == "canceled"
+    assert {gateway.CONNECT_HTTP_STATUS[c] for c in (grpc.StatusCode.UNAUTHENTICATED,
+                                                     grpc.StatusCode.DEADLINE_EXCEEDED)} == {401, 504}
+
+
+def test_grpc_message_is_percent_encoded():
+    assert gateway.percent_encode("seat: 5% é\n") == "seat: 5%25 %C3%A9%0A"
