@@ -41,6 +41,7 @@ from aiohttp import web
 from google.protobuf import json_format, message_factory
 from grpc_health.v1 import health_pb2
 
+from fagin.server.service import HTTP_PEER_METADATA
 from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server.gateway")
@@ -149,9 +150,13 @@ def timeout_of(headers, grpc_web: bool):
     return int(raw) / 1000
 
 
-def metadata_of(headers):
-    """The gRPC metadata forwarded from an HTTP request: its bearer token."""
-    return tuple(("authorization", value) for value in headers.getall("authorization", ()))
+def metadata_of(request):
+    """The gRPC metadata forwarded from an HTTP request: its bearer token, and the client's
+    address for the call's log line."""
+    metadata = [("authorization", value) for value in request.headers.getall("authorization", ())]
+    if request.remote:
+        metadata.append((HTTP_PEER_METADATA, request.remote))
+    return tuple(metadata)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,7 +384,7 @@ class HttpGateway:
             payload = json_request(body, method.request_class).SerializeToString()
         else:
             payload = body
-        call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request.headers))
+        call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request))
         try:
             answer = await call
             trailing = await call.trailing_metadata()
@@ -421,7 +426,7 @@ class HttpGateway:
             payload = unframe(body)
         except CallError as e:
             return trailers_only(e.code, e.message)
-        call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request.headers))
+        call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request))
         try:
             if method.server_streaming:
                 replies = call.__aiter__()

@@ -373,22 +373,39 @@ def test_readme_curl_examples_and_sigterm():
         proc.communicate()
 
 
-class _SearchStarted(logging.Handler):
-    """Sets an event when the server logs that a search started (its DEBUG line)."""
+class _LogWatch(logging.Handler):
+    """Sets an event when the server logs a line that starts with `prefix`."""
 
-    def __init__(self):
+    def __init__(self, prefix):
         super().__init__(logging.DEBUG)
+        self.prefix = prefix
         self.started = threading.Event()
+        self.lines = []
 
     def emit(self, record):
-        if record.getMessage().startswith("search started"):
+        if record.getMessage().startswith(self.prefix):
+            self.lines.append(record.getMessage())
             self.started.set()
+
+
+def test_the_call_log_names_the_http_client(web):
+    logger = logging.getLogger("fagin.server")
+    watch, level = _LogWatch("ViewState "), logger.level
+    logger.addHandler(watch)
+    logger.setLevel(logging.INFO)
+    try:
+        assert call(web, "ViewState", {"state": KUHN, "seat": 0})[0] == 200
+        assert watch.started.wait(30)       # written once the call has ended
+    finally:
+        logger.removeHandler(watch)
+        logger.setLevel(level)
+    assert watch.lines[0].startswith("ViewState http:127.0.0.1 OK ")
 
 
 def test_stopping_the_server_drains_an_http_call_in_flight():
     # What SIGTERM runs (Server.stop): the HTTP request under way is answered, not cut.
     logger = logging.getLogger("fagin.server")
-    watch, level = _SearchStarted(), logger.level
+    watch, level = _LogWatch("search started"), logger.level
     logger.addHandler(watch)
     logger.setLevel(logging.DEBUG)
     srv = _serve()
