@@ -394,7 +394,7 @@ class HttpGateway:
             call.cancel()         # the client hung up (the handler is cancelled): its search stops
         headers = {f"trailer-{k}": v for k, v in _metadata_pairs(trailing)}
         if as_json:
-            text = json.dumps(json_format.MessageToDict(method.response_class.FromString(answer)),
+            text = json.dumps(message_dict(method.response_class.FromString(answer)),
                               separators=(",", ":"), ensure_ascii=False)
             return web.Response(body=text.encode("utf-8"), content_type=JSON_TYPE, charset="utf-8",
                                 headers=headers)
@@ -455,6 +455,16 @@ class HttpGateway:
         finally:
             call.cancel()         # the client went away mid-stream: its search stops
         return response
+
+
+def message_dict(message):
+    """A response as proto3 JSON, with every field present even at its default value: a
+    client reading plain JSON (curl, a page's fetch) then finds seat 0 or action id 0 as 0,
+    not as a missing key.  Fields with presence (oneofs, optional, messages) stay absent when unset."""
+    try:
+        return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    except TypeError:       # protobuf before 5.26 names the option differently
+        return json_format.MessageToDict(message, including_default_value_fields=True)
 
 
 def json_request(body: bytes, request_class):

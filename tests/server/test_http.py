@@ -67,7 +67,7 @@ def grpc_answer(srv, method, req):
     with grpc.insecure_channel(srv.target) as channel:
         rpc = channel.unary_unary(f"/fagin.v1.Fagin/{method}", request_serializer=lambda m: m.SerializeToString(),
                                   response_deserializer=type(_RESPONSES[method]()).FromString)
-        return json_format.MessageToDict(rpc(req, timeout=30))
+        return gateway.message_dict(rpc(req, timeout=30))
 
 
 _RESPONSES = {"ListGames": pb.ListGamesResponse, "NewGame": pb.NewGameResponse,
@@ -105,6 +105,10 @@ def test_every_unary_method_answers_json_as_grpc_does(web):
         else:
             assert answer == expected, method
     assert any(g["id"] == "kuhn_poker" for g in call(web, "ListGames", "")[1]["games"])
+    # Fields at their default value are there too (a plain JSON reader needs no defaults).
+    status, answer = call(web, "NewGame", {"game": "kuhn_poker", "players": 2, "seed": "7"})
+    assert answer["status"]["currentSeat"] == 0 and answer["status"]["terminal"] is False
+    assert call(web, "LegalActions", {"state": answer["state"]})[1]["actions"][0]["id"] == 0
 
 
 def test_binary_protobuf_body(web):
