@@ -90,9 +90,13 @@ class Server:
             try:
                 await gateway.start()
             except BaseException:
+                # Nothing half-started is left behind: the caller sees the error alone.
                 await server.stop(0)
-                executor.shutdown(wait=False)
                 await gateway.stop()
+                executor.shutdown(wait=False)
+                service.decoder.shutdown(wait=False)
+                if metrics:
+                    await metrics.stop()
                 raise
             log.info("fagin HTTP (gRPC-Web, JSON) on %s://%s:%d", gateway.scheme, config.host, gateway.port)
         for name in ("", SERVICE_NAME):

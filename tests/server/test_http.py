@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import ssl
 import struct
 import subprocess
@@ -329,6 +330,14 @@ def test_static_directory_at_the_root(tmp_path):
         srv.stop()
     with pytest.raises(ValueError, match="--http-static-dir: no index.html"):
         gateway.HttpGateway(ServerConfig(http_port=8080, http_static_dir=str(tmp_path / "none")))
+
+
+def test_a_busy_http_port_stops_the_start(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        with pytest.raises(OSError, match=f"--http-port: cannot listen on 127.0.0.1:{busy.getsockname()[1]}"):
+            _serve(http_port=busy.getsockname()[1])
 
 
 def test_http_port_setting():
