@@ -36,6 +36,7 @@ import struct
 import tempfile
 from dataclasses import dataclass
 
+import aiohttp_cors
 import grpc
 from aiohttp import web
 from google.protobuf import json_format, message_factory
@@ -247,7 +248,7 @@ def http_ssl_context(config):
 
 class HttpGateway:
     """The HTTP port of one server.  ``bind(grpc_server)`` before the gRPC server starts (it
-    adds the Unix socket the gateway forwards to); ``start()`` after; ``stop(grace)`` with it."""
+    adds the Unix socket the gateway forwards to); ``start()`` after; ``stop()`` beside the gRPC server's stop."""
 
     def __init__(self, config):
         self.config = config
@@ -285,7 +286,6 @@ class HttpGateway:
         app = web.Application(client_max_size=BODY_FACTOR * self.config.max_message_bytes + 1024)
         route = app.router.add_post("/{service}/{method}", self.handle)
         if self.origins:
-            import aiohttp_cors
             options = aiohttp_cors.ResourceOptions(
                 allow_credentials=False, expose_headers=CORS_EXPOSE_HEADERS,
                 allow_headers=CORS_ALLOW_HEADERS, allow_methods=["POST"], max_age=CORS_MAX_AGE)
