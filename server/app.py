@@ -18,6 +18,7 @@ from grpc_reflection.v1alpha import reflection
 
 from fagin.server import config as config_mod
 from fagin.server import logs
+from fagin.server.gateway import HttpGateway
 from fagin.server.metrics import ServerMetrics
 from fagin.server import security
 from fagin.server.service import FaginService, add_to_server
@@ -39,6 +40,7 @@ class Server:
         self.port = port
         self.service = service
         self.metrics = None       # the ServerMetrics when metrics_port is set
+        self.http = None          # the HttpGateway when http_port is set
 
     @classmethod
     async def start(cls, config):
@@ -68,6 +70,10 @@ class Server:
             port = server.add_insecure_port(address)
         if port == 0:
             raise OSError(f"cannot listen on {config.host}:{config.port}")
+        # Its Unix socket is added to the gRPC server before it starts.
+        gateway = HttpGateway(config) if config.http_port else None
+        if gateway:
+            gateway.bind(server)
         if metrics:
             metrics.watch(service)
             metrics.serve(config.host, config.metrics_port)
@@ -80,11 +86,25 @@ class Server:
             log.warning(warning)
             print(f"\n*** {warning}\n", file=sys.stderr, flush=True)
         await server.start()
+        if gateway:
+            try:
+                await gateway.start()
+            except BaseException:
+                # Nothing half-started is left behind: the caller sees the error alone.
+                await server.stop(0)
+                await gateway.stop()
+                executor.shutdown(wait=False)
+                service.decoder.shutdown(wait=False)
+                if metrics:
+                    await metrics.stop()
+                raise
+            log.info("fagin HTTP (gRPC-Web, JSON) on %s://%s:%d", gateway.scheme, config.host, gateway.port)
         for name in ("", SERVICE_NAME):
             await _set_status(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
         log.info("fagin serving on %s:%d with %d search workers", config.host, port, config.workers)
         running = cls(config, server, executor, health_servicer, port, service)
         running.metrics = metrics
+        running.http = gateway
         return running
 
     async def stop(self, grace=None):
@@ -103,7 +123,9 @@ class Server:
         # running to the end of their budgets, and the process with them.
         timer = loop.call_later(grace, self.service.cancel_searches)
         try:
-            await self.grpc_server.stop(grace)
+            # The HTTP side drains beside the gRPC side: its calls are gRPC calls, which
+            # the gRPC server's stop lets finish or ends at `grace`.
+            await asyncio.gather(self.grpc_server.stop(grace), *([self.http.stop()] if self.http else []))
         finally:
             timer.cancel()
         self.service.cancel_searches()
@@ -146,6 +168,8 @@ def main(argv=None):
     try:
         config = config_mod.from_namespace(args)
         security.ServerSecurity(config)     # unreadable TLS or token files: a usage error
+        if config.http_port:
+            HttpGateway(config)             # unusable CORS origins or static directory: too
     except ValueError as e:
         parser.error(str(e))
     logs.configure(config.log_level, config.log_format, sys.stderr)
@@ -153,6 +177,8 @@ def main(argv=None):
     def ready(server):
         # A machine-readable line for scripts and tests (the port may be 0 = any free port).
         print(f"fagin listening on {config.host}:{server.port}", flush=True)
+        if server.http:
+            print(f"fagin http listening on {server.http.scheme}://{config.host}:{server.http.port}", flush=True)
 
     asyncio.run(serve(config, ready))
     return 0

@@ -78,6 +78,20 @@ class ServerConfig:
     # needs the token like every other call but health. Off shrinks the exposed surface.
     reflection: bool = field(default=True, metadata={
         "help": "gRPC server reflection, on or off (needs the token when one is set)"})
+    # The HTTP port (server/gateway.py, README "Browsers and plain HTTP"): gRPC-Web and JSON
+    # (the Connect protocol's unary form) at POST /fagin.v1.Fagin/<Method>, forwarded to this
+    # server's own servicer with the same tokens, limits and TLS as the gRPC port. 0 = off.
+    http_port: int = field(default=0, metadata={
+        "help": "HTTP port for gRPC-Web and JSON calls (POST /fagin.v1.Fagin/<Method>); 0 = off"})
+    # Origins whose pages may call the HTTP port (CORS), comma-separated, e.g.
+    # "https://play.example.com,http://localhost:5173"; "*" = any. Empty: only pages served
+    # by the HTTP port itself (same origin).
+    http_cors_origins: str = field(default="", metadata={
+        "help": "origins allowed to call the HTTP port from a browser (CORS), comma-separated, "
+                "or *; empty = same origin only"})
+    # A directory served at / on the HTTP port (a browser frontend; it must hold index.html).
+    http_static_dir: str = field(default="", metadata={
+        "help": "directory (with index.html) served at / on the HTTP port; empty = none"})
 
     def __post_init__(self):
         checks = {
@@ -102,6 +116,8 @@ class ServerConfig:
             "log_format": self.log_format in ("text", "json"),
             "tls_key": bool(self.tls_cert) == bool(self.tls_key),     # both or neither
             "tls_client_ca": not self.tls_client_ca or bool(self.tls_cert),
+            "http_port": self.http_port == 0 or (1 <= self.http_port <= 65535 and self.http_port != self.port
+                                                  and self.http_port != self.metrics_port),
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:

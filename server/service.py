@@ -40,6 +40,10 @@ def _peer(context):
         return "?"
 
 
+#: Metadata by which the HTTP port (gateway.py) names its client, for the call's log line.
+HTTP_PEER_METADATA = "x-fagin-http-peer"
+
+
 class CallLog:
     """The one log line of a call, written once the call has ended.
 
@@ -62,6 +66,12 @@ class CallLog:
         self.peer = None
         if log.isEnabledFor(logging.INFO):
             self.peer = _peer(context)
+            if self.peer.startswith("unix:"):
+                # From the HTTP port (gateway.py), the only client of the server's Unix
+                # socket: the HTTP client's address is the peer worth logging.
+                via = dict(context.invocation_metadata() or ()).get(HTTP_PEER_METADATA)
+                if via:
+                    self.peer = f"http:{via}"
             context.add_done_callback(self._write)
 
     def _write(self, _context):

@@ -1,0 +1,514 @@
+"""The HTTP port (``--http-port``): gRPC-Web and the Connect protocol's unary form (JSON or
+binary protobuf over plain HTTP/1.1), for browsers and for clients without gRPC.
+
+No call is implemented twice.  Each HTTP request is forwarded, as the bytes of its protobuf
+message, over a gRPC channel to the server's own grpc.aio server, on a Unix socket that only
+this process knows (in a directory only its user can open), so that it meets the very
+servicer, interceptors (bearer tokens, metrics), admission control and message-size limit
+that a gRPC client meets.  What is done here is only the translation:
+
+- ``POST /<service>/<Method>`` with ``Content-Type: application/json`` (proto3 JSON) or
+  ``application/proto``: a Connect unary call.  Errors come back as Connect's JSON error
+  (``{"code": "invalid_argument", "message": ...}``) with the HTTP status that Connect maps
+  the code to.  Streaming methods are not served in this form (415, code unimplemented).
+- ``Content-Type: application/grpc-web[+proto]`` or ``application/grpc-web-text[+proto]``:
+  gRPC-Web, unary and server-streaming calls (StreamRecommend); the status is in the
+  trailers, as the gRPC-Web protocol has it.
+- ``connect-timeout-ms`` (Connect) or ``grpc-timeout`` (gRPC-Web) is the call's deadline;
+  ``Authorization: Bearer <token>`` its token.
+
+aiohttp serves the port on the server's own event loop (TLS and mTLS with the gRPC port's
+files); aiohttp-cors answers CORS preflights for the origins in ``--http-cors-origins``.
+``--http-static-dir`` serves a directory at ``/`` (the browser frontend).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import math
+import os
+import re
+import shutil
+import ssl
+import struct
+import tempfile
+from dataclasses import dataclass
+
+import aiohttp_cors
+import grpc
+from aiohttp import web
+from google.protobuf import json_format, message_factory
+from grpc_health.v1 import health_pb2
+
+from fagin.server.service import HTTP_PEER_METADATA
+from fagin.v1 import fagin_pb2
+
+log = logging.getLogger("fagin.server.gateway")
+
+#: The services reachable over HTTP: the game service, and health (open without a token,
+#: for load balancers in front of the HTTP port).
+SERVICES = (fagin_pb2.DESCRIPTOR.services_by_name["Fagin"],
+            health_pb2.DESCRIPTOR.services_by_name["Health"])
+
+#: An HTTP body may be this many times --max-message-bytes: room for JSON's and base64's
+#: overhead over the binary message.  The message itself is held to --max-message-bytes by
+#: the gRPC server, as on the gRPC port.
+BODY_FACTOR = 4
+
+#: Request headers a browser may send cross-origin (CORS), and response headers it may read.
+CORS_ALLOW_HEADERS = ("authorization", "content-type", "connect-protocol-version", "connect-timeout-ms",
+                      "grpc-timeout", "x-grpc-web", "x-user-agent")
+CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin", "grpc-retry-pushback-ms",
+                       "trailer-grpc-retry-pushback-ms", "retry-after")
+#: Seconds a browser may cache a preflight's answer.
+CORS_MAX_AGE = 600
+
+JSON_TYPE = "application/json"
+PROTO_TYPE = "application/proto"
+#: gRPC-Web content types: whether the body is base64 text.
+GRPC_WEB_TYPES = {"application/grpc-web": False, "application/grpc-web+proto": False,
+                  "application/grpc-web-text": True, "application/grpc-web-text+proto": True}
+
+#: Connect's HTTP status for each code (connectrpc.com/docs/protocol, "Error codes").
+CONNECT_HTTP_STATUS = {
+    grpc.StatusCode.CANCELLED: 499, grpc.StatusCode.UNKNOWN: 500, grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504, grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429, grpc.StatusCode.FAILED_PRECONDITION: 400,
+    grpc.StatusCode.ABORTED: 409, grpc.StatusCode.OUT_OF_RANGE: 400, grpc.StatusCode.UNIMPLEMENTED: 501,
+    grpc.StatusCode.INTERNAL: 500, grpc.StatusCode.UNAVAILABLE: 503, grpc.StatusCode.DATA_LOSS: 500,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+}
+
+
+def connect_code(code: grpc.StatusCode) -> str:
+    """Connect's name of a status code (Connect spells CANCELLED the American way)."""
+    return "canceled" if code is grpc.StatusCode.CANCELLED else code.name.lower()
+
+
+@dataclass(frozen=True)
+class Method:
+    path: str                 # /fagin.v1.Fagin/Recommend
+    name: str
+    request_class: type
+    response_class: type
+    client_streaming: bool
+    server_streaming: bool
+
+
+def method_table():
+    """Every method of SERVICES by its path."""
+    table = {}
+    for service in SERVICES:
+        for m in service.methods:
+            path = f"/{service.full_name}/{m.name}"
+            table[path] = Method(path, m.name, message_factory.GetMessageClass(m.input_type),
+                                 message_factory.GetMessageClass(m.output_type),
+                                 m.client_streaming, m.server_streaming)
+    return table
+
+
+class CallError(Exception):
+    """A request refused before it reaches the servicer: its status and message."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, http_status: int | None = None, headers=None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.http_status = http_status
+        self.headers = headers or {}
+
+
+# ---------------------------------------------------------------------------------------------
+# Deadlines
+
+_GRPC_TIMEOUT = re.compile(r"^(\d{1,8})([HMSmun])$")
+_GRPC_TIMEOUT_UNIT = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
+
+
+def timeout_of(headers, grpc_web: bool):
+    """The call's deadline in seconds from now, or None: ``grpc-timeout`` for gRPC-Web (e.g.
+    ``1500m``), ``connect-timeout-ms`` for Connect; INVALID_ARGUMENT naming the header if malformed."""
+    if grpc_web:
+        raw = headers.get("grpc-timeout")
+        if raw is None:
+            return None
+        match = _GRPC_TIMEOUT.match(raw.strip())
+        if not match:
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                            f"grpc-timeout: expected up to 8 digits and a unit (H M S m u n), got {raw!r}")
+        return int(match.group(1)) * _GRPC_TIMEOUT_UNIT[match.group(2)]
+    raw = headers.get("connect-timeout-ms")
+    if raw is None:
+        return None
+    raw = raw.strip()
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 10):
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"connect-timeout-ms: expected a whole number of milliseconds (up to 10 digits), "
+                        f"got {raw!r}")
+    return int(raw) / 1000
+
+
+def metadata_of(request):
+    """The gRPC metadata forwarded from an HTTP request: its bearer token, and the client's
+    address for the call's log line."""
+    metadata = [("authorization", value) for value in request.headers.getall("authorization", ())]
+    if request.remote:
+        metadata.append((HTTP_PEER_METADATA, request.remote))
+    return tuple(metadata)
+
+
+# ---------------------------------------------------------------------------------------------
+# gRPC-Web framing
+
+_DATA, _TRAILERS, _COMPRESSED = 0x00, 0x80, 0x01
+
+
+def frame(payload: bytes, flags: int = _DATA) -> bytes:
+    return struct.pack(">BI", flags, len(payload)) + payload
+
+
+def unframe(body: bytes):
+    """The one request message of a gRPC-Web body (unary and server-streaming calls send one)."""
+    messages = []
+    at = 0
+    while at < len(body):
+        if len(body) - at < 5:
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                            "request body: a gRPC-Web frame header is cut short")
+        flags, length = struct.unpack_from(">BI", body, at)
+        at += 5
+        if at + length > len(body):
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                            f"request body: a frame announces {length} bytes, {len(body) - at} follow")
+        if flags & _COMPRESSED:
+            raise CallError(grpc.StatusCode.UNIMPLEMENTED,
+                            "request body: compressed frames are not accepted (grpc-accept-encoding: identity)")
+        if flags & _TRAILERS:
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: a request carries no trailers")
+        messages.append(body[at:at + length])
+        at += length
+    if len(messages) != 1:
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"request body: expected one message, got {len(messages)}")
+    return messages[0]
+
+
+def percent_encode(message: str) -> str:
+    """A grpc-message value (the gRPC spec: bytes outside printable ASCII, and %, as %XX)."""
+    out = []
+    for byte in message.encode("utf-8"):
+        out.append(chr(byte) if 0x20 <= byte <= 0x7E and byte != 0x25 else f"%{byte:02X}")
+    return "".join(out)
+
+
+def _metadata_pairs(metadata):
+    """(key, text value) of metadata for HTTP headers (binary values base64, as gRPC-Web has them)."""
+    for key, value in metadata or ():
+        if isinstance(value, bytes):
+            value = base64.b64encode(value).decode("ascii")
+        yield key, value
+
+
+def status_lines(code: grpc.StatusCode, message: str, metadata=()) -> dict:
+    """The gRPC status as headers (gRPC-Web trailers, or a trailers-only response's headers)."""
+    lines = {"grpc-status": str(code.value[0]), "grpc-message": percent_encode(message)}
+    for key, value in _metadata_pairs(metadata):
+        lines[key] = value
+    return lines
+
+
+def trailer_frame(lines: dict) -> bytes:
+    return frame("".join(f"{k}: {v}\r\n" for k, v in lines.items()).encode("latin-1", "replace"), _TRAILERS)
+
+
+# ---------------------------------------------------------------------------------------------
+# TLS
+
+def http_ssl_context(config):
+    """The HTTP port's TLS context, from the gRPC port's files (None without TLS); with
+    --tls-client-ca, clients must present a certificate that CA signed, as on the gRPC port."""
+    if not config.tls_cert:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(config.tls_cert, config.tls_key)
+        if config.tls_client_ca:
+            context.load_verify_locations(cafile=config.tls_client_ca)
+            context.verify_mode = ssl.CERT_REQUIRED
+    except (OSError, ssl.SSLError) as e:
+        raise ValueError(f"--tls-cert/--tls-key/--tls-client-ca: unusable for the HTTP port: {e}") from None
+    return context
+
+
+# ---------------------------------------------------------------------------------------------
+# The gateway
+
+class HttpGateway:
+    """The HTTP port of one server.  ``bind(grpc_server)`` before the gRPC server starts (it
+    adds the Unix socket the gateway forwards to); ``start()`` after; ``stop()`` beside the gRPC server's stop."""
+
+    def __init__(self, config):
+        self.config = config
+        self.methods = method_table()
+        self.ssl_context = http_ssl_context(config)
+        self.origins = parse_origins(config.http_cors_origins)
+        if config.http_static_dir and not os.path.isfile(os.path.join(config.http_static_dir, "index.html")):
+            raise ValueError(f"--http-static-dir: no index.html in {config.http_static_dir!r}")
+        self.socket_dir = None
+        self.channel = None
+        self.runner = None
+        self.port = None
+        self._callables = {}
+
+    @property
+    def scheme(self):
+        return "https" if self.ssl_context else "http"
+
+    def bind(self, grpc_server):
+        """Adds the gateway's Unix socket to `grpc_server` (before it starts).
+
+        Local credentials: grpc counts the connection as secure, which it is (a socket in a
+        directory only this user can open, mode 0700 from mkdtemp)."""
+        self.socket_dir = tempfile.mkdtemp(prefix="fagin-http-")
+        address = f"unix:{os.path.join(self.socket_dir, 'grpc.sock')}"
+        grpc_server.add_secure_port(address, grpc.local_server_credentials(grpc.LocalConnectionType.UDS))
+        self._address = address
+
+    async def start(self):
+        """Opens the channel to the gRPC server and serves the HTTP port; returns the port."""
+        self.channel = grpc.aio.secure_channel(
+            self._address, grpc.local_channel_credentials(grpc.LocalConnectionType.UDS),
+            # The gRPC server applies its own limits; the channel adds none.
+            options=[("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)])
+        app = web.Application(client_max_size=BODY_FACTOR * self.config.max_message_bytes + 1024)
+        route = app.router.add_post("/{service}/{method}", self.handle)
+        if self.origins:
+            options = aiohttp_cors.ResourceOptions(
+                allow_credentials=False, expose_headers=CORS_EXPOSE_HEADERS,
+                allow_headers=CORS_ALLOW_HEADERS, allow_methods=["POST"], max_age=CORS_MAX_AGE)
+            cors = aiohttp_cors.setup(app, defaults={origin: options for origin in self.origins})
+            cors.add(route)
+        if self.config.http_static_dir:
+            index = os.path.join(self.config.http_static_dir, "index.html")
+
+            async def root(request):
+                return web.FileResponse(index)
+            app.router.add_get("/", root)
+            app.router.add_static("/", self.config.http_static_dir)
+        # handler_cancellation: a client that hangs up cancels its call, and with it the search.
+        # The shutdown timeout is only a backstop: the gRPC server's stop ends the calls in
+        # `grace`, and each handler then answers at once.
+        self.runner = web.AppRunner(app, access_log=None, handler_cancellation=True,
+                                    shutdown_timeout=self.config.grace_seconds + 5)
+        await self.runner.setup()
+        host = self.config.host
+        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+        site = web.TCPSite(self.runner, host, self.config.http_port, ssl_context=self.ssl_context,
+                           reuse_address=True)
+        try:
+            await site.start()
+        except OSError as e:
+            await self.runner.cleanup()
+            await self.channel.close()
+            raise OSError(f"--http-port: cannot listen on {host}:{self.config.http_port}: {e.strerror}") from None
+        self.port = self.runner.addresses[0][1]
+        return self.port
+
+    async def stop(self):
+        """Stops listening, waits for the requests in flight (their calls end with the gRPC
+        server's stop, which runs beside this), then closes the channel."""
+        try:
+            if self.runner is not None:
+                await self.runner.cleanup()
+            if self.channel is not None:
+                await self.channel.close()
+        finally:
+            if self.socket_dir:
+                shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+    # --------------------------------------------------------------- requests
+
+    def _callable(self, method: Method):
+        multi = self._callables.get(method.path)
+        if multi is None:
+            # No serializers: the request's bytes go through as they are, and the server's
+            # codec reads them exactly as it reads a gRPC client's.
+            make = self.channel.unary_stream if method.server_streaming else self.channel.unary_unary
+            multi = self._callables[method.path] = make(method.path)
+        return multi
+
+    async def handle(self, request: web.Request):
+        method = self.methods.get(request.path)
+        media = request.content_type.lower()
+        if media in GRPC_WEB_TYPES:
+            return await self._grpc_web(request, method, GRPC_WEB_TYPES[media])
+        try:
+            if media not in (JSON_TYPE, PROTO_TYPE):
+                raise CallError(grpc.StatusCode.UNIMPLEMENTED,
+                                f"content-type: {media or 'none'} is not served; send application/json "
+                                f"(proto3 JSON), application/proto, or gRPC-Web (application/grpc-web+proto)",
+                                http_status=415, headers={"Accept-Post": f"{JSON_TYPE}, {PROTO_TYPE}"})
+            return await self._connect_unary(request, method, media == JSON_TYPE)
+        except CallError as e:
+            return connect_error(e.code, e.message, http_status=e.http_status, headers=e.headers)
+
+    def _method(self, request, method):
+        if method is None:
+            known = ", ".join(m.name for m in self.methods.values() if m.path.startswith("/fagin.v1.Fagin/"))
+            raise CallError(grpc.StatusCode.UNIMPLEMENTED,
+                            f"method: no method {request.path!r}; fagin.v1.Fagin has {known}",
+                            http_status=404)
+        return method
+
+    async def _body(self, request):
+        try:
+            return await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            raise CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"request body: more than {BODY_FACTOR * self.config.max_message_bytes + 1024} "
+                            f"bytes ({BODY_FACTOR}x --max-message-bytes)") from None
+
+    async def _connect_unary(self, request, method, as_json):
+        method = self._method(request, method)
+        if method.client_streaming or method.server_streaming:
+            raise CallError(grpc.StatusCode.UNIMPLEMENTED,
+                            f"method: {method.name} is a streaming call; the JSON form serves unary calls "
+                            f"only: call it with gRPC-Web (content-type application/grpc-web+proto) or gRPC",
+                            http_status=415)
+        timeout = timeout_of(request.headers, grpc_web=False)
+        body = await self._body(request)
+        if as_json:
+            payload = json_request(body, method.request_class).SerializeToString()
+        else:
+            payload = body
+        call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request))
+        try:
+            answer = await call
+            trailing = await call.trailing_metadata()
+        except grpc.aio.AioRpcError as e:
+            return connect_error(e.code(), e.details() or "", metadata=e.trailing_metadata())
+        finally:
+            call.cancel()         # the client hung up (the handler is cancelled): its search stops
+        headers = {f"trailer-{k}": v for k, v in _metadata_pairs(trailing)}
+        if as_json:
+            text = json.dumps(message_dict(method.response_class.FromString(answer)),
+                              separators=(",", ":"), ensure_ascii=False)
+            return web.Response(body=text.encode("utf-8"), content_type=JSON_TYPE, charset="utf-8",
+                                headers=headers)
+        return web.Response(body=answer, content_type=PROTO_TYPE, headers=headers)
+
+    async def _grpc_web(self, request, method, text):
+        content_type = "application/grpc-web-text+proto" if text else "application/grpc-web+proto"
+        encode = base64.b64encode if text else (lambda b: b)
+
+        def trailers_only(code, message, metadata=()):
+            # The status in the headers and no body: what gRPC-Web answers a call that fails
+            # before any message.
+            return web.Response(status=200, content_type=content_type,
+                                headers=status_lines(code, message, metadata))
+        try:
+            method = self._method(request, method)
+            if method.client_streaming:
+                raise CallError(grpc.StatusCode.UNIMPLEMENTED,
+                                f"method: {method.name} streams requests from the client, which gRPC-Web "
+                                f"cannot carry; call it over gRPC, or call Recommend once a position")
+            timeout = timeout_of(request.headers, grpc_web=True)
+            body = await self._body(request)
+            if text:
+                try:
+                    body = base64.b64decode(body, validate=True)
+                except (binascii.Error, ValueError):
+                    raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                                    "request body: not base64 (content-type grpc-web-text)") from None
+            payload = unframe(body)
+        except CallError as e:
+            return trailers_only(e.code, e.message)
+        call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request))
+        try:
+            if method.server_streaming:
+                replies = call.__aiter__()
+                try:
+                    first = [await replies.__anext__()]
+                except StopAsyncIteration:
+                    first, replies = [], None
+            else:
+                first, replies = [await call], None
+        except grpc.aio.AioRpcError as e:
+            return trailers_only(e.code(), e.details() or "", e.trailing_metadata())
+        response = web.StreamResponse(status=200, headers={"Content-Type": content_type})
+        try:
+            await response.prepare(request)
+            for message in first:
+                await response.write(encode(frame(message)))
+            try:
+                if replies is not None:
+                    async for message in replies:
+                        await response.write(encode(frame(message)))
+                lines = status_lines(grpc.StatusCode.OK, "", await call.trailing_metadata())
+            except grpc.aio.AioRpcError as e:
+                lines = status_lines(e.code(), e.details() or "", e.trailing_metadata())
+            await response.write(encode(trailer_frame(lines)))
+            await response.write_eof()
+        finally:
+            call.cancel()         # the client went away mid-stream: its search stops
+        return response
+
+
+def message_dict(message):
+    """A response as proto3 JSON, with every field present even at its default value: a
+    client reading plain JSON (curl, a page's fetch) then finds seat 0 or action id 0 as 0,
+    not as a missing key.  Fields with presence (oneofs, optional, messages) stay absent when unset."""
+    try:
+        return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    except TypeError:       # protobuf before 5.26 names the option differently
+        return json_format.MessageToDict(message, including_default_value_fields=True)
+
+
+def json_request(body: bytes, request_class):
+    """The request message from a proto3 JSON body (an empty body is the empty message)."""
+    message = request_class()
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"request body: not UTF-8 (byte {e.start})") from None
+    if text.strip():
+        try:
+            json_format.Parse(text, message)
+        except json_format.ParseError as e:
+            # protobuf's message names the field: 'Failed to parse players field: ...'.
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {e}") from None
+        except RecursionError:
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: nested too deeply") from None
+    return message
+
+
+def connect_error(code: grpc.StatusCode, message: str, metadata=(), http_status=None, headers=None):
+    """Connect's unary error: a JSON body {"code", "message"}, the HTTP status Connect maps the
+    code to, and the call's trailing metadata as ``trailer-*`` headers (a refusal for load
+    also as ``Retry-After``, which HTTP clients and proxies understand)."""
+    out = dict(headers or {})
+    for key, value in _metadata_pairs(metadata):
+        out[f"trailer-{key}"] = value
+        if key == "grpc-retry-pushback-ms" and value.isdigit():
+            out["Retry-After"] = str(max(1, math.ceil(int(value) / 1000)))
+    body = {"code": connect_code(code), "message": message}
+    return web.Response(status=http_status or CONNECT_HTTP_STATUS.get(code, 500),
+                        body=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+                        content_type=JSON_TYPE, charset="utf-8", headers=out)
+
+
+_ORIGIN = re.compile(r"^https?://[^/\s,]+$")
+
+
+def parse_origins(text: str):
+    """The origins of --http-cors-origins: a comma-separated list of scheme://host[:port], or *."""
+    origins = [o.strip().rstrip("/") for o in (text or "").split(",") if o.strip()]
+    for origin in origins:
+        if origin != "*" and not _ORIGIN.match(origin):
+            raise ValueError(f"--http-cors-origins: {origin!r} is not an origin "
+                             f"(scheme://host[:port], e.g. https://play.example.com, or *)")
+    return origins
