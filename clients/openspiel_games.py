@@ -42,6 +42,7 @@ OpenSpiel is imported only by this module, so the server does not need it
 from __future__ import annotations
 
 import json
+import pickle
 
 try:
     import pyspiel
@@ -192,7 +193,8 @@ class _Held:
     serialises it by pickling that dict; an engine state is a raw buffer that
     neither copies nor pickles itself. A clone is one ``memcpy``; a pickle is
     the game, the options and the actions, replayed (and so checked) by the
-    engine when read back. The texts (the table, each seat's view) are kept
+    engine when read back (a state drawn by ``resample_from_infostate`` has no
+    such actions, ``actions`` is None, and it does not pickle). The texts (the table, each seat's view) are kept
     until the next action: OpenSpiel asks for them repeatedly (its checks, and
     algorithms keying tables by information state), and a big game's view costs
     far more than an action.
@@ -215,7 +217,8 @@ class _Held:
 
     def apply(self, action: int):
         self.state.apply(action)
-        self.actions.append(action)
+        if self.actions is not None:
+            self.actions.append(action)
         self.texts.clear()
 
     def view(self, seat: int) -> str:
@@ -232,9 +235,13 @@ class _Held:
         return text
 
     def __deepcopy__(self, memo):
-        return _Held(self.state.clone(), list(self.actions), self.options, dict(self.texts))
+        actions = None if self.actions is None else list(self.actions)
+        return _Held(self.state.clone(), actions, self.options, dict(self.texts))
 
     def __reduce__(self):
+        if self.actions is None:
+            raise pickle.PicklingError("a state drawn by resample_from_infostate has no actions "
+                                       "leading to it, so it cannot be serialised")
         return _Held.initial, (self.state.game.id, self.state.num_players, self.options, self.actions)
 
 
@@ -276,6 +283,27 @@ class FaginState(pyspiel.State):
 
     def __str__(self) -> str:
         return self._held.render()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> "FaginState":
+        """A state seat ``player_id`` cannot tell from this one, drawn by the engine
+        (``State.determinize``) with a seed from ``probability_sampler`` (a callable
+        giving a number in [0, 1), as OpenSpiel's samplers do): what lets OpenSpiel's
+        Python ISMCTS bot (``open_spiel.python.algorithms.ismcts``) play every game.
+
+        The seat keeps its information state, and the seat to act here still acts
+        there. The drawn state's ``history()`` is this one's (OpenSpiel's record is
+        not the engine's to rewrite), so it is no guide to the drawn world, and the
+        drawn state cannot be serialised.
+        """
+        engine = self._held.state
+        drawn = engine.determinize(player_id, int(probability_sampler() * 2**53))
+        if engine.current_player() == player_id:
+            # Determinizing may reopen other seats' hidden choices of a simultaneous step
+            # (to be decided afresh); the seat that was acting is still the one asked.
+            drawn.make_current(player_id)
+        state = self.clone()
+        state._held = _Held(drawn, None, self._held.options)
+        return state
 
 
 class _Observer:

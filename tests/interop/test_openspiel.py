@@ -5,13 +5,16 @@ actions sorted and masked, chance distributions, clones, serialisation round
 trips, information-state and observation strings for every seat at every
 decision, returns within the declared bounds and summing as declared) runs on
 every registered game at its least and its greatest player count; OpenSpiel's
-CFR and exploitability run on Kuhn poker.
+CFR and exploitability run on Kuhn poker, and its Python ISMCTS bot plays games
+with simultaneous moves.
 """
 import json
+import random
 
+import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import cfr, exploitability
+from open_spiel.python.algorithms import cfr, exploitability, ismcts, mcts
 
 from fagin.clients import openspiel_games
 from fagin.engines import GAMES
@@ -101,3 +104,41 @@ def test_openspiel_cfr_solves_fagin_kuhn_as_it_solves_its_own():
     theirs_conv = exploitability.nash_conv(theirs, solvers[1].average_policy())
     assert ours_conv == pytest.approx(theirs_conv, abs=1e-9)
     assert ours_conv < 0.05
+
+
+def test_resampled_states_keep_the_seats_information_and_vary_the_rest():
+    game = openspiel_games.load("kuhn_poker")
+    state = _first_decision(game)
+    own, other = state.fagin_state.describe()["cards"]
+    rng = random.Random(0)
+    draws = [state.resample_from_infostate(0, rng.random) for _ in range(40)]
+    assert {d.information_state_string(0) for d in draws} == {state.information_state_string(0)}
+    assert {d.current_player() for d in draws} == {0}
+    assert {tuple(d.fagin_state.describe()["cards"]) for d in draws} == \
+        {(own, c) for c in range(3) if c != own}
+    assert state.fagin_state.describe()["cards"] == [own, other]          # the original is untouched
+    with pytest.raises(Exception, match="resample_from_infostate"):
+        pyspiel.serialize_game_and_state(game, draws[0])
+
+
+@pytest.mark.parametrize("game_id,players,options", [
+    ("kids_of_london", 3, {}),
+    # The engine's determinize reopens the first bid: the second bidder must stay the one to act.
+    ("goofspiel", 2, {"num_cards": 5, "imp_info": True}),
+])
+def test_openspiel_ismcts_bot_plays_games_with_simultaneous_moves(game_id, players, options):
+    """OpenSpiel's ISMCTS asserts at every simulation that the drawn world has the
+    root's seat to act and information state, so this also checks resampling inside
+    simultaneous steps."""
+    game = openspiel_games.load(game_id, players, **options)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)), 2.0,
+                           max_simulations=20, random_state=np.random.RandomState(1))
+    rng = np.random.RandomState(2)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(actions, p=probs)))
+        else:
+            state.apply_action(bot.step(state))
+    assert state.returns() == state.fagin_state.returns()
