@@ -74,9 +74,13 @@ def _parameters(spec) -> dict:
     return {"players": spec.min_players, **{o.name: o.default for o in spec.options}}
 
 
-def _reference_game(spec, options: dict):
-    """The OpenSpiel game a reference game copies, with the same options."""
-    return pyspiel.load_game(spec.reference, dict(options))
+def _reference_game(spec, options: dict, players: int | None = None):
+    """The OpenSpiel game a reference game copies, with the same options (and players)."""
+    params = dict(options)
+    takes_players = "players" in pyspiel.load_game(spec.reference).get_type().parameter_specification
+    if players is not None and takes_players:
+        params["players"] = players
+    return pyspiel.load_game(spec.reference, params)
 
 
 def _game_type(spec) -> "pyspiel.GameType":
@@ -102,8 +106,8 @@ def _game_type(spec) -> "pyspiel.GameType":
 
 
 def register_games() -> list[str]:
-    """Registers every game fagin serves with OpenSpiel (once; later calls register
-    only games added since) and returns their OpenSpiel names."""
+    """Registers with OpenSpiel every game fagin serves that is not registered yet
+    (importing this module does it) and returns their OpenSpiel names."""
     known = set(pyspiel.registered_names())
     names = []
     for game_id, spec in GAMES.items():
@@ -144,7 +148,7 @@ class FaginGame(pyspiel.Game):
         self.fagin_options = spec.parse_options(params)
         self.fagin_game = load_game(self.game_id)
         if spec.reference is not None:
-            reference = _reference_game(spec, self.fagin_options)
+            reference = _reference_game(spec, self.fagin_options, players)
             low, high = reference.min_utility(), reference.max_utility()
             total = reference.utility_sum() if reference.get_type().utility in (
                 pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM) else None
@@ -194,10 +198,10 @@ class _Held:
     neither copies nor pickles itself. A clone is one ``memcpy``; a pickle is
     the game, the options and the actions, replayed (and so checked) by the
     engine when read back (a state drawn by ``resample_from_infostate`` has no
-    such actions, ``actions`` is None, and it does not pickle). The texts (the table, each seat's view) are kept
-    until the next action: OpenSpiel asks for them repeatedly (its checks, and
-    algorithms keying tables by information state), and a big game's view costs
-    far more than an action.
+    such actions: ``actions`` is None, and it does not pickle). The texts (the
+    table, each seat's view) are kept until the next action: OpenSpiel asks for
+    them repeatedly (its checks, and algorithms keying tables by information
+    state), and a big game's view costs far more than an action.
     """
 
     __slots__ = ("state", "actions", "options", "texts")

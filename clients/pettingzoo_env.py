@@ -44,8 +44,9 @@ from fagin.engines import load_game
 
 __all__ = ["FaginAECEnv", "decode_observation", "env", "raw_env"]
 
-#: Room for a view's JSON in an observation: ten times the largest view of the
-#: current games (Gangs of Kyoto's five seats, about 7 kB).
+#: Room for a view's JSON in an observation: about six times the largest view met in
+#: random games of the current games (London's, four seats: 11.3 kB; Gangs of Kyoto's
+#: five seats: 6.8 kB).
 MAX_OBSERVATION_BYTES = 1 << 16
 
 

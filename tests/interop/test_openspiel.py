@@ -79,6 +79,15 @@ def test_simultaneous_choices_stay_hidden_in_the_sequence():
     assert len({c.information_state_string(first) for c in children}) == len(children)
 
 
+def test_action_strings_are_the_engines_labels_of_chance_outcomes_and_decisions():
+    game = openspiel_games.load("kuhn_poker")
+    state = game.new_initial_state()
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["deal J", "deal Q", "deal K"]
+    state = _first_decision(game)
+    assert [state.action_to_string(a) for a in state.legal_actions()] == \
+        [state.fagin_state.action_label(a) for a in state.legal_actions()] == ["pass", "bet"]
+
+
 def test_strings_show_only_the_seats_view():
     game = openspiel_games.load("kuhn_poker")
     state = _first_decision(game)
