@@ -14,7 +14,7 @@ import random
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import cfr, exploitability, ismcts, mcts
+from open_spiel.python.algorithms import cfr, exploitability, get_all_states, ismcts, mcts
 
 from fagin.clients import openspiel_games
 from fagin.engines import GAMES
@@ -99,6 +99,23 @@ def test_strings_show_only_the_seats_view():
         assert json.loads(view) == engine.view(seat)
     cards = engine.describe()["cards"]
     assert json.loads(state.observation_string(0))["cards"] == [cards[0], -1]
+
+
+@pytest.mark.parametrize("game_id", ["kuhn_poker", "leduc_poker"])
+def test_openspiel_enumerates_the_same_tree_as_its_own_game(game_id):
+    """OpenSpiel's get_all_states walks a reference game's copy: the same histories
+    (chance outcomes, decisions, terminals) as OpenSpiel's own game, each with the
+    same player to act, legal actions and returns."""
+    def everything(game):
+        return get_all_states.get_all_states(game, depth_limit=-1, include_terminals=True,
+                                             include_chance_states=True)
+    ours, theirs = everything(openspiel_games.load(game_id)), everything(pyspiel.load_game(game_id))
+    assert set(ours) == set(theirs)
+    for history, state in ours.items():
+        other = theirs[history]
+        assert (state.current_player(), state.legal_actions()) == \
+            (other.current_player(), other.legal_actions()), history
+        assert state.returns() == pytest.approx(other.returns()), history
 
 
 def test_openspiel_cfr_solves_fagin_kuhn_as_it_solves_its_own():
