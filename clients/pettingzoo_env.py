@@ -28,7 +28,6 @@ PettingZoo is imported only by this module, so the server does not need it
 """
 from __future__ import annotations
 
-import functools
 import json
 
 import numpy as np
@@ -83,23 +82,22 @@ class FaginAECEnv(AECEnv):
         self.metadata = {**self.metadata, "name": f"fagin_{game_id}_v0"}
         self.possible_agents = [f"player_{seat}" for seat in range(self.players)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        n = self.game.num_distinct_actions
+        # One space object an agent, always the same (PettingZoo's api_test checks it), so
+        # that seeding one agent's space leaves the others' alone.
+        self.observation_spaces = {agent: spaces.Dict({
+            "observation": spaces.Box(0, 255, (max_observation_bytes,), np.uint8),
+            "action_mask": spaces.Box(0, 1, (n,), np.int8),
+        }) for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
         #: The engine's state of the game in play (None before reset and after close).
         self.game_state = None
 
-    # One space object an agent, always the same (PettingZoo's api_test checks it), so
-    # that seeding one agent's space leaves the others' alone.
-    @functools.lru_cache(maxsize=None)
     def observation_space(self, agent):
-        self._seat[agent]  # KeyError for an unknown agent
-        return spaces.Dict({
-            "observation": spaces.Box(0, 255, (self.max_observation_bytes,), np.uint8),
-            "action_mask": spaces.Box(0, 1, (self.game.num_distinct_actions,), np.int8),
-        })
+        return self.observation_spaces[agent]
 
-    @functools.lru_cache(maxsize=None)
     def action_space(self, agent):
-        self._seat[agent]
-        return spaces.Discrete(self.game.num_distinct_actions)
+        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new game; ``seed`` fixes every chance event of it. ``options`` is accepted
