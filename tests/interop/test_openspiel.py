@@ -37,7 +37,25 @@ def test_openspiel_random_simulation(game_id, players):
     # A few games each; one for the long games (thousands of actions), whose views are
     # the costly part of each step.
     sims = 1 if game.max_game_length() > 1000 else 3
-    pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
+    checked = []
+
+    def strings_are_the_seats_views(state):
+        """Run by OpenSpiel at every state it reaches: each seat's strings are its view
+        (checked, like OpenSpiel's serialisation, at the first ten states of a game and
+        then at powers of two, as a long game's views are slow to make)."""
+        checked.append(state.move_number())
+        n = state.move_number()
+        if n >= 10 and n & (n - 1):
+            return
+        engine = state.fagin_state
+        for seat in range(players):
+            view = openspiel_games.view_json(engine, seat)
+            assert state.observation_string(seat) == view
+            assert state.information_state_string(seat) == f"{engine.infoset_key(seat):016x} {view}"
+
+    pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False,
+                            state_checker_fn=strings_are_the_seats_views)
+    assert len(checked) > sims
 
 
 def test_game_string_carries_players_and_options():
