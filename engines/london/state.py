@@ -61,8 +61,11 @@ def _board():
 
 def _cards(counts):
     """Card ids of a count vector, in canonical (cards.json) order."""
-    E = _engine()
-    return [E.VERSIONS[v] for v in range(len(E.VERSIONS)) for _ in range(counts[v])]
+    out = []
+    for name, n in zip(_engine().VERSIONS, counts):
+        if n:
+            out += [name] * n
+    return out
 
 
 def _letter_counts(versions):
@@ -74,7 +77,11 @@ def _letter_counts(versions):
 
 
 def _expand(counts):
-    return [v for v in range(len(counts)) for _ in range(counts[v])]
+    out = []
+    for v, n in enumerate(counts):
+        if n:
+            out += [v] * n
+    return out
 
 
 def _stacks_of(s, p):
