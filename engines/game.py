@@ -121,8 +121,8 @@ class GameSpec:
     #: algorithm, sample_action), players None for every count not listed; chosen by arena
     #: evidence recorded in the game's spec (see fagin.search.levels).  Empty: plain ISMCTS.
     auto: tuple = ()
-    #: The game's ten bot levels (fagin.search.levels.Level), when its own calibration
-    #: needs other budgets than the default ladder's; empty: the default ladder.
+    #: The game's ten bot levels, (iterations, temperature) each, when its own calibration
+    #: needs other budgets than the default ladder's (fagin.search.levels); empty: the default.
     levels: tuple = ()
 
     def make_heuristic(self):

@@ -46,17 +46,24 @@ class Level:
 #: Ten levels spaced by measured strength, not by budget: a search's strength rises
 #: steeply over its first few dozen iterations and little past a thousand (Kids of London,
 #: 2 players, a tournament of 5,500 games: random 0 Elo, 4 iterations 78, 16 168, 64 225,
-#: 256 246, 1,000 278, 4,000 288), so the budgets crowd at the bottom; level 1 searches one
-#: iteration (about a random move) and level 2 plays its few iterations' policy hot.
+#: 256 246, 1,000 278, 4,000 288), so the budgets crowd at the bottom, aiming at steps of
+#: about 30 Elo; level 1 searches one iteration (about a random move), levels 2 and 3 play
+#: their few iterations' policy hot.
 DEFAULT_LADDER = (
-    Level(1), Level(4, 1.0), Level(4), Level(10), Level(25),
-    Level(60), Level(200), Level(600), Level(2000), Level(8000),
+    Level(1), Level(4, 1.0), Level(4, 0.4), Level(4), Level(8),
+    Level(16), Level(32), Level(64), Level(300), Level(4000),
 )
 
 
 def ladder(spec):
-    """The game's ten levels (``GameSpec.levels``, else :data:`DEFAULT_LADDER`)."""
-    return spec.levels if getattr(spec, "levels", None) else DEFAULT_LADDER
+    """The game's ten levels: ``GameSpec.levels`` (ten (iterations, temperature) pairs, or
+    (iterations, temperature, algorithm) triples), else :data:`DEFAULT_LADDER`."""
+    own = getattr(spec, "levels", None)
+    if not own:
+        return DEFAULT_LADDER
+    if len(own) != MAX_LEVEL - MIN_LEVEL + 1:
+        raise ValueError(f"{spec.id}: GameSpec.levels holds {len(own)} levels, not {MAX_LEVEL}")
+    return tuple(Level(*entry) for entry in own)
 
 
 def level(spec, n: int) -> Level:
