@@ -18,6 +18,6 @@ GAME = GameSpec(
     max_list=255,  # the engine holds at most 255 cards (MAX_DECK); lists are of cards or seats
     # Bot levels 1-10 (iterations, temperature), spaced by this game's strength curve, which
     # keeps rising past 2,000 iterations (seeds/gangs_of_kyoto.md, "The bot levels").
-    levels=((1, 0.0), (4, 1.0), (2, 0.0), (6, 0.0), (10, 0.0), (25, 0.0), (60, 0.0), (200, 0.0),
-            (600, 0.0), (3000, 0.0)),
+    levels=((1, 0.0), (4, 1.0), (2, 0.0), (5, 0.0), (12, 0.0), (30, 0.0), (80, 0.0), (250, 0.0),
+            (800, 0.0), (3000, 0.0)),
 )
