@@ -123,3 +123,16 @@ def test_auto_is_the_default_and_echoes_what_it_ran(client):
     assert rec.settings.algorithm == "ismcts_rm" and rec.settings.sample_action
     assert rec.settings.temperature == 1.0
     assert _recommend(client, state, iterations=300, algorithm="ismcts").settings.algorithm == "ismcts"
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_game_has_ten_well_formed_levels_and_a_known_auto_choice(game_id):
+    spec = GAMES[game_id]
+    ladder = levels.ladder(spec)
+    assert len(ladder) == 10
+    for lv in ladder:
+        assert lv.iterations >= 1 and 0 <= lv.temperature <= levels.MAX_TEMPERATURE
+        assert lv.algorithm in levels.ALGORITHMS + ("auto",)
+    for players in range(spec.min_players, spec.max_players + 1):
+        algorithm, sample = levels.auto_algorithm(spec, players)
+        assert algorithm in levels.ALGORITHMS and isinstance(sample, bool)
