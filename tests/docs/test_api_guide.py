@@ -4,6 +4,7 @@ limits match the code, and its examples (Python, curl, grpcurl, Node) run agains
 server."""
 import contextlib
 import hashlib
+import inspect
 import io
 import json
 import os
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
-from fagin.clients import FaginClient
+from fagin.clients import FaginClient, search_settings
 from fagin.engines.registry import GAMES
 from fagin.search import levels, limits
 from fagin.server import codec, service
@@ -175,6 +176,16 @@ def test_the_limits_quote_the_code():
     flags = {"--" + name.replace("_", "-") for name in ServerConfig.__dataclass_fields__} | {"--help"}
     for flag in re.findall(r"--[a-z][a-z-]+", table):
         assert flag in flags, f"docs/API.md, Limits: no server setting {flag}"
+
+
+def test_the_python_client_takes_every_search_setting():
+    # The guide's Python examples pass settings as keywords: each field has one.
+    assert set(inspect.signature(search_settings).parameters) == set(pb.SearchSettings.DESCRIPTOR.fields_by_name)
+    # Presence is kept: zero sent is not "not sent" (temperature 0 overrides a level's).
+    sent = search_settings(level=3, temperature=0.0, min_iterations=0)
+    assert sent.HasField("level") and sent.HasField("temperature") and sent.HasField("min_iterations")
+    unsent = search_settings()
+    assert not any(unsent.HasField(f) for f in ("level", "temperature", "min_iterations"))
 
 
 # --- the examples run ---------------------------------------------------------------------------
