@@ -219,15 +219,21 @@ def test_the_python_examples_run(live):
     blocks = (code_blocks(found["Python: `FaginClient`"], "python")
               + code_blocks(found["Python: the raw stubs"], "python"))
     assert len(blocks) == 3
-    printed = io.StringIO()
+    outputs = []
     for block in blocks:
+        printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             exec(compile(_here(block, live), "docs/API.md", "exec"), {})
-    out = printed.getvalue()
-    assert "INVALID_ARGUMENT search.iterations: must be positive, got 0" in out
-    assert re.search(r"^final \d+ ", out, re.M) and out.count("\nfinal ") == 1
-    assert "r2 INVALID_ARGUMENT request.search.iterations: must be positive, got 0" in out
-    assert "pending for seat 1: [1, 2, 3]" in out      # seat 0 has chosen: no longer pending
+        outputs.append(printed.getvalue())
+    session, levels_and_errors, batch = outputs
+    # The first example's output, as the guide shows it (an iteration budget and a seed).
+    assert session == code_blocks(found["Python: `FaginClient`"], "text")[0]
+    level_3 = levels.level(GAMES["kuhn_poker"], 3)
+    assert re.search(rf"^level 3: \w+ {level_3.iterations} ", levels_and_errors, re.M)
+    assert re.search(r"^final \d+ ", levels_and_errors, re.M) and levels_and_errors.count("final ") == 1
+    assert "INVALID_ARGUMENT search.iterations: must be positive, got 0" in levels_and_errors
+    assert "r2 INVALID_ARGUMENT request.search.iterations: must be positive, got 0" in batch
+    assert re.search(r"^r0 \S+ \S+ 500$", batch, re.M) and re.search(r"^r1 \S+ \S+ 1000$", batch, re.M)
 
 
 # The programs the examples call, the virtual environment's first (grpcurl is installed there).
