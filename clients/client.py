@@ -124,9 +124,18 @@ def _channel(target, channel, aio, security):
 
 
 def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm="", gamma=None,
-                    sample_action=False, threads=None, rollout=""):
+                    sample_action=False, threads=None, rollout="", level=None, temperature=None,
+                    min_iterations=None):
     """A SearchSettings message; None (or "") leaves a field to the server's default."""
     s = pb.SearchSettings(seed=seed, algorithm=algorithm, sample_action=sample_action, rollout=rollout)
+    # Fields with presence: set only when given, so that "not sent" keeps its own meaning
+    # (a level's own temperature, min_iterations' default of 1).
+    if level is not None:
+        s.level = level
+    if temperature is not None:
+        s.temperature = temperature
+    if min_iterations is not None:
+        s.min_iterations = min_iterations
     if threads is not None:
         s.threads = threads
     if gamma is not None:
@@ -220,7 +229,8 @@ class FaginClient:
 
     def recommend(self, state, seat, *, timeout=None, **settings):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
-        gamma, sample_action, threads (see ``SearchSettings`` in fagin.proto)."""
+        gamma, sample_action, threads, rollout, level, temperature, min_iterations (see
+        ``SearchSettings`` in fagin.proto)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
     def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,
