@@ -219,14 +219,6 @@ INLINE_PREPARE_BYTES = 4096
 
 
 
-def _batch_answer(job, request_id, reason):
-    """A finished search's BatchRecommendResponse (see ``_answer``)."""
-    searching.check_min_iterations(job, reason)
-    resp = fagin_pb2.BatchRecommendResponse(request_id=request_id)
-    searching.recommendation(job, reason, into=resp.recommendation)
-    return resp
-
-
 class FaginService(fagin_pb2_grpc.FaginServicer):
     def __init__(self, config, executor, decoder=None):
         self.config = config
@@ -463,16 +455,27 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 job.slice_iterations = int(max(16, min(4 * job.slice_iterations,
                                                        per_ms * self.config.slice_ms)))
 
+    def _check_not_stopped(self, reason):
+        """Raises ShuttingDown for a search the server's shutdown cut short: whether grpc's
+        stop or the answer reaches the client first must not decide if it looks like one."""
+        if reason == "cancelled" and self.stopping:
+            raise ShuttingDown("the server is shutting down; the search was stopped before its "
+                               "budget was spent: retry on another replica")
+
     def _answer(self, job, reason):
         """A finished search's Recommendation, TooFewIterations, or ShuttingDown
         (runs in a search thread)."""
-        if reason == "cancelled" and self.stopping:
-            # Whether grpc's stop or this answer reaches the client first must not
-            # decide if a search cut short looks like an answer.
-            raise ShuttingDown("the server is shutting down; the search was stopped before its "
-                               "budget was spent: retry on another replica")
+        self._check_not_stopped(reason)
         searching.check_min_iterations(job, reason)
         return searching.recommendation(job, reason)
+
+    def _batch_answer(self, job, request_id, reason):
+        """A finished search's BatchRecommendResponse (see ``_answer``)."""
+        self._check_not_stopped(reason)
+        searching.check_min_iterations(job, reason)
+        resp = fagin_pb2.BatchRecommendResponse(request_id=request_id)
+        searching.recommendation(job, reason, into=resp.recommendation)
+        return resp
 
     async def _prepare(self, request, context, path=""):
         """The request's SearchJob, decoded and checked here for a small state, in the
@@ -516,6 +519,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     reason, _ = await self._search(job, ticket, time.monotonic() + interval / 1000)
                     if reason is not None:
                         info["iterations"] = job.searcher.iterations
+                        self._check_not_stopped(reason)
                         searching.check_min_iterations(job, reason)
                         final = fagin_pb2.RecommendProgress(final=True)
                         searching.recommendation(job, reason, into=final.recommendation)
@@ -554,7 +558,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 ticket = self._enter(job)
                 try:
                     _, resp = await self._search(job, ticket, then=functools.partial(
-                        _batch_answer, job, item.request_id))
+                        self._batch_answer, job, item.request_id))
                 finally:
                     self._leave(job, ticket)
             except Exception as e:        # this request's answer is an error; the batch goes on

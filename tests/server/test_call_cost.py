@@ -79,3 +79,44 @@ def test_a_search_stopped_by_shutdown_is_unavailable_not_an_answer(server):
             service.stopping = False    # the session's server goes on serving other tests
     assert e.value.code() == grpc.StatusCode.UNAVAILABLE
     assert "shutting down" in e.value.details()
+
+
+def _cancel_when_running(service):
+    end = time.monotonic() + 10
+    while not service.running and time.monotonic() < end:
+        time.sleep(0.005)       # polled: the server offers no event for "a search began"
+    assert service.running
+    service.cancel_searches()
+
+
+def test_a_stream_stopped_by_shutdown_ends_unavailable_not_with_a_final_report(server):
+    service = server.server.service
+    state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
+    with FaginClient(server.target, timeout=30) as c:
+        stream = c._stub.StreamRecommend(pb.StreamRecommendRequest(
+            request=recommend_request(state, 0, time_ms=4000, iterations=10**9), report_interval_ms=1000),
+            timeout=30)
+        try:
+            _cancel_when_running(service)
+            with pytest.raises(grpc.RpcError) as e:
+                for report in stream:
+                    assert not report.final, "a search stopped by shutdown was answered as final"
+        finally:
+            service.stopping = False
+    assert e.value.code() == grpc.StatusCode.UNAVAILABLE and "shutting down" in e.value.details()
+
+
+def test_a_batch_request_stopped_by_shutdown_is_answered_unavailable(server):
+    service = server.server.service
+    state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
+    item = pb.BatchRecommendRequest(request_id="long", request=recommend_request(state, 0, time_ms=4000,
+                                                                                 iterations=10**9))
+    with FaginClient(server.target, timeout=30) as c:
+        answers = c._stub.BatchRecommend(iter([item]), timeout=30)
+        try:
+            _cancel_when_running(service)
+            got = list(answers)
+        finally:
+            service.stopping = False
+    assert len(got) == 1 and got[0].WhichOneof("result") == "error", got
+    assert got[0].error.code == grpc.StatusCode.UNAVAILABLE.value[0] and "shutting down" in got[0].error.message

@@ -14,7 +14,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from fagin.clients import recommend_request
 from fagin.engines.registry import new_game
 from fagin.server import codec
-from fagin.v1 import fagin_pb2_grpc
+from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
 GRACE_S = 1.0
 
@@ -59,6 +59,10 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
         short = stub.Recommend.future(recommend_request(state, 0, time_ms=300, iterations=10**9),
                                       timeout=60)
         _wait_for(err, "search started")
+        stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
+            request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
+            timeout=60)
+        assert not next(stream).final           # under way
 
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
@@ -73,6 +77,14 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
         try:
             long.result(timeout=5)
             raise AssertionError("a search cut short by shutdown answered as if it had finished")
+        except grpc.RpcError as e:
+            assert e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), e
+        # A stream cut short by the shutdown ends the same way: never with a final report
+        # (an answer) of a search the server stopped.
+        try:
+            for report in stream:
+                assert not report.final, "a stream cut short by shutdown ended with a final report"
+            raise AssertionError("a stream cut short by shutdown ended OK")
         except grpc.RpcError as e:
             assert e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), e
     finally:
