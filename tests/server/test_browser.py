@@ -7,6 +7,8 @@ test is skipped locally and fails in CI (CI=true), so that CI never passes witho
 import json
 import os
 import shutil
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -53,9 +55,27 @@ def site():
     srv.stop()
 
 
-def test_the_frontend_is_served_by_default():
+def _get(url):
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def test_the_frontend_is_served_by_default(site):
     assert ServerConfig().http_static_dir == BUILTIN_FRONTEND
     assert {"index.html", "app.js", "style.css"} <= set(os.listdir(BUILTIN_FRONTEND))
+    status, page = _get(site)
+    assert status == 200 and b'<script type="module" src="app.js">' in page
+    assert _get(site + "app.js")[0] == 200
+    # Empty: the port serves the API only.
+    srv = RunningServer(ServerConfig(**{**TEST_CONFIG, "workers": 1, "http_port": free_port(),
+                                        "http_static_dir": ""}))
+    try:
+        assert _get(f"http://127.0.0.1:{srv.server.http.port}/")[0] == 404
+    finally:
+        srv.stop()
 
 
 def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
