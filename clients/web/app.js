@@ -57,7 +57,9 @@ async function recommend(state, seat, level, seed) {
     try {
       return await call("Recommend", { state, seat, search: levelSearch(level, seed, true) });
     } catch (e) {
-      if (!(e instanceof ApiError && e.code === "invalid_argument" && /\blevel\b/.test(e.detail))) throw e;
+      // Only the server's "no such field" answer: a server that knows `level` and refuses a
+      // value must show its error, not be played at another strength.
+      if (!(e instanceof ApiError && e.code === "invalid_argument" && /no field named "level"/.test(e.detail))) throw e;
       serverKnowsLevel = false;
     }
   }
@@ -145,7 +147,7 @@ function statsTable(rec, caption) {
   const notes = (rec.notes || []).map((n) => el("li", {}, n));
   const settings = rec.settings || {};
   const summary = el("p", { class: "summary" },
-    `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${Math.round(rec.elapsedMs)} ms` +
+    `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${rec.elapsedMs < 10 ? rec.elapsedMs.toFixed(1) : Math.round(rec.elapsedMs)} ms` +
     (settings.algorithm ? `, ${settings.algorithm}` : ""));
   const box = el("div", {}, table, summary);
   if (notes.length) box.append(el("ul", { class: "notes" }, ...notes));

@@ -154,6 +154,50 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     page.close()
 
 
+def test_statistics_on_request_hint_download_take_back(browser, site):
+    page = browser.new_page(accept_downloads=True)
+    page_errors, recommended = [], []
+    page.on("pageerror", lambda error: page_errors.append(error))
+    page.on("request", lambda r: r.url.endswith("/Recommend") and recommended.append(json.loads(r.post_data)))
+    page.goto(site)
+    page.wait_for_selector("#game option[value=leduc_poker]", state="attached")
+    page.select_option("#game", "leduc_poker")
+    page.select_option("#human-seat", "1")
+    page.select_option("#level-0", "2")
+    page.fill("#seed", "3")
+    page.check("#open-stats")
+    page.click("#start")
+    page.wait_for_selector("#actions button.move:enabled")
+    # Seat 0 (the bot) has moved; asked for, its statistics are shown at once.
+    assert "Seat 0 (bot, level 2)" in page.inner_text("#stats caption")
+    # The level reached the server: as `level`, or as its iterations where the server has no such field.
+    assert recommended[-1]["search"].get("level") == 2 or recommended[-1]["search"]["iterations"] == "30"
+
+    # A hint is searched on seat 1's view: the bot's card is not in it.
+    page.click("#hint")
+    page.wait_for_selector("#stats caption:has-text('Hint for you')")
+    hint = recommended[-1]
+    assert hint["seat"] == 1 and hint["state"]["leducPoker"]["privateCards"][0] == -1
+
+    # The download is seat 1's view too, a position the analysis mode takes as it is.
+    with page.expect_download() as download:
+        page.click("#download-view")
+    saved = json.loads(Path(download.value.path()).read_text())
+    assert saved["leducPoker"]["privateCards"][0] == -1
+    assert download.value.suggested_filename == "leduc_poker-seat1-position1.json"
+
+    # Play on from the opening: the bot moves again, and it is seat 1's turn at position 1.
+    page.locator("#actions button.move").first.click()
+    page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled")
+    page.click("#first")
+    page.click("#take-back")
+    page.wait_for_function("document.getElementById('step-label').textContent === 'Position 1 of 1'")
+    page.wait_for_selector("#actions button.move:enabled")
+    assert page.locator("#log li").count() == 1
+    assert not page_errors, page_errors
+    page.close()
+
+
 def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
     page = browser.new_page()
     page_errors = []
