@@ -5,10 +5,21 @@ A flag beats its environment variable, which beats the default.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 from dataclasses import dataclass, field, fields
 
 from fagin.search import limits
+
+
+def _builtin_frontend() -> str:
+    """The browser frontend shipped in the package (clients/web), found without importing
+    the clients (and their gRPC stubs) into the server's settings."""
+    return os.path.join(importlib.util.find_spec("fagin.clients").submodule_search_locations[0], "web")
+
+
+#: The directory --http-static-dir serves by default: the browser frontend (README, "The browser frontend").
+BUILTIN_FRONTEND = _builtin_frontend()
 
 
 @dataclass(frozen=True)
@@ -89,9 +100,11 @@ class ServerConfig:
     http_cors_origins: str = field(default="", metadata={
         "help": "origins allowed to call the HTTP port from a browser (CORS), comma-separated, "
                 "or *; empty = same origin only"})
-    # A directory served at / on the HTTP port (a browser frontend; it must hold index.html).
-    http_static_dir: str = field(default="", metadata={
-        "help": "directory (with index.html) served at / on the HTTP port; empty = none"})
+    # A directory served at / on the HTTP port (it must hold index.html): by default the
+    # browser frontend shipped in the package; empty = none (the port serves the API only).
+    http_static_dir: str = field(default=BUILTIN_FRONTEND, metadata={
+        "help": "directory (with index.html) served at / on the HTTP port; the default is the "
+                "built-in browser frontend; empty = none"})
 
     def __post_init__(self):
         checks = {

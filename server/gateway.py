@@ -296,7 +296,14 @@ class HttpGateway:
 
             async def root(request):
                 return web.FileResponse(index)
+
+            async def post_only(request):
+                raise web.HTTPMethodNotAllowed(request.method, ["POST"])
             app.router.add_get("/", root)
+            # A GET of a method's path is a wrong method (405), not a missing file of the
+            # static directory, which would otherwise answer it (404).
+            services = "|".join(re.escape(service.full_name) for service in SERVICES)
+            app.router.add_get(f"/{{service:{services}}}/{{method}}", post_only)
             app.router.add_static("/", self.config.http_static_dir)
         # handler_cancellation: a client that hangs up cancels its call, and with it the search.
         # The shutdown timeout is only a backstop: the gRPC server's stop ends the calls in

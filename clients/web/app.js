@@ -1,0 +1,614 @@
+// The fagin browser frontend: play against the bots, step through a game, analyse a position.
+//
+// It speaks only the server's JSON API (the Connect protocol's unary form:
+// POST /fagin.v1.Fagin/<Method>, proto3 JSON). The server is stateless, so the page holds
+// the full state of its game to send back; it renders only what the human's seat sees
+// (ViewState for that seat), except in analysis mode, where the user brings the position.
+
+const $ = (id) => document.getElementById(id);
+
+// ------------------------------------------------------------------------------------------
+// The API
+
+class ApiError extends Error {
+  constructor(code, message) {
+    super(`${code}: ${message}`);
+    this.code = code;
+    this.detail = message;
+  }
+}
+
+async function call(method, body) {
+  const headers = { "Content-Type": "application/json" };
+  const token = $("token").value.trim();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(`fagin.v1.Fagin/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
+  } catch (e) {
+    throw new ApiError("unavailable", `the server cannot be reached (${e.message})`);
+  }
+  let answer;
+  try {
+    answer = await response.json();
+  } catch (e) {
+    throw new ApiError("unknown", `${method}: HTTP ${response.status} without a JSON answer`);
+  }
+  if (!response.ok) throw new ApiError(answer.code || "unknown", answer.message || `HTTP ${response.status}`);
+  return answer;
+}
+
+// Bot levels. SearchSettings.level (1-10) is being added to the server, which then maps each
+// level to its calibrated budget, algorithm and temperature per game. Until a server knows
+// the field (it refuses it as an unknown field), a level is played as this many iterations
+// of the default search, a geometric ladder from a near-random bot to a strong one.
+const LEVEL_ITERATIONS = [10, 30, 100, 300, 1000, 2000, 5000, 10000, 20000, 50000];
+// The level of the hints the human may ask for.
+const HINT_LEVEL = 7;
+let serverKnowsLevel = true;
+
+function levelSearch(level, seed, useLevel) {
+  return useLevel ? { level, seed: String(seed) }
+    : { iterations: String(LEVEL_ITERATIONS[level - 1]), seed: String(seed) };
+}
+
+async function recommend(state, seat, level, seed) {
+  if (serverKnowsLevel) {
+    try {
+      return await call("Recommend", { state, seat, search: levelSearch(level, seed, true) });
+    } catch (e) {
+      // Only the server's "no such field" answer: a server that knows `level` and refuses a
+      // value must show its error, not be played at another strength.
+      if (!(e instanceof ApiError && e.code === "invalid_argument" && /no field named "level"/.test(e.detail))) throw e;
+      serverKnowsLevel = false;
+    }
+  }
+  return call("Recommend", { state, seat, search: levelSearch(level, seed, false) });
+}
+
+// ------------------------------------------------------------------------------------------
+// Small helpers
+
+function showError(e) {
+  const box = $("error");
+  box.textContent = e instanceof ApiError ? `The server refused: ${e.message}` : `Error: ${e.message || e}`;
+  box.hidden = false;
+  console.error(e);
+}
+
+function clearError() {
+  $("error").hidden = true;
+}
+
+function option(value, text, selected = false) {
+  const o = document.createElement("option");
+  o.value = String(value);
+  o.textContent = text;
+  o.selected = selected;
+  return o;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  const a = el("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function gameOf(state) {
+  return Object.keys(state || {})[0] || "";
+}
+
+function pendingOf(status) {
+  if (status.terminal || status.chance) return [];
+  return status.pendingSeats && status.pendingSeats.length ? status.pendingSeats : [status.currentSeat];
+}
+
+function formatReturn(x) {
+  return Number.isInteger(x) ? String(x) : x.toFixed(3);
+}
+
+// The statistics of one search: a row per action, its visits, mean value and policy as a bar.
+function statsTable(rec, caption) {
+  const rows = [...rec.actions].sort((a, b) => Number(b.visits) - Number(a.visits) || b.policy - a.policy);
+  const table = el("table", { class: "stats" },
+    el("caption", {}, caption),
+    el("thead", {}, el("tr", {},
+      el("th", { scope: "col" }, "Move"), el("th", { scope: "col" }, "Visits"),
+      el("th", { scope: "col" }, "Value"), el("th", { scope: "col" }, "Policy"))));
+  const body = el("tbody");
+  for (const s of rows) {
+    const share = Math.max(0, Math.min(1, s.policy));
+    const pct = `${(100 * share).toFixed(1)}%`;
+    const bar = el("div", { class: "policy" },
+      el("div", { class: "bar", "aria-hidden": "true" }, el("div", { class: "fill", style: `width: ${pct}` })),
+      el("span", {}, pct));
+    const chosen = rec.action && s.action.id === rec.action.id;
+    body.append(el("tr", chosen ? { class: "chosen" } : {},
+      el("th", { scope: "row" }, s.action.label + (chosen ? " ✔" : "")),
+      el("td", {}, String(Number(s.visits))),
+      el("td", {}, s.meanValue.toFixed(3)),
+      el("td", {}, bar)));
+  }
+  table.append(body);
+  const notes = (rec.notes || []).map((n) => el("li", {}, n));
+  const settings = rec.settings || {};
+  const summary = el("p", { class: "summary" },
+    `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${rec.elapsedMs < 10 ? rec.elapsedMs.toFixed(1) : Math.round(rec.elapsedMs)} ms` +
+    (settings.algorithm ? `, ${settings.algorithm}` : ""));
+  const box = el("div", {}, table, summary);
+  if (notes.length) box.append(el("ul", { class: "notes" }, ...notes));
+  return box;
+}
+
+// ------------------------------------------------------------------------------------------
+// Setting up a game
+
+let games = [];
+
+function fillLevelSelect(select, chosen) {
+  select.replaceChildren(...LEVEL_ITERATIONS.map((_, i) => option(i + 1, `Level ${i + 1}`, i + 1 === chosen)));
+}
+
+function currentGameInfo() {
+  return games.find((g) => g.id === $("game").value);
+}
+
+function updateSetup() {
+  const info = currentGameInfo();
+  if (!info) return;
+  const players = $("players");
+  const keep = Number(players.value) || info.minPlayers;
+  players.replaceChildren();
+  for (let n = info.minPlayers; n <= info.maxPlayers; n++) players.append(option(n, String(n), n === keep));
+  if (!players.value) players.value = String(info.minPlayers);
+  const options = $("options");
+  options.replaceChildren(...info.options.map((o) => el("label", { title: o.description },
+    `${o.name} `, el("input", { "data-option": o.name, placeholder: o.defaultValue, spellcheck: "false" }))));
+  updateSeats();
+}
+
+function updateSeats() {
+  const n = Number($("players").value);
+  const human = $("human-seat");
+  const keepHuman = Math.min(Number(human.value) || 0, n - 1);
+  human.replaceChildren(...Array.from({ length: n }, (_, s) => option(s, `Seat ${s}`, s === keepHuman)));
+  const levels = $("bot-levels");
+  const kept = Object.fromEntries([...levels.querySelectorAll("select")].map((s) => [s.dataset.seat, Number(s.value)]));
+  levels.replaceChildren();
+  for (let s = 0; s < n; s++) {
+    if (s === keepHuman) continue;
+    const select = el("select", { "data-seat": String(s), id: `level-${s}` });
+    fillLevelSelect(select, kept[s] || 3);
+    levels.append(el("label", {}, `Seat ${s} `, select));
+  }
+}
+
+async function loadGames() {
+  const answer = await call("ListGames", {});
+  games = answer.games;
+  const select = $("game");
+  select.replaceChildren(...games.map((g) => option(g.id, g.name, g.id === "kids_of_london")));
+  updateSetup();
+}
+
+// ------------------------------------------------------------------------------------------
+// Playing
+
+// One game: the positions in order. history[0] is the opening; history[i] the position after
+// move i, with who made it (`by`), its label (`label`, shown to the human only when it is
+// theirs or revealed) and, for a bot's move, its search (`rec`).
+let game = null;
+let generation = 0;        // a new game or a take-back makes the running bot loop stop
+let busy = 0;
+
+function seedFor(ply, salt) {
+  return (game.seed * 1009 + ply * 17 + salt) % 2147483647;
+}
+
+function revealed() {
+  return game.over || $("open-stats").checked;
+}
+
+async function viewAt(i) {
+  const entry = game.history[i];
+  if (!entry.view) entry.view = await call("ViewState", { state: entry.state, seat: game.human });
+  return entry.view;
+}
+
+function setBusy(delta, text) {
+  busy += delta;
+  if (text !== undefined) $("status").textContent = text;
+  document.body.classList.toggle("busy", busy > 0);
+  for (const b of $("actions").querySelectorAll("button")) b.disabled = busy > 0;
+  for (const id of ["start", "hint", "take-back"]) $(id).disabled = busy > 0;
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  clearError();
+  const info = currentGameInfo();
+  const players = Number($("players").value);
+  const human = Number($("human-seat").value);
+  let seed = Number($("seed").value);
+  if (!$("seed").value) {
+    seed = Math.floor(Math.random() * 1_000_000);
+    $("seed").value = String(seed);
+  }
+  const options = {};
+  for (const input of $("options").querySelectorAll("input")) {
+    if (input.value.trim()) options[input.dataset.option] = input.value.trim();
+  }
+  const levels = {};
+  for (const s of $("bot-levels").querySelectorAll("select")) levels[Number(s.dataset.seat)] = Number(s.value);
+  const myGeneration = ++generation;
+  setBusy(+1, "Dealing…");
+  try {
+    const answer = await call("NewGame", { game: info.id, players, options, seed: String(seed) });
+    if (myGeneration !== generation) return;
+    game = { info, players, human, levels, seed, over: false, at: 0, hint: null,
+      history: [{ state: answer.state, status: answer.status }] };
+    $("game-area").hidden = false;
+    $("view-seat").textContent = `Seat ${human} (you)`;
+    $("result").hidden = true;
+  } catch (e) {
+    showError(e);
+    return;
+  } finally {
+    setBusy(-1);
+  }
+  await advance(myGeneration);
+}
+
+// Plays the bots until the human is to move or the game is over.
+async function advance(myGeneration) {
+  try {
+    for (;;) {
+      if (myGeneration !== generation) return;
+      const last = game.history.length - 1;
+      const { state, status } = game.history[last];
+      game.at = last;
+      if (status.terminal) {
+        game.over = true;
+        await render();
+        return;
+      }
+      if (status.chance) {        // only met if a client stopped at one: resolve it from the seed
+        await applyMove(null, null, null, myGeneration);
+        continue;
+      }
+      const bot = pendingOf(status).find((s) => s !== game.human);
+      if (bot === undefined) {
+        await render();
+        return;
+      }
+      await render(`Seat ${bot} (bot, level ${game.levels[bot]}) is thinking…`);
+      setBusy(+1);
+      let rec;
+      try {
+        rec = await recommend(state, bot, game.levels[bot], seedFor(last, bot));
+      } finally {
+        setBusy(-1);
+      }
+      if (myGeneration !== generation) return;
+      await applyMove(bot, rec.action, rec, myGeneration);
+    }
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function applyMove(seat, action, rec, myGeneration) {
+  const last = game.history.length - 1;
+  const request = { state: game.history[last].state, seed: String(seedFor(last, 101)) };
+  if (seat !== null) {
+    request.seat = seat;
+    request.actionId = action.id;
+  }
+  setBusy(+1);
+  try {
+    const answer = await call("ApplyAction", request);
+    if (myGeneration !== generation) return;
+    game.history.push({ state: answer.state, status: answer.status, by: seat,
+      label: action ? action.label : "chance", rec });
+    game.hint = null;
+  } finally {
+    setBusy(-1);
+  }
+}
+
+async function humanMove(action) {
+  if (busy) return;
+  clearError();
+  // The buttons belong to the position being left: none may be pressed twice.
+  $("actions").replaceChildren();
+  $("hint").hidden = true;
+  const myGeneration = generation;
+  try {
+    await applyMove(game.human, action, null, myGeneration);
+  } catch (e) {
+    showError(e);
+    return;
+  }
+  await advance(myGeneration);
+}
+
+function seatName(seat) {
+  if (seat === null || seat === undefined) return "Chance";
+  if (seat === game.human) return `Seat ${seat} (you)`;
+  return `Seat ${seat} (bot, level ${game.levels[seat]})`;
+}
+
+// Shows position `game.at`: the human's view of it, the human's moves if it is theirs to
+// play, the statistics of the move that led to it, the move list and the result.
+async function render(statusText) {
+  const i = game.at;
+  const latest = i === game.history.length - 1;
+  const entry = game.history[i];
+  const view = await viewAt(i);
+  $("table").textContent = view.text;
+  $("step-label").textContent = `Position ${i} of ${game.history.length - 1}`;
+  $("first").disabled = $("back").disabled = i === 0;
+  $("forward").disabled = $("last").disabled = latest;
+  $("take-back").hidden = latest;
+
+  const humanToMove = latest && !game.over && pendingOf(entry.status).includes(game.human)
+    && !pendingOf(entry.status).some((s) => s !== game.human);
+  const actions = $("actions");
+  actions.replaceChildren();
+  if (humanToMove) {
+    const legal = await call("LegalActions", { state: entry.state, seat: game.human });
+    for (const a of legal.actions) {
+      actions.append(el("button", { type: "button", class: "move", "data-action-id": String(a.id),
+        onclick: () => humanMove(a) }, a.label));
+    }
+  }
+  $("hint").hidden = !humanToMove;
+  $("status").textContent = statusText
+    ?? (game.over ? "The game is over."
+      : !latest ? `Looking back: position ${i} (the game is at position ${game.history.length - 1}).`
+        : humanToMove ? "Your move." : "");
+
+  renderStats(entry);
+  renderLog();
+  if (game.over) renderResult(game.history[game.history.length - 1]);
+  for (const b of actions.querySelectorAll("button")) b.disabled = busy > 0;
+}
+
+function renderStats(entry) {
+  const box = $("stats");
+  box.replaceChildren();
+  if (game.hint && game.at === game.history.length - 1) {
+    box.append(statsTable(game.hint, `Hint for you (level ${HINT_LEVEL})`));
+  }
+  if (entry.by === undefined || entry.by === null) {
+    if (!game.hint) box.append(el("p", {}, "No move led to this position."));
+    return;
+  }
+  if (!entry.rec) {
+    box.append(el("p", {}, `${seatName(entry.by)} played ${entry.label}.`));
+  } else if (revealed()) {
+    box.append(statsTable(entry.rec, `${seatName(entry.by)}: ${entry.rec.action.label}`));
+  } else {
+    box.append(el("p", {}, `${seatName(entry.by)} has moved. Its statistics show what it holds and chose: `
+      + "they are shown when the game is over."));
+  }
+}
+
+function renderLog() {
+  const log = $("log");
+  log.replaceChildren();
+  game.history.forEach((entry, i) => {
+    if (i === 0) return;
+    const shown = entry.by === game.human || entry.by === null || revealed();
+    const text = `${seatName(entry.by)}: ${shown ? entry.label : "moved"}`;
+    const item = el("li", { value: String(i) }, el("button", { type: "button", class: "link",
+      "aria-current": i === game.at ? "step" : "false", onclick: () => goTo(i) }, text));
+    log.append(item);
+  });
+}
+
+function renderResult(final) {
+  const returns = final.status.returns || [];
+  const box = $("result");
+  box.replaceChildren(el("h3", {}, "Result"),
+    el("ul", {}, ...returns.map((r, s) => el("li", {}, `${seatName(s)}: ${formatReturn(r)}`))));
+  const best = Math.max(...returns);
+  const winners = returns.map((r, s) => (r === best ? s : -1)).filter((s) => s >= 0);
+  box.prepend(el("p", { class: "verdict" }, winners.includes(game.human)
+    ? (winners.length > 1 ? "You share the best result." : "You win.") : "You lose."));
+  box.hidden = false;
+}
+
+async function goTo(i) {
+  if (!game) return;
+  game.at = Math.max(0, Math.min(game.history.length - 1, i));
+  try {
+    await render();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function takeBack() {
+  if (!game || busy) return;
+  game.history = game.history.slice(0, game.at + 1);
+  game.over = false;
+  game.hint = null;
+  $("result").hidden = true;
+  await advance(++generation);
+}
+
+async function hint() {
+  clearError();
+  const last = game.history.length - 1;
+  const view = await viewAt(last);
+  setBusy(+1, "Searching for your best move…");
+  try {
+    // The human's view, not the full state: the hint can only use what the seat knows.
+    game.hint = await recommend(view.state, game.human, HINT_LEVEL, seedFor(last, 7));
+  } catch (e) {
+    showError(e);
+  } finally {
+    setBusy(-1);
+  }
+  await render();
+}
+
+async function downloadView() {
+  try {
+    const view = await viewAt(game.at);
+    download(`${game.info.id}-seat${game.human}-position${game.at}.json`, JSON.stringify(view.state, null, 2));
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function analyseView() {
+  try {
+    const view = await viewAt(game.at);
+    $("position").value = JSON.stringify(view.state, null, 2);
+    $("analysis-seat").value = String(game.human);
+    selectTab("analyse");
+  } catch (e) {
+    showError(e);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Analysis mode
+
+function pastedPosition() {
+  const text = $("position").value.trim();
+  if (!text) throw new Error("paste a position first");
+  let state;
+  try {
+    state = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`the position is not JSON: ${e.message}`);
+  }
+  // A saved NewGame, ApplyAction or ViewState answer holds the position under "state".
+  if (state && typeof state === "object" && state.state && typeof state.state === "object") state = state.state;
+  if (!state || typeof state !== "object" || Array.isArray(state)) {
+    throw new Error('the position must be a JSON object such as {"kuhnPoker": {...}}');
+  }
+  return state;
+}
+
+async function analysisSeat(state) {
+  const given = $("analysis-seat").value.trim();
+  if (given !== "") return Number(given);
+  const legal = await call("LegalActions", { state });
+  if (legal.status.terminal) throw new Error("the game is over in this position: no seat is to move");
+  return pendingOf(legal.status)[0];
+}
+
+async function showPosition() {
+  clearError();
+  $("analysis-stats").replaceChildren();
+  try {
+    const state = pastedPosition();
+    const seat = await analysisSeat(state);
+    const view = await call("ViewState", { state, seat });
+    $("analysis-table").textContent = view.text;
+    $("analysis-table").hidden = false;
+    const s = view.status;
+    $("analysis-status").textContent = s.terminal ? `The game is over: ${s.returns.map(formatReturn).join(", ")}.`
+      : `Seat ${seat}'s view. To move: ${pendingOf(s).map((x) => `seat ${x}`).join(", ") || "chance"}.`;
+    return { state, seat };
+  } catch (e) {
+    showError(e);
+    return null;
+  }
+}
+
+async function bestMove() {
+  const shown = await showPosition();
+  if (!shown) return;
+  const level = Number($("analysis-level").value);
+  $("analysis-status").textContent = `Searching for seat ${shown.seat}'s best move (level ${level})…`;
+  $("best-move").disabled = true;
+  try {
+    const rec = await recommend(shown.state, shown.seat, level, 1);
+    $("analysis-stats").replaceChildren(statsTable(rec, `Best move for seat ${shown.seat}: ${rec.action.label}`));
+    $("analysis-status").textContent = `Best move for seat ${shown.seat}: ${rec.action.label}.`;
+  } catch (e) {
+    showError(e);
+  } finally {
+    $("best-move").disabled = false;
+  }
+}
+
+async function loadPositionFile() {
+  const file = $("position-file").files[0];
+  if (file) $("position").value = await file.text();
+}
+
+function downloadPosition() {
+  clearError();
+  try {
+    const state = pastedPosition();
+    download(`${gameOf(state) || "position"}.json`, JSON.stringify(state, null, 2));
+  } catch (e) {
+    showError(e);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Wiring
+
+function selectTab(name) {
+  for (const tab of ["play", "analyse"]) {
+    $(tab).hidden = tab !== name;
+    $(`tab-${tab}`).setAttribute("aria-pressed", String(tab === name));
+  }
+}
+
+function init() {
+  $("token").value = sessionStorage.getItem("fagin-token") || "";
+  $("token").addEventListener("change", () => {
+    sessionStorage.setItem("fagin-token", $("token").value.trim());
+    if (!games.length) loadGames().catch(showError);
+  });
+  $("tab-play").addEventListener("click", () => selectTab("play"));
+  $("tab-analyse").addEventListener("click", () => selectTab("analyse"));
+  $("game").addEventListener("change", updateSetup);
+  $("players").addEventListener("change", updateSeats);
+  $("human-seat").addEventListener("change", updateSeats);
+  $("setup").addEventListener("submit", startGame);
+  $("open-stats").addEventListener("change", () => game && render().catch(showError));
+  $("first").addEventListener("click", () => goTo(0));
+  $("back").addEventListener("click", () => goTo(game.at - 1));
+  $("forward").addEventListener("click", () => goTo(game.at + 1));
+  $("last").addEventListener("click", () => goTo(game.history.length - 1));
+  $("take-back").addEventListener("click", takeBack);
+  $("hint").addEventListener("click", hint);
+  $("download-view").addEventListener("click", downloadView);
+  $("analyse-view").addEventListener("click", analyseView);
+  $("show-position").addEventListener("click", showPosition);
+  $("best-move").addEventListener("click", bestMove);
+  $("position-file").addEventListener("change", () => loadPositionFile().catch(showError));
+  $("download-position").addEventListener("click", downloadPosition);
+  fillLevelSelect($("analysis-level"), 5);
+  document.addEventListener("keydown", (e) => {
+    if (!game || $("play").hidden || e.target.closest("input, select, textarea")) return;
+    if (e.key === "ArrowLeft") goTo(game.at - 1);
+    else if (e.key === "ArrowRight") goTo(game.at + 1);
+  });
+  loadGames().catch(showError);
+}
+
+init();
