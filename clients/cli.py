@@ -236,7 +236,8 @@ def cmd_recommend(client, args):
     rec = client.recommend(read_state(args.state), args.seat, iterations=args.iterations,
                            time_ms=args.time_ms, seed=args.seed, exploration=args.exploration,
                            algorithm=args.algorithm, gamma=args.gamma, sample_action=args.sample,
-                           threads=args.threads, rollout=args.rollout or "")
+                           threads=args.threads, rollout=args.rollout or "", level=args.level,
+                           temperature=args.temperature)
     print(to_json(rec) if args.json else _stats_table(rec))
 
 
@@ -359,7 +360,11 @@ def build_parser():
     p.add_argument("--time-ms", type=INT64)
     p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--exploration", type=float)
-    p.add_argument("--algorithm", default="", help="ismcts (default), ismcts_rm or oos")
+    p.add_argument("--algorithm", default="", help="auto (default: the game's choice), ismcts, ismcts_rm or oos")
+    p.add_argument("--level", type=INT32, help="bot level 1-10: sets iterations, algorithm and temperature "
+                   "(given flags win)")
+    p.add_argument("--temperature", type=float, help="0: the best move (default); above 0, up to 10: a move "
+                   "drawn from the policy raised to 1/temperature")
     p.add_argument("--gamma", type=float, help="ismcts_rm's and oos's exploration mix")
     p.add_argument("--threads", type=INT32, help="threads for this search (root parallelism; default 1)")
     p.add_argument("--rollout", choices=("random", "policy"),

@@ -55,6 +55,13 @@ def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypa
                        "--threads", "2", "--json", capsys=capsys)
     rec = json.loads(out)
     assert rec["settings"]["threads"] == 2 and int(rec["iterations"]) == 301
+    code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "2", "--level", "2",
+                       "--json", capsys=capsys)
+    rec = json.loads(out)
+    assert rec["settings"]["level"] == 2 and rec["settings"]["temperature"] == 1.0
+    code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "2", "--iterations", "50",
+                       "--temperature", "3", "--json", capsys=capsys)
+    assert json.loads(out)["settings"]["temperature"] == 3.0
 
 
 def test_cli_errors_are_reported_without_tracebacks(server, tmp_path, capsys):
