@@ -705,7 +705,9 @@ def render(data, seat=None):
     sd = 1 if d["night"] else 0
     spaces = E.BOARD["night" if d["night"] else "day"]["spaces"]
     grid = [["   "] * 15 for _ in range(15)]
+    ids = [["   "] * 15 for _ in range(15)]
     for sp, cell in enumerate(d["board"]):
+        ids[spaces[sp]["y"]][spaces[sp]["x"]] = f"{sp:>2} "
         x, y = spaces[sp]["x"], spaces[sp]["y"]
         if sp == d["pawn"]:
             txt = "@@"
@@ -722,7 +724,8 @@ def render(data, seat=None):
         grid[y][x] = txt + " "
     lines = [f"Oliver Twist - {'night' if d['night'] else 'day'} - {d['phase'].replace('_', ' ')}"
              + (f" - seat {d['active_player']} to act" if d["phase"] != "over" else " - game over")]
-    lines += ["  " + "".join(row) for row in grid]
+    lines.append("  " + "the streets".ljust(45) + "   " + "space numbers")
+    lines += ["  " + "".join(row) + "   " + "".join(idr) for row, idr in zip(grid, ids)]
     lines.append("  @@ Gang pawn, [] paved square, ?? face down, xx closed street; "
                  "a1/a2 apples, h1/h2 handkerchiefs, Br Ne Ri Wa, $$ wallet, Ch character, t* tools, Bu burglary")
     lines.append(f"  Fagin's rewards taken: {d['rewards_taken']}/5; bag {d['bag_size']}")
@@ -737,6 +740,14 @@ def render(data, seat=None):
                      + (f"  final £{st['final_score']}" if d["phase"] == "over" else ""))
     if d["line"]:
         lines.append(f"line so far: {d['line']}")
+    if seat is not None or True:
+        spaces_now = [a for a in E.legal_from_bytes(data) if a < C["A_TAKE"]] \
+            if d["phase"] not in CHANCE_PHASES and d["phase"] != "over" else []
+        if spaces_now:
+            def show(sp):
+                t = d["board"][sp]["token"]
+                return f"{sp}={_short(t) if t else ('??' if d['board'][sp]['face_down'] else 'empty')}"
+            lines.append("spaces to choose: " + ", ".join(show(sp) for sp in spaces_now))
     if d["set"]:
         lines.append(f"set for Fagin: {d['set']}")
     if d["burglary_drawn"]:
