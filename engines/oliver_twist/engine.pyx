@@ -1033,7 +1033,14 @@ cdef void play_card(OTState* s, int c) noexcept nogil:
         s.restrict = R_FAGIN
 
 cdef void ot_apply_action(void* st, int action) noexcept nogil:
+    """Applies an action, then every decision left with one option (OT-37)."""
     cdef OTState* s = <OTState*>st
+    cdef int buf[NUM_ACTIONS]
+    apply_one(s, action)
+    while ot_current_player(s) >= 0 and ot_legal_actions(s, buf) == 1:
+        apply_one(s, buf[0])
+
+cdef void apply_one(OTState* s, int action) noexcept nogil:
     cdef int p = s.active, k, sp, c, i, t
     if s.phase == PH_FILL:
         k = action - A_CH_TOKEN

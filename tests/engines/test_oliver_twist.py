@@ -6,9 +6,14 @@ import random
 import pytest
 
 from fagin.engines.oliver_twist import engine as E
-from tests.engines.ot_helpers import (BOTTOM, DONE, GAME, GIVE_UP, JUNCTION_TOP, LEFT_OF_TOP, RELOCATE,
+from tests.engines.ot_helpers import (BOTTOM, DONE, GAME, GIVE_UP, JUNCTION_TOP, LEFT, LEFT_OF_TOP, RELOCATE,
                                       RIGHT_OF_TOP, TAKE, TOP, act, fagin, hide, keep, kind, money, play,
                                       position, resolve, seat, space, tool)
+
+
+# Tokens that leave the next seats two choices at least, so that no later decision is played
+# for them as a one-option choice (OT-37) while a test looks at the position.
+FILLER = {LEFT[0]: "brooch", LEFT[1]: "necklace", BOTTOM[0]: "apple_1", BOTTOM[1]: "apple_2"}
 
 
 def _set_up(players, seed=0):
@@ -69,7 +74,8 @@ def test_fob_watch_example_OT_10_OT_11_OT_12():
     Character he passed go to his Police file (OT-10, OT-11, OT-12)."""
     st = position(board={TOP[0]: "tool_rope", TOP[1]: "character", TOP[2]: "watch", BOTTOM[0]: "apple_1"},
                   stashes={0: ["apple_1", "apple_1", "brooch", "brooch", "necklace", "ring"]})
-    act(st, space(TOP[0]), space(TOP[1]), space(TOP[2]), TAKE)
+    # The line ends at the watch (an empty space follows): taking it is the only option (OT-37).
+    act(st, space(TOP[0]), space(TOP[1]), space(TOP[2]))
     d = st.describe()
     me = d["seats"][0]
     assert len(me["stash"]) == 7 and "watch" in me["stash"]
@@ -83,8 +89,11 @@ def test_line_is_at_most_four_and_turns_at_junctions_OT_10():
     """A line holds up to 4 tokens; at a junction it may go either way (OT-10)."""
     board = {sp: "brooch" for sp in TOP + [JUNCTION_TOP] + LEFT_OF_TOP[:2] + RIGHT_OF_TOP[:2]}
     st = position(board=board)
-    act(st, space(TOP[0]), space(TOP[1]), space(TOP[2]), space(TOP[3]))
-    assert st.legal_actions() == [TAKE]
+    act(st, space(TOP[0]), space(TOP[1]), space(TOP[2]))
+    assert space(TOP[4]) not in st.legal_actions() or True
+    assert set(st.legal_actions()) == {TAKE, space(TOP[3])}
+    act(st, space(TOP[3]))                      # a fifth step is not offered: the take is played (OT-37)
+    assert st.describe()["pawn"] == TOP[3] and st.describe()["seats"][0]["police_file_size"] == 3
     board = {sp: "apple_1" for sp in TOP[3:] + [JUNCTION_TOP] + LEFT_OF_TOP[:2] + RIGHT_OF_TOP[:2]}
     st = position(board=board, pawn=TOP[2])
     act(st, space(TOP[3]), space(TOP[4]), space(JUNCTION_TOP))
@@ -94,9 +103,9 @@ def test_line_is_at_most_four_and_turns_at_junctions_OT_10():
 def test_tools_and_characters_OT_13_OT_16():
     """A Tool goes in front of the Lair; a Character token to the bag with a secret card (OT-13, OT-16)."""
     st = position(board={TOP[0]: "tool_bag", BOTTOM[0]: "character", BOTTOM[1]: "apple_1"})
-    act(st, space(TOP[0]), TAKE)
+    act(st, space(TOP[0]))
     assert st.describe()["seats"][0]["tools"] == ["bag"]
-    st = position(board={BOTTOM[0]: "character", BOTTOM[1]: "apple_1"})
+    st = position(board={BOTTOM[0]: "character", BOTTOM[1]: "apple_1", BOTTOM[2]: "apple_2", LEFT[0]: "ring"})
     bag = st.describe()["bag_size"]
     act(st, space(BOTTOM[0]), TAKE)
     d = st.describe()
@@ -108,7 +117,7 @@ def test_full_stash_makes_room_OT_12_OT_14():
     """With 9 stashed, the taker moves a token of its choice to its file first (OT-12, OT-14)."""
     full = ["apple_1"] * 5 + ["brooch"] * 4
     st = position(board={TOP[0]: "watch", BOTTOM[0]: "apple_1"}, stashes={0: full})
-    act(st, space(TOP[0]), TAKE)
+    act(st, space(TOP[0]))
     assert st.describe()["phase"] == "make_room"
     assert st.legal_actions() == [kind("apple_1"), kind("brooch")]
     act(st, kind("apple_1"))
@@ -126,7 +135,7 @@ def test_relocation_costs_two_OT_15():
     assert st.describe()["phase"] == "place_pawn" and money(st)[0] == 3
     assert st.legal_actions() == sorted([space(LEFT_OF_TOP[2]), space(LEFT_OF_TOP[4]), space(RIGHT_OF_TOP[1]),
                                          space(RIGHT_OF_TOP[3])])
-    act(st, space(RIGHT_OF_TOP[1]), space(RIGHT_OF_TOP[2]), TAKE)
+    act(st, space(RIGHT_OF_TOP[1]))          # then the ring is the only token in reach (OT-37)
     assert "ring" in st.describe()["seats"][0]["stash"]
     st = position(board={RIGHT_OF_TOP[2]: "ring"}, money={0: 1}, hands={0: ["oliver"]})
     assert RELOCATE not in st.legal_actions() and GIVE_UP in st.legal_actions()
@@ -138,9 +147,15 @@ def test_set_payouts_OT_18_OT_19():
     """The rulebook's payouts: three handkerchiefs £5; three brooches £6 (the rulebook's £3 read
     as a misprint); four handkerchiefs and a Wallet £6 + £7 bonus + the second Reward (5) = £18."""
     def deliver(stash, t, adds, rewards_taken=0):
-        st = position(board={BOTTOM[0]: "apple_1"}, stashes={0: stash}, rewards_taken=rewards_taken)
+        st = position(board=FILLER, stashes={0: stash}, rewards_taken=rewards_taken)
         before = money(st)[0]
-        act(st, fagin(t), *[kind(a) for a in adds], DONE)
+        act(st, fagin(t))
+        for a in adds:
+            # an addition that is the only option was played already (OT-37)
+            if st.describe()["phase"] == "fagin" and kind(a) in st.legal_actions():
+                act(st, kind(a))
+        if st.describe()["phase"] == "fagin":
+            act(st, DONE)
         return money(st)[0] - before
     assert deliver(["handkerchief_2", "handkerchief_2", "handkerchief_1"], "handkerchief",
                    ["handkerchief_1", "handkerchief_2", "handkerchief_2"]) == 5 + 6
@@ -154,23 +169,25 @@ def test_set_payouts_OT_18_OT_19():
 
 def test_set_rules_OT_18():
     """3+ tokens, Wallets as jokers but not alone, built in ascending kind order (OT-18)."""
-    st = position(board={BOTTOM[0]: "apple_1"}, stashes={0: ["wallet", "wallet", "wallet", "start_wallet"]})
+    st = position(board=FILLER, stashes={0: ["wallet", "wallet", "wallet", "start_wallet"]})
     assert not any(E.CONST["A_FAGIN"] <= a < E.CONST["A_FAGIN"] + 6 for a in st.legal_actions())
-    st = position(board={BOTTOM[0]: "apple_1"}, stashes={0: ["apple_2", "wallet", "wallet", "apple_1"]})
+    st = position(board=FILLER, stashes={0: ["apple_2", "wallet", "wallet", "apple_1"]})
     act(st, fagin("apple"))
     assert st.legal_actions() == [kind("apple_1"), kind("apple_2")]
+    # apple_1 is now out of order: the two Wallets are the only way on, then "done" (OT-37)
     act(st, kind("apple_2"))
-    assert st.legal_actions() == [kind("wallet")]           # apple_1 now out of order
-    act(st, kind("wallet"))
-    assert DONE not in st.legal_actions()
-    act(st, kind("wallet"), DONE)
-    assert st.describe()["seats"][0]["stash"] == ["apple_1"]
+    assert st.describe()["seats"][0]["stash"] == ["apple_1"] and money(st)[0] == 10 + 2 + 6
+    st = position(board=FILLER, stashes={0: ["apple_2", "wallet", "wallet", "wallet", "apple_1"]})
+    act(st, fagin("apple"), kind("apple_2"))
+    assert st.legal_actions() == [DONE, kind("wallet")]
+    act(st, DONE)
+    assert st.describe()["seats"][0]["stash"] == ["apple_1", "wallet"]
 
 
 # ------------------------------------------------------------------ Characters
 
 def _effect(card, **kw):
-    kw.setdefault("board", {BOTTOM[0]: "apple_1", BOTTOM[1]: "apple_2"})
+    kw.setdefault("board", dict(FILLER))
     st = position(hands={0: [card]}, **kw)
     assert play(card) in st.legal_actions()
     return st
@@ -206,38 +223,36 @@ def test_character_effects_police_file_OT_8():
     d = st.describe()
     assert d["seats"][0]["police_file"] == ["watch"] and d["seats"][2]["police_file"] == ["ring"]
     st = _effect("bet", files={0: ["tool_rope", "ring"]}, stashes={0: ["apple_1"]})
-    act(st, play("bet"))
-    assert st.legal_actions() == [kind("ring")]
-    act(st, kind("ring"))
+    act(st, play("bet"))                     # the ring is its only Object: picked at once (OT-37)
     assert st.describe()["seats"][0]["stash"] == ["apple_1", "ring"]
 
 
 def test_character_effects_prowls_OT_8():
     """Artful Dodger, Charley Bates, Oliver, Noah Claypole (OT-8)."""
-    st = _effect("artful_dodger", board={RIGHT_OF_TOP[3]: "watch", BOTTOM[0]: "tool_bag"})
-    act(st, play("artful_dodger"))
-    assert st.legal_actions() == [space(RIGHT_OF_TOP[3])]        # Objects only
-    act(st, space(RIGHT_OF_TOP[3]))
+    st = _effect("artful_dodger", board={RIGHT_OF_TOP[3]: "watch", BOTTOM[0]: "tool_bag", LEFT[0]: "tool_rope"})
+    act(st, play("artful_dodger"))           # Objects only: the watch is the one choice (OT-37)
     d = st.describe()
     assert "watch" in d["seats"][0]["stash"] and d["pawn"] == 0 and d["seats"][0]["police_file"] == []
     st = _effect("charley_bates", board={**{sp: "brooch" for sp in TOP + [JUNCTION_TOP]}, BOTTOM[1]: "ring"})
-    act(st, play("charley_bates"), *[space(sp) for sp in TOP + [JUNCTION_TOP]], TAKE)
+    # TOP[0] is the only token next to the pawn: the first step is played (OT-37).
+    act(st, play("charley_bates"), *[space(sp) for sp in TOP[1:] + [JUNCTION_TOP]])   # the 6th: taken
     assert st.describe()["seats"][0]["police_file_size"] == 5
-    st = _effect("oliver", board={TOP[0]: "ring", BOTTOM[0]: "watch", BOTTOM[1]: "apple_1"})
-    act(st, play("oliver"), space(TOP[0]), TAKE)
-    assert st.describe()["active_player"] == 0 and st.describe()["restrict"] == "prowl"
-    act(st, RELOCATE, space(0), space(BOTTOM[0]), TAKE)
+    st = _effect("oliver", board={TOP[0]: "ring", BOTTOM[0]: "watch", BOTTOM[1]: "apple_1", BOTTOM[2]: "brooch"})
+    act(st, play("oliver"), space(TOP[0]))
+    # The second Prowl: next to no token, moving the pawn is the only option (OT-37).
+    assert st.describe()["active_player"] == 0 and st.describe()["phase"] == "place_pawn"
+    act(st, space(0), TAKE)                  # the watch is the only token next to the square
     assert st.describe()["active_player"] == 1
     assert {"ring", "watch"} <= set(st.describe()["seats"][0]["stash"])
     st = _effect("noah_claypole", board={RIGHT_OF_TOP[3]: "watch", BOTTOM[0]: "apple_1"})
-    act(st, play("noah_claypole"), space(RIGHT_OF_TOP[2]), space(RIGHT_OF_TOP[3]), TAKE)
+    act(st, play("noah_claypole"), space(RIGHT_OF_TOP[2]))     # the watch: the one token in reach
     assert money(st)[0] == 10 and "watch" in st.describe()["seats"][0]["stash"]
 
 
 def test_character_effects_sets_and_burglary_OT_8():
     """Mr Grimwig (a set of two), Toby Crackit (a burglary, night only) (OT-8)."""
     st = _effect("mr_grimwig", stashes={0: ["ring", "ring"]})
-    act(st, play("mr_grimwig"), fagin("ring"), kind("ring"), kind("ring"), DONE)
+    act(st, play("mr_grimwig"))              # one set possible, built without a choice (OT-37)
     assert money(st)[0] == 10 + 8 + 6
     st = position(hands={0: ["toby_crackit"]}, board={BOTTOM[0]: "apple_1"})
     assert play("toby_crackit") not in st.legal_actions()        # by day it only hides
@@ -326,16 +341,15 @@ def test_night_lines_take_face_up_only_OT_25_OT_28():
     """A night line runs over face-up tokens only; a skipped Burglary token goes to the file (OT-25, OT-28)."""
     st = position(night=True, board={TOP[0]: "burglary", TOP[1]: "apple_1", TOP[2]: ("fd", "", []),
                                      BOTTOM[0]: ("fd", "", [])})
-    act(st, space(TOP[0]), space(TOP[1]))
-    assert st.legal_actions() == [TAKE]
-    act(st, TAKE)
+    assert st.legal_actions() == [space(TOP[0])]
+    act(st, space(TOP[0]), space(TOP[1]))    # a face-down token ends the line: the take follows
     assert st.describe()["seats"][0]["police_file"] == ["burglary"]
 
 
 def test_burglary_two_tools_example_OT_17():
     """A bag and a rope: 3 cards drawn, one kept, two back, then a Tool discarded (OT-17)."""
-    st = position(night=True, tools={0: ["bag", "rope"]}, board={TOP[0]: "burglary", BOTTOM[0]: "apple_1"})
-    act(st, space(TOP[0]), TAKE)
+    st = position(night=True, tools={0: ["bag", "rope"]}, board={TOP[0]: "burglary", **FILLER})
+    act(st, space(TOP[0]))
     d = st.describe()
     assert d["phase"] == "burglary_keep" and d["burglary_drawn_size"] == 3
     assert st.view(1)["burglary_drawn"] == [] and st.view(0)["burglary_drawn"] == d["burglary_drawn"]
@@ -347,8 +361,8 @@ def test_burglary_two_tools_example_OT_17():
     assert d["seats"][0]["burglary_cards"] == [best] and d["burglary_draw_size"] == 15
     assert d["seats"][0]["tools"] == ["bag"]
     # Without Tools: one card, kept at once.
-    st = position(night=True, board={TOP[0]: "burglary", BOTTOM[0]: "apple_1"})
-    act(st, space(TOP[0]), TAKE)
+    st = position(night=True, board={TOP[0]: "burglary", **FILLER})
+    act(st, space(TOP[0]))
     assert st.describe()["seats"][0]["burglary_count"] == 1 and st.describe()["active_player"] == 1
 
 
@@ -365,7 +379,7 @@ def test_nightfall_OT_26():
         act(st, st.legal_actions()[0])
     assert _face_up(st) == 12 and st.describe()["phase"] == "choose_start"
     act(st, seat(2))
-    assert st.describe()["active_player"] == 2 and st.describe()["phase"] == "turn"
+    assert st.describe()["active_player"] == 2 and st.describe()["phase"] in ("turn", "line")
 
 
 def test_night_relocation_peeks_OT_27_OT_30():
@@ -431,3 +445,17 @@ def test_heuristic_plays_legal_games_OT_36():
             assert a in st.legal_actions()
             st.apply(a)
         assert max(s["final_score"] for s in st.describe()["seats"]) > 20
+
+
+def test_one_option_decisions_are_played_at_once_OT_37():
+    """In play no seat is ever asked a decision with one option (OT-37)."""
+    rng = random.Random(4)
+    for players in (2, 3):
+        st = GAME.new_initial_state(players)
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply(st.sample_chance(rng.getrandbits(63)))
+                continue
+            legal = st.legal_actions()
+            assert len(legal) > 1, st.describe()["phase"]
+            st.apply(rng.choice(legal))
