@@ -2,7 +2,7 @@
 
 For each player count, games with the heuristic bot in every seat (or, with
 ``--ismcts N``, ISMCTS with N iterations a decision in every seat): actions
-and turns per game, the first player's win share (seat 0 starts the day),
+(chance events included) and seats' decisions per game, the first player's win share (seat 0 starts the day),
 final scores (mean, spread, the winner's margin), how the score is made
 (Fagin's sets, Reward tokens, leftover sets, fines, Burglary cards), and for
 each Character card how often it was drawn, played for its effect, or used
@@ -36,8 +36,7 @@ def play(players, seed, bots):
         p = st.current_player()
         d = st.describe()
         a = bots[p].choose(st, p, rng.getrandbits(32))
-        if d["phase"] == "turn" and d["restrict"] == "none":
-            turns += 1
+        turns += 1
         if C["A_PLAY"] <= a < C["A_HIDE"]:
             played[E.CHARACTERS[a - C["A_PLAY"]]] += 1
         elif C["A_HIDE"] <= a < C["A_SEAT"]:
@@ -72,7 +71,7 @@ def main():
         wins_by_seat = [sum(1 / len(r["winners"]) for r in res if p in r["winners"]) / len(res)
                         for p in range(players)]
         print(f"\n{players} players: actions/game {statistics.mean(r['actions'] for r in res):.0f}, "
-              f"turns/game {statistics.mean(r['turns'] for r in res):.0f}, sets to Fagin/game "
+              f"decisions/game {statistics.mean(r['turns'] for r in res):.0f}, sets to Fagin/game "
               f"{statistics.mean(r['sets'] for r in res):.1f}")
         print(f"  win share by seat (seat 0 starts the day): "
               + ", ".join(f"{w:.1%}" for w in wins_by_seat) + f" (fair {1 / players:.1%})")

@@ -611,6 +611,9 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         origin = r["flip_from"] if r["flip_from"] >= 0 else r["pawn"]
         if r["flip_from"] >= 0 and not (0 <= cells[r["flip_from"]] < NK):
             raise ValueError("flip_from: the last flipped space holds a face-up token")
+        if r["flip_from"] >= 0 and not any(0 <= cells[q] < NK for q in E.neighbours(sd, r["pawn"])):
+            raise ValueError("flip_from: a line of flips starts next to the Gang pawn, so a flipped token "
+                             "lies next to it (OT-25)")
         if pname == "flip_direction":
             nfd = sum(1 for q in E.neighbours(sd, origin) if cells[q] >= FD_BASE)
             if nfd < 2:
