@@ -42,6 +42,8 @@ bench: build
 	$(PY) bench/request_cost.py
 	$(PY) bench/gangs_of_kyoto_deck.py
 	$(PY) bench/london_costs.py
+	$(PY) bench/oliver_twist_costs.py
+	$(PY) bench/oliver_twist_balance.py
 	$(PY) bench/peer_openspiel.py
 	$(PY) bench/goofspiel_exploitability.py
 

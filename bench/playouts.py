@@ -16,7 +16,8 @@ def main():
     args = ap.parse_args()
     print(f"{'game':<16}{'players':>8}{'decisions':>10}{'playouts/s':>14}{'actions/playout':>17}"
           f"{'mean return':>13}")
-    for game, counts in (("kids_of_london", (2, 3, 4, 5)), ("gangs_of_kyoto", (2, 3, 4, 5)), ("london", (2, 3, 4))):
+    for game, counts in (("kids_of_london", (2, 3, 4, 5)), ("gangs_of_kyoto", (2, 3, 4, 5)), ("london", (2, 3, 4)),
+                         ("oliver_twist", (2, 3, 4))):
         for players in counts:
             st = new_game(game, players)
             for policy in (False, True):

@@ -12,6 +12,8 @@ RUNS = {
     "ismcts_speed.py": (["--iterations", "200", "--repeat", "1"], "KoL 4 players, opening"),
     "gangs_of_kyoto_deck.py": (["--games", "3"], "stay_late"),
     "london_costs.py": (["--seconds", "0.02", "--rounds", "1", "--iterations", "50"], "iteration/playout"),
+    "oliver_twist_costs.py": (["--seconds", "0.02", "--rounds", "1", "--iterations", "50"], "iteration/playout"),
+    "oliver_twist_balance.py": (["--games", "2", "--players", "2"], "effect"),
     "goofspiel_exploitability.py": (["--iterations", "200", "--seeds", "1", "--cards", "4"], "OOS"),
     "peer_openspiel.py": (["--seconds", "0.2", "--hands", "4", "--simulations", "10",
                            "--cfr-iterations", "2"], "CFR+"),

@@ -1,0 +1,233 @@
+# The rule-based player, written once without the GIL: it is the heuristic bot
+# (``heuristic_action``) and, with a uniform share, the search's rollout policy.
+# It reads only what its seat sees: the board's face-up tokens, every stash and
+# Tool, money, the Reward pile, its own hand and file (never a face-down token
+# it has not looked at, another seat's file or cards).  Seats are scored in
+# pounds: a token is worth its coins, more when it joins a type already in the
+# stash; each skipped token costs about 1.5 (police attention, OT-22).
+
+cdef double SKIP_COST = 1.5
+
+cdef double token_value(const OTState* s, int p, int k) noexcept nogil:
+    cdef int have
+    if KOBJ[k]:
+        if k == K_WALLET or k == K_SWALLET:
+            return 3.0
+        have = type_reals(s, p, KTYPE[k])
+        return KCOINS[k] + (1.5 if have >= 1 else 0.0) + (1.5 if have >= 2 else 0.0) \
+            - (1.0 if stash_n(s, p) >= STASH_CAP else 0.0)
+    if k == K_CHAR:
+        return 2.5
+    if k == K_BURGLARY:
+        return 2.0 + tool_types(s, p)
+    if s.front[p][k] == 0 and not s.night:
+        return 1.5
+    return 0.5
+
+cdef double best_line(const OTState* s, int p, int head, int* path, int n, int maxn,
+                      int* first) noexcept nogil:
+    """The best score of a line continuing from `head` with path[0:n] taken; first[0]
+    receives the next space of the best line (-1: take now)."""
+    cdef double best = -1e9, v
+    cdef int i, j, q, f, sd = side(s)
+    cdef bint dup
+    if n > 0:
+        best = token_value(s, p, s.board[path[n - 1]]) - SKIP_COST * (n - 1)
+    first[0] = -1
+    if n >= maxn:
+        return best
+    for i in range(DEG[sd][head]):
+        q = ADJ[sd][head][i]
+        if not face_up(s.board[q]):
+            continue
+        dup = False
+        for j in range(n):
+            if path[j] == q:
+                dup = True
+        if dup:
+            continue
+        path[n] = q
+        v = best_line(s, p, q, path, n + 1, maxn, &f)
+        if v > best:
+            best = v
+            first[0] = q
+    return best
+
+cdef double set_value(const OTState* s, int p, int t, int minsize) noexcept nogil:
+    cdef int k, n = 0, cash = 0
+    if not set_possible(s, p, t, minsize):
+        return -1.0
+    for k in range(K_WALLET):
+        if KTYPE[k] == t:
+            n += s.stash[p][k]
+            cash += s.stash[p][k] * KCOINS[k]
+    n += s.stash[p][K_WALLET] + s.stash[p][K_SWALLET]
+    if n >= 5:
+        cash += 7
+    if s.rewards_taken < 5:
+        cash += REWARDS[s.rewards_taken]
+    return cash
+
+cdef int pick_uniform(const OTState* s, Rng* rng) noexcept nogil:
+    cdef int buf[NUM_ACTIONS]
+    cdef int n = ot_legal_actions(s, buf)
+    return buf[rng_below(rng, n)]
+
+cdef int hx_turn(const OTState* s, Rng* rng) noexcept nogil:
+    cdef int p = s.active, t, bt = -1, c, first = -1, adj, m, i
+    cdef int path[LINE_CHARLEY]
+    cdef int order[NCH]
+    cdef int buf[NSMAX]
+    cdef double v, bv = -1.0, line = -1e9
+    cdef bint prowl = s.restrict != R_FAGIN and can_prowl(s, p)
+    for t in range(NOT):
+        if s.restrict != R_PROWL:
+            v = set_value(s, p, t, 2 if s.restrict == R_FAGIN else 3)
+            if v > bv:
+                bv = v
+                bt = t
+    if s.restrict == R_FAGIN:
+        return A_FAGIN + bt
+    adj = adjacent_kind(s, s.pawn) if prowl else 0
+    if adj == 2:
+        line = best_line(s, p, s.pawn, path, 0, s.path_max, &first)
+    if bt >= 0 and (bv >= 9.0 or stash_n(s, p) >= STASH_CAP - 1 or not prowl or line < 1.0):
+        return A_FAGIN + bt
+    if s.restrict == R_NONE:
+        # Cards: the sure gains first, the rest when the streets offer little.
+        if playable(s, p, C_BROWNLOW) and s.rewards_taken <= 1:
+            return A_PLAY + C_BROWNLOW
+        if playable(s, p, C_NANCY) and s.stash[p][K_WALLET] + s.stash[p][K_SWALLET] >= 2:
+            return A_PLAY + C_NANCY
+        if playable(s, p, C_TOBY) and tool_types(s, p) >= 2:
+            return A_PLAY + C_TOBY
+        if playable(s, p, C_CHARLEY) and adj == 2 and line < 3.0:
+            return A_PLAY + C_CHARLEY
+        if not prowl or line < 1.0:
+            order[0] = C_SIKES
+            order[1] = C_DODGER
+            order[2] = C_SOWERBERRY
+            order[3] = C_BUMBLE
+            order[4] = C_OLIVER
+            order[5] = C_NOAH
+            order[6] = C_TOBY
+            order[7] = C_FANG
+            order[8] = C_BROWNLOW
+            order[9] = C_NANCY
+            order[10] = C_GRIMWIG
+            order[11] = C_BET
+            order[12] = C_CHARLEY
+            for i in range(NCH):
+                c = order[i]
+                if playable(s, p, c):
+                    return A_PLAY + c
+        if not prowl:
+            for c in range(NCH):
+                if (s.hand[p] >> c) & 1:
+                    return A_HIDE + c
+            return A_GIVE_UP
+    if adj == 2 and first >= 0:
+        return A_SPACE + first
+    if adj == 1:
+        m = fd_neighbours(s, s.pawn, buf)
+        return A_SPACE + buf[rng_below(rng, m)]
+    if prowl:
+        return A_RELOCATE
+    return pick_uniform(s, rng)
+
+cdef int hx_choose(const OTState* s, Rng* rng, double eps) noexcept nogil:
+    cdef int p = s.active, k, bk, first, sp, i, n, q, head
+    cdef int path[LINE_CHARLEY]
+    cdef int buf[NUM_ACTIONS]
+    cdef double v, bv
+    cdef OTState tmp
+    if eps > 0 and rng_double(rng) < eps:
+        return pick_uniform(s, rng)
+    if s.phase == PH_TURN:
+        return hx_turn(s, rng)
+    if s.phase == PH_PATH:
+        for i in range(s.path_len):
+            path[i] = s.path[i]
+        head = s.path[s.path_len - 1] if s.path_len > 0 else s.pawn
+        best_line(s, p, head, path, s.path_len, s.path_max, &first)
+        if first >= 0:
+            return A_SPACE + first
+        if s.path_len > 0:
+            return A_TAKE
+        return pick_uniform(s, rng)
+    if s.phase == PH_PLACE:
+        n = ot_legal_actions(s, buf)
+        bk = buf[rng_below(rng, n)]
+        bv = -1e9
+        memcpy(&tmp, s, sizeof(OTState))
+        for i in range(n):
+            tmp.pawn = buf[i] - A_SPACE
+            if adjacent_kind(&tmp, tmp.pawn) == 2:
+                v = best_line(&tmp, p, tmp.pawn, path, 0, tmp.path_max, &first)
+                if v > bv:
+                    bv = v
+                    bk = buf[i]
+        return bk
+    if s.phase == PH_SWAP:
+        bk = -1
+        bv = 1e9
+        for k in range(NK):
+            if s.stash[p][k] > 0:
+                v = token_value(s, p, k)
+                if v < bv:
+                    bv = v
+                    bk = k
+        return A_KIND + bk
+    if s.phase == PH_FAGIN:
+        n = ot_legal_actions(s, buf)
+        for i in range(n):
+            if buf[i] >= A_KIND:
+                return buf[i]
+        return A_DONE
+    if s.phase == PH_PICK:
+        n = ot_legal_actions(s, buf)
+        bk = buf[n - 1]
+        bv = -1.0
+        for i in range(n):
+            if buf[i] >= A_KIND:
+                k = buf[i] - A_KIND
+                v = KCOINS[k] + (3.0 if k == K_WALLET or k == K_SWALLET else 0.0)
+                if v > bv:
+                    bv = v
+                    bk = buf[i]
+        return bk
+    if s.phase == PH_TARGET:
+        bk = -1
+        for q in range(s.players):
+            if q != p and (bk < 0 or s.money[q] > s.money[bk]):
+                bk = q
+        return A_SEAT + bk
+    if s.phase == PH_CHOOSE_START:
+        return A_SEAT + p
+    if s.phase == PH_BURG_KEEP:
+        for k in range(NBV):
+            if s.burg_drawn[k] > 0:
+                return A_KEEP + k          # value kinds run from the highest down
+    if s.phase == PH_TOOL:
+        bk = -1
+        for k in range(NTOOL):
+            if s.front[p][K_TOOL0 + k] > 0 and (bk < 0 or s.front[p][K_TOOL0 + k] > s.front[p][K_TOOL0 + bk]):
+                bk = k
+        return A_TOOL + bk
+    if s.phase == PH_DODGER:
+        bk = -1
+        bv = -1e9
+        for sp in range(NSP[side(s)]):
+            k = s.board[sp]
+            if face_up(k) and KOBJ[k]:
+                v = token_value(s, p, k)
+                if v > bv:
+                    bv = v
+                    bk = sp
+        return A_SPACE + bk
+    return pick_uniform(s, rng)
+
+cdef int ot_rollout_action(const void* st, Rng* rng) noexcept nogil:
+    # The search's playout policy (GameDef.rollout_action): the heuristic player with one
+    # action in ten uniform, so that playouts stay diverse.
+    return hx_choose(<const OTState*>st, rng, 0.1)

@@ -1,0 +1,870 @@
+"""Oliver Twist, the Python side: descriptions, views, the validating constructor, text.
+
+A description mirrors ``OliverTwistState`` (proto/fagin/v1/oliver_twist.proto).
+Token lists are sets: given in any order, returned sorted by kind.  A view
+(OT-30) empties the lists a seat cannot see and keeps their sizes;
+``from_description`` deals the tokens and cards missing from such lists into
+those places (in a fixed order: every such deal gives the viewer the same
+position, OT-31).
+"""
+from __future__ import annotations
+
+from fagin.engines.validation import enum_index, int_in
+
+from fagin.engines.oliver_twist import engine as E
+
+C = E.CONST
+NK = C["NK"]
+NCH = C["NCH"]
+NBV = C["NBV"]
+EMPTY = C["EMPTY"]
+FD_BASE = C["FD_BASE"]
+FD_UNDET = C["FD_UNDET"]
+KINDS = E.KIND_NAMES
+PHASES = E.PHASES
+RESTRICTS = E.RESTRICTS
+CHARS = E.CHARACTERS
+VALUES = E.BURGLARY_VALUES
+TOOLS = E.TOOL_NAMES
+TYPES = E.OBJECT_TYPES
+CHANCE_PHASES = {"fill", "deal", "flip", "peek_draw", "character_draw", "burglary_draw"}
+
+
+def _names(counts):
+    return [KINDS[k] for k in range(NK) for _ in range(counts[k])]
+
+
+def _bits(mask):
+    return [CHARS[c] for c in range(NCH) if (mask >> c) & 1]
+
+
+def _values(counts):
+    return [VALUES[v] for v in range(NBV) for _ in range(counts[v])]
+
+
+def _pick_dest_out(v):
+    return {-1: "bag", -2: "stash"}.get(v, f"seat_{v}")
+
+
+def describe(data):
+    """The whole state (hidden parts included) as a dict shaped like ``OliverTwistState``."""
+    r = E._raw(data)
+    P = r["players"]
+    sd = 1 if r["night"] else 0
+    board = []
+    for sp in range(E.side_spaces(sd)):
+        v = r["board"][sp]
+        if v == EMPTY:
+            board.append({"token": "", "face_down": False, "known_by": []})
+        elif v < NK:
+            board.append({"token": KINDS[v], "face_down": False, "known_by": []})
+        elif v == FD_UNDET:
+            board.append({"token": "", "face_down": True, "known_by": []})
+        else:
+            board.append({"token": KINDS[v - FD_BASE], "face_down": True,
+                          "known_by": [p for p in range(P) if (r["known"][sp] >> p) & 1]})
+    seats = []
+    for p in range(P):
+        pf = r["pfile"][p]
+        seats.append({
+            "money": r["money"][p],
+            "stash": _names(r["stash"][p]),
+            "tools": [KINDS[k][5:] for k in range(NK) for _ in range(r["front"][p][k])],
+            "police_file": _names(pf),
+            "police_file_size": sum(pf),
+            "police_file_starting": sum(pf[k] for k in range(NK) if E.is_start(k)),
+            "characters": _bits(r["hand"][p]),
+            "character_count": bin(r["hand"][p]).count("1"),
+            "burglary_cards": _values(r["kept"][p]),
+            "burglary_count": sum(r["kept"][p][:NBV]),
+            "final_score": r["final"][p],
+        })
+    phase = PHASES[r["phase"]]
+    return {
+        "players": P,
+        "phase": phase,
+        "night": bool(r["night"]),
+        "active_player": r["active"],
+        "pawn": r["pawn"],
+        "fill_next": r["fill_next"] if phase == "fill" else 0,
+        "deal_left": r["deal_left"] if phase == "deal" else 0,
+        "board": board,
+        "bag": _names(r["bag"]),
+        "bag_size": sum(r["bag"]),
+        "face_down_pool": _names(r["fdpool"]),
+        "face_down_pool_size": sum(r["fdpool"]),
+        "starting_aside": _names(r["aside"]),
+        "starting_aside_size": sum(r["aside"]),
+        "burglary_tokens_aside": r["burg_aside"],
+        "rewards_taken": r["rewards_taken"],
+        "character_draw": _bits(r["char_draw"]),
+        "character_draw_size": bin(r["char_draw"]).count("1"),
+        "character_discard": _bits(r["char_disc"]),
+        "burglary_draw": _values(r["burg_draw"]),
+        "burglary_draw_size": sum(r["burg_draw"]),
+        "burglary_drawn": _values(r["burg_drawn"]),
+        "burglary_drawn_size": sum(r["burg_drawn"]),
+        "burglary_to_draw": r["burg_to_draw"],
+        "seats": seats,
+        "line": [r["path"][i] for i in range(r["path_len"])],
+        "line_max": r["path_max"],
+        "flips_left": r["flips_left"] if phase in ("flip_direction", "flip") else 0,
+        "flip_from": r["flip_from"] if phase in ("flip_direction", "flip") else -1,
+        "flip_target": r["flip_target"],
+        "opening": bool(r["opening"]),
+        "peeks_left": r["peeks_left"],
+        "restrict": RESTRICTS[r["restrict"]],
+        "extra_prowls": r["extra"],
+        "pending_token": KINDS[r["pending"]] if r["pending"] >= 0 else "",
+        "fagin_type": TYPES[r["fagin_type"]] if r["fagin_type"] >= 0 else "",
+        "fagin_min": r["fagin_min"] if r["fagin_type"] >= 0 else 0,
+        "set": _names(r["setc"]),
+        "pick_left": r["pick_left"] if phase == "pick_from_file" else 0,
+        "pick_dest": _pick_dest_out(r["pick_dest"]) if phase == "pick_from_file" else "",
+        "pick_last": KINDS[r["pick_last"]] if phase == "pick_from_file" else "",
+        "winners": [p for p in range(P) if (r["winners"] >> p) & 1],
+    }
+
+
+def view(data, seat):
+    """The state as ``seat`` sees it (OT-30): others' files, cards and drawn Burglary
+    cards, the bag, the face-down pool, the starting tokens aside and the face-down
+    tokens it has not looked at are emptied, their sizes kept."""
+    r = E._raw(data)
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < r["players"]:
+        raise ValueError(f"seat: {seat!r} is not a seat of this {r['players']}-player game")
+    d = describe(data)
+    for sp, space in enumerate(d["board"]):
+        if space["face_down"] and seat not in space["known_by"]:
+            space["token"] = ""
+    d["bag"] = []
+    d["face_down_pool"] = []
+    d["starting_aside"] = []
+    d["character_draw"] = []
+    d["burglary_draw"] = []
+    if d["active_player"] != seat:
+        d["burglary_drawn"] = []
+    for p, st in enumerate(d["seats"]):
+        if p != seat:
+            st["police_file"] = []
+            st["characters"] = []
+            st["burglary_cards"] = []
+    return d
+
+
+# ------------------------------------------------------------------ the validating constructor
+
+def _mapping(v, field):
+    if not isinstance(v, dict):
+        raise ValueError(f"{field}: expected a mapping")
+    return v
+
+
+def _list(v, field):
+    if v is None:
+        return []
+    if not isinstance(v, (list, tuple)):
+        raise ValueError(f"{field}: expected a list")
+    return list(v)
+
+
+def _kind(v, field):
+    if v in KINDS:
+        return KINDS.index(v)
+    raise ValueError(f"{field}: unknown token {v!r}; expected one of {', '.join(KINDS)}")
+
+
+def _kinds(v, field):
+    return [_kind(x, f"{field}[{i}]") for i, x in enumerate(_list(v, field))]
+
+
+def _chars(v, field):
+    out = []
+    for i, x in enumerate(_list(v, field)):
+        if x not in CHARS:
+            raise ValueError(f"{field}[{i}]: unknown Character {x!r}; expected one of {', '.join(CHARS)}")
+        c = CHARS.index(x)
+        if c in out:
+            raise ValueError(f"{field}[{i}]: {x} listed twice (each Character card exists once)")
+        out.append(c)
+    return out
+
+
+def _values_in(v, field):
+    out = []
+    for i, x in enumerate(_list(v, field)):
+        if isinstance(x, bool) or x not in VALUES:
+            raise ValueError(f"{field}[{i}]: {x!r} is no Burglary card's value; the cards show "
+                             f"{', '.join(map(str, sorted(VALUES)))}")
+        out.append(VALUES.index(x))
+    return out
+
+
+def _bool(v, field):
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise ValueError(f"{field}: expected true or false")
+    return v
+
+
+def _size(d, key, listed, hi, field):
+    v = d.get(key)
+    if v is None:
+        return listed
+    v = int_in(v, 0, hi, field)
+    if v < listed:
+        raise ValueError(f"{field}: {v}, fewer than the {listed} listed")
+    return v
+
+
+def _zero(v):
+    return [_zero(x) for x in v] if isinstance(v, list) else 0
+
+
+def _zero_raw():
+    r = {k: _zero(v) for k, v in E._raw(E.initial_state_bytes(2)).items()}
+    r.update(pending=-1, fagin_type=-1, flip_from=-1, flip_target=-1, path_max=C["LINE"])
+    r["board"] = [EMPTY] * C["NSMAX"]
+    return r
+
+
+def from_description(d):
+    """Builds a state from a description or a view, checking it (OT-35).
+
+    Raises ValueError starting with the path of the first field that is wrong;
+    nothing is fixed silently."""
+    d = _mapping(d, "state")
+    r = _zero_raw()
+    P = int_in(d.get("players"), 2, 4, "players")
+    r["players"] = P
+    phase = enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
+    pname = PHASES[phase]
+    r["phase"] = phase
+    night = _bool(d.get("night"), "night")
+    r["night"] = int(night)
+    sd = 1 if night else 0
+    NS = E.side_spaces(sd)
+    r["active"] = int_in(d.get("active_player", 0), 0, P - 1, "active_player")
+    r["rewards_taken"] = int_in(d.get("rewards_taken", 0) or 0, 0, 5, "rewards_taken")
+    r["burg_aside"] = int_in(d.get("burglary_tokens_aside", 0) or 0, 0, 10, "burglary_tokens_aside")
+    if night and r["burg_aside"]:
+        raise ValueError("burglary_tokens_aside: the Burglary tokens join the bag at nightfall (OT-26)")
+    if not night and r["burg_aside"] != 10:
+        raise ValueError("burglary_tokens_aside: by day all 10 Burglary tokens are set aside (OT-7)")
+    round_n = [0] * NK
+    start_n = [0] * NK
+
+    def count(k, n=1):
+        if E.is_start(k):
+            start_n[k] += n
+        else:
+            round_n[k] += n
+
+    def closed(sp):
+        return sp == 0 or (P == 2 and E.yellow(sd, sp))
+
+    # The board.
+    board = _list(d.get("board"), "board")
+    if len(board) != NS:
+        raise ValueError(f"board: {len(board)} spaces, the {'night' if night else 'day'} side has {NS}")
+    cells = [EMPTY] * C["NSMAX"]
+    known = [0] * C["NSMAX"]
+    unknown_fixed = []
+    undecided = 0
+    for sp, cell in enumerate(board):
+        f = f"board[{sp}]"
+        cell = _mapping(cell, f)
+        tok = cell.get("token") or ""
+        fd = _bool(cell.get("face_down"), f + ".face_down")
+        kb = _list(cell.get("known_by"), f + ".known_by")
+        mask = 0
+        for i, p in enumerate(kb):
+            int_in(p, 0, P - 1, f"{f}.known_by[{i}]")
+            if (mask >> p) & 1:
+                raise ValueError(f"{f}.known_by[{i}]: seat {p} listed twice")
+            mask |= 1 << p
+        if (tok or fd) and closed(sp):
+            raise ValueError(f"{f}: {'the paved square' if sp == 0 else 'a yellow street, closed with 2 players'} "
+                             f"holds no token (OT-3)")
+        if fd and not night:
+            raise ValueError(f"{f}.face_down: tokens lie face down only at night (OT-25)")
+        if mask and not fd:
+            raise ValueError(f"{f}.known_by: only a face-down token is looked at (OT-27)")
+        if tok:
+            k = _kind(tok, f + ".token")
+            if E.is_start(k):
+                raise ValueError(f"{f}.token: starting tokens never lie on the board (OT-5)")
+            count(k)
+            if fd:
+                if not mask:
+                    raise ValueError(f"{f}.known_by: a face-down token shown must be known by a seat who looked")
+                cells[sp] = FD_BASE + k
+                known[sp] = mask
+            else:
+                cells[sp] = k
+        elif fd:
+            if mask:
+                unknown_fixed.append(sp)
+                known[sp] = mask
+                cells[sp] = FD_BASE          # decided below
+            else:
+                cells[sp] = FD_UNDET
+                undecided += 1
+    r["board"] = cells
+    r["known"] = known
+    pawn = int_in(d.get("pawn", 0), 0, NS - 1, "pawn")
+    if cells[pawn] != EMPTY:
+        raise ValueError(f"pawn: space {pawn} holds a token; the Gang pawn stands on an empty space")
+    if pawn != 0 and P == 2 and E.yellow(sd, pawn):
+        raise ValueError(f"pawn: space {pawn} is on a yellow street, closed with 2 players (OT-3)")
+    r["pawn"] = pawn
+    # Seats.
+    seats = _list(d.get("seats"), "seats")
+    if len(seats) != P:
+        raise ValueError(f"seats: {len(seats)} entries for {P} players")
+    file_need = []
+    hand_need = []
+    kept_need = []
+    hands = []
+    for p, st in enumerate(seats):
+        f = f"seats[{p}]"
+        st = _mapping(st, f)
+        r["money"][p] = int_in(st.get("money", 0), 0, 9999, f + ".money")
+        stash = _kinds(st.get("stash"), f + ".stash")
+        if len(stash) > C["STASH_CAP"]:
+            raise ValueError(f"{f}.stash: {len(stash)} tokens, a stash holds 9 (OT-12)")
+        for i, k in enumerate(stash):
+            if not E.is_object(k):
+                raise ValueError(f"{f}.stash[{i}]: only Objects go to the stash (OT-13)")
+            r["stash"][p][k] += 1
+            count(k)
+        for i, t in enumerate(_list(st.get("tools"), f + ".tools")):
+            if t not in TOOLS:
+                raise ValueError(f"{f}.tools[{i}]: unknown Tool {t!r}; expected one of {', '.join(TOOLS)}")
+            k = C["K_TOOL0"] + TOOLS.index(t)
+            r["front"][p][k] += 1
+            count(k)
+        pf = _kinds(st.get("police_file"), f + ".police_file")
+        for k in pf:
+            r["pfile"][p][k] += 1
+            count(k)
+        size = _size(st, "police_file_size", len(pf), 94, f + ".police_file_size")
+        listed_start = sum(1 for k in pf if E.is_start(k))
+        nstart = st.get("police_file_starting")
+        nstart = listed_start if nstart is None else int_in(nstart, 0, 9, f + ".police_file_starting")
+        if nstart < listed_start:
+            raise ValueError(f"{f}.police_file_starting: {nstart}, fewer than the {listed_start} listed")
+        if size - len(pf) < nstart - listed_start:
+            raise ValueError(f"{f}.police_file_starting: {nstart} starting tokens do not fit a file of {size}")
+        file_need.append((p, size - len(pf) - (nstart - listed_start), nstart - listed_start))
+        hand = _chars(st.get("characters"), f + ".characters")
+        hands.append(hand)
+        for c in hand:
+            r["hand"][p] |= 1 << c
+        hand_need.append(_size(st, "character_count", len(hand), NCH, f + ".character_count") - len(hand))
+        kept = _values_in(st.get("burglary_cards"), f + ".burglary_cards")
+        for v in kept:
+            r["kept"][p][v] += 1
+        kept_need.append(_size(st, "burglary_count", len(kept), 16, f + ".burglary_count") - len(kept))
+        r["final"][p] = int_in(st.get("final_score", 0) or 0, -999, 9999, f + ".final_score")
+    # Piles.
+    bag = _kinds(d.get("bag"), "bag")
+    for k in bag:
+        if E.is_start(k):
+            raise ValueError("bag: starting tokens are set aside, never in the bag (OT-5)")
+        r["bag"][k] += 1
+        count(k)
+    bag_need = _size(d, "bag_size", len(bag), 94, "bag_size") - len(bag)
+    fdp = _kinds(d.get("face_down_pool"), "face_down_pool")
+    for k in fdp:
+        if E.is_start(k):
+            raise ValueError("face_down_pool: starting tokens never lie on the board (OT-5)")
+        r["fdpool"][k] += 1
+        count(k)
+    fd_need = _size(d, "face_down_pool_size", len(fdp), 94, "face_down_pool_size") - len(fdp)
+    if not night and fd_need + len(fdp):
+        raise ValueError("face_down_pool_size: the face-down pool exists only at night (OT-25)")
+    if fd_need + len(fdp) < undecided:
+        raise ValueError(f"face_down_pool_size: {fd_need + len(fdp)}, fewer than the {undecided} undecided "
+                         f"face-down tokens on the board")
+    aside = _kinds(d.get("starting_aside"), "starting_aside")
+    for k in aside:
+        if not E.is_start(k):
+            raise ValueError(f"starting_aside: {KINDS[k]} is not a starting token")
+        r["aside"][k] += 1
+        count(k)
+    aside_need = _size(d, "starting_aside_size", len(aside), 9, "starting_aside_size") - len(aside)
+    # Turn state.
+    line = _list(d.get("line"), "line")
+    r["path_max"] = int_in(d.get("line_max", 4) or 4, 4, 6, "line_max")
+    if r["path_max"] == 6 and not (pname in ("turn", "line") or d.get("restrict") in ("prowl", "RESTRICT_PROWL")):
+        pass
+    if len(line) > r["path_max"]:
+        raise ValueError(f"line: {len(line)} spaces, longer than line_max {r['path_max']}")
+    for i, sp in enumerate(line):
+        int_in(sp, 0, NS - 1, f"line[{i}]")
+        if not (0 <= cells[sp] < NK):
+            raise ValueError(f"line[{i}]: space {sp} holds no face-up token (OT-10)")
+        prev = line[i - 1] if i else pawn
+        if sp not in E.neighbours(sd, prev) or sp in line[:i]:
+            raise ValueError(f"line[{i}]: space {sp} does not continue the line from space {prev} (OT-10)")
+        r["path"][i] = sp
+    r["path_len"] = len(line)
+    if line and pname != "line":
+        raise ValueError("line: a line is chosen only in phase line")
+    r["restrict"] = enum_index(d.get("restrict") or "none", RESTRICTS, "RESTRICT_", "restrict")
+    r["extra"] = int_in(d.get("extra_prowls", 0) or 0, 0, 1, "extra_prowls")
+    r["peeks_left"] = int_in(d.get("peeks_left", 0) or 0, 0, 2, "peeks_left")
+    r["opening"] = int(_bool(d.get("opening"), "opening"))
+    r["flips_left"] = int_in(d.get("flips_left", 0) or 0, 0, 12, "flips_left")
+    r["flip_from"] = int_in(d.get("flip_from", -1), -1, NS - 1, "flip_from")
+    r["flip_target"] = int_in(d.get("flip_target", -1), -1, NS - 1, "flip_target")
+    pend = d.get("pending_token") or ""
+    r["pending"] = -1
+    if pend:
+        k = _kind(pend, "pending_token")
+        if not E.is_object(k):
+            raise ValueError("pending_token: only an Object waits for room in a stash (OT-14)")
+        r["pending"] = k
+        count(k)
+    ft = d.get("fagin_type") or ""
+    r["fagin_type"] = -1
+    r["fagin_min"] = 0
+    setc = _kinds(d.get("set"), "set")
+    if ft:
+        if ft not in TYPES:
+            raise ValueError(f"fagin_type: unknown Object type {ft!r}; expected one of {', '.join(TYPES)}")
+        r["fagin_type"] = TYPES.index(ft)
+        r["fagin_min"] = int_in(d.get("fagin_min"), 2, 3, "fagin_min")
+    for i, k in enumerate(setc):
+        if not E.is_object(k) or (k not in (C["K_WALLET"], C["K_SWALLET"]) and E.type_of(k) != r["fagin_type"]):
+            raise ValueError(f"set[{i}]: {KINDS[k]} does not belong to a set of {ft or 'no type'} (OT-18)")
+        r["setc"][k] += 1
+        count(k)
+    r["set_last"] = max(setc) if setc else 0
+    if setc and setc and not any(k < C["K_WALLET"] for k in setc) and len(setc) > 0:
+        raise ValueError("set: a set holds at least one Object besides Wallets (OT-18)")
+    r["pick_left"] = int_in(d.get("pick_left", 0) or 0, 0, 2, "pick_left")
+    pd = d.get("pick_dest") or ""
+    r["pick_dest"] = 0
+    r["pick_last"] = 0
+    if pname == "pick_from_file":
+        if pd == "bag":
+            r["pick_dest"] = -1
+        elif pd == "stash":
+            r["pick_dest"] = -2
+        elif isinstance(pd, str) and pd.startswith("seat_") and pd[5:].isdigit() and int(pd[5:]) < P \
+                and int(pd[5:]) != r["active"]:
+            r["pick_dest"] = int(pd[5:])
+        else:
+            raise ValueError(f"pick_dest: {pd!r}; expected bag, stash or seat_N (another seat)")
+        r["pick_last"] = _kind(d.get("pick_last") or "apple_1", "pick_last")
+        if r["pick_left"] == 0:
+            raise ValueError("pick_left: phase pick_from_file needs a pick left")
+    elif pd:
+        raise ValueError("pick_dest: only in phase pick_from_file")
+    r["fill_next"] = int_in(d.get("fill_next", 0) or 0, 0, 76, "fill_next")
+    r["deal_left"] = int_in(d.get("deal_left", 0) or 0, 0, 2 * P, "deal_left")
+    r["burg_to_draw"] = int_in(d.get("burglary_to_draw", 0) or 0, 0, 6, "burglary_to_draw")
+    # Characters.
+    listed = set()
+    for hand in hands:
+        listed |= set(hand)
+    cd = _chars(d.get("character_draw"), "character_draw")
+    disc = _chars(d.get("character_discard"), "character_discard")
+    for c in cd:
+        if c in listed:
+            raise ValueError(f"character_draw: {CHARS[c]} is also in a hand")
+        listed.add(c)
+        r["char_draw"] |= 1 << c
+    r["char_draw"] = sum(1 << c for c in cd)
+    for c in disc:
+        if c in listed:
+            raise ValueError(f"character_discard: {CHARS[c]} is also in a hand or the draw pile")
+        listed.add(c)
+        r["char_disc"] |= 1 << c
+    draw_need = _size(d, "character_draw_size", len(cd), NCH, "character_draw_size") - len(cd)
+    missing = [c for c in range(NCH) if c not in listed]
+    if len(missing) != draw_need + sum(hand_need):
+        raise ValueError(f"character_draw_size: the 13 Character cards do not add up: {len(missing)} unlisted, "
+                         f"{draw_need + sum(hand_need)} places for them (hands and draw pile)")
+    for p in range(P):
+        for _ in range(hand_need[p]):
+            r["hand"][p] |= 1 << missing.pop(0)
+    for c in missing:
+        r["char_draw"] |= 1 << c
+    # Burglary cards.
+    bd = _values_in(d.get("burglary_draw"), "burglary_draw")
+    bdn = _values_in(d.get("burglary_drawn"), "burglary_drawn")
+    bcount = [0] * NBV
+    for v in bd:
+        r["burg_draw"][v] += 1
+    for v in bdn:
+        r["burg_drawn"][v] += 1
+    for v in range(NBV):
+        bcount[v] = r["burg_draw"][v] + r["burg_drawn"][v] + sum(r["kept"][p][v] for p in range(P))
+        if bcount[v] > E.burglary_count(v):
+            raise ValueError(f"burglary_draw: {bcount[v]} Burglary cards of {VALUES[v]}, there are "
+                             f"{E.burglary_count(v)}")
+    bdraw_need = _size(d, "burglary_draw_size", len(bd), 16, "burglary_draw_size") - len(bd)
+    bdrawn_need = _size(d, "burglary_drawn_size", len(bdn), 6, "burglary_drawn_size") - len(bdn)
+    bmissing = [v for v in range(NBV) for _ in range(E.burglary_count(v) - bcount[v])]
+    if len(bmissing) != bdraw_need + bdrawn_need + sum(kept_need):
+        raise ValueError(f"burglary_draw_size: the 16 Burglary cards do not add up: {len(bmissing)} unlisted, "
+                         f"{bdraw_need + bdrawn_need + sum(kept_need)} places for them")
+    for p in range(P):
+        for _ in range(kept_need[p]):
+            r["kept"][p][bmissing.pop(0)] += 1
+    for _ in range(bdrawn_need):
+        r["burg_drawn"][bmissing.pop(0)] += 1
+    for v in bmissing:
+        r["burg_draw"][v] += 1
+    # Tokens: what is unlisted goes where the description says tokens are hidden.
+    rmissing = []
+    smissing = []
+    for k in range(NK):
+        want_r = E.round_count(k) - (10 if k == C["K_BURGLARY"] and not night else 0)
+        if k == C["K_BURGLARY"] and not night:
+            want_r = 0
+        if round_n[k] > want_r:
+            raise ValueError(f"tokens: {round_n[k]} {KINDS[k]} tokens listed, the game has {want_r}"
+                             + (" outside the Burglary tokens set aside" if k == C["K_BURGLARY"] else ""))
+        if start_n[k] > E.start_count(k):
+            raise ValueError(f"tokens: {start_n[k]} {KINDS[k]} starting tokens listed, the game has "
+                             f"{E.start_count(k)}")
+        rmissing += [k] * (want_r - round_n[k])
+        smissing += [k] * (E.start_count(k) - start_n[k])
+    rneed = len(unknown_fixed) + fd_need + bag_need + sum(n for _, n, _ in file_need)
+    sneed = aside_need + sum(n for _, _, n in file_need)
+    if len(rmissing) != rneed:
+        raise ValueError(f"tokens: {len(rmissing)} round tokens are not listed, but the hidden places "
+                         f"(Police files, bag, face-down pool, face-down tokens) hold {rneed} (every token "
+                         f"must be in exactly one place)")
+    if len(smissing) != sneed:
+        raise ValueError(f"tokens: {len(smissing)} starting tokens are not listed, but the hidden places "
+                         f"(Police files, starting_aside) hold {sneed}")
+    for sp in unknown_fixed:
+        r["board"][sp] = FD_BASE + rmissing.pop(0)
+    for _ in range(fd_need):
+        r["fdpool"][rmissing.pop(0)] += 1
+    for p, nr, ns in file_need:
+        for _ in range(nr):
+            r["pfile"][p][rmissing.pop(0)] += 1
+        for _ in range(ns):
+            r["pfile"][p][smissing.pop(0)] += 1
+    for k in rmissing:
+        r["bag"][k] += 1
+    for k in smissing:
+        r["aside"][k] += 1
+    _check_phase(r, d, pname, P, sd, NS, undecided)
+    return E._pack(r)
+
+
+def _check_phase(r, d, pname, P, sd, NS, undecided):
+    """What each phase needs (OT-35); a state that passes has legal moves and sane successors."""
+    cells = r["board"]
+    active = r["active"]
+    fd_total = sum(r["fdpool"])
+    if pname != "fill" and r["fill_next"]:
+        raise ValueError("fill_next: only in phase fill")
+    if pname == "fill":
+        if r["night"]:
+            raise ValueError("phase: the board is filled face up only for the day (OT-6)")
+        fn = r["fill_next"]
+        if not 1 <= fn < NS or (fn != 0 and (P == 2 and E.yellow(0, fn))):
+            raise ValueError(f"fill_next: {fn} is not an open space to fill")
+        for sp in range(1, NS):
+            open_ = not (P == 2 and E.yellow(0, sp))
+            if open_ and (sp < fn) != (cells[sp] != EMPTY):
+                raise ValueError(f"board[{sp}]: while filling, the spaces before fill_next are full and "
+                                 f"the others empty (OT-6)")
+        if sum(r["bag"]) == 0:
+            raise ValueError("bag: nothing left to fill the board with")
+        if any(sum(r["stash"][p]) or sum(r["pfile"][p]) for p in range(P)) or r["pawn"] != 0:
+            raise ValueError("seats: nothing is taken before the board is filled")
+    if pname == "deal":
+        if not 1 <= r["deal_left"] <= 2 * P:
+            raise ValueError("deal_left: phase deal needs a starting token left to deal")
+        seat = (2 * P - r["deal_left"]) // 2
+        for p in range(P):
+            have = sum(r["stash"][p])
+            want = 2 if p < seat else (2 * P - r["deal_left"]) - 2 * seat if p == seat else 0
+            if have != want:
+                raise ValueError(f"seats[{p}].stash: {have} tokens while the starting tokens are dealt "
+                                 f"({want} expected, OT-5)")
+        if sum(r["aside"]) < r["deal_left"]:
+            raise ValueError("starting_aside_size: fewer starting tokens aside than are left to deal")
+    elif r["deal_left"]:
+        raise ValueError("deal_left: only in phase deal")
+    if pname in ("flip", "peek_draw"):
+        t = r["flip_target"]
+        if t < 0 or cells[t] != FD_UNDET:
+            raise ValueError("flip_target: the chance phase needs an undecided face-down space")
+        if fd_total == 0:
+            raise ValueError("face_down_pool_size: nothing to draw the face-down token from")
+    elif r["flip_target"] != -1:
+        raise ValueError("flip_target: only in phases flip and peek_draw")
+    if pname in ("flip_direction", "flip"):
+        if not r["night"] or r["flips_left"] < 1:
+            raise ValueError("flips_left: flipping needs the night and a flip left (OT-25)")
+        origin = r["flip_from"] if r["flip_from"] >= 0 else r["pawn"]
+        if r["flip_from"] >= 0 and not (0 <= cells[r["flip_from"]] < NK):
+            raise ValueError("flip_from: the last flipped space holds a face-up token")
+        if r["flip_from"] >= 0 and not any(0 <= cells[q] < NK for q in E.neighbours(sd, r["pawn"])):
+            raise ValueError("flip_from: a line of flips starts next to the Gang pawn, so a flipped token "
+                             "lies next to it (OT-25)")
+        if pname == "flip_direction":
+            nfd = sum(1 for q in E.neighbours(sd, origin) if cells[q] >= FD_BASE)
+            if nfd < 2:
+                raise ValueError("flip_from: a direction is chosen only where two face-down tokens follow")
+        elif r["flip_target"] not in E.neighbours(sd, origin):
+            raise ValueError("flip_target: the flipped space continues the line from flip_from")
+    else:
+        if r["flips_left"] or r["flip_from"] != -1:
+            raise ValueError("flips_left: only while flipping")
+    if r["opening"] and pname not in ("flip_direction", "flip"):
+        raise ValueError("opening: only during the night's opening flips")
+    if r["opening"] and r["pawn"] != 0:
+        raise ValueError("pawn: the opening flips start from the paved square (OT-26)")
+    if pname in ("peek", "peek_draw"):
+        if not r["night"] or r["peeks_left"] < 1:
+            raise ValueError("peeks_left: peeking needs the night and a peek left (OT-27)")
+        if pname == "peek" and not any(cells[sp] >= FD_BASE and not (r["known"][sp] >> active) & 1
+                                       for sp in range(NS)):
+            raise ValueError("peeks_left: no face-down token left to look at")
+    elif r["peeks_left"]:
+        raise ValueError("peeks_left: only while peeking")
+    if r["pending"] >= 0 and pname != "make_room":
+        raise ValueError("pending_token: only in phase make_room")
+    if pname == "make_room":
+        if r["pending"] < 0 or sum(r["stash"][active]) != 9:
+            raise ValueError("pending_token: phase make_room needs a token and a full stash (OT-14)")
+    if pname == "fagin":
+        if r["fagin_type"] < 0:
+            raise ValueError("fagin_type: phase fagin needs the set's type")
+        if not any(True for _ in [0]):
+            pass
+    elif r["fagin_type"] >= 0 or sum(r["setc"]):
+        raise ValueError("fagin_type: only in phase fagin")
+    if pname == "burglary_draw":
+        if r["burg_to_draw"] < 1 or sum(r["burg_draw"]) < r["burg_to_draw"] or not r["night"] and False:
+            raise ValueError("burglary_to_draw: phase burglary_draw needs cards to draw")
+    elif r["burg_to_draw"]:
+        raise ValueError("burglary_to_draw: only in phase burglary_draw")
+    if pname == "burglary_keep":
+        if sum(r["burg_drawn"]) < 2:
+            raise ValueError("burglary_drawn_size: phase burglary_keep needs two or more drawn cards")
+    elif pname != "burglary_draw" and sum(r["burg_drawn"]):
+        raise ValueError("burglary_drawn_size: drawn Burglary cards wait only in a burglary")
+    if pname == "discard_tool" and sum(1 for t in range(5) if r["front"][active][C["K_TOOL0"] + t]) < 2:
+        raise ValueError("seats: phase discard_tool needs two types of Tool to choose from (OT-17)")
+    if pname == "character_draw" and r["char_draw"] == 0:
+        raise ValueError("character_draw_size: no Character card left to draw")
+    if pname == "line":
+        if not any(0 <= cells[q] < NK for q in E.neighbours(sd, r["line"][-1] if False else
+                                                               (r["path"][r["path_len"] - 1] if r["path_len"]
+                                                                else r["pawn"]))) and r["path_len"] == 0:
+            raise ValueError("pawn: phase line needs a face-up token next to the Gang pawn")
+    if pname == "pick_from_file" and sum(r["pfile"][active]) == 0:
+        raise ValueError(f"seats[{active}].police_file_size: nothing to pick from the file")
+    if pname in ("flip_direction", "flip", "peek", "peek_draw", "place_pawn") and not r["night"] \
+            and pname != "place_pawn":
+        raise ValueError("night: this phase belongs to the night")
+    if r["night"] and fd_total < undecided:
+        raise ValueError("face_down_pool_size: fewer tokens than undecided face-down spaces")
+    if pname == "over":
+        if not r["night"]:
+            raise ValueError("phase: the game ends after the night")
+    elif r["winners"]:
+        raise ValueError("winners: only when the game is over")
+    if pname == "over":
+        best = max(r["final"][p] for p in range(P))
+        r["winners"] = sum(1 << p for p in range(P) if r["final"][p] == best)
+        want = d.get("winners")
+        if want is not None and sorted(want) != [p for p in range(P) if (r["winners"] >> p) & 1]:
+            raise ValueError("winners: the richest seats win (OT-29)")
+    if pname not in CHANCE_PHASES and pname != "over":
+        if not E.legal_from_bytes(E._pack(r)):
+            raise ValueError(f"phase: {pname} has no legal action in this position")
+
+
+# ------------------------------------------------------------------ text
+
+_SHORT = {"apple_1": "a1", "apple_2": "a2", "handkerchief_1": "h1", "handkerchief_2": "h2", "brooch": "Br",
+          "necklace": "Ne", "ring": "Ri", "watch": "Wa", "wallet": "$$", "character": "Ch", "burglary": "Bu",
+          "tool_bag": "tB", "tool_rope": "tR", "tool_crowbar": "tC", "tool_lantern": "tL", "tool_lockpick": "tP"}
+
+
+def _short(name):
+    if name.startswith("start_"):
+        return _short(name[6:]).upper()
+    return _SHORT.get(name, name[:2])
+
+
+def render(data, seat=None):
+    """The map and the table as text (as ``seat`` sees it, if given)."""
+    d = describe(data) if seat is None else view(data, seat)
+    sd = 1 if d["night"] else 0
+    spaces = E.BOARD["night" if d["night"] else "day"]["spaces"]
+    grid = [["   "] * 15 for _ in range(15)]
+    ids = [["   "] * 15 for _ in range(15)]
+    for sp, cell in enumerate(d["board"]):
+        ids[spaces[sp]["y"]][spaces[sp]["x"]] = f"{sp:>2} "
+        x, y = spaces[sp]["x"], spaces[sp]["y"]
+        if sp == d["pawn"]:
+            txt = "@@"
+        elif sp == 0:
+            txt = "[]"
+        elif d["players"] == 2 and spaces[sp]["yellow"]:
+            txt = "xx"
+        elif cell["face_down"]:
+            txt = "?" + (_short(cell["token"])[0] if cell["token"] else "?")
+        elif cell["token"]:
+            txt = _short(cell["token"])
+        else:
+            txt = " ."
+        grid[y][x] = txt + " "
+    lines = [f"Oliver Twist - {'night' if d['night'] else 'day'} - {d['phase'].replace('_', ' ')}"
+             + (f" - seat {d['active_player']} to act" if d["phase"] != "over" else " - game over")]
+    lines.append("  " + "the streets".ljust(45) + "   " + "space numbers")
+    lines += ["  " + "".join(row) + "   " + "".join(idr) for row, idr in zip(grid, ids)]
+    lines.append("  @@ Gang pawn, [] paved square, ?? face down, xx closed street; "
+                 "a1/a2 apples, h1/h2 handkerchiefs, Br Ne Ri Wa, $$ wallet, Ch character, t* tools, Bu burglary")
+    lines.append(f"  Fagin's rewards taken: {d['rewards_taken']}/5; bag {d['bag_size']}")
+    for p, st in enumerate(d["seats"]):
+        file_txt = (" ".join(_short(t) for t in st["police_file"]) if st["police_file"] or
+                    st["police_file_size"] == 0 else f"{st['police_file_size']} hidden")
+        lines.append(f"{'*' if p == d['active_player'] else ' '}seat {p}: £{st['money']}  stash ["
+                     + " ".join(_short(t) for t in st["stash"]) + "]  tools [" + " ".join(st["tools"])
+                     + f"]  file [{file_txt}]  characters "
+                     + (", ".join(st["characters"]) if st["characters"] else str(st["character_count"]))
+                     + f"  burglary {st['burglary_cards'] if st['burglary_cards'] else st['burglary_count']}"
+                     + (f"  final £{st['final_score']}" if d["phase"] == "over" else ""))
+    if d["line"]:
+        lines.append(f"line so far: {d['line']}")
+    if seat is not None or True:
+        spaces_now = [a for a in E.legal_from_bytes(data) if a < C["A_TAKE"]] \
+            if d["phase"] not in CHANCE_PHASES and d["phase"] != "over" else []
+        if spaces_now:
+            def show(sp):
+                t = d["board"][sp]["token"]
+                return f"{sp}={_short(t) if t else ('??' if d['board'][sp]['face_down'] else 'empty')}"
+            lines.append("spaces to choose: " + ", ".join(show(sp) for sp in spaces_now))
+    if d["set"]:
+        lines.append(f"set for Fagin: {d['set']}")
+    if d["burglary_drawn"]:
+        lines.append(f"burglary cards drawn: {d['burglary_drawn']}")
+    if d["winners"]:
+        lines.append(f"winners: {d['winners']}")
+    return "\n".join(lines)
+
+
+def summary(data):
+    d = describe(data)
+    return (f"{d['players']} players, {'night' if d['night'] else 'day'}, {d['phase']}, active "
+            f"{d['active_player']}, money {[s['money'] for s in d['seats']]}")
+
+
+# ------------------------------------------------------------------ actions
+
+ACTION_KINDS = ("space", "take", "done", "relocate", "give_up", "fagin", "token", "play", "hide", "seat",
+                "keep", "discard_tool", "draw_token", "draw_character", "draw_burglary")
+
+
+def _split(a, chance):
+    if chance:
+        if C["A_CH_TOKEN"] <= a < C["A_CH_TOKEN"] + NK:
+            return "draw_token", a - C["A_CH_TOKEN"]
+        if C["A_CH_CHAR"] <= a < C["A_CH_CHAR"] + NCH:
+            return "draw_character", a - C["A_CH_CHAR"]
+        if C["A_CH_BURG"] <= a < C["A_CH_BURG"] + NBV:
+            return "draw_burglary", a - C["A_CH_BURG"]
+        raise ValueError(f"action: {a} is not a chance outcome of Oliver Twist")
+    if 0 <= a < C["A_TAKE"]:
+        return "space", a
+    for name, lo, n in (("take", C["A_TAKE"], 1), ("done", C["A_DONE"], 1), ("relocate", C["A_RELOCATE"], 1),
+                        ("give_up", C["A_GIVE_UP"], 1), ("fagin", C["A_FAGIN"], 6), ("token", C["A_KIND"], NK),
+                        ("play", C["A_PLAY"], NCH), ("hide", C["A_HIDE"], NCH), ("seat", C["A_SEAT"], 4),
+                        ("keep", C["A_KEEP"], NBV), ("discard_tool", C["A_TOOL"], 5)):
+        if lo <= a < lo + n:
+            return name, a - lo
+    raise ValueError(f"action: {a} is not a decision of Oliver Twist")
+
+
+def action_label(action, chance=False, options=None):
+    kind, i = _split(action, chance)
+    return {
+        "space": lambda: f"space {i}",
+        "take": lambda: "take the token",
+        "done": lambda: "done",
+        "relocate": lambda: "move the Gang pawn (pay £2)",
+        "give_up": lambda: "pay the police £4 and end the round",
+        "fagin": lambda: f"go to Fagin's with {TYPES[i]}s",
+        "token": lambda: f"token {KINDS[i]}",
+        "play": lambda: f"play {CHARS[i]}",
+        "hide": lambda: f"hide with {CHARS[i]}",
+        "seat": lambda: f"seat {i}",
+        "keep": lambda: f"keep Burglary card {VALUES[i]:+d}",
+        "discard_tool": lambda: f"discard tool {TOOLS[i]}",
+        "draw_token": lambda: f"draw token {KINDS[i]}",
+        "draw_character": lambda: f"draw Character {CHARS[i]}",
+        "draw_burglary": lambda: f"draw Burglary card {VALUES[i]:+d}",
+    }[kind]()
+
+
+def typed_action(action, chance=False, options=None):
+    kind, i = _split(action, chance)
+    d = {"kind": kind}
+    if kind == "space":
+        d["space"] = i
+    elif kind == "fagin":
+        d["object_type"] = TYPES[i]
+    elif kind in ("token", "draw_token"):
+        d["token"] = KINDS[i]
+    elif kind in ("play", "hide", "draw_character"):
+        d["character"] = CHARS[i]
+    elif kind == "seat":
+        d["seat"] = i
+    elif kind in ("keep", "draw_burglary"):
+        d["burglary_value"] = VALUES[i]
+    elif kind == "discard_tool":
+        d["tool"] = TOOLS[i]
+    return d
+
+
+def action_from_typed(d, chance=False, options=None):
+    d = _mapping(d, "action")
+    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "action.kind")]
+    is_chance = kind.startswith("draw_")
+    if is_chance != bool(chance):
+        raise ValueError(f"action.kind: {kind} is {'a chance outcome' if is_chance else 'a decision'}, "
+                         f"expected {'a chance outcome' if chance else 'a decision'}")
+    if kind == "space":
+        return int_in(d.get("space"), 0, C["A_TAKE"] - 1, "action.space")
+    if kind in ("take", "done", "relocate", "give_up"):
+        return {"take": C["A_TAKE"], "done": C["A_DONE"], "relocate": C["A_RELOCATE"],
+                "give_up": C["A_GIVE_UP"]}[kind]
+    if kind == "fagin":
+        t = d.get("object_type")
+        if t not in TYPES:
+            raise ValueError(f"action.object_type: {t!r}; expected one of {', '.join(TYPES)}")
+        return C["A_FAGIN"] + TYPES.index(t)
+    if kind in ("token", "draw_token"):
+        return (C["A_CH_TOKEN"] if chance else C["A_KIND"]) + _kind(d.get("token"), "action.token")
+    if kind in ("play", "hide", "draw_character"):
+        ch = d.get("character")
+        if ch not in CHARS:
+            raise ValueError(f"action.character: {ch!r}; expected one of {', '.join(CHARS)}")
+        return {"play": C["A_PLAY"], "hide": C["A_HIDE"], "draw_character": C["A_CH_CHAR"]}[kind] + CHARS.index(ch)
+    if kind == "seat":
+        return C["A_SEAT"] + int_in(d.get("seat"), 0, 3, "action.seat")
+    if kind in ("keep", "draw_burglary"):
+        v = d.get("burglary_value")
+        if isinstance(v, bool) or v not in VALUES:
+            raise ValueError(f"action.burglary_value: {v!r} is no Burglary card's value")
+        return (C["A_CH_BURG"] if chance else C["A_KEEP"]) + VALUES.index(v)
+    t = d.get("tool")
+    if t not in TOOLS:
+        raise ValueError(f"action.tool: {t!r}; expected one of {', '.join(TOOLS)}")
+    return C["A_TOOL"] + TOOLS.index(t)
