@@ -15,14 +15,15 @@ Action ids (stable):
 
 * ``0..3``     choose action a (move), b (steal / exchange goods), c (steal shillings), d (market)
 * ``4``        done (end the chosen action, or one's turn at the market)
-* ``5..94``    move at location L (15 each): ``+0`` enter from Fagin's den, ``+1+s`` up from
-  space s (from the top: home to Fagin), ``+8+s`` down from space s (from the street: back to the den)
-* ``95..136``  steal goods with the urchin at (L, s): ``95 + 7L + s``
-* ``137..178`` steal shillings with the urchin at (L, s): ``137 + 7L + s``
-* ``179..184`` a white hand takes a cube of colour c
-* ``185..190`` exchange: pay a cube of colour c;  ``191..196``: take the cube of colour c
-* ``197..202`` market: sell a cube of colour c;  ``203..208``: buy a cube of colour c
-* ``209..214`` chance: the die shows 1..6
+* ``5..346``   move at location L (57 each, from ``5 + 57L``): ``+0`` enter from Fagin's den;
+  ``+1 + 8s + t`` the urchin on space s moves to space t (t = 7: from the top, home to
+  Fagin; from the street, back to the den; ids with t = s or t = 7 elsewhere name no move)
+* ``347..388`` steal goods with the urchin at (L, s): ``347 + 7L + s``
+* ``389..430`` steal shillings with the urchin at (L, s): ``389 + 7L + s``
+* ``431..436`` a white hand takes a cube of colour c
+* ``437..442`` exchange: pay a cube of colour c;  ``443..448``: take the cube of colour c
+* ``449..454`` market: sell a cube of colour c;  ``455..460``: buy a cube of colour c
+* ``461..466`` chance: the die shows 1..6
 """
 import json
 import pathlib
@@ -50,16 +51,16 @@ cdef enum:
     A_CHOOSE = 0
     A_DONE = 4
     A_MOVE = 5
-    MOVE_PER_LOC = 15
-    A_STEAL = 95
-    A_SHILL = 137
-    A_WHITE = 179
-    A_PAY = 185
-    A_PICK = 191
-    A_SELL = 197
-    A_BUY = 203
-    A_DIE = 209
-    NUM_ACTIONS = 215
+    MOVE_PER_LOC = 57       # enter, then (from space, to space or 7) pairs
+    A_STEAL = 347
+    A_SHILL = 389
+    A_WHITE = 431
+    A_PAY = 437
+    A_PICK = 443
+    A_SELL = 449
+    A_BUY = 455
+    A_DIE = 461
+    NUM_ACTIONS = 467
 
     # Actions a player may choose (FG-1).
     AK_NONE = 0
@@ -81,8 +82,8 @@ cdef enum:
     PH_PATROL = 9           # chance: the constables' patrol die (FG-20)
     PH_OVER = 10
 
-    MAX_DECISION = 17       # 6 entries + 5 urchins x (up, down) + done
-    MAX_LEGAL = 17
+    MAX_DECISION = 48       # 6 entries + 5 urchins x (6 climbs, down) + done
+    MAX_LEGAL = 48
 
 # ------------------------------------------------------------- board data
 cdef int GOODS[NL][NS][NC]
@@ -188,10 +189,26 @@ cdef inline int blocked_by_own(const FGState* s, int p, int L, int t) noexcept n
     # FG-14: never onto one's own urchin (the street holds any number, FG-8).
     return t > 0 and s.board[L][t] == p + 1
 
+cdef int climb_cost(const FGState* s, int L, int src, int t, int* cost) noexcept nogil:
+    """FG-12, FG-13: the goods a climb from src up to t costs: every space entered on the
+    way, the constable's (passed, never entered) excepted."""
+    cdef int k, c
+    for c in range(NC):
+        cost[c] = 0
+    for k in range(src + 1, t + 1):
+        if k == s.cpos[L]:
+            continue
+        for c in range(NC):
+            cost[c] += COST[L][k][c]
+    return 0
+
 cdef int move_target(const FGState* s, int p, int L, int j) noexcept nogil:
-    """Where move j at location L of seat p's urchin lands (FG-10 to FG-14): a space
-    0..6, NS for home, -2 back to the den; -1 if the move is illegal."""
+    """Where move j at location L of seat p's urchin lands (FG-10 to FG-15): a space
+    0..6, NS for home, -2 back to the den; -1 if the move is illegal.  j = 0: enter;
+    j = 1 + 8 src + t: the urchin on space src moves to space t (t = 7: home from the
+    top, or the den from the street)."""
     cdef int src, t
+    cdef int cost[NC]
     if j == 0:
         # FG-10: enter from the den onto the street, paying its cost.
         if s.den[p] <= 0:
@@ -199,44 +216,54 @@ cdef int move_target(const FGState* s, int p, int L, int j) noexcept nogil:
         t = 0
         if s.cpos[L] == t:
             t = 1                                 # FG-13: past the constable
-    elif j <= NS:
-        src = j - 1
-        if not has_urchin(s, p, L, src):
+        if blocked_by_own(s, p, L, t) or not affords(s, p, COST[L][t]):
             return -1
+        return t
+    src = (j - 1) >> 3
+    t = (j - 1) & 7
+    if src >= NS or not has_urchin(s, p, L, src):
+        return -1
+    if t == 7:
         if src == TOP:
             # FG-15: home to Fagin from the top, for shillings and goods.
             if s.shillings[p] < RET_SH or not affords(s, p, RET_COST[L]):
                 return -1
             return NS
-        t = src + 1
-        if s.cpos[L] == t:
-            t += 1
-        if t > TOP:
-            return -1
-    else:
-        src = j - 1 - NS
-        if not has_urchin(s, p, L, src):
-            return -1
         if src == 0:
             return -2                             # FG-11: leave by the street, back to the den
-        t = src - 1
-        if s.cpos[L] == t:
-            t -= 1
-        if t < 0:
-            return -1
-        if blocked_by_own(s, p, L, t):
-            return -1
-        return t                                   # FG-11: going down costs nothing
-    if blocked_by_own(s, p, L, t):
         return -1
-    if not affords(s, p, COST[L][t]):
+    if t == s.cpos[L] or blocked_by_own(s, p, L, t):
+        return -1                                 # FG-13, FG-14
+    if t < src:
+        # FG-11: one space down for free (two when the constable stands in between).
+        if t == src - 1 or (t == src - 2 and s.cpos[L] == src - 1):
+            return t
+        return -1
+    if t == src:
+        return -1
+    climb_cost(s, L, src, t, cost)
+    if not affords(s, p, cost):
         return -1
     return t
 
-cdef inline int move_legal(const FGState* s, int p, int L, int j) noexcept nogil:
-    if (s.used >> L) & 1:
-        return 0
-    return move_target(s, p, L, j) != -1
+cdef int legal_moves(const FGState* s, int p, int* out, int first_only) noexcept nogil:
+    """The move steps open to seat p (ids), ascending; with first_only, stops at one."""
+    cdef int n = 0, L, src, t, j
+    for L in range(NL):
+        if (s.used >> L) & 1:
+            continue
+        for j in range(1 + NS * 8):
+            if j > 0:
+                src = (j - 1) >> 3
+                if not has_urchin(s, p, L, src):
+                    continue
+            if move_target(s, p, L, j) != -1:
+                if out != NULL:
+                    out[n] = A_MOVE + L * MOVE_PER_LOC + j
+                n += 1
+                if first_only:
+                    return n
+    return n
 
 cdef inline int steal_legal(const FGState* s, int p, int L, int sp) noexcept nogil:
     cdef int c, n = WHITE[L][sp]
@@ -267,9 +294,8 @@ cdef int any_op(const FGState* s, int p, int kind) noexcept nogil:
         if (s.used >> L) & 1:
             continue
         if kind == AK_MOVE:
-            for j in range(MOVE_PER_LOC):
-                if move_target(s, p, L, j) != -1:
-                    return 1
+            if legal_moves(s, p, NULL, 1):
+                return 1
         else:
             for sp in range(NS):
                 if kind == AK_STEAL and steal_legal(s, p, L, sp):
@@ -408,13 +434,7 @@ cdef int fg_legal_actions(const void* st, int* out) noexcept nogil:
             out[n] = A_DONE
             n += 1
         if s.action == AK_MOVE:
-            for L in range(NL):
-                if (s.used >> L) & 1:
-                    continue
-                for j in range(MOVE_PER_LOC):
-                    if move_target(s, p, L, j) != -1:
-                        out[n] = A_MOVE + L * MOVE_PER_LOC + j
-                        n += 1
+            n += legal_moves(s, p, out + n, 0)
         elif s.action == AK_STEAL:
             for L in range(NL):
                 for sp in range(NS):
@@ -472,11 +492,12 @@ cdef int fg_legal_actions(const void* st, int* out) noexcept nogil:
     return 0
 
 cdef void do_move(FGState* s, int p, int L, int j) noexcept nogil:
-    cdef int t = move_target(s, p, L, j), src, q
+    cdef int t = move_target(s, p, L, j), src = -1, q
+    cdef int cost[NC]
     if j == 0:
         s.den[p] -= 1
     else:
-        src = j - 1 if j <= NS else j - 1 - NS
+        src = (j - 1) >> 3
         if src == 0:
             s.street[L][p] -= 1
         else:
@@ -489,14 +510,22 @@ cdef void do_move(FGState* s, int p, int L, int j) noexcept nogil:
     if t == -2:
         s.den[p] += 1
         return
-    if j <= NS:
-        pay(s, p, COST[L][t])                      # FG-12: climbing costs the goods shown
+    if j == 0:
+        pay(s, p, COST[L][t])                      # FG-10
+    elif t > src:
+        climb_cost(s, L, src, t, cost)             # FG-12: climbing costs the goods shown
+        pay(s, p, cost)
     if t == 0:
         s.street[L][p] += 1                        # FG-8: no knock-outs on the street
         return
     q = s.board[L][t] - 1
     if q >= 0:
-        s.den[q] += 1                              # FG-14: knocked out, back to Fagin's den
+        # FG-14: knocked out, it falls to the street (into the constable's hands, and back
+        # to Fagin's den, if the constable stands there).
+        if s.cpos[L] == 0:
+            s.den[q] += 1
+        else:
+            s.street[L][q] += 1
     s.board[L][t] = p + 1
 
 cdef void patrol(FGState* s, int L) noexcept nogil:
@@ -845,20 +874,17 @@ def action_label(int action, bint chance=False, options=None):
     if k == "done":
         return "done"
     where = f"{LOCATIONS[t['location']]}" if "location" in t else ""
-    if k in ("enter", "up", "down"):
-        if k == "enter":
-            return f"urchin enters {where}"
-        sp = t["space"]
-        lvl = "street" if sp == 0 else f"level {sp - 1}"
-        if k == "up" and sp == TOP:
-            return f"urchin at {where} top goes home to Fagin"
-        if k == "down" and sp == 0:
-            return f"urchin at {where} street leaves for the den"
-        return f"urchin at {where} {lvl} moves {k}"
+    if k == "enter":
+        return f"urchin enters {where}"
+    if k == "home":
+        return f"urchin at {where} top goes home to Fagin"
+    if k == "den":
+        return f"urchin at {where} street leaves for the den"
+    if k == "move":
+        return f"urchin at {where} {_level(t['space'])} moves {'up' if t['to'] > t['space'] else 'down'} " \
+               f"to {_level(t['to'])}"
     if k in ("steal_goods", "steal_shillings"):
-        sp = t["space"]
-        lvl = "street" if sp == 0 else f"level {sp - 1}"
-        return f"steal {'goods' if k == 'steal_goods' else 'shillings'} at {where} {lvl}"
+        return f"steal {'goods' if k == 'steal_goods' else 'shillings'} at {where} {_level(t['space'])}"
     if k == "die":
         return f"die shows {t['die']}"
     verb = {"white_hand": "white hand takes", "exchange_pay": "exchange: pay", "exchange_take": "exchange: take",
@@ -866,7 +892,11 @@ def action_label(int action, bint chance=False, options=None):
     return f"{verb} {t['colour']}"
 
 
-ACTION_KINDS = ("choose", "done", "enter", "up", "down", "steal_goods", "steal_shillings", "white_hand",
+def _level(sp):
+    return "street" if sp == 0 else f"level {sp - 1}"
+
+
+ACTION_KINDS = ("choose", "done", "enter", "move", "home", "den", "steal_goods", "steal_shillings", "white_hand",
                 "exchange_pay", "exchange_take", "sell", "buy", "die")
 
 
@@ -880,9 +910,14 @@ def typed_action(int action, bint chance=False, options=None):
         L, j = divmod(action - A_MOVE, MOVE_PER_LOC)
         if j == 0:
             return {"kind": "enter", "location": L}
-        if j <= NS:
-            return {"kind": "up", "location": L, "space": j - 1}
-        return {"kind": "down", "location": L, "space": j - 1 - NS}
+        src, t = divmod(j - 1, 8)
+        if t == 7 and src == TOP:
+            return {"kind": "home", "location": L}
+        if t == 7 and src == 0:
+            return {"kind": "den", "location": L}
+        if t == 7 or t == src:
+            raise ValueError(f"unknown action id {action} (no such move)")
+        return {"kind": "move", "location": L, "space": src, "to": t}
     if A_STEAL <= action < A_SHILL:
         L, sp = divmod(action - A_STEAL, NS)
         return {"kind": "steal_goods", "location": L, "space": sp}
@@ -911,15 +946,21 @@ def action_from_typed(d, bint chance=False, options=None):
         return A_DONE
     if kind == "die":
         return A_DIE + _int_in(d.get("die"), 1, 6, "die") - 1
-    if kind in ("enter", "up", "down", "steal_goods", "steal_shillings"):
+    if kind in ("enter", "move", "home", "den", "steal_goods", "steal_shillings"):
         L = _int_in(d.get("location"), 0, NL - 1, "location")
+        base = A_MOVE + L * MOVE_PER_LOC
         if kind == "enter":
-            return A_MOVE + L * MOVE_PER_LOC
+            return base
+        if kind == "home":
+            return base + 1 + 8 * TOP + 7
+        if kind == "den":
+            return base + 1 + 7
         sp = _int_in(d.get("space"), 0, NS - 1, "space")
-        if kind == "up":
-            return A_MOVE + L * MOVE_PER_LOC + 1 + sp
-        if kind == "down":
-            return A_MOVE + L * MOVE_PER_LOC + 1 + NS + sp
+        if kind == "move":
+            to = _int_in(d.get("to"), 0, NS - 1, "to")
+            if to == sp:
+                raise ValueError(f"to: a move goes to another space than {sp}")
+            return base + 1 + 8 * sp + to
         return (A_STEAL if kind == "steal_goods" else A_SHILL) + L * NS + sp
     c = colour_index(d.get("colour"), "colour")
     return {"white_hand": A_WHITE, "exchange_pay": A_PAY, "exchange_take": A_PICK, "sell": A_SELL,

@@ -14,7 +14,9 @@
 
 cdef double HX_HOME = 250.0
 cdef double HX_NEEDED = 3.5         # a cube of a colour the next steps cost
-cdef double HX_SPARE = 2.0          # any other cube
+cdef double HX_SPARE = 1.5          # any other cube, up to HX_SPARE_KEEP of them
+cdef int HX_SPARE_KEEP = 6
+cdef double HX_HOARD = 0.5          # spare cubes beyond those
 cdef double HX_SPARE_SH = 0.1       # a shilling beyond what the returns still cost
 cdef double HX_RIVAL = 0.5
 cdef double HX_TEMP = 25.0          # evaluate: worth difference of about e to one
@@ -41,7 +43,7 @@ cdef int patrol_hits(const FGState* s, int L, int sp) noexcept nogil:
 
 cdef void hx_worths(const FGState* s, double* out) noexcept nogil:
     """Every seat's own worth (before rivals are taken off)."""
-    cdef int p, L, sp, c, q, useful, target
+    cdef int p, L, sp, c, q, useful, target, sh, first, spare
     cdef int need[FG_MAX_PLAYERS][NC]
     cdef double w
     memset(need, 0, sizeof(need))
@@ -73,13 +75,20 @@ cdef void hx_worths(const FGState* s, double* out) noexcept nogil:
         target = RET_SH * (HOME_TO_WIN - s.home[p])
         if target < 0:
             target = 0
-        if s.shillings[p] <= target:
-            out[p] += s.shillings[p]
-        else:
-            out[p] += target + HX_SPARE_SH * (s.shillings[p] - target)
+        # Shillings: the next return's at double worth, the later returns' at 1, the rest little.
+        sh = s.shillings[p]
+        first = RET_SH if target > 0 else 0
+        out[p] += 2.0 * (sh if sh < first else first)
+        if sh > first:
+            out[p] += (sh - first if sh < target else target - first) + (HX_SPARE_SH * (sh - target) if sh > target else 0.0)
+        spare = 0
         for c in range(NC):
             useful = s.hand[p][c] if s.hand[p][c] < need[p][c] else need[p][c]
-            out[p] += HX_NEEDED * useful + HX_SPARE * (s.hand[p][c] - useful)
+            out[p] += HX_NEEDED * useful
+            spare += s.hand[p][c] - useful
+        # Spare cubes: a few are worth keeping for later steps, a hoard is not.
+        out[p] += HX_SPARE * (spare if spare < HX_SPARE_KEEP else HX_SPARE_KEEP) + \
+            HX_HOARD * (spare - HX_SPARE_KEEP if spare > HX_SPARE_KEEP else 0)
 
 cdef double hx_value(const FGState* s, int p) noexcept nogil:
     cdef double w[FG_MAX_PLAYERS]

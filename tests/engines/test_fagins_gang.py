@@ -21,51 +21,58 @@ A_MOVE, A_STEAL, A_SHILL, A_MARKET, DONE = 0, 1, 2, 3, 4
 
 
 def move_id(loc, j):
-    return 5 + 15 * loc + j
+    return 5 + 57 * loc + j
 
 
 def enter(loc):
     return move_id(loc, 0)
 
 
+def climb(loc, space, to):
+    """The urchin on `space` of `loc` moves to space `to` (up or down)."""
+    return move_id(loc, 1 + 8 * space + to)
+
+
 def up(loc, space):
-    return move_id(loc, 1 + space)
+    """One space up; from the top, home."""
+    return move_id(loc, 1 + 8 * space + (7 if space == 6 else space + 1))
 
 
 def down(loc, space):
-    return move_id(loc, 8 + space)
+    """One space down; from the street, back to the den."""
+    return move_id(loc, 1 + 8 * space + (7 if space == 0 else space - 1))
 
 
 def steal(loc, space):
-    return 95 + 7 * loc + space
+    return 347 + 7 * loc + space
 
 
 def shill(loc, space):
-    return 137 + 7 * loc + space
+    return 389 + 7 * loc + space
 
 
 def white(c):
-    return 179 + c
+    return 431 + c
 
 
 def pay(c):
-    return 185 + c
+    return 437 + c
 
 
 def pick(c):
-    return 191 + c
+    return 443 + c
 
 
 def sell(c):
-    return 197 + c
+    return 449 + c
 
 
 def buy(c):
-    return 203 + c
+    return 455 + c
 
 
 def die(n):
-    return 209 + n - 1
+    return 461 + n - 1
 
 
 def goods(**kw):
@@ -132,7 +139,7 @@ def test_fg1_one_action_and_no_mixing():
     assert st.legal_actions() == [A_MOVE, A_STEAL, A_SHILL, A_MARKET]
     play(st, A_STEAL)
     legal = st.legal_actions()
-    assert all(95 <= a < 137 or 185 <= a < 191 for a in legal), legal     # steals and exchanges only
+    assert all(347 <= a < 389 or 437 <= a < 443 for a in legal), legal     # steals and exchanges only
     assert steal(CLE, 1) in legal and steal(MAY, 2) in legal
 
 
@@ -251,10 +258,10 @@ def test_fg4_exchange_needs_three_cubes_and_pays_in_ascending_order():
     """FG-4: no exchange with two cubes; a colour is offered only if the exchange can finish."""
     st = position(urchins=[(0, PAT, 2)], hands={0: goods(blue=1, red=1)})
     play(st, A_STEAL)
-    assert all(not 185 <= a < 191 for a in st.legal_actions())
+    assert all(not 437 <= a < 443 for a in st.legal_actions())
     st = position(urchins=[(0, PAT, 2)], hands={0: goods(blue=1, green=1, red=1)})
     play(st, A_STEAL)
-    assert [a for a in st.legal_actions() if 185 <= a < 191] == [pay(BLUE)]
+    assert [a for a in st.legal_actions() if 437 <= a < 443] == [pay(BLUE)]
     play(st, pay(BLUE))
     assert st.legal_actions() == [pay(GREEN)]
 
@@ -318,13 +325,13 @@ def test_fg5_street_offers_no_goods_but_most_shillings():
 # ------------------------------------------------------------------ components
 
 def test_fg6_setup_stocks_shillings_and_starting_goods():
-    """FG-6: stocks by player count, two cubes per stall, 20 shillings, one cube of each colour."""
+    """FG-6: stocks by player count, two cubes per stall, 20 shillings, two cubes of each colour."""
     for players, stock in ((2, 15), (3, 15), (4, 20), (5, 25), (6, 30)):
         d = new_game("fagins_gang", players, seed=2).describe()
         for c in range(6):
             assert d["warehouses"][c] + d["stalls"][c] + sum(s["goods"][c] for s in d["seats"]) == stock
         assert d["stalls"] == [2] * 6
-        assert all(s["shillings"] == 20 and s["goods"] == [1] * 6 and s["den"] == 5 for s in d["seats"])
+        assert all(s["shillings"] == 20 and s["goods"] == [2] * 6 and s["den"] == 5 for s in d["seats"])
 
 
 def test_fg7_fg8_board_data():
@@ -380,7 +387,9 @@ def test_fg13_constable_pushes_past_and_blocks_at_the_end():
     """FG-13: moving onto the constable's space lands one further (paying for that space);
     a push off the track is not allowed."""
     st = position(urchins=[(0, CLE, 2)], constables={CLE: (3, True)}, hands={0: goods(blue=1)})
-    play(st, A_MOVE, up(CLE, 2))                 # over level 2 to level 3, paying its blue
+    play(st, A_MOVE)
+    assert climb(CLE, 2, 3) not in st.legal_actions()      # never onto the constable
+    play(st, climb(CLE, 2, 4))                   # past level 2 to level 3, paying only its blue
     assert {"seat": 0, "location": CLE, "space": 4} in st.describe()["urchins"]
     assert hand(st, 0) == [0] * 6
     st = position(urchins=[(0, CLE, 5)], constables={CLE: (6, False)}, hands={0: [2] * 6})
@@ -392,15 +401,43 @@ def test_fg13_constable_pushes_past_and_blocks_at_the_end():
 
 
 def test_fg14_knock_out_and_never_onto_own():
-    """FG-14: landing on a rival's urchin sends it to its den; never onto one's own."""
+    """FG-14: landing on a rival's urchin knocks it down to the street (to the den if the
+    constable stands there); never onto one's own."""
     st = position(urchins=[(0, CLE, 2), (1, CLE, 3)], hands={0: goods(red=1)})
     play(st, A_MOVE, up(CLE, 2))
     d = st.describe()
     assert {"seat": 0, "location": CLE, "space": 3} in d["urchins"]
+    assert {"seat": 1, "location": CLE, "space": 0} in d["urchins"] and seat_of(st, 1)["den"] == 4
+    st = position(urchins=[(0, CLE, 2), (1, CLE, 3)], hands={0: goods(red=1)}, constables={CLE: (0, True)})
+    play(st, A_MOVE, up(CLE, 2))
     assert seat_of(st, 1)["den"] == 5
     st = position(urchins=[(0, CLE, 2), (0, CLE, 3)], hands={0: goods(red=1, blue=1)})
     play(st, A_MOVE)
     assert up(CLE, 2) not in st.legal_actions() and up(CLE, 3) in st.legal_actions()
+
+
+def test_fg12_climb_several_spaces_paying_each():
+    """FG-12: one step may climb several spaces, paying every space entered; FG-13: the
+    constable's space is passed for free; FG-14: urchins passed over are not touched."""
+    # Clerkenwell: level 1 costs black, level 2 red, level 3 blue.
+    st = position(urchins=[(0, CLE, 1), (1, CLE, 3)], hands={0: goods(black=1, red=1, blue=1)})
+    play(st, A_MOVE)
+    legal = st.legal_actions()
+    assert climb(CLE, 1, 4) in legal and climb(CLE, 1, 5) not in legal      # no purple for level 4
+    play(st, climb(CLE, 1, 4))
+    d = st.describe()
+    assert {"seat": 0, "location": CLE, "space": 4} in d["urchins"] and hand(st, 0) == [0] * 6
+    assert {"seat": 1, "location": CLE, "space": 3} in d["urchins"]
+    st = position(urchins=[(0, CLE, 1)], constables={CLE: (3, False)}, hands={0: goods(black=1, blue=1)})
+    play(st, A_MOVE, climb(CLE, 1, 4))           # level 1 (black), past level 2, level 3 (blue)
+    assert hand(st, 0) == [0] * 6
+
+
+def test_fg11_down_only_one_space():
+    """FG-11: down is one space (two past a constable), never further."""
+    st = position(urchins=[(0, CLE, 5)])
+    play(st, A_MOVE)
+    assert climb(CLE, 5, 4) in st.legal_actions() and climb(CLE, 5, 3) not in st.legal_actions()
 
 
 def test_fg15_home_to_fagin():
@@ -412,7 +449,7 @@ def test_fg15_home_to_fagin():
     assert not st.describe()["urchins"]
     st = position(urchins=[(0, CLE, 6)], hands={0: goods(green=1, yellow=1)}, shillings={0: 14})
     play(st, A_MOVE)
-    assert down(CLE, 6) in st.legal_actions() and up(CLE, 6) not in st.legal_actions()   # 14 shillings
+    assert up(CLE, 6) not in st.legal_actions()          # 14 shillings: not home yet
 
 
 # ------------------------------------------------------------------ c, market, constables, rounds
@@ -434,23 +471,25 @@ def test_fg16_prices_follow_the_wheel():
 def test_fg17_fg18_market_visit():
     """FG-17, FG-18: the caller trades first with the coin's extra shilling per cube, then the
     others clockwise; sales before purchases at price + 2; then the wheel turns (a die)."""
+    ring, coin, margin = E.BOARD["price_ring"], E.BOARD["market_coin_bonus"], E.BOARD["buy_margin"]
+    blue = ring[0] + margin                          # a blue's purchase price at wheel 0
     st = position(players=3, active=1, wheel=0, hands={0: goods(red=1), 1: goods(blue=2), 2: [0] * 6},
-                  shillings={2: 3})
+                  shillings={2: blue})
     play(st, A_MARKET)
     d = st.describe()
     assert d["market_seat"] == 1 and d["market_caller"] == 1
-    play(st, sell(BLUE), sell(BLUE))                 # blue at 1 + coin 1, twice; then no trade left but buy
-    assert seat_of(st, 1)["shillings"] == 24
+    play(st, sell(BLUE), sell(BLUE))                 # blue at its price + the coin, twice
+    assert seat_of(st, 1)["shillings"] == 20 + 2 * (ring[0] + coin)
     play(st, DONE)
     d = st.describe()
-    assert d["market_seat"] == 2                     # seat 2 may buy a blue at 1 + 2 = 3 (it has 3)
+    assert d["market_seat"] == 2                     # seat 2 can pay for exactly one blue
     assert st.legal_actions() == [DONE, buy(BLUE)]
     play(st, buy(BLUE))
     assert seat_of(st, 2)["shillings"] == 0 and hand(st, 2) == goods(blue=1)
     d = st.describe()
     assert d["market_seat"] == 0                     # seat 2 could trade no more: passed on
-    play(st, sell(RED), DONE)                        # red at ring[5] = 4, no coin
-    assert seat_of(st, 0)["shillings"] == 24
+    play(st, sell(RED), DONE)                        # red at ring[5], no coin
+    assert seat_of(st, 0)["shillings"] == 20 + ring[5]
     assert st.is_chance_node() and st.describe()["phase"] == "wheel"
     st.apply(die(3))
     d = st.describe()
@@ -466,7 +505,7 @@ def test_fg18_no_selling_after_buying_and_limits():
         play(st, sell(RED))
     assert sell(RED) not in st.legal_actions()
     play(st, buy(BLUE))
-    assert all(not 197 <= a < 203 for a in st.legal_actions())
+    assert all(not 449 <= a < 455 for a in st.legal_actions())
     play(st, buy(BLUE), buy(BLUE))
     assert st.describe()["market_seat"] == 1 or st.is_chance_node()
 
@@ -488,7 +527,7 @@ def test_fg20_patrol_catches_and_turns():
     at the end of the track it turns round; on the street it catches every urchin."""
     st = position(urchins=[(1, CLE, 3)], constables={CLE: (2, True), PAT: (1, False)},
                   active=1, hands={1: [0] * 6})
-    play(st, A_MOVE, down(CLE, 3))               # seat 1 (the last) moves down... onto level 1
+    play(st, A_MOVE, climb(CLE, 3, 1))           # seat 1 (the last) moves down past the constable
     # down from level 2 (space 3): the constable on space 2 pushes it to space 1
     assert {"seat": 1, "location": CLE, "space": 1} in st.describe()["urchins"]
     assert st.describe()["phase"] == "patrol"
@@ -548,11 +587,13 @@ def test_fg24_full_tie_goes_later_in_turn_order():
 
 def test_fg25_round_limit():
     """FG-25: after round 30 the game ends, ranked by FG-24."""
-    st = position(players=2, round=29, active=1, turns_done=2, phase="patrol", shillings={0: 30, 1: 20})
+    last = E.BOARD["max_rounds"]
+    assert last == 40
+    st = position(players=2, round=last - 1, active=1, turns_done=2, phase="patrol", shillings={0: 30, 1: 20})
     st.apply(die(1))
     assert st.is_terminal() and st.returns() == [1.0, 0.0]
     with pytest.raises(ValueError, match="^round"):
-        position(players=2, round=30)
+        position(players=2, round=last)
 
 
 def test_fg26_games_end_within_the_bound():
@@ -661,9 +702,16 @@ def test_two_urchins_on_one_level_refused():
 
 def test_typed_actions_round_trip_and_label():
     """FG-1: every id has a label and a typed form that reads back."""
+    named = 0
     for a in range(GAME.num_distinct_actions):
-        assert E.action_from_typed(E.typed_action(a)) == a
+        try:
+            typed = E.typed_action(a)
+        except ValueError:
+            continue        # ids of no move (a move to its own space, or home from mid-track)
+        named += 1
+        assert E.action_from_typed(typed) == a
         assert E.action_label(a)
+    assert named == GAME.num_distinct_actions - 6 * (7 + 5)
     assert E.action_label(up(CLE, 6)).endswith("goes home to Fagin")
 
 
