@@ -23,7 +23,7 @@ cdef double HX_TEMP = 25.0          # evaluate: worth difference of about e to o
 
 cdef enum:
     RO_UNIFORM = 12                 # rollouts: one decision in twelve is uniform
-    EVAL_DEPTH = 40                 # rollout actions before the evaluation stands in
+    EVAL_DEPTH = 24                 # rollout actions before the evaluation stands in
 
 cdef inline double urchin_worth(int sp) noexcept nogil:
     return 10.0 + 8.0 * sp + 2.0 * sp * sp
@@ -118,9 +118,11 @@ cdef int hx_argmax(const FGState* s, int p, int finish, Rng* rng) noexcept nogil
         guard = 0
         while guard < 40 and fg_current_player(&t) == p and (
                 (finish >= 1 and (t.phase == PH_WHITE or t.phase == PH_SWAP_PAY or t.phase == PH_SWAP_PICK))
-                or (finish == 2 and (t.phase == PH_OPS or t.phase == PH_MARKET))):
+                or (finish >= 2 and (t.phase == PH_OPS or t.phase == PH_MARKET))):
             fg_apply_action(&t, hx_argmax(&t, p, 1 if t.phase == PH_OPS or t.phase == PH_MARKET else 0, rng))
             guard += 1
+            if finish == 3 and (t.phase == PH_OPS or t.phase == PH_MARKET):
+                break               # the first step (and its white hands or exchange) only
         v = hx_value(&t, p)
         if v > top + 1e-9:
             top = v
@@ -133,13 +135,16 @@ cdef int hx_argmax(const FGState* s, int p, int finish, Rng* rng) noexcept nogil
     return best
 
 cdef int hx_choose(const FGState* s, Rng* rng, int explore) noexcept nogil:
+    # explore (the rollout policy): one decision in RO_UNIFORM uniform, and the choice of
+    # action judged by its best first step only (a quarter of the cost of playing each
+    # action to its end, which the bot does).
     cdef int acts[MAX_LEGAL]
     cdef int p = fg_current_player(s), n
     if explore and rng_below(rng, RO_UNIFORM) == 0:
         n = fg_legal_actions(s, acts)
         return acts[rng_below(rng, n)]
     if s.phase == PH_CHOOSE:
-        return hx_argmax(s, p, 2, rng)
+        return hx_argmax(s, p, 3 if explore else 2, rng)
     if s.phase == PH_OPS or s.phase == PH_MARKET:
         return hx_argmax(s, p, 1, rng)
     return hx_argmax(s, p, 0, rng)
