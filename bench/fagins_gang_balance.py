@@ -60,14 +60,21 @@ def main():
     ap.add_argument("--iterations", type=int, default=300)
     args = ap.parse_args()
     game = load_game("fagins_gang")
-    print(f"heuristic self-play, {args.games} games per player count")
+    if args.games:
+        self_play(game, args.games)
+    if args.ismcts_games:
+        against_ismcts(game, args.ismcts_games, args.iterations)
+
+
+def self_play(game, games):
+    print(f"heuristic self-play, {games} games per player count")
     print(f"{'players':>7}{'rounds mean':>12}{'median':>7}{'p90':>5}{'3 home':>8}  "
           + "".join(f"{a:>12}" for a in ACTIONS) + "   seat win shares (seat 0: 95% interval)")
     for players in range(2, 7):
         rounds, ended, wins = [], 0, collections.Counter()
         choices = {p: collections.Counter() for p in range(players)}
         steps = collections.Counter()
-        for g in range(args.games):
+        for g in range(games):
             d = play(game, players, [None] * players, 1000 * players + g, choices, steps)
             rounds.append(d["round"])
             ended += max(s["home"] for s in d["seats"]) >= 3
@@ -77,33 +84,35 @@ def main():
             total.update(c)
         n = sum(total.values())
         rounds.sort()
-        lo, hi = wilson(wins[0], args.games)
+        lo, hi = wilson(wins[0], games)
         print(f"{players:>7}{sum(rounds) / len(rounds):>12.1f}{rounds[len(rounds) // 2]:>7}"
-              f"{rounds[int(len(rounds) * 0.9)]:>5}{ended / args.games:>8.0%}  "
+              f"{rounds[int(len(rounds) * 0.9)]:>5}{ended / games:>8.0%}  "
               + "".join(f"{total[a] / n:>12.1%}" for a in range(4))
-              + "   " + " ".join(f"{wins[p] / args.games:.0%}" for p in range(players))
+              + "   " + " ".join(f"{wins[p] / games:.0%}" for p in range(players))
               + f" ({lo:.0%}-{hi:.0%}; fair {1 / players:.0%})")
         k = sum(steps.values())
         print(f"{'':>7}steps: " + ", ".join(f"{kind} {v / k:.0%}" for kind, v in steps.most_common()))
-    if args.ismcts_games:
-        bot = make_bot(f"ismcts:{args.iterations}")
-        chosen = collections.Counter()
-        heur = collections.Counter()
-        won = 0
-        for g in range(args.ismcts_games):
-            seat = g % 2
-            bots = [None, None]
-            bots[seat] = bot
-            choices = {0: collections.Counter(), 1: collections.Counter()}
-            d = play(game, 2, bots, 7000 + g, choices, None)
-            chosen.update(choices[seat])
-            heur.update(choices[1 - seat])
-            won += d["winner"] == seat
-        n, m = sum(chosen.values()), sum(heur.values())
-        print(f"\nISMCTS ({args.iterations} iterations) vs heuristic, 2 players, {args.ismcts_games} games "
-              f"(ISMCTS won {won})")
-        print("ISMCTS choices:    " + "".join(f"{a} {chosen[i] / n:.1%}   " for i, a in enumerate(ACTIONS)))
-        print("heuristic choices: " + "".join(f"{a} {heur[i] / m:.1%}   " for i, a in enumerate(ACTIONS)))
+
+
+def against_ismcts(game, games, iterations):
+    bot = make_bot(f"ismcts:{iterations}")
+    chosen = collections.Counter()
+    heur = collections.Counter()
+    won = 0
+    for g in range(games):
+        seat = g % 2
+        bots = [None, None]
+        bots[seat] = bot
+        choices = {0: collections.Counter(), 1: collections.Counter()}
+        d = play(game, 2, bots, 7000 + g, choices, None)
+        chosen.update(choices[seat])
+        heur.update(choices[1 - seat])
+        won += d["winner"] == seat
+    n, m = sum(chosen.values()), sum(heur.values())
+    print(f"\nISMCTS ({iterations} iterations) vs heuristic, 2 players, {games} games "
+          f"(ISMCTS won {won})")
+    print("ISMCTS choices:    " + "".join(f"{a} {chosen[i] / n:.1%}   " for i, a in enumerate(ACTIONS)))
+    print("heuristic choices: " + "".join(f"{a} {heur[i] / m:.1%}   " for i, a in enumerate(ACTIONS)))
 
 
 if __name__ == "__main__":

@@ -1343,7 +1343,7 @@ def render(data, seat=None):
                  + f"   stalls: {_goods_text(d['stalls'])}")
     lines.append(f"warehouses: {_goods_text(d['warehouses'])}")
     cells = {(u["location"], u["space"]): str(u["seat"]) for u in d["urchins"]}
-    lines.append(f"{'':17}  street  L0  L1  L2  L3  L4  L5")
+    lines.append(f"{'':20}  street  L0  L1  L2  L3  L4  L5")
     for L in range(NL):
         con = d["constables"][L]
         row = []
@@ -1352,7 +1352,7 @@ def render(data, seat=None):
             if con["space"] == sp and d["phase"] not in ("setup_constable", "setup_wheel"):
                 mark = "C" + ("^" if con["facing_up"] else "v")
             row.append(f"{mark:>3}" if sp else f"{mark:>6}")
-        lines.append(f"{LOCATIONS[L][:12]:12} ({_SHORT[COLOURS[L]]}) " + " ".join(row))
+        lines.append(f"{LOCATIONS[L]:15} ({_SHORT[COLOURS[L]]}) " + " ".join(row))
     for p, st in enumerate(d["seats"]):
         marks = ("F" if p == d["first_player"] else " ") + ("*" if p == d["active_player"] else " ")
         lines.append(f"{marks}seat {p}: {st['shillings']:3} shillings, home {st['home']}, den {st['den']}, "

@@ -235,11 +235,16 @@ def test_fg4_exchange_may_use_cubes_just_stolen():
     assert hand(st, 0) == goods(black=1, red=1)
 
 
-def test_fg4_one_steal_and_two_exchanges():
-    """FG-4: one steal and six cubes exchanged for two of choice."""
+@pytest.mark.parametrize("steal_at", [0, 1, 2])
+def test_fg4_one_steal_and_two_exchanges(steal_at):
+    """FG-4: one steal and six cubes exchanged for two of choice, the steal first, between
+    or last."""
     st = _b_state()
-    play(st, A_STEAL, pay(BLUE), pay(BLUE), pay(PURPLE), pick(BLACK), steal(HAT, 5),
-         pay(RED), pay(RED), pay(RED), pick(BLACK))
+    parts = [[pay(BLUE), pay(BLUE), pay(PURPLE), pick(BLACK)], [pay(RED), pay(RED), pay(RED), pick(BLACK)]]
+    parts.insert(steal_at, [steal(HAT, 5)])
+    play(st, A_STEAL)
+    for part in parts:
+        play(st, *part)
     assert hand(st, 0) == goods(green=2, black=4, red=3)
     assert st.describe()["active_player"] == 1
 
