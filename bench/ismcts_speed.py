@@ -4,7 +4,8 @@ Rows: Kids of London at the opening of each player count and at turn 5
 (hour 6) of a 4-player game reached by random play; Gangs of Kyoto at the
 first decision of a 2- and a 5-player game; London at the first decision of
 a 2- and a 4-player game and at turn 20 of a 2-player game reached by random
-play (a mid-game position: stacks built, boroughs bought); each with uniformly random
+play (a mid-game position: stacks built, boroughs bought); Fagin's Gang at the
+first decision of a 2- and a 6-player game; each with uniformly random
 rollouts and with the game's rollout policy, and the tree's bytes per
 iteration (``tree_bytes``: the memory it holds, its node and slot chunks and
 hash tables, the free room at their ends included; builds before the chunked
@@ -178,6 +179,7 @@ def main():
     rows += [(f"GoK {p} players, opening", new_game("gangs_of_kyoto", p, seed=1)) for p in (2, 5)]
     rows += [(f"London {p} players, opening", new_game("london", p, seed=1)) for p in (2, 4)]
     rows.append(("London 2 players, turn 20", london_at_turn(2, 20, seed=2)))
+    rows += [(f"FG {p} players, opening", new_game("fagins_gang", p, seed=1)) for p in (2, 6)]
     for name, st in rows:
         for rollout in ismcts.ROLLOUTS:
             rate, nodes, per_iter = measure(st, args.iterations, args.repeat, rollout)

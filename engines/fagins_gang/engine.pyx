@@ -1,0 +1,1385 @@
+# cython: language_level=3
+"""Fagin's Gang (Ludorum Games 2007): the rules engine.
+
+The rules in our words, every ruling cited here as ``FG-n``, are in
+``seeds/fagins_gang.md``.  Only the rulebook's Phase 1 (the four actions, and
+option b exactly) survives; the rest is a reconstruction recorded there.  The
+board (locations, their tracks, costs, the price ring, stocks) is data:
+``data/board.json``, loaded and checked when this module is imported.
+
+Nothing is hidden (FG-27): goods, shillings and urchins lie open on the table,
+and the die is rolled in the open, so ``determinize`` changes nothing and a
+seat's information-set key is the position itself.
+
+Action ids (stable):
+
+* ``0..3``     choose action a (move), b (steal / exchange goods), c (steal shillings), d (market)
+* ``4``        done (end the chosen action, or one's turn at the market)
+* ``5..346``   move at location L (57 each, from ``5 + 57L``): ``+0`` enter from Fagin's den;
+  ``+1 + 8s + t`` the urchin on space s moves to space t (t = 7: from the top, home to
+  Fagin; from the street, back to the den; ids with t = s or t = 7 elsewhere name no move)
+* ``347..388`` steal goods with the urchin at (L, s): ``347 + 7L + s``
+* ``389..430`` steal shillings with the urchin at (L, s): ``389 + 7L + s``
+* ``431..436`` a white hand takes a cube of colour c
+* ``437..442`` exchange: pay a cube of colour c;  ``443..448``: take the cube of colour c
+* ``449..454`` market: sell a cube of colour c;  ``455..460``: buy a cube of colour c
+* ``461..466`` chance: the die shows 1..6
+"""
+import json
+import pathlib
+
+cimport cython
+from libc.stdint cimport int16_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+from libc.math cimport exp
+
+from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
+from cpython.pycapsule cimport PyCapsule_New
+
+from fagin.engines.validation import enum_index as _enum_index
+from fagin.engines.validation import int_in as _int_in
+
+cdef enum:
+    FG_MAX_PLAYERS = 6
+    NC = 6                  # goods colours (FG-6)
+    NL = 6                  # locations, one per colour and constable (FG-7)
+    NS = 7                  # spaces of a track: the street, then levels 0 to 5 (FG-8)
+    TOP = 6
+    SH_CAP = 30000          # shillings a seat may hold (FG-28)
+
+    A_CHOOSE = 0
+    A_DONE = 4
+    A_MOVE = 5
+    MOVE_PER_LOC = 57       # enter, then (from space, to space or 7) pairs
+    A_STEAL = 347
+    A_SHILL = 389
+    A_WHITE = 431
+    A_PAY = 437
+    A_PICK = 443
+    A_SELL = 449
+    A_BUY = 455
+    A_DIE = 461
+    NUM_ACTIONS = 467
+
+    # Actions a player may choose (FG-1).
+    AK_NONE = 0
+    AK_MOVE = 1
+    AK_STEAL = 2
+    AK_SHILL = 3
+    AK_MARKET = 4
+
+    # Phases.
+    PH_SETUP_CONSTABLE = 0  # chance: a constable's starting die (FG-19)
+    PH_SETUP_WHEEL = 1      # chance: the die turning the price wheel (FG-16)
+    PH_CHOOSE = 2           # the active player chooses one action
+    PH_OPS = 3              # the active player takes the chosen action's steps, or done
+    PH_WHITE = 4            # a white hand's colour
+    PH_SWAP_PAY = 5         # an exchange: the cubes paid
+    PH_SWAP_PICK = 6        # an exchange: the cube taken
+    PH_MARKET = 7           # a seat trades at Smithfield Market
+    PH_WHEEL = 8            # chance: the wheel turns after a market visit (FG-16)
+    PH_PATROL = 9           # chance: the constables' patrol die (FG-20)
+    PH_OVER = 10
+
+    MAX_DECISION = 48       # 6 entries + 5 urchins x (6 climbs, down) + done
+    MAX_LEGAL = 48
+
+# ------------------------------------------------------------- board data
+cdef int GOODS[NL][NS][NC]
+cdef int WHITE[NL][NS]
+cdef int SHILL[NL][NS]
+cdef int COST[NL][NS][NC]
+cdef int RET_COST[NL][NC]
+cdef int STOCK[FG_MAX_PLAYERS + 1]
+cdef int RING[NC]
+cdef int STALL_START = 2
+cdef int START_SH = 20
+cdef int START_GOODS = 1
+cdef int URCHINS = 5
+cdef int HOME_TO_WIN = 3
+cdef int RET_SH = 15
+cdef int COIN_BONUS = 1
+cdef int BUY_MARGIN = 2
+cdef int SELL_LIMIT = 6
+cdef int BUY_LIMIT = 3
+cdef int PATROL_STEPS = 2
+cdef int MAX_ROUNDS = 30
+
+# All fields are int16_t so that the struct has no padding: the information-set
+# key hashes its words (FG-27).
+ctypedef struct FGState:
+    int16_t players
+    int16_t phase
+    int16_t round               # rounds completed
+    int16_t first               # holder of the start-player coin
+    int16_t active              # the seat whose turn it is in Phase 1
+    int16_t turns_done          # seats that have taken their action this round
+    int16_t action              # AK_*: the action being taken
+    int16_t ops                 # steps of it taken (locations used plus exchanges)
+    int16_t used                # locations used this action (bit mask)
+    int16_t white_left          # white hands still to choose
+    int16_t white_min           # canonical order of white-hand colours (FG-4)
+    int16_t swap_paid
+    int16_t swap_min
+    int16_t caller              # the seat that sent everyone to the market (market coin)
+    int16_t mseat               # the seat trading at the market
+    int16_t mvisited            # seats done at the market this visit
+    int16_t mbuying             # the trading seat has started buying (no more selling)
+    int16_t msold
+    int16_t mbought
+    int16_t mlast               # canonical order of trades (FG-18)
+    int16_t setup_step
+    int16_t wheel               # the price wheel's position
+    int16_t winner
+    int16_t warehouse[NC]
+    int16_t stall[NC]
+    int16_t shillings[FG_MAX_PLAYERS]
+    int16_t home[FG_MAX_PLAYERS]
+    int16_t den[FG_MAX_PLAYERS]
+    int16_t hand[FG_MAX_PLAYERS][NC]
+    int16_t board[NL][NS]       # levels 0-5 (spaces 1-6): 0 empty, p + 1: an urchin of seat p
+    int16_t street[NL][FG_MAX_PLAYERS]  # urchins of each seat on the street (FG-8: any number)
+    int16_t cpos[NL]            # constables' spaces
+    int16_t cdir[NL]            # +1 facing up, -1 facing down
+
+# ---------------------------------------------------------------- helpers
+
+cdef inline int price(const FGState* s, int c) noexcept nogil:
+    # FG-16: the wheel's position sets every colour's price from the ring.
+    return RING[(c + s.wheel) % NC]
+
+cdef inline int cubes_of(const FGState* s, int p) noexcept nogil:
+    cdef int c, n = 0
+    for c in range(NC):
+        n += s.hand[p][c]
+    return n
+
+cdef inline int stock_total(const FGState* s) noexcept nogil:
+    cdef int c, n = 0
+    for c in range(NC):
+        n += s.warehouse[c]
+    return n
+
+cdef inline int affords(const FGState* s, int p, const int* cost) noexcept nogil:
+    cdef int c
+    for c in range(NC):
+        if s.hand[p][c] < cost[c]:
+            return 0
+    return 1
+
+cdef inline void pay(FGState* s, int p, const int* cost) noexcept nogil:
+    # Paid goods go back to their warehouses (FG-9).
+    cdef int c
+    for c in range(NC):
+        s.hand[p][c] -= cost[c]
+        s.warehouse[c] += cost[c]
+
+cdef inline void gain_sh(FGState* s, int p, int n) noexcept nogil:
+    s.shillings[p] += n
+    if s.shillings[p] > SH_CAP:
+        s.shillings[p] = SH_CAP          # FG-28: never reached in play
+
+cdef inline int has_urchin(const FGState* s, int p, int L, int sp) noexcept nogil:
+    if sp == 0:
+        return s.street[L][p] > 0
+    return s.board[L][sp] == p + 1
+
+cdef inline int blocked_by_own(const FGState* s, int p, int L, int t) noexcept nogil:
+    # FG-14: never onto one's own urchin (the street holds any number, FG-8).
+    return t > 0 and s.board[L][t] == p + 1
+
+cdef int climb_cost(const FGState* s, int L, int src, int t, int* cost) noexcept nogil:
+    """FG-12, FG-13: the goods a climb from src up to t costs: every space entered on the
+    way, the constable's (passed, never entered) excepted."""
+    cdef int k, c
+    for c in range(NC):
+        cost[c] = 0
+    for k in range(src + 1, t + 1):
+        if k == s.cpos[L]:
+            continue
+        for c in range(NC):
+            cost[c] += COST[L][k][c]
+    return 0
+
+cdef int move_target(const FGState* s, int p, int L, int j) noexcept nogil:
+    """Where move j at location L of seat p's urchin lands (FG-10 to FG-15): a space
+    0..6, NS for home, -2 back to the den; -1 if the move is illegal.  j = 0: enter;
+    j = 1 + 8 src + t: the urchin on space src moves to space t (t = 7: home from the
+    top, or the den from the street)."""
+    cdef int src, t
+    cdef int cost[NC]
+    if j == 0:
+        # FG-10: enter from the den onto the street, paying its cost.
+        if s.den[p] <= 0:
+            return -1
+        t = 0
+        if s.cpos[L] == t:
+            t = 1                                 # FG-13: past the constable
+        if blocked_by_own(s, p, L, t) or not affords(s, p, COST[L][t]):
+            return -1
+        return t
+    src = (j - 1) >> 3
+    t = (j - 1) & 7
+    if src >= NS or not has_urchin(s, p, L, src):
+        return -1
+    if t == 7:
+        if src == TOP:
+            # FG-15: home to Fagin from the top, for shillings and goods.
+            if s.shillings[p] < RET_SH or not affords(s, p, RET_COST[L]):
+                return -1
+            return NS
+        if src == 0:
+            return -2                             # FG-11: leave by the street, back to the den
+        return -1
+    if t == s.cpos[L] or blocked_by_own(s, p, L, t):
+        return -1                                 # FG-13, FG-14
+    if t < src:
+        # FG-11: one space down for free (two when the constable stands in between).
+        if t == src - 1 or (t == src - 2 and s.cpos[L] == src - 1):
+            return t
+        return -1
+    if t == src:
+        return -1
+    climb_cost(s, L, src, t, cost)
+    if not affords(s, p, cost):
+        return -1
+    return t
+
+cdef int legal_moves(const FGState* s, int p, int* out, int first_only) noexcept nogil:
+    """The move steps open to seat p (ids), ascending; with first_only, stops at one."""
+    cdef int n = 0, L, src, t, j
+    for L in range(NL):
+        if (s.used >> L) & 1:
+            continue
+        for j in range(1 + NS * 8):
+            if j > 0:
+                src = (j - 1) >> 3
+                if not has_urchin(s, p, L, src):
+                    continue
+            if move_target(s, p, L, j) != -1:
+                if out != NULL:
+                    out[n] = A_MOVE + L * MOVE_PER_LOC + j
+                n += 1
+                if first_only:
+                    return n
+    return n
+
+cdef inline int steal_legal(const FGState* s, int p, int L, int sp) noexcept nogil:
+    cdef int c, n = WHITE[L][sp]
+    if (s.used >> L) & 1 or not has_urchin(s, p, L, sp):
+        return 0
+    for c in range(NC):
+        n += GOODS[L][sp][c]
+    return n > 0                                   # FG-5: the street offers no goods
+
+cdef inline int shill_legal(const FGState* s, int p, int L, int sp) noexcept nogil:
+    if (s.used >> L) & 1 or not has_urchin(s, p, L, sp):
+        return 0
+    return SHILL[L][sp] > 0
+
+cdef inline int pay_legal(const FGState* s, int p, int c) noexcept nogil:
+    # FG-4: three cubes paid in any colours, listed in ascending colour (one action
+    # per multiset); a colour is offered only if enough cubes remain to finish.
+    cdef int d, n = 0
+    if s.hand[p][c] <= 0 or c < s.swap_min:
+        return 0
+    for d in range(c, NC):
+        n += s.hand[p][d]
+    return n >= 3 - s.swap_paid
+
+cdef int any_op(const FGState* s, int p, int kind) noexcept nogil:
+    cdef int L, j, sp, c
+    for L in range(NL):
+        if (s.used >> L) & 1:
+            continue
+        if kind == AK_MOVE:
+            if legal_moves(s, p, NULL, 1):
+                return 1
+        else:
+            for sp in range(NS):
+                if kind == AK_STEAL and steal_legal(s, p, L, sp):
+                    return 1
+                if kind == AK_SHILL and shill_legal(s, p, L, sp):
+                    return 1
+    if kind == AK_STEAL and cubes_of(s, p) >= 3:
+        return 1
+    return 0
+
+cdef int market_options(const FGState* s, int p) noexcept nogil:
+    """1 if seat p has a trade to make at the market (FG-17, FG-18)."""
+    cdef int c
+    for c in range(NC):
+        if not s.mbuying and s.msold < SELL_LIMIT and s.hand[p][c] > 0 and c >= s.mlast:
+            return 1
+        if s.mbought < BUY_LIMIT and s.stall[c] > 0 and s.shillings[p] >= price(s, c) + BUY_MARGIN \
+                and (not s.mbuying or c >= s.mlast):
+            return 1
+    return 0
+
+cdef int rank_better(const FGState* s, int a, int b) noexcept nogil:
+    """FG-24: more urchins home, then more shillings, then more goods, then later in
+    the round's turn order."""
+    if s.home[a] != s.home[b]:
+        return s.home[a] > s.home[b]
+    if s.shillings[a] != s.shillings[b]:
+        return s.shillings[a] > s.shillings[b]
+    if cubes_of(s, a) != cubes_of(s, b):
+        return cubes_of(s, a) > cubes_of(s, b)
+    return (a - s.first + s.players) % s.players > (b - s.first + s.players) % s.players
+
+cdef int best_seat(const FGState* s) noexcept nogil:
+    cdef int p, best = 0
+    for p in range(1, s.players):
+        if rank_better(s, p, best):
+            best = p
+    return best
+
+# ------------------------------------------------------------ turn flow
+
+cdef void start_market_seat(FGState* s) noexcept nogil:
+    """FG-17: from the caller clockwise, each seat trades; seats with no trade to make
+    are passed over; after the last, the wheel turns (chance)."""
+    while s.mvisited < s.players:
+        s.mbuying = 0
+        s.msold = 0
+        s.mbought = 0
+        s.mlast = 0
+        if market_options(s, s.mseat):
+            s.phase = PH_MARKET
+            return
+        s.mvisited += 1
+        s.mseat = (s.mseat + 1) % s.players
+    s.phase = PH_WHEEL
+
+cdef void end_turn(FGState* s) noexcept nogil:
+    s.action = AK_NONE
+    s.ops = 0
+    s.used = 0
+    s.white_left = 0
+    s.white_min = 0
+    s.swap_paid = 0
+    s.swap_min = 0
+    s.turns_done += 1
+    if s.turns_done >= s.players:
+        s.phase = PH_PATROL                       # FG-20: Phase 2
+    else:
+        s.active = (s.active + 1) % s.players
+        s.phase = PH_CHOOSE
+
+cdef void after_op(FGState* s) noexcept nogil:
+    """FG-2: at most three steps; the action ends by itself when no step is left."""
+    if s.ops >= 3 or not any_op(s, s.active, s.action):
+        end_turn(s)
+    else:
+        s.phase = PH_OPS
+
+cdef void end_round(FGState* s) noexcept nogil:
+    cdef int p, won = 0
+    s.round += 1
+    for p in range(s.players):
+        if s.home[p] >= HOME_TO_WIN:
+            won = 1
+    if won or s.round >= MAX_ROUNDS:               # FG-23, FG-25
+        s.winner = best_seat(s)
+        s.phase = PH_OVER
+        return
+    s.first = (s.first + 1) % s.players           # FG-21
+    s.active = s.first
+    s.turns_done = 0
+    s.phase = PH_CHOOSE
+
+cdef void white_or_next(FGState* s) noexcept nogil:
+    if s.white_left > 0 and stock_total(s) > 0:
+        s.phase = PH_WHITE
+    else:
+        s.white_left = 0                           # FG-3: stocks ran out
+        after_op(s)
+
+# ---------------------------------------------------------------- the ABI
+
+cdef int fg_num_players(const void* st) noexcept nogil:
+    return (<const FGState*>st).players
+
+cdef int fg_current_player(const void* st) noexcept nogil:
+    cdef const FGState* s = <const FGState*>st
+    if s.phase == PH_SETUP_CONSTABLE or s.phase == PH_SETUP_WHEEL or s.phase == PH_WHEEL \
+            or s.phase == PH_PATROL:
+        return PLAYER_CHANCE
+    if s.phase == PH_OVER:
+        return PLAYER_TERMINAL
+    if s.phase == PH_MARKET:
+        return s.mseat
+    return s.active
+
+cdef int fg_legal_actions(const void* st, int* out) noexcept nogil:
+    cdef const FGState* s = <const FGState*>st
+    cdef int n = 0, p, L, j, sp, c, any_high
+    if fg_current_player(st) == PLAYER_CHANCE:
+        for c in range(6):
+            out[c] = A_DIE + c
+        return 6
+    if s.phase == PH_OVER:
+        return 0
+    p = fg_current_player(st)
+    if s.phase == PH_CHOOSE:
+        for c in range(AK_MOVE, AK_MARKET):
+            if any_op(s, p, c):
+                out[n] = A_CHOOSE + c - 1
+                n += 1
+        out[n] = A_CHOOSE + 3                      # FG-17: the market is always open
+        return n + 1
+    if s.phase == PH_OPS:
+        if s.ops > 0:
+            out[n] = A_DONE
+            n += 1
+        if s.action == AK_MOVE:
+            n += legal_moves(s, p, out + n, 0)
+        elif s.action == AK_STEAL:
+            for L in range(NL):
+                for sp in range(NS):
+                    if steal_legal(s, p, L, sp):
+                        out[n] = A_STEAL + L * NS + sp
+                        n += 1
+            if cubes_of(s, p) >= 3:
+                for c in range(NC):
+                    if pay_legal(s, p, c):
+                        out[n] = A_PAY + c
+                        n += 1
+        elif s.action == AK_SHILL:
+            for L in range(NL):
+                for sp in range(NS):
+                    if shill_legal(s, p, L, sp):
+                        out[n] = A_SHILL + L * NS + sp
+                        n += 1
+        return n
+    if s.phase == PH_WHITE:
+        any_high = 0
+        for c in range(s.white_min, NC):
+            if s.warehouse[c] > 0:
+                any_high = 1
+        for c in range(NC):
+            if s.warehouse[c] > 0 and (c >= s.white_min or not any_high):
+                out[n] = A_WHITE + c
+                n += 1
+        return n
+    if s.phase == PH_SWAP_PAY:
+        for c in range(NC):
+            if pay_legal(s, p, c):
+                out[n] = A_PAY + c
+                n += 1
+        return n
+    if s.phase == PH_SWAP_PICK:
+        for c in range(NC):
+            if s.warehouse[c] > 0:
+                out[n] = A_PICK + c
+                n += 1
+        return n
+    if s.phase == PH_MARKET:
+        out[n] = A_DONE
+        n += 1
+        if not s.mbuying and s.msold < SELL_LIMIT:
+            for c in range(s.mlast, NC):
+                if s.hand[p][c] > 0:
+                    out[n] = A_SELL + c
+                    n += 1
+        if s.mbought < BUY_LIMIT:
+            for c in range(s.mlast if s.mbuying else 0, NC):
+                if s.stall[c] > 0 and s.shillings[p] >= price(s, c) + BUY_MARGIN:
+                    out[n] = A_BUY + c
+                    n += 1
+        return n
+    return 0
+
+cdef void do_move(FGState* s, int p, int L, int j) noexcept nogil:
+    cdef int t = move_target(s, p, L, j), src = -1, q
+    cdef int cost[NC]
+    if j == 0:
+        s.den[p] -= 1
+    else:
+        src = (j - 1) >> 3
+        if src == 0:
+            s.street[L][p] -= 1
+        else:
+            s.board[L][src] = 0
+    if t == NS:
+        s.shillings[p] -= RET_SH
+        pay(s, p, RET_COST[L])
+        s.home[p] += 1
+        return
+    if t == -2:
+        s.den[p] += 1
+        return
+    if j == 0:
+        pay(s, p, COST[L][t])                      # FG-10
+    elif t > src:
+        climb_cost(s, L, src, t, cost)             # FG-12: climbing costs the goods shown
+        pay(s, p, cost)
+    if t == 0:
+        s.street[L][p] += 1                        # FG-8: no knock-outs on the street
+        return
+    q = s.board[L][t] - 1
+    if q >= 0:
+        # FG-14: knocked out, it falls to the street (into the constable's hands, and back
+        # to Fagin's den, if the constable stands there).
+        if s.cpos[L] == 0:
+            s.den[q] += 1
+        else:
+            s.street[L][q] += 1
+    s.board[L][t] = p + 1
+
+cdef void patrol(FGState* s, int L) noexcept nogil:
+    """FG-20: the constable walks PATROL_STEPS spaces along its arrow, turning at the
+    ends of the track; every urchin on a space it enters is caught."""
+    cdef int k, nxt, q
+    for k in range(PATROL_STEPS):
+        nxt = s.cpos[L] + s.cdir[L]
+        if nxt < 0 or nxt > TOP:
+            s.cdir[L] = -s.cdir[L]
+            nxt = s.cpos[L] + s.cdir[L]
+        s.cpos[L] = nxt
+        if nxt == 0:
+            for q in range(s.players):             # the street: every urchin there
+                s.den[q] += s.street[L][q]
+                s.street[L][q] = 0
+            continue
+        q = s.board[L][nxt] - 1
+        if q >= 0:
+            s.board[L][nxt] = 0
+            s.den[q] += 1
+
+cdef void fg_apply_action(void* st, int action) noexcept nogil:
+    cdef FGState* s = <FGState*>st
+    cdef int p, L, sp, c, n, d
+    if s.phase == PH_SETUP_CONSTABLE:
+        d = action - A_DIE + 1
+        L = s.setup_step
+        # FG-19: odd: from the up-arrow space (the street) d spaces up; even: from the
+        # down-arrow space (the top) d spaces down.
+        if d % 2 == 1:
+            s.cpos[L] = d
+            s.cdir[L] = 1
+        else:
+            s.cpos[L] = TOP - d
+            s.cdir[L] = -1
+        s.setup_step += 1
+        if s.setup_step >= NL:
+            s.phase = PH_SETUP_WHEEL
+        return
+    if s.phase == PH_SETUP_WHEEL or s.phase == PH_WHEEL:
+        d = action - A_DIE + 1
+        s.wheel = (s.wheel + d) % NC               # FG-16
+        if s.phase == PH_SETUP_WHEEL:
+            s.phase = PH_CHOOSE
+        else:
+            end_turn(s)
+        return
+    if s.phase == PH_PATROL:
+        patrol(s, action - A_DIE)
+        end_round(s)
+        return
+    p = fg_current_player(st)
+    if s.phase == PH_CHOOSE:
+        s.action = action - A_CHOOSE + 1
+        s.ops = 0
+        s.used = 0
+        if s.action == AK_MARKET:
+            s.caller = p
+            s.mseat = p
+            s.mvisited = 0
+            start_market_seat(s)
+        else:
+            s.phase = PH_OPS
+        return
+    if s.phase == PH_OPS:
+        if action == A_DONE:
+            end_turn(s)
+        elif action < A_STEAL:
+            L = (action - A_MOVE) // MOVE_PER_LOC
+            do_move(s, p, L, (action - A_MOVE) % MOVE_PER_LOC)
+            s.used |= 1 << L
+            s.ops += 1
+            after_op(s)
+        elif action < A_SHILL:
+            L = (action - A_STEAL) // NS
+            sp = (action - A_STEAL) % NS
+            for c in range(NC):
+                n = GOODS[L][sp][c]
+                if n > s.warehouse[c]:
+                    n = s.warehouse[c]              # FG-3: as much as the stock holds
+                s.warehouse[c] -= n
+                s.hand[p][c] += n
+            s.used |= 1 << L
+            s.ops += 1
+            s.white_left = WHITE[L][sp]
+            s.white_min = 0
+            white_or_next(s)
+        elif action < A_WHITE:
+            L = (action - A_SHILL) // NS
+            sp = (action - A_SHILL) % NS
+            gain_sh(s, p, SHILL[L][sp])
+            s.used |= 1 << L
+            s.ops += 1
+            after_op(s)
+        else:
+            # The first cube of an exchange.
+            s.swap_paid = 0
+            s.swap_min = 0
+            s.phase = PH_SWAP_PAY
+            fg_apply_action(st, action)
+        return
+    if s.phase == PH_WHITE:
+        c = action - A_WHITE
+        s.warehouse[c] -= 1
+        s.hand[p][c] += 1
+        s.white_min = c
+        s.white_left -= 1
+        white_or_next(s)
+        return
+    if s.phase == PH_SWAP_PAY:
+        c = action - A_PAY
+        s.hand[p][c] -= 1
+        s.warehouse[c] += 1
+        s.swap_paid += 1
+        s.swap_min = c
+        if s.swap_paid >= 3:
+            s.phase = PH_SWAP_PICK
+        return
+    if s.phase == PH_SWAP_PICK:
+        c = action - A_PICK
+        s.warehouse[c] -= 1
+        s.hand[p][c] += 1
+        s.swap_paid = 0
+        s.swap_min = 0
+        s.ops += 1
+        after_op(s)
+        return
+    if s.phase == PH_MARKET:
+        if action == A_DONE:
+            pass
+        elif action < A_BUY:
+            c = action - A_SELL
+            s.hand[p][c] -= 1
+            s.stall[c] += 1
+            gain_sh(s, p, price(s, c) + (COIN_BONUS if p == s.caller else 0))
+            s.msold += 1
+            s.mlast = c
+        else:
+            c = action - A_BUY
+            if not s.mbuying:
+                s.mbuying = 1
+            s.stall[c] -= 1
+            s.hand[p][c] += 1
+            s.shillings[p] -= price(s, c) + BUY_MARGIN
+            s.mbought += 1
+            s.mlast = c
+        if action != A_DONE and market_options(s, p):
+            return
+        s.mvisited += 1
+        s.mseat = (s.mseat + 1) % s.players
+        start_market_seat(s)
+        return
+
+cdef int fg_chance_outcomes(const void* st, int* actions, double* probs) noexcept nogil:
+    cdef int i
+    for i in range(6):
+        actions[i] = A_DIE + i
+        probs[i] = 1.0 / 6.0
+    return 6
+
+cdef int fg_sample_chance(const void* st, Rng* rng) noexcept nogil:
+    return A_DIE + <int>rng_below(rng, 6)
+
+cdef void fg_returns(const void* st, double* out) noexcept nogil:
+    cdef const FGState* s = <const FGState*>st
+    cdef int p
+    for p in range(s.players):
+        out[p] = 1.0 if p == s.winner else 0.0
+
+cdef void fg_determinize(void* st, int observer, Rng* rng) noexcept nogil:
+    # FG-27: nothing is hidden; the die is chance, not hidden information.
+    pass
+
+cdef void canonical(FGState* t) noexcept nogil:
+    """Clears the bookkeeping fields that mean nothing in the state's phase (the ones
+    ``describe`` leaves out), so that equal positions hash alike whatever led to them."""
+    if t.phase != PH_MARKET:
+        t.mseat = 0
+        t.mbuying = 0
+        t.msold = 0
+        t.mbought = 0
+        t.mlast = 0
+    if t.action != AK_MARKET:
+        t.caller = 0
+        t.mvisited = 0
+    if t.phase != PH_WHITE:
+        t.white_min = 0
+    if t.phase != PH_SWAP_PAY:
+        t.swap_min = 0
+    if t.phase != PH_SETUP_CONSTABLE:
+        t.setup_step = 0
+    if t.phase != PH_OVER:
+        t.winner = -1
+
+cdef uint64_t position_hash(const FGState* s) noexcept nogil:
+    cdef FGState c
+    memcpy(&c, s, sizeof(FGState))
+    canonical(&c)
+    cdef const int16_t* w = <const int16_t*>&c
+    cdef int i, n = sizeof(FGState) // sizeof(int16_t)
+    cdef uint64_t h = 0x464147494E
+    for i in range(n):
+        h = mix64(h, <uint64_t><uint32_t>(<int>w[i] + 65536))
+    return h
+
+cdef uint64_t fg_infoset_key(const void* st, int player) noexcept nogil:
+    # FG-27: every seat sees the whole position.
+    return mix64(position_hash(<const FGState*>st), <uint64_t>(player + 1))
+
+cdef int fg_make_current(void* st, int seat) noexcept nogil:
+    return 1 if fg_current_player(st) == seat else 0
+
+include "rollout.pxi"
+
+cdef GameDef FG_DEF
+FG_DEF.game_id = b"fagins_gang"
+FG_DEF.state_size = sizeof(FGState)
+FG_DEF.max_players = FG_MAX_PLAYERS
+FG_DEF.num_distinct_actions = NUM_ACTIONS
+FG_DEF.max_legal_actions = MAX_LEGAL
+FG_DEF.max_decision_actions = MAX_DECISION
+FG_DEF.num_players = fg_num_players
+FG_DEF.current_player = fg_current_player
+FG_DEF.legal_actions = fg_legal_actions
+FG_DEF.apply_action = fg_apply_action
+FG_DEF.chance_outcomes = fg_chance_outcomes
+FG_DEF.sample_chance = fg_sample_chance
+FG_DEF.returns = fg_returns
+FG_DEF.determinize = fg_determinize
+FG_DEF.infoset_key = fg_infoset_key
+FG_DEF.make_current = fg_make_current
+FG_DEF.rollout_action = fg_rollout_action
+FG_DEF.evaluate = fg_evaluate
+FG_DEF.rollout_depth = EVAL_DEPTH
+
+# ------------------------------------------------------- the Python side
+
+BOARD_FILE = pathlib.Path(__file__).resolve().parent / "data" / "board.json"
+PHASES = ("setup_constable", "setup_wheel", "choose", "steps", "white_hand", "exchange_pay",
+          "exchange_take", "market", "wheel", "patrol", "over")
+ACTIONS = ("none", "move", "steal_goods", "steal_shillings", "market")
+COLOURS = []
+GOODS_NAMES = []
+LOCATIONS = []
+BOARD = {}
+from fagin.engines.fagins_gang import GAME as _GAME
+MIN_PLAYERS = _GAME.min_players
+MAX_PLAYERS = _GAME.max_players
+if MAX_PLAYERS > FG_MAX_PLAYERS:
+    raise ImportError(f"{_GAME.id}: GameSpec.max_players {MAX_PLAYERS} exceeds the state's {FG_MAX_PLAYERS} seats")
+ACTION_DONE = A_DONE
+# FG-19: the (space, facing) each set-up die gives a constable: 1..6 in order.
+SETUP_PLACES = ((1, 1), (4, -1), (3, 1), (2, -1), (5, 1), (0, -1))
+ROUNDS_CAP = 40
+
+
+def _load(path=BOARD_FILE):
+    """Reads the board and checks it against the rulings (FG-6 to FG-16)."""
+    global STALL_START, START_SH, URCHINS, HOME_TO_WIN, RET_SH, COIN_BONUS, BUY_MARGIN
+    global START_GOODS, SELL_LIMIT, BUY_LIMIT, PATROL_STEPS, MAX_ROUNDS
+    d = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+
+    def need(ok, what):
+        if not ok:
+            raise ValueError(f"{path}: {what}")
+
+    need(len(d["colours"]) == NC and len(d["goods"]) == NC, f"{NC} colours")
+    need(len(d["locations"]) == NL, f"{NL} locations, one per constable (FG-7)")
+    need(sorted(loc["colour"] for loc in d["locations"]) == sorted(d["colours"]),
+         "one location per colour (FG-7)")
+    for n in range(2, FG_MAX_PLAYERS + 1):
+        v = d["stock_per_colour"][str(n)]
+        need(0 < v <= 100, f"stock_per_colour[{n}]")
+        STOCK[n] = v
+    need(len(d["price_ring"]) == NC and all(1 <= x <= 20 for x in d["price_ring"]), "price_ring")
+    for c in range(NC):
+        RING[c] = d["price_ring"][c]
+    STALL_START = d["stall_start"]
+    need(0 <= STALL_START <= min(STOCK[n] for n in range(2, FG_MAX_PLAYERS + 1)), "stall_start")
+    START_SH = d["start_shillings"]
+    START_GOODS = d["start_goods_each_colour"]
+    need(0 <= START_GOODS and STALL_START + FG_MAX_PLAYERS * START_GOODS <= min(STOCK[n] for n in range(2, FG_MAX_PLAYERS + 1)),
+         "start_goods_each_colour: the stocks must cover the stalls and every seat")
+    URCHINS = d["urchins"]
+    HOME_TO_WIN = d["urchins_home_to_win"]
+    need(1 <= HOME_TO_WIN <= URCHINS <= 5, "urchins")
+    RET_SH = d["return_shillings"]
+    COIN_BONUS = d["market_coin_bonus"]
+    BUY_MARGIN = d["buy_margin"]
+    SELL_LIMIT = d["market_sell_limit"]
+    BUY_LIMIT = d["market_buy_limit"]
+    need(0 <= SELL_LIMIT <= 6 and 0 <= BUY_LIMIT <= 3, "market limits (the bound max_game_length uses)")
+    PATROL_STEPS = d["patrol_steps"]
+    need(1 <= PATROL_STEPS <= 6, "patrol_steps")
+    MAX_ROUNDS = d["max_rounds"]
+    need(1 <= MAX_ROUNDS <= ROUNDS_CAP, f"max_rounds: 1 to {ROUNDS_CAP}")
+    for L, loc in enumerate(d["locations"]):
+        need(d["colours"].index(loc["colour"]) == L, "locations listed in colour order")
+        need(len(loc["spaces"]) == NS, f"locations[{L}]: {NS} spaces, the street and levels 0-5 (FG-8)")
+        for sp, space in enumerate(loc["spaces"]):
+            need(space["level"] == ("street" if sp == 0 else sp - 1), f"locations[{L}].spaces[{sp}].level")
+            need(len(space["goods"]) == NC and len(space["cost"]) == NC, f"locations[{L}].spaces[{sp}]")
+            need(sum(space["goods"]) + space["white"] <= 4, f"locations[{L}].spaces[{sp}]: at most 4 goods")
+            need(sum(space["cost"]) <= 6 and min(space["cost"] + space["goods"]) >= 0, f"locations[{L}].spaces[{sp}]")
+            for c in range(NC):
+                GOODS[L][sp][c] = space["goods"][c]
+                COST[L][sp][c] = space["cost"][c]
+            WHITE[L][sp] = space["white"]
+            SHILL[L][sp] = space["shillings"]
+            need(0 <= SHILL[L][sp] <= 20, f"locations[{L}].spaces[{sp}].shillings")
+        # FG-5: the street offers no goods but the most shillings.
+        need(sum(loc["spaces"][0]["goods"]) + loc["spaces"][0]["white"] == 0, f"locations[{L}]: street goods")
+        need(loc["spaces"][0]["shillings"] == max(s["shillings"] for s in loc["spaces"]),
+             f"locations[{L}]: the street pays the most shillings")
+        for c in range(NC):
+            RET_COST[L][c] = loc["return_cost"][c]
+    COLOURS[:] = d["colours"]
+    GOODS_NAMES[:] = d["goods"]
+    LOCATIONS[:] = [loc["name"] for loc in d["locations"]]
+    BOARD.clear()
+    BOARD.update(d)
+
+
+_load()
+# FG-26: a bound on the actions of any game: setup, then per round each seat's turn
+# (choose, three steps of at most 1 + 4 each, done) or a market visit (each seat at
+# most 6 sales, 3 purchases and done, then the wheel), and the patrol.
+FG_DEF.max_game_length = 8 + ROUNDS_CAP * (FG_MAX_PLAYERS * (2 + FG_MAX_PLAYERS * 10 + 1) + 1)
+
+GAME_DEF = PyCapsule_New(<void*>&FG_DEF, GAMEDEF_CAPSULE, NULL)
+
+
+def colour_index(value, field):
+    """The index of a colour name (``"blue"`` or ``"COLOUR_BLUE"``); ValueError naming ``field``."""
+    return _enum_index(value, tuple(COLOURS), "COLOUR_", field)
+
+
+def action_label(int action, bint chance=False, options=None):
+    # Chance outcomes (the die) and decisions have ids of their own: `chance` changes nothing.
+    t = typed_action(action)
+    k = t["kind"]
+    if k == "choose":
+        return {"move": "a: move urchins", "steal_goods": "b: steal or exchange goods",
+                "steal_shillings": "c: steal shillings", "market": "d: go to Smithfield Market"}[t["action"]]
+    if k == "done":
+        return "done"
+    where = f"{LOCATIONS[t['location']]}" if "location" in t else ""
+    if k == "enter":
+        return f"urchin enters {where}"
+    if k == "home":
+        return f"urchin at {where} top goes home to Fagin"
+    if k == "den":
+        return f"urchin at {where} street leaves for the den"
+    if k == "move":
+        return f"urchin at {where} {_level(t['space'])} moves {'up' if t['to'] > t['space'] else 'down'} " \
+               f"to {_level(t['to'])}"
+    if k in ("steal_goods", "steal_shillings"):
+        return f"steal {'goods' if k == 'steal_goods' else 'shillings'} at {where} {_level(t['space'])}"
+    if k == "die":
+        return f"die shows {t['die']}"
+    verb = {"white_hand": "white hand takes", "exchange_pay": "exchange: pay", "exchange_take": "exchange: take",
+            "sell": "sell", "buy": "buy"}[k]
+    return f"{verb} {t['colour']}"
+
+
+def _level(sp):
+    return "street" if sp == 0 else f"level {sp - 1}"
+
+
+ACTION_KINDS = ("choose", "done", "enter", "move", "home", "den", "steal_goods", "steal_shillings", "white_hand",
+                "exchange_pay", "exchange_take", "sell", "buy", "die")
+
+
+def typed_action(int action, bint chance=False, options=None):
+    """The typed form of an action id (the ``FaginsGangAction`` message)."""
+    if A_CHOOSE <= action < A_DONE:
+        return {"kind": "choose", "action": ACTIONS[action - A_CHOOSE + 1]}
+    if action == A_DONE:
+        return {"kind": "done"}
+    if A_MOVE <= action < A_STEAL:
+        L, j = divmod(action - A_MOVE, MOVE_PER_LOC)
+        if j == 0:
+            return {"kind": "enter", "location": L}
+        src, t = divmod(j - 1, 8)
+        if t == 7 and src == TOP:
+            return {"kind": "home", "location": L}
+        if t == 7 and src == 0:
+            return {"kind": "den", "location": L}
+        if t == 7 or t == src:
+            raise ValueError(f"unknown action id {action} (no such move)")
+        return {"kind": "move", "location": L, "space": src, "to": t}
+    if A_STEAL <= action < A_SHILL:
+        L, sp = divmod(action - A_STEAL, NS)
+        return {"kind": "steal_goods", "location": L, "space": sp}
+    if A_SHILL <= action < A_WHITE:
+        L, sp = divmod(action - A_SHILL, NS)
+        return {"kind": "steal_shillings", "location": L, "space": sp}
+    for base, kind in ((A_WHITE, "white_hand"), (A_PAY, "exchange_pay"), (A_PICK, "exchange_take"),
+                       (A_SELL, "sell"), (A_BUY, "buy")):
+        if base <= action < base + NC:
+            return {"kind": kind, "colour": COLOURS[action - base]}
+    if A_DIE <= action < A_DIE + 6:
+        return {"kind": "die", "die": action - A_DIE + 1}
+    raise ValueError(f"unknown action id {action}")
+
+
+def action_from_typed(d, bint chance=False, options=None):
+    if not isinstance(d, dict):
+        raise ValueError("action: expected a mapping")
+    kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
+    if kind == "choose":
+        a = _enum_index(d.get("action"), ACTIONS, "ACTION_", "action")
+        if a == AK_NONE:
+            raise ValueError("action: none is not an action to choose")
+        return A_CHOOSE + a - 1
+    if kind == "done":
+        return A_DONE
+    if kind == "die":
+        return A_DIE + _int_in(d.get("die"), 1, 6, "die") - 1
+    if kind in ("enter", "move", "home", "den", "steal_goods", "steal_shillings"):
+        L = _int_in(d.get("location"), 0, NL - 1, "location")
+        base = A_MOVE + L * MOVE_PER_LOC
+        if kind == "enter":
+            return base
+        if kind == "home":
+            return base + 1 + 8 * TOP + 7
+        if kind == "den":
+            return base + 1 + 7
+        sp = _int_in(d.get("space"), 0, NS - 1, "space")
+        if kind == "move":
+            to = _int_in(d.get("to"), 0, NS - 1, "to")
+            if to == sp:
+                raise ValueError(f"to: a move goes to another space than {sp}")
+            return base + 1 + 8 * sp + to
+        return (A_STEAL if kind == "steal_goods" else A_SHILL) + L * NS + sp
+    c = colour_index(d.get("colour"), "colour")
+    return {"white_hand": A_WHITE, "exchange_pay": A_PAY, "exchange_take": A_PICK, "sell": A_SELL,
+            "buy": A_BUY}[kind] + c
+
+
+def initial_state_bytes(int players):
+    """The game before the set-up dice (FG-19): stocks, stalls, shillings, urchins in the den."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players: Fagin's Gang takes {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
+    cdef FGState s
+    memset(&s, 0, sizeof(FGState))
+    s.players = players
+    for c in range(NC):
+        s.warehouse[c] = STOCK[players] - STALL_START - players * START_GOODS
+        s.stall[c] = STALL_START
+    for p in range(players):
+        for c in range(NC):
+            s.hand[p][c] = START_GOODS
+        s.shillings[p] = START_SH
+        s.den[p] = URCHINS
+    for L in range(NL):
+        s.cdir[L] = -1                 # not placed yet: the street, facing down (a blank)
+    s.winner = -1
+    s.phase = PH_SETUP_CONSTABLE
+    return (<char*>&s)[:sizeof(FGState)]
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef FGState _read(data) except *:
+    cdef const unsigned char[::1] view = data
+    if view.shape[0] != sizeof(FGState):
+        raise ValueError("not a Fagin's Gang state")
+    return (<const FGState*>&view[0])[0]
+
+
+def _colours(counts):
+    return {COLOURS[c]: int(counts[c]) for c in range(NC)}
+
+
+def _goods_list(counts):
+    return [int(counts[c]) for c in range(NC)]
+
+
+def describe(data):
+    """The whole state as a plain dict, in the shape of the ``FaginsGangState`` message."""
+    cdef FGState s = _read(data)
+    urchins = []
+    for L in range(NL):
+        for q in range(s.players):
+            for _ in range(s.street[L][q]):
+                urchins.append({"seat": q, "location": L, "space": 0})
+        for sp in range(1, NS):
+            if s.board[L][sp]:
+                urchins.append({"seat": s.board[L][sp] - 1, "location": L, "space": sp})
+    seats = [{"shillings": s.shillings[p], "goods": _goods_list(s.hand[p]), "home": s.home[p],
+              "den": s.den[p]} for p in range(s.players)]
+    in_market = s.phase == PH_MARKET
+    return {
+        "players": s.players,
+        "phase": PHASES[s.phase],
+        "round": s.round,
+        "first_player": s.first,
+        "active_player": s.active,
+        "turns_done": s.turns_done,
+        "action": ACTIONS[s.action],
+        "steps_done": s.ops,
+        "used_locations": [L for L in range(NL) if (s.used >> L) & 1],
+        "white_hands_left": s.white_left,
+        "white_hand_min": COLOURS[s.white_min] if s.phase == PH_WHITE else None,
+        "exchange_paid": s.swap_paid,
+        "exchange_min": COLOURS[s.swap_min] if s.phase == PH_SWAP_PAY else None,
+        "market_caller": s.caller if s.action == AK_MARKET else None,
+        "market_seat": s.mseat if in_market else None,
+        "market_visited": s.mvisited if s.action == AK_MARKET else 0,
+        "market_buying": bool(s.mbuying) if in_market else False,
+        "market_sold": s.msold if in_market else 0,
+        "market_bought": s.mbought if in_market else 0,
+        "market_last": COLOURS[s.mlast] if in_market else None,
+        "setup_step": s.setup_step if s.phase == PH_SETUP_CONSTABLE else 0,
+        "wheel": s.wheel,
+        "prices": [price(&s, c) for c in range(NC)],
+        "warehouses": _goods_list(s.warehouse),
+        "stalls": _goods_list(s.stall),
+        "seats": seats,
+        "urchins": urchins,
+        "constables": [{"space": s.cpos[L], "facing_up": s.cdir[L] > 0} for L in range(NL)],
+        "winner": s.winner if s.phase == PH_OVER else None,
+    }
+
+
+def view(data, int seat):
+    """The state as ``seat`` sees it: everything, since nothing is hidden (FG-27)."""
+    cdef FGState s = _read(data)
+    if not 0 <= seat < s.players:
+        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
+    return describe(data)
+
+
+def _goods_in(value, field):
+    if not isinstance(value, (list, tuple)) or len(value) != NC:
+        raise ValueError(f"{field}: expected {NC} counts, one per colour ({', '.join(COLOURS)})")
+    return [_int_in(v, 0, 200, f"{field}[{c}]") for c, v in enumerate(value)]
+
+
+def _colour_or_none(d, key, need):
+    v = d.get(key)
+    if not need:
+        if v is not None:
+            raise ValueError(f"{key}: only in phase {'/'.join(need_phases[key])}")
+        return 0
+    return colour_index(v, key)
+
+
+need_phases = {"white_hand_min": ("white_hand",), "exchange_min": ("exchange_pay",),
+               "market_last": ("market",)}
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def from_description(d):
+    """Builds a state from a dict shaped like :func:`describe`'s, checking it.
+
+    Every cube lies in exactly one place: warehouses, stalls and seats' goods add up
+    to the stock of each colour for the player count (FG-6); every seat has its five
+    urchins in the den, on the board or home (FG-10); at most one urchin per space and
+    none on a constable's space (FG-13, FG-14).  ``prices`` is output only.
+    """
+    if not isinstance(d, dict):
+        raise ValueError("state: expected a mapping")
+    cdef FGState s
+    cdef int L, sp, p, c
+    memset(&s, 0, sizeof(FGState))
+    players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
+    s.players = players
+    s.phase = _enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
+    s.round = _int_in(d.get("round", 0) or 0, 0, MAX_ROUNDS, "round")
+    if s.round >= MAX_ROUNDS and s.phase != PH_OVER:
+        raise ValueError(f"round: {s.round} rounds completed ends the game (FG-25)")
+    s.first = _int_in(d.get("first_player", 0), 0, players - 1, "first_player")
+    s.active = _int_in(d.get("active_player", 0), 0, players - 1, "active_player")
+    s.turns_done = _int_in(d.get("turns_done", 0) or 0, 0, players, "turns_done")
+    s.action = _enum_index(d.get("action"), ACTIONS, "ACTION_", "action")
+    s.ops = _int_in(d.get("steps_done", 0) or 0, 0, 3, "steps_done")
+    used = d.get("used_locations") or []
+    if not isinstance(used, (list, tuple)):
+        raise ValueError("used_locations: expected a list of locations")
+    for i, L in enumerate(used):
+        _int_in(L, 0, NL - 1, f"used_locations[{i}]")
+        if (s.used >> L) & 1:
+            raise ValueError(f"used_locations[{i}]: location {L} is listed twice")
+        s.used |= 1 << L
+    s.white_left = _int_in(d.get("white_hands_left", 0) or 0, 0, 4, "white_hands_left")
+    s.swap_paid = _int_in(d.get("exchange_paid", 0) or 0, 0, 3, "exchange_paid")
+    s.wheel = _int_in(d.get("wheel", 0) or 0, 0, NC - 1, "wheel")
+    s.setup_step = _int_in(d.get("setup_step", 0) or 0, 0, NL - 1, "setup_step")
+    s.white_min = _colour_or_none(d, "white_hand_min", s.phase == PH_WHITE)
+    s.swap_min = _colour_or_none(d, "exchange_min", s.phase == PH_SWAP_PAY)
+    s.mlast = _colour_or_none(d, "market_last", s.phase == PH_MARKET)
+    totals = [0] * NC
+    for key in ("warehouses", "stalls"):
+        vals = _goods_in(d.get(key), key)
+        for c in range(NC):
+            totals[c] += vals[c]
+            if key == "warehouses":
+                s.warehouse[c] = vals[c]
+            else:
+                s.stall[c] = vals[c]
+    seats = d.get("seats")
+    if not isinstance(seats, (list, tuple)) or len(seats) != players:
+        raise ValueError(f"seats: expected a list with one entry per player ({players})")
+    for p, seat in enumerate(seats):
+        where = f"seats[{p}]"
+        if not isinstance(seat, dict):
+            raise ValueError(f"{where}: expected a mapping")
+        s.shillings[p] = _int_in(seat.get("shillings"), 0, SH_CAP, f"{where}.shillings")
+        vals = _goods_in(seat.get("goods"), f"{where}.goods")
+        for c in range(NC):
+            s.hand[p][c] = vals[c]
+            totals[c] += vals[c]
+        s.home[p] = _int_in(seat.get("home", 0) or 0, 0, URCHINS, f"{where}.home")
+        s.den[p] = _int_in(seat.get("den", 0) or 0, 0, URCHINS, f"{where}.den")
+    for c in range(NC):
+        if totals[c] != STOCK[players]:
+            raise ValueError(f"warehouses: {totals[c]} {COLOURS[c]} cubes in warehouses, stalls and seats' goods; "
+                             f"{players} players play with {STOCK[players]} (FG-6: every cube in one place)")
+    constables = d.get("constables")
+    if not isinstance(constables, (list, tuple)) or len(constables) != NL:
+        raise ValueError(f"constables: expected {NL}, one per location")
+    for L, con in enumerate(constables):
+        if not isinstance(con, dict):
+            raise ValueError(f"constables[{L}]: expected a mapping")
+        s.cpos[L] = _int_in(con.get("space", 0) or 0, 0, TOP, f"constables[{L}].space")
+        s.cdir[L] = 1 if con.get("facing_up") else -1
+    urchins = d.get("urchins") or []
+    if not isinstance(urchins, (list, tuple)) or len(urchins) > players * URCHINS:
+        raise ValueError(f"urchins: expected a list of at most {players * URCHINS} urchins")
+    on_board = [0] * players
+    for i, u in enumerate(urchins):
+        where = f"urchins[{i}]"
+        if not isinstance(u, dict):
+            raise ValueError(f"{where}: expected a mapping")
+        q = _int_in(u.get("seat"), 0, players - 1, f"{where}.seat")
+        L = _int_in(u.get("location"), 0, NL - 1, f"{where}.location")
+        sp = _int_in(u.get("space"), 0, TOP, f"{where}.space")
+        if sp and s.board[L][sp]:
+            raise ValueError(f"{where}: two urchins on space {sp} of location {L} (FG-14)")
+        if s.phase > PH_SETUP_WHEEL and s.cpos[L] == sp:
+            raise ValueError(f"{where}: on the constable's space of location {L} (FG-13, FG-20)")
+        if sp:
+            s.board[L][sp] = q + 1
+        else:
+            s.street[L][q] += 1
+        on_board[q] += 1
+    if s.phase <= PH_SETUP_WHEEL and urchins:
+        raise ValueError("urchins: none is on the board before the set-up dice are rolled")
+    for p in range(players):
+        if s.den[p] + on_board[p] + s.home[p] != URCHINS:
+            raise ValueError(f"seats[{p}].den: {s.den[p]} in the den, {on_board[p]} on the board and "
+                             f"{s.home[p]} home: a seat has {URCHINS} urchins (FG-10)")
+    s.winner = -1
+    # Phase consistency.
+    ph = s.phase
+    in_turn = ph in (PH_OPS, PH_WHITE, PH_SWAP_PAY, PH_SWAP_PICK)
+    if ph == PH_OVER:
+        s.winner = _int_in(d.get("winner"), 0, players - 1, "winner")
+        reached = any(s.home[q] >= HOME_TO_WIN for q in range(players))
+        if not reached and s.round < MAX_ROUNDS or s.round == 0:
+            raise ValueError(f"phase: the game ends only with {HOME_TO_WIN} urchins home or after "
+                             f"{MAX_ROUNDS} rounds (FG-23, FG-25)")
+        if s.winner != best_seat(&s):
+            raise ValueError(f"winner: seat {best_seat(&s)} wins by FG-24, not {s.winner}")
+    elif d.get("winner") is not None:
+        raise ValueError("winner: only when the game is over")
+    if ph <= PH_SETUP_WHEEL:
+        if s.round or s.turns_done or s.action or s.first or s.active:
+            raise ValueError("round: set-up comes before the first round")
+        if any(s.shillings[q] != START_SH or s.home[q] for q in range(players)):
+            raise ValueError(f"seats: every seat has {START_SH} shillings and no urchin home at set-up (FG-19)")
+        if ph == PH_SETUP_CONSTABLE:
+            # Constables not yet placed are left at the street, facing down (the engine's blank).
+            for L in range(s.setup_step, NL):
+                if s.cpos[L] != 0 or s.cdir[L] != -1:
+                    raise ValueError(f"constables[{L}]: not placed yet (setup_step {s.setup_step}): "
+                                     f"give space 0, facing down")
+        elif s.setup_step:
+            raise ValueError("setup_step: only in phase setup_constable")
+    elif s.setup_step:
+        raise ValueError("setup_step: only in phase setup_constable")
+    if ph <= PH_SETUP_WHEEL:
+        for L in range(s.setup_step if ph == PH_SETUP_CONSTABLE else NL):
+            if (s.cpos[L], s.cdir[L]) not in SETUP_PLACES:
+                raise ValueError(f"constables[{L}]: no set-up die puts a constable on space {s.cpos[L]} "
+                                 f"facing {'up' if s.cdir[L] > 0 else 'down'} (FG-19)")
+    if ph in (PH_CHOOSE, PH_OPS, PH_WHITE, PH_SWAP_PAY, PH_SWAP_PICK, PH_MARKET, PH_WHEEL):
+        if s.turns_done >= players:
+            raise ValueError(f"turns_done: {s.turns_done} seats have acted; the round's patrol is due")
+        if s.active != (s.first + s.turns_done) % players:
+            raise ValueError(f"active_player: seat {(s.first + s.turns_done) % players} acts after "
+                             f"{s.turns_done} turns from first player {s.first} (FG-21)")
+    if ph in (PH_PATROL, PH_OVER):
+        if s.turns_done != players:
+            raise ValueError(f"turns_done: the patrol comes after all {players} seats have acted")
+        if s.active != (s.first + players - 1) % players:
+            raise ValueError(f"active_player: seat {(s.first + players - 1) % players}, the last of the round, "
+                             f"acted before the patrol")
+    if ph == PH_CHOOSE:
+        if s.action != AK_NONE:
+            raise ValueError("action: none is chosen yet in phase choose")
+    elif in_turn:
+        if s.action not in (AK_MOVE, AK_STEAL, AK_SHILL):
+            raise ValueError(f"action: phase {PHASES[ph]} belongs to action move, steal_goods or steal_shillings")
+        if ph != PH_OPS and s.action != AK_STEAL:
+            raise ValueError(f"action: phase {PHASES[ph]} belongs to action steal_goods")
+    elif ph in (PH_MARKET, PH_WHEEL):
+        if s.action != AK_MARKET:
+            raise ValueError(f"action: phase {PHASES[ph]} belongs to action market")
+    elif s.action != AK_NONE:
+        raise ValueError(f"action: no action is under way in phase {PHASES[ph]}")
+    if not in_turn and (s.ops or s.used):
+        raise ValueError("steps_done: steps are counted only while an action is taken")
+    if in_turn:
+        nused = bin(s.used).count("1")
+        if ph == PH_SWAP_PAY or ph == PH_SWAP_PICK:
+            if s.ops >= 3:
+                raise ValueError("steps_done: an exchange under way is a step beyond three (FG-2)")
+        elif ph == PH_WHITE:
+            if s.ops < 1 or nused < 1:
+                raise ValueError("steps_done: white hands follow a steal")
+        elif s.ops >= 3:
+            raise ValueError("steps_done: after three steps the action is over (FG-2)")
+        if nused > s.ops:
+            raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
+        if s.action != AK_STEAL and nused != s.ops:
+            raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
+        if ph == PH_OPS and s.ops == 0 and nused:
+            raise ValueError("used_locations: no step taken yet")
+    if ph == PH_WHITE:
+        if s.white_left < 1 or stock_total(&s) == 0:
+            raise ValueError("white_hands_left: phase white_hand needs a white hand to choose and a cube in stock")
+    elif s.white_left:
+        raise ValueError("white_hands_left: only in phase white_hand")
+    if ph == PH_SWAP_PAY:
+        if not 1 <= s.swap_paid <= 2:
+            raise ValueError("exchange_paid: phase exchange_pay follows one or two cubes paid")
+        if not any(pay_legal(&s, s.active, c) for c in range(NC)):
+            raise ValueError(f"seats[{s.active}].goods: too few cubes to finish the exchange (FG-4)")
+    elif ph == PH_SWAP_PICK:
+        if s.swap_paid != 3:
+            raise ValueError("exchange_paid: all three cubes are paid in phase exchange_take")
+    elif s.swap_paid:
+        raise ValueError("exchange_paid: only in phase exchange_pay")
+    if ph == PH_SWAP_PICK and stock_total(&s) == 0:
+        raise ValueError("warehouses: the exchanged cubes lie in the warehouses in phase exchange_take")
+    if ph in (PH_MARKET, PH_WHEEL):
+        s.caller = _int_in(d.get("market_caller"), 0, players - 1, "market_caller")
+        if s.caller != s.active:
+            raise ValueError(f"market_caller: seat {s.active} whose turn it is sent everyone to the market")
+        s.mvisited = _int_in(d.get("market_visited", 0) or 0, 0, players, "market_visited")
+        if ph == PH_WHEEL and s.mvisited != players:
+            raise ValueError(f"market_visited: the wheel turns after all {players} seats traded")
+        if ph == PH_MARKET:
+            if s.mvisited >= players:
+                raise ValueError("market_visited: every seat has traded; the wheel is due")
+            s.mseat = _int_in(d.get("market_seat"), 0, players - 1, "market_seat")
+            if s.mseat != (s.caller + s.mvisited) % players:
+                raise ValueError(f"market_seat: seat {(s.caller + s.mvisited) % players} trades after "
+                                 f"{s.mvisited} seats from the caller (FG-17)")
+            s.mbuying = 1 if d.get("market_buying") else 0
+            s.msold = _int_in(d.get("market_sold", 0) or 0, 0, SELL_LIMIT, "market_sold")
+            s.mbought = _int_in(d.get("market_bought", 0) or 0, 0, BUY_LIMIT, "market_bought")
+            if s.mbought and not s.mbuying:
+                raise ValueError("market_buying: a seat that bought is buying")
+            if s.mbuying and not s.mbought:
+                raise ValueError("market_bought: a seat buying has bought a cube")
+            if not (s.msold or s.mbought) and s.mlast != 0:
+                raise ValueError("market_last: nothing traded yet, so give the first colour")
+            if not market_options(&s, s.mseat):
+                raise ValueError(f"market_seat: seat {s.mseat} has no trade left to make (FG-18)")
+        else:
+            s.mseat = s.caller
+            for key in ("market_seat",):
+                if d.get(key) is not None:
+                    raise ValueError(f"{key}: only in phase market")
+    else:
+        for key in ("market_caller", "market_seat"):
+            if d.get(key) is not None:
+                raise ValueError(f"{key}: only while the market is visited")
+        if d.get("market_visited") or d.get("market_buying") or d.get("market_sold") or d.get("market_bought"):
+            raise ValueError("market_visited: only while the market is visited")
+    if ph != PH_MARKET and (d.get("market_buying") or d.get("market_sold") or d.get("market_bought")):
+        raise ValueError("market_sold: only in phase market")
+    if ph == PH_OPS and not any_op(&s, s.active, s.action) and s.ops == 0:
+        raise ValueError(f"action: seat {s.active} has no step of {ACTIONS[s.action]} to take")
+    if ph == PH_OPS and s.ops > 0 and not any_op(&s, s.active, s.action):
+        raise ValueError(f"steps_done: seat {s.active} has no step left, so the action is over (FG-2)")
+    return (<char*>&s)[:sizeof(FGState)]
+
+
+def summary(data):
+    d = describe(data)
+    return (f"{d['players']} players, round {d['round'] + 1}, {d['phase']}, active {d['active_player']}, "
+            f"home {[st['home'] for st in d['seats']]}, shillings {[st['shillings'] for st in d['seats']]}")
+
+
+_SHORT = {"blue": "Bl", "purple": "Pu", "green": "Gr", "yellow": "Ye", "black": "Bk", "red": "Re"}
+
+
+def _goods_text(counts):
+    return " ".join(f"{_SHORT[COLOURS[c]]}{n}" for c, n in enumerate(counts) if n) or "-"
+
+
+def render(data, seat=None):
+    """The table as text: prices and stocks, each location's track, each seat's holdings."""
+    d = describe(data)
+    lines = [f"Fagin's Gang - round {d['round'] + 1} - {d['phase'].replace('_', ' ')}"
+             + (" - game over" if d["phase"] == "over" else "")]
+    lines.append("market prices: " + "  ".join(f"{_SHORT[c]} {d['prices'][i]}s" for i, c in enumerate(COLOURS))
+                 + f"   stalls: {_goods_text(d['stalls'])}")
+    lines.append(f"warehouses: {_goods_text(d['warehouses'])}")
+    cells = {(u["location"], u["space"]): str(u["seat"]) for u in d["urchins"]}
+    lines.append(f"{'':20}  street  L0  L1  L2  L3  L4  L5")
+    for L in range(NL):
+        con = d["constables"][L]
+        row = []
+        for sp in range(NS):
+            mark = cells.get((L, sp), ".")
+            if con["space"] == sp and d["phase"] not in ("setup_constable", "setup_wheel"):
+                mark = "C" + ("^" if con["facing_up"] else "v")
+            row.append(f"{mark:>3}" if sp else f"{mark:>6}")
+        lines.append(f"{LOCATIONS[L]:15} ({_SHORT[COLOURS[L]]}) " + " ".join(row))
+    for p, st in enumerate(d["seats"]):
+        marks = ("F" if p == d["first_player"] else " ") + ("*" if p == d["active_player"] else " ")
+        lines.append(f"{marks}seat {p}: {st['shillings']:3} shillings, home {st['home']}, den {st['den']}, "
+                     f"goods {_goods_text(st['goods'])}")
+    if d["action"] != "none":
+        lines.append(f"action: {d['action'].replace('_', ' ')}, steps {d['steps_done']}"
+                     + (f", white hands {d['white_hands_left']}" if d["white_hands_left"] else "")
+                     + (f", market: seat {d['market_seat']} trades" if d["market_seat"] is not None else ""))
+    if d["winner"] is not None:
+        lines.append(f"winner: seat {d['winner']}")
+    return "\n".join(lines)
+
+
+def heuristic_action(data, seed=0):
+    """The rule-based player's action for the seat to act (rollout.pxi: ``hx_choose``, ties
+    broken by ``seed``); -1 at a chance event or the end of the game."""
+    cdef FGState s = _read(data)
+    cdef Rng rng
+    if fg_current_player(&s) < 0:
+        return -1
+    rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+    return hx_choose(&s, &rng, 0)
+
+
+def evaluation(data):
+    """fg_evaluate's estimate of each seat's return (for tests and the balance notes)."""
+    cdef FGState s = _read(data)
+    cdef double out[FG_MAX_PLAYERS]
+    fg_evaluate(&s, out)
+    return [out[p] for p in range(s.players)]
