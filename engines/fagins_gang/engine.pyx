@@ -1342,16 +1342,21 @@ def render(data, seat=None):
     lines.append("market prices: " + "  ".join(f"{_SHORT[c]} {d['prices'][i]}s" for i, c in enumerate(COLOURS))
                  + f"   stalls: {_goods_text(d['stalls'])}")
     lines.append(f"warehouses: {_goods_text(d['warehouses'])}")
-    cells = {(u["location"], u["space"]): str(u["seat"]) for u in d["urchins"]}
-    lines.append(f"{'':20}  street  L0  L1  L2  L3  L4  L5")
+    # Each cell shows the seat numbers of the urchins on it (the street holds any number,
+    # FG-8) or the constable (C, its arrow ^ or v); "." is empty.
+    cells = {}
+    for u in d["urchins"]:
+        cells[(u["location"], u["space"])] = cells.get((u["location"], u["space"]), "") + str(u["seat"])
+    lines.append(" " * 21 + f"{'street':>8} " + " ".join(f"{'L' + str(i):>3}" for i in range(NS - 1))
+                 + "   (urchins by seat, C^/Cv: constable)")
     for L in range(NL):
         con = d["constables"][L]
         row = []
         for sp in range(NS):
-            mark = cells.get((L, sp), ".")
+            mark = "".join(sorted(cells.get((L, sp), ""))) or "."
             if con["space"] == sp and d["phase"] not in ("setup_constable", "setup_wheel"):
                 mark = "C" + ("^" if con["facing_up"] else "v")
-            row.append(f"{mark:>3}" if sp else f"{mark:>6}")
+            row.append(f"{mark:>3}" if sp else f"{mark:>8}")
         lines.append(f"{LOCATIONS[L]:15} ({_SHORT[COLOURS[L]]}) " + " ".join(row))
     for p, st in enumerate(d["seats"]):
         marks = ("F" if p == d["first_player"] else " ") + ("*" if p == d["active_player"] else " ")
