@@ -19,5 +19,5 @@ GAME = GameSpec(
     # Bot levels 1-10 (iterations, temperature), spaced by this game's strength curve, which
     # keeps rising past 2,000 iterations (seeds/gangs_of_kyoto.md, "The bot levels").
     levels=((1, 0.0), (4, 1.0), (2, 0.0), (5, 0.0), (12, 0.0), (30, 0.0), (80, 0.0), (250, 0.0),
-            (800, 0.0), (10000, 0.0)),
+            (800, 0.0), (3000, 0.0)),
 )
