@@ -427,7 +427,8 @@ def test_stopping_the_server_drains_an_http_call_in_flight():
         state = call(srv, "NewGame", {"game": "kids_of_london", "players": 4, "seed": "2"})[1]["state"]
 
         def long_call():
-            # Kids of London: the server's 200,000-iteration cap takes seconds, so time ends it.
+            # Time or the server's 200,000-iteration cap ends it (an idle machine reaches the cap
+            # in under 600 ms): either way it is answered, not cut.
             result["answer"] = call(srv, "Recommend", {"state": state, "search": {"timeMs": "600",
                                                                                     "iterations": "1000000000"}})
         thread = threading.Thread(target=long_call)
@@ -439,7 +440,8 @@ def test_stopping_the_server_drains_an_http_call_in_flight():
         logger.setLevel(level)
     thread.join(30)
     status, answer = result["answer"]
-    assert status == 200 and int(answer["iterations"]) > 0 and answer["stopReason"] == "STOP_REASON_TIME"
+    assert status == 200 and int(answer["iterations"]) > 0
+    assert answer["stopReason"] in ("STOP_REASON_TIME", "STOP_REASON_ITERATIONS")
 
 
 # --- metrics, refusals for load, the wire details ----------------------------------------------
