@@ -145,7 +145,8 @@ cdef int START_COUNT[NK]    # starting tokens of each kind
 cdef int REWARDS[5]
 cdef int BV[NBV]            # Burglary card values
 cdef int BCOUNT[NBV]
-cdef int WALLET_CASH = 3    # Nancy (OT-8)
+cdef int WALLET_CASH = 8    # Nancy (OT-8)
+cdef int TOBY_EXTRA = 1     # Toby Crackit's burglary draws one card more (OT-8)
 cdef int MAX_GAME_LENGTH = 12000
 cdef int SIKES_TAKE = 2
 # The map: [side][space], side 0 day, 1 night.
@@ -408,9 +409,10 @@ cdef void after_burglary(OTState* s) noexcept nogil:
     else:
         s.phase = PH_TOOL
 
-cdef void start_burglary(OTState* s) noexcept nogil:
-    """OT-17: draw one card plus one per type of Tool in front of the Lair."""
-    cdef int n = 1 + tool_types(s, s.active), left = burg_left(s)
+cdef void start_burglary(OTState* s, int extra) noexcept nogil:
+    """OT-17: draw one card plus one per type of Tool in front of the Lair (and ``extra``
+    more: Toby Crackit's, OT-8)."""
+    cdef int n = 1 + extra + tool_types(s, s.active), left = burg_left(s)
     if n > left:
         n = left
     s.burg_to_draw = n
@@ -446,7 +448,7 @@ cdef void receive(OTState* s, int k) noexcept nogil:
             finish_prowl(s)
     elif k == K_BURGLARY:
         s.bag[k] += 1
-        start_burglary(s)
+        start_burglary(s, 0)
     else:
         s.front[p][k] += 1
         finish_prowl(s)
@@ -1013,7 +1015,7 @@ cdef void play_card(OTState* s, int c) noexcept nogil:
         s.rewards_taken += 1
         end_turn(s)
     elif c == C_TOBY:
-        start_burglary(s)
+        start_burglary(s, TOBY_EXTRA)
     elif c == C_FANG:
         s.phase = PH_TARGET
     elif c == C_SOWERBERRY:
@@ -1608,7 +1610,7 @@ def _load():
                         todo.append(w)
             if len(seen) != len(sp) - (closed if players == 2 else 0):
                 raise ValueError(f"board.json: {name}: the open streets must be connected")
-    WALLET_CASH = 3
+    WALLET_CASH = 8
     SIKES_TAKE = 2
 
 

@@ -466,7 +466,7 @@ def from_description(d):
         raise ValueError("pick_dest: only in phase pick_from_file")
     r["fill_next"] = int_in(d.get("fill_next", 0) or 0, 0, 76, "fill_next")
     r["deal_left"] = int_in(d.get("deal_left", 0) or 0, 0, 2 * P, "deal_left")
-    r["burg_to_draw"] = int_in(d.get("burglary_to_draw", 0) or 0, 0, 6, "burglary_to_draw")
+    r["burg_to_draw"] = int_in(d.get("burglary_to_draw", 0) or 0, 0, 7, "burglary_to_draw")
     # Characters.
     listed = set()
     for hand in hands:

@@ -197,7 +197,7 @@ def test_character_effects_money_OT_8():
     """Nancy, Bill Sikes, Mr Brownlow, Mr Sowerberry (OT-8)."""
     st = _effect("nancy", stashes={0: ["wallet", "start_wallet", "apple_1"]})
     act(st, play("nancy"))
-    assert money(st)[0] == 16 and st.describe()["seats"][0]["stash"] == ["apple_1"]
+    assert money(st)[0] == 10 + 2 * 8 and st.describe()["seats"][0]["stash"] == ["apple_1"]
     st = _effect("bill_sikes", money={1: 1, 2: 5})
     act(st, play("bill_sikes"))
     assert money(st) == [13, 0, 3]
@@ -250,7 +250,7 @@ def test_character_effects_prowls_OT_8():
 
 
 def test_character_effects_sets_and_burglary_OT_8():
-    """Mr Grimwig (a set of two), Toby Crackit (a burglary, night only) (OT-8)."""
+    """Mr Grimwig (a set of two), Toby Crackit (a burglary drawing one card more, night only) (OT-8)."""
     st = _effect("mr_grimwig", stashes={0: ["ring", "ring"]})
     act(st, play("mr_grimwig"))              # one set possible, built without a choice (OT-37)
     assert money(st)[0] == 10 + 8 + 6
@@ -258,6 +258,10 @@ def test_character_effects_sets_and_burglary_OT_8():
     assert play("toby_crackit") not in st.legal_actions()        # by day it only hides
     st = position(night=True, hands={0: ["toby_crackit"]}, board={BOTTOM[0]: "apple_1"})
     act(st, play("toby_crackit"))
+    # No tool: a token's burglary would draw one card and keep it; Toby's draws one more.
+    d = st.describe()
+    assert d["phase"] == "burglary_keep" and len(d["burglary_drawn"]) == 2
+    st.apply(st.legal_actions()[0])
     assert st.describe()["seats"][0]["burglary_count"] == 1
 
 
