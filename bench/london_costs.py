@@ -27,10 +27,10 @@ from fagin.search.playouts import random_playouts
 from ismcts_speed import london_at_turn     # bench/ is the script's folder, so on sys.path
 
 
-def playout_rate(st, seconds, seed, policy=False):
-    """(playouts/s, actions per playout) over about ``seconds``."""
-    _, _, t = random_playouts(st, 100, seed=seed, policy=policy)
-    n = max(200, int(100 * seconds / max(t, 1e-6)))
+def playout_rate(st, seconds, seed, policy=False, trial=100):
+    """(playouts/s, actions per playout) over about ``seconds``, sized by a ``trial`` run."""
+    _, _, t = random_playouts(st, trial, seed=seed, policy=policy)
+    n = max(2 * trial, int(trial * seconds / max(t, 1e-6)))
     _, length, t = random_playouts(st, n, seed=seed, policy=policy)
     return n / t, length
 

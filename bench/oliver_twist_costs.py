@@ -19,21 +19,14 @@ import random
 import statistics
 
 from fagin.engines import GAMES, new_game
-from fagin.search import ismcts
-from fagin.search.playouts import random_playouts
+
+import london_costs     # bench/ is the script's folder, so on sys.path
+from london_costs import iteration_rate
 
 
 def playout_rate(st, seconds, seed, policy=False):
-    _, _, t = random_playouts(st, 20, seed=seed, policy=policy)
-    n = max(40, int(20 * seconds / max(t, 1e-6)))
-    _, length, t = random_playouts(st, n, seed=seed, policy=policy)
-    return n / t, length
-
-
-def iteration_rate(st, iterations, seed, rollout):
-    s = ismcts.ISMCTS(st, st.current_player(), seed=seed, rollout=rollout)
-    s.run(iterations=iterations)
-    return s.iterations / (s.elapsed_ms / 1000)
+    # Oliver Twist's playouts are long: a shorter trial sizes the run.
+    return london_costs.playout_rate(st, seconds, seed, policy, trial=20)
 
 
 def night_position(players=3, seed=5):

@@ -157,6 +157,23 @@ class GameSpec:
         return players
 
 
+class EngineHeuristicBot:
+    """A heuristic bot written in its engine, without the GIL (``engine.heuristic_action``, the
+    player that is also the search's rollout policy): a room's ``heuristic.py`` names its
+    engine and says how it plays."""
+
+    engine = None            # the room's engine module, set by the subclass
+    name = "heuristic"
+
+    def choose(self, state, seat, seed):
+        if state.current_player() != seat:
+            state = state.with_seat_to_act(seat)
+        action = self.engine.heuristic_action(state.to_bytes(), seed)
+        if action < 0:
+            raise ValueError(f"seat: seat {seat} has no decision pending")
+        return action
+
+
 # --------------------------------------------------------- engine interface
 
 class Engine(Protocol):

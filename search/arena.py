@@ -118,11 +118,7 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
     for g in range(games):
         seats_of = [(i + g) % players for i in range(players)]
         jobs.append((game_id, list(lineup), seats_of, seed * 1_000_003 + g, options))
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = _progress(pool.map(_play, jobs, chunksize=4), games, progress)
-    else:
-        results = _progress(map(_play, jobs), games, progress)
+    results = run_games(jobs, workers, progress, chunksize=4)
     totals = [0.0] * players
     returns = [0.0] * players
     winners = 0.0
@@ -134,6 +130,15 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
         winners += sum(wins)
     entries = [EntryResult(spec, games, totals[i], returns[i]) for i, spec in enumerate(lineup)]
     return MatchResult(game_id, players, games, entries, winners / games / players if games else 0.0)
+
+
+def run_games(jobs, workers=1, progress=False, chunksize=2):
+    """Each job's per-entry returns (a job is :func:`play_game`'s arguments), played on
+    ``workers`` processes, with a progress bar if asked."""
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return _progress(pool.map(_play, jobs, chunksize=chunksize), len(jobs), progress)
+    return _progress(map(_play, jobs), len(jobs), progress)
 
 
 def _progress(iterable, total, enabled):

@@ -118,8 +118,8 @@ def calibrate(game_id, players, games, seed=1, workers=None, levels=range(MIN_LE
     below, its 95 % interval, results) and the tournament's ratings."""
     import os
 
-    from fagin.search.arena import wilson
-    from fagin.search.tournament import GameRecord, _play, _progress, pairwise_results, rate
+    from fagin.search.arena import run_games, wilson
+    from fagin.search.tournament import GameRecord, pairwise_results, rate
     levels = list(levels)
     bots = [f"level:{n}" for n in levels]
     per = -(-games // players) * players
@@ -133,13 +133,7 @@ def calibrate(game_id, players, games, seed=1, workers=None, levels=range(MIN_LE
                 seats_of = [(i + g) % players for i in range(players)]
                 jobs.append((game_id, list(lineup), seats_of, (seed * 1_000_003 + k) * 100_003 + g
                              + (0 if lineup[0] == hi else 50_000), None))
-    workers = workers or os.cpu_count() or 1
-    if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = _progress(pool.map(_play, jobs, chunksize=2), len(jobs), progress)
-    else:
-        results = _progress(map(_play, jobs), len(jobs), progress)
+    results = run_games(jobs, workers or os.cpu_count() or 1, progress)
     records = [GameRecord(list(j[1]), list(r)) for j, r in zip(jobs, results)]
     pairs = pairwise_results(records)
     rows = []

@@ -30,13 +30,12 @@ import math
 import random
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from fagin.engines.registry import GAMES
-from fagin.search.arena import _play, _progress
+from fagin.search.arena import run_games
 from fagin.search.bots import make_bot
 
 ELO = 400.0 / math.log(10.0)      # Elo points per natural-log unit of odds
@@ -202,11 +201,7 @@ def tournament(game_id, bots, players, games=40, seed=1, workers=1, progress=Fal
             seats_of = [(i + g) % players for i in range(players)]
             jobs.append((game_id, lineup, seats_of, (seed * 1_000_003 + li) * 100_003 + g, options))
     started = time.monotonic()
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = _progress(pool.map(_play, jobs, chunksize=2), len(jobs), progress)
-    else:
-        results = _progress(map(_play, jobs), len(jobs), progress)
+    results = run_games(jobs, workers, progress)
     records = [GameRecord(list(job[1]), list(ret)) for job, ret in zip(jobs, results)]
     return TournamentResult(game_id, players, list(bots), records, rate(records, list(bots), bootstrap, seed),
                             pairwise_results(records), time.monotonic() - started)

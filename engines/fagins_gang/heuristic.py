@@ -12,21 +12,11 @@ and chooses the action whose end is worth most.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from fagin.engines.fagins_gang import engine as E
+from fagin.engines.game import EngineHeuristicBot
 
 
-@dataclass
-class FaginsGangHeuristicBot:
+class FaginsGangHeuristicBot(EngineHeuristicBot):
     """A rule-based Fagin's Gang player (see the module docstring)."""
 
-    name: str = "heuristic"
-
-    def choose(self, state, seat, seed):
-        if state.current_player() != seat:
-            state = state.with_seat_to_act(seat)
-        action = E.heuristic_action(state.to_bytes(), seed)
-        if action < 0:
-            raise ValueError(f"seat: seat {seat} has no decision pending")
-        return action
+    engine = E

@@ -27,21 +27,11 @@ legal action gets a score and the best is played; ``seed`` breaks ties.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from fagin.engines.game import EngineHeuristicBot
 from fagin.engines.london import engine as E
 
 
-@dataclass
-class LondonHeuristicBot:
+class LondonHeuristicBot(EngineHeuristicBot):
     """A rule-based London player (see the module docstring for what it reads and how it plays)."""
 
-    name: str = "heuristic"
-
-    def choose(self, state, seat, seed):
-        if state.current_player() != seat:
-            state = state.with_seat_to_act(seat)
-        action = E.heuristic_action(state.to_bytes(), seed)
-        if action < 0:
-            raise ValueError(f"seat: seat {seat} has no decision pending")
-        return action
+    engine = E

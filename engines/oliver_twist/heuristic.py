@@ -9,22 +9,12 @@ token it has not looked at.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from fagin.engines.game import EngineHeuristicBot
 from fagin.engines.oliver_twist import engine as E
 
 
-@dataclass
-class OliverTwistHeuristicBot:
+class OliverTwistHeuristicBot(EngineHeuristicBot):
     """A rule-based Oliver Twist player: the best line by coins minus police risk, sets to
     Fagin when they pay well or the stash is full, Character cards when the streets offer little."""
 
-    name: str = "heuristic"
-
-    def choose(self, state, seat, seed):
-        if state.current_player() != seat:
-            state = state.with_seat_to_act(seat)
-        action = E.heuristic_action(state.to_bytes(), seed)
-        if action < 0:
-            raise ValueError(f"seat: seat {seat} has no decision pending")
-        return action
+    engine = E
