@@ -373,7 +373,7 @@ def search_position(request_bytes: bytes, config):
         return ("error", "INVALID_ARGUMENT", str(e))
     job.started = time.monotonic()
     reason = job.searcher.run(*job.remaining())
-    return ("ok", searching.recommendation(job, reason).SerializeToString())
+    return ("ok", searching.recommendation_bytes(job, reason))
 
 
 def search_chunk(requests: list, environ: dict) -> list:

@@ -154,17 +154,22 @@ class RootParallelSearch:
         self.selection = self.parts[0].selection
         self.seat = seat
 
+    # One part is the common case (a server call is read many times): read it directly.
+
     @property
     def iterations(self) -> int:
-        return sum(p.iterations for p in self.parts)
+        parts = self.parts
+        return parts[0].iterations if len(parts) == 1 else sum(p.iterations for p in parts)
 
     @property
     def elapsed_ms(self) -> float:
-        return max(p.elapsed_ms for p in self.parts)
+        parts = self.parts
+        return parts[0].elapsed_ms if len(parts) == 1 else max(p.elapsed_ms for p in parts)
 
     @property
     def num_nodes(self) -> int:
-        return sum(p.num_nodes for p in self.parts)
+        parts = self.parts
+        return parts[0].num_nodes if len(parts) == 1 else sum(p.num_nodes for p in parts)
 
     @property
     def tree_bytes(self) -> int:
@@ -180,6 +185,11 @@ class RootParallelSearch:
         If a part fails, every part is cancelled and the first failure is
         raised once all have stopped.
         """
+        if len(self.parts) == 1 and stop_at is None:
+            # The part itself checks the budgets as _Run would, and runs on this thread.
+            if iterations is None and time_ms is None:
+                raise ValueError("iterations/time_ms: give at least one budget")
+            return self.parts[0].run(iterations=iterations, time_ms=time_ms)
         run = _Run(self, iterations, time_ms, stop_at)
         threads = [threading.Thread(target=run.part, args=(i,), daemon=True)
                    for i in range(1, len(self.parts))]

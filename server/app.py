@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import gc
 import logging
 import signal
 import sys
@@ -150,6 +151,11 @@ async def _set_status(servicer, name, status):
 async def serve(config, ready=None):
     """Serves until SIGTERM or SIGINT, then shuts down gracefully."""
     server = await Server.start(config)
+    # What start-up made (modules, protobuf descriptors, the games' tables) lives as long as
+    # the process: frozen, the collector stops walking it again and again (after each
+    # few hundred allocations of the calls' own objects: 20-40 us of a small call's CPU).
+    gc.collect()
+    gc.freeze()
     if ready is not None:
         ready(server)
     loop = asyncio.get_running_loop()

@@ -305,6 +305,18 @@ def encode_action(game, action_id, chance=False, options=None):
     return _encoded_action(game.id, action_id, bool(chance), key)
 
 
+def action_encoder(game, chance=False, options=None):
+    """A function: action id -> the serialized :func:`encode_action` (cached), for many
+    actions of one state (an answer is written from these)."""
+    key = tuple(sorted(options.items())) if options else None
+    return functools.partial(_encoded_action_bytes, game.id, bool(chance), key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _encoded_action_bytes(game_id, chance, options_key, action_id):
+    return _encoded_action(game_id, action_id, chance, options_key).SerializeToString()
+
+
 @functools.lru_cache(maxsize=4096)
 def _encoded_action(game_id, action_id, chance, options_key):
     game = load_game(game_id)

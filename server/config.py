@@ -62,6 +62,15 @@ class ServerConfig:
     # search waits); a freed worker goes to the waiting search that has had the
     # least worker time, so short calls are not held up behind long ones.
     slice_ms: int = 25
+    # A search expected to take at most this many ms (from the speed its game's
+    # searches have shown) runs on the event loop's thread when no other search
+    # runs or waits: the hand-off to a worker thread and back costs about 0.1 ms
+    # of CPU, as much as a small search itself.  Such a search holds up the loop
+    # for as long, and never longer (it stops there and goes on in a worker).
+    # 0 = every search runs in the workers.
+    inline_search_ms: float = field(default=2.0, metadata={
+        "help": "searches expected to take at most this many ms run on the event loop's thread "
+                "while the server is otherwise idle (no worker hand-off); 0 = always in the workers"})
     # Observability (metrics.py, logs.py).  Prometheus metrics served over HTTP
     # at /metrics on this port of the server's host; 0 = off (no interceptor).
     metrics_port: int = 0
@@ -124,6 +133,7 @@ class ServerConfig:
             "max_streams": self.max_streams >= 0,
             "max_tree_memory_mb": self.max_tree_memory_mb >= 0,
             "slice_ms": 1 <= self.slice_ms <= 60_000,
+            "inline_search_ms": 0 <= self.inline_search_ms <= 100,
             "metrics_port": self.metrics_port == 0 or (1 <= self.metrics_port <= 65535
                                                         and self.metrics_port != self.port),
             "log_format": self.log_format in ("text", "json"),

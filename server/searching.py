@@ -15,7 +15,8 @@ from fagin.search import levels, limits
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server import admission
-from fagin.server.codec import BadRequest, decode_state, encode_action
+from fagin.server import wire
+from fagin.server.codec import BadRequest, decode_state, action_encoder, encode_action
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses; "auto" (the
@@ -235,18 +236,30 @@ def check_min_iterations(job: SearchJob, reason: str):
             f"the server is busy or the deadline too short")
 
 
-def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation | None = None):
-    """The Recommendation message for the search's current statistics.
-
-    Filled into ``into`` (an empty Recommendation inside a response) when
-    given, which spares copying it there; returns the message.
-    """
+def _chosen(job: SearchJob, reason: str):
+    """(the search's SearchResult so far, the action to recommend)."""
     result = job.searcher.result(reason)
     action = result.action
     if job.temperature:
         # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
         rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
         action = levels.choose(result.stats, job.temperature, rng, action)
+    return result, action
+
+
+def _notes(job: SearchJob, reason: str):
+    if reason == "time" and job.time_note_if_hit:
+        return job.notes + [job.time_note_if_hit]
+    return job.notes
+
+
+def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation | None = None):
+    """The Recommendation message for the search's current statistics.
+
+    Filled into ``into`` (an empty Recommendation inside a response) when
+    given, which spares copying it there; returns the message.
+    """
+    result, action = _chosen(job, reason)
     rec = fagin_pb2.Recommendation() if into is None else into
     options = job.state.options()
     rec.action.CopyFrom(encode_action(job.game, action, False, options))
@@ -256,10 +269,19 @@ def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation |
     rec.stop_reason = STOP_REASONS[reason]
     rec.seat = job.seat
     rec.settings.CopyFrom(job.settings)
-    rec.notes.extend(job.notes)
     for s in result.stats:
         rec.actions.add(action=encode_action(job.game, s.action, False, options), visits=s.visits,
                         mean_value=s.mean_value, policy=s.policy)
-    if reason == "time" and job.time_note_if_hit:
-        rec.notes.append(job.time_note_if_hit)
+    rec.notes.extend(_notes(job, reason))
     return rec
+
+
+def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
+    """:func:`recommendation`, serialized, written without building the message (the
+    server's answer: fagin's costliest step of a small call when built as messages)."""
+    result, action = _chosen(job, reason)
+    encoded = action_encoder(job.game, False, job.state.options())
+    return wire.recommendation_bytes(
+        encoded(action), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
+        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
+        job.settings.SerializeToString(), _notes(job, reason))

@@ -19,7 +19,7 @@ import grpc
 
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
-from fagin.server import codec, searching
+from fagin.server import codec, searching, wire
 from fagin.server.admission import OBSERVE_MIN_NODES, Admission, Overloaded, measure_games, observe_tree
 from fagin.server.codec import BadRequest
 from fagin.server.logs import CALL_FIELDS
@@ -188,6 +188,16 @@ def _seat_field(state, request, path="seat"):
 SERVICE = fagin_pb2.DESCRIPTOR.services_by_name["Fagin"]
 
 
+def _serializer(response_class):
+    """The response serializer: answers written straight to bytes (``searching.
+    recommendation_bytes``) go out as they are, messages are serialized."""
+    serialize = response_class.SerializeToString
+
+    def serializer(response):
+        return response if type(response) is bytes else serialize(response)
+    return serializer
+
+
 def add_to_server(servicer, server):
     """Registers the service with lenient request decoding (see ``codec.lenient``)."""
     handlers = {}
@@ -204,7 +214,7 @@ def add_to_server(servicer, server):
             make = grpc.unary_unary_rpc_method_handler
         handlers[method.name] = make(getattr(servicer, method.name),
                                      request_deserializer=codec.lenient(request_class),
-                                     response_serializer=response_class.SerializeToString)
+                                     response_serializer=_serializer(response_class))
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
 
@@ -236,6 +246,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         # (cancel_searches) rather than wait for their budgets.
         self.running = set()
         self.stopping = False      # cancel_searches was called: the server is shutting down
+        # {(game id, players): ms an iteration a thread}, from the searches so far (_note_speed).
+        self.iteration_ms = {}
 
     def cancel_searches(self):
         """Stops every running search; their calls end at once, UNAVAILABLE (safe from any thread)."""
@@ -358,6 +370,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
 
     def _leave(self, job, ticket):
         self.admission.leave(ticket)
+        self._note_speed(job)
         nodes = job.searcher.num_nodes
         if nodes >= OBSERVE_MIN_NODES:          # the slots are counted only where they are used
             observe_tree(job.game.id, nodes, sum(p.num_slots for p in job.searcher.parts))
@@ -404,6 +417,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         searcher = job.searcher
         parts = len(searcher.parts)
         finish = None
+        may_inline = True
         if then is not None and until is None:
             def finish(reason):
                 """In the worker, after the slice: the answer, if the search is over."""
@@ -418,6 +432,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             now = time.monotonic()
             if until is not None and now >= until:
                 return None, None
+            # Checked before the turn is taken: the loop runs the search only if no other runs.
+            # At most one slice of a search runs there: one stopped at the cap goes on in a worker.
+            inline = may_inline and until is None and self._runs_inline(job, its, ms)
             if self.admission.turn_now(ticket):
                 began = now              # no wait: the budget read above still holds
             else:
@@ -426,6 +443,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     continue             # out of time, or a report is due
                 began = time.monotonic()
                 its, ms = job.remaining()
+                inline = False
             before = searcher.iterations
             if before == 0 and log.isEnabledFor(logging.DEBUG):
                 log.debug("search started: %s", job.game.id)    # tests wait for this line
@@ -436,7 +454,12 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 # With no search waiting the slice is longer: fewer hops between
                 # the loop and the workers, and an arrival still waits little.
                 stretch = 1 if self.admission.wait_list else IDLE_SLICE_STRETCH
-                if its is None:
+                if inline:
+                    # Run here, on the loop's thread; capped, so that a search slower than
+                    # its game's record holds up the loop no longer than inline_search_ms.
+                    reason, done = searcher.run(iterations=its, time_ms=min(
+                        ms, self.config.inline_search_ms)), None
+                elif its is None:
                     reason, done = await searcher.run_async_then(
                         self.executor, finish, None, min(ms, self.config.slice_ms * stretch))
                 else:
@@ -450,10 +473,43 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 return done
             if reason == "cancelled":
                 return reason, None
+            if inline:
+                final = self._final(job, reason)
+                if final is not None:
+                    return final, None
+                # Stopped at the cap: slower than its game's record, which is corrected now,
+                # and the rest runs in the workers.
+                may_inline = False
+                self._note_speed(job)
+                continue
             if its is not None and elapsed > 0:
                 per_ms = (searcher.iterations - before) / parts / (elapsed * 1000)
                 job.slice_iterations = int(max(16, min(4 * job.slice_iterations,
                                                        per_ms * self.config.slice_ms)))
+
+    def _runs_inline(self, job, its, ms):
+        """Whether the job's next slice runs on the loop's thread: a one-thread search,
+        no other search running or waiting, and the budget left expected to take at most
+        ``inline_search_ms`` at the speed its game's searches have shown."""
+        limit = self.config.inline_search_ms
+        if limit <= 0 or len(job.searcher.parts) > 1 or self.admission.running or self.admission.wait_list:
+            return False
+        if ms is not None and ms <= limit:
+            return True
+        per_iteration = self.iteration_ms.get((job.game.id, job.state.num_players))
+        return its is not None and per_iteration is not None and its * per_iteration <= limit
+
+    def _note_speed(self, job):
+        """Records the job's search speed (ms an iteration a thread), which decides
+        whether later searches of its game and player count run inline."""
+        searcher = job.searcher
+        done = searcher.iterations / len(searcher.parts)
+        if done > 0:
+            key = job.game.id, job.state.num_players
+            ms = searcher.elapsed_ms / done
+            old = self.iteration_ms.get(key)
+            # Moving average: a game's positions differ in cost; the inline cap covers the error.
+            self.iteration_ms[key] = ms if old is None else old + 0.25 * (ms - old)
 
     def _check_not_stopped(self, reason):
         """Raises ShuttingDown for a search the server's shutdown cut short: whether grpc's
@@ -463,19 +519,17 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                                "budget was spent: retry on another replica")
 
     def _answer(self, job, reason):
-        """A finished search's Recommendation, TooFewIterations, or ShuttingDown
-        (runs in a search thread)."""
+        """A finished search's Recommendation, serialized; TooFewIterations, or ShuttingDown
+        (runs in a search thread, or on the loop after an inline search)."""
         self._check_not_stopped(reason)
         searching.check_min_iterations(job, reason)
-        return searching.recommendation(job, reason)
+        return searching.recommendation_bytes(job, reason)
 
     def _batch_answer(self, job, request_id, reason):
-        """A finished search's BatchRecommendResponse (see ``_answer``)."""
-        self._check_not_stopped(reason)
-        searching.check_min_iterations(job, reason)
-        resp = fagin_pb2.BatchRecommendResponse(request_id=request_id)
-        searching.recommendation(job, reason, into=resp.recommendation)
-        return resp
+        """A finished search's BatchRecommendResponse, serialized (see ``_answer``)."""
+        rec = self._answer(job, reason)
+        head = wire.length_delimited(1, request_id.encode("utf-8")) if request_id else b""
+        return head + wire.length_delimited(2, rec)
 
     async def _prepare(self, request, context, path=""):
         """The request's SearchJob, decoded and checked here for a small state, in the

@@ -1,6 +1,9 @@
-"""What a call costs beyond its search (issue 11, item 13): a small Recommend makes one
-trip to a search thread, where its answer is built, and none to the decoding threads; a
-search stopped by the server's shutdown never answers as if it had run its budget."""
+"""What a call costs beyond its search (issue 11, item 13): a small Recommend makes at most one
+trip to a search thread, where its answer is built, and none to the decoding threads; once
+its game's speed is known, a search of at most inline_search_ms runs on the loop with no trip
+at all, when no other search runs; a search stopped by the server's shutdown never answers as
+if it had run its budget."""
+import dataclasses
 import threading
 import time
 
@@ -42,8 +45,13 @@ def counted(server, monkeypatch):
     return decoder, searches
 
 
-def test_a_small_recommend_makes_one_trip_to_a_search_thread(client, counted):
+def _without_inline(service, monkeypatch):
+    monkeypatch.setattr(service, "config", dataclasses.replace(service.config, inline_search_ms=0))
+
+
+def test_a_small_recommend_makes_one_trip_to_a_search_thread(server, client, counted, monkeypatch):
     decoder, searches = counted
+    _without_inline(server.server.service, monkeypatch)
     state = codec.encode_state(new_game("gangs_of_kyoto", 5, seed=3))     # the largest opening state
     assert state.ByteSize() <= INLINE_PREPARE_BYTES
     rec = client.recommend(state, 0, iterations=100, seed=1)
@@ -120,3 +128,81 @@ def test_a_batch_request_stopped_by_shutdown_is_answered_unavailable(server):
             service.stopping = False
     assert len(got) == 1 and got[0].WhichOneof("result") == "error", got
     assert got[0].error.code == grpc.StatusCode.UNAVAILABLE.value[0] and "shutting down" in got[0].error.message
+
+
+def _same_answer(a, b):
+    """Recommendations equal but for the time the search took."""
+    a, b = pb.Recommendation.FromString(a.SerializeToString()), pb.Recommendation.FromString(
+        b.SerializeToString())
+    a.elapsed_ms = b.elapsed_ms = 0
+    return a == b
+
+
+def test_a_small_search_runs_on_the_loop_once_its_games_speed_is_known(server, client, counted,
+                                                                       monkeypatch):
+    decoder, searches = counted
+    service = server.server.service
+    monkeypatch.setattr(service, "iteration_ms", {})
+    state = codec.encode_state(new_game("kids_of_london", 4, seed=3))
+    first = client.recommend(state, 0, iterations=100, seed=7)
+    assert len(searches.names) == 1          # the game's speed was not known yet
+    assert service.iteration_ms[("kids_of_london", 4)] > 0
+    again = client.recommend(state, 0, iterations=100, seed=7)
+    assert len(searches.names) == 1, "a search known to take well under inline_search_ms went to a worker"
+    assert again.iterations == 100 and _same_answer(first, again)
+
+
+def test_a_search_is_not_run_on_the_loop_while_another_runs(server, client, counted, monkeypatch):
+    decoder, searches = counted
+    service = server.server.service
+    state = codec.encode_state(new_game("kids_of_london", 4, seed=3))
+    client.recommend(state, 0, iterations=100, seed=7)       # the game's speed is known
+    with FaginClient(server.target, timeout=30) as c:
+        long = c._stub.Recommend.future(recommend_request(state, 0, time_ms=1500, iterations=10**9), timeout=30)
+        end = time.monotonic() + 10
+        while not service.running and time.monotonic() < end:
+            time.sleep(0.005)       # polled: the server offers no event for "a search began"
+        assert service.running
+        trips = len(searches.names)
+        small = client.recommend(state, 0, iterations=100, seed=7)
+        assert len(searches.names) > trips, "a small search ran on the loop beside a running search"
+        assert small.iterations == 100
+        long.cancel()
+        end = time.monotonic() + 10
+        while service.running and time.monotonic() < end:
+            time.sleep(0.005)       # the next tests need an idle server
+        assert not service.running
+
+
+def test_a_search_slower_than_its_games_record_leaves_the_loop_at_the_cap(server, client, counted,
+                                                                          monkeypatch):
+    decoder, searches = counted
+    service = server.server.service
+    state = codec.encode_state(new_game("kids_of_london", 4, seed=3))
+    # A record far too fast: 30,000 iterations (tens of ms) look like a few microseconds.
+    monkeypatch.setattr(service, "iteration_ms", {("kids_of_london", 4): 1e-9})
+    capped = client.recommend(state, 0, iterations=30_000, seed=5)
+    assert len(searches.names) >= 1, "the rest of the search past the inline cap did not go to a worker"
+    _without_inline(service, monkeypatch)
+    plain = client.recommend(state, 0, iterations=30_000, seed=5)
+    # Sliced differently, the same search: the same answer.
+    assert capped.iterations == plain.iterations == 30_000 and _same_answer(capped, plain)
+
+
+def test_an_answer_written_as_bytes_is_the_message_protobuf_writes():
+    from fagin.server import config as config_mod, searching
+    config = config_mod.ServerConfig(workers=1)
+    cases = [("kids_of_london", 4, {}), ("gangs_of_kyoto", 5, {"temperature": 0.7}),
+             ("london", 3, {"algorithm": "ismcts_rm"}), ("leduc_poker", 2, {"algorithm": "oos"}),
+             ("kuhn_poker", 2, {"time_ms": 50, "iterations": 64})]
+    for game, players, settings in cases:
+        settings = {"iterations": 64, "seed": 3, **settings}
+        request = recommend_request(codec.encode_state(new_game(game, players, seed=3)), 0, **settings)
+        job = searching.prepare(request, config, 60.0)
+        job.searcher.run(iterations=64)
+        job.notes.append("a note with a non-ASCII character: \u00e9")
+        for reason in ("iterations", "time", "cancelled"):
+            message = searching.recommendation(job, reason)
+            written = searching.recommendation_bytes(job, reason)
+            assert pb.Recommendation.FromString(written) == message, (game, reason)
+            assert written == message.SerializeToString(deterministic=True), (game, reason)
