@@ -782,16 +782,21 @@ def card_dict(int k):
     return {"kind": c["kind"], "value": c["value"], "bells": c["bells"], "draw": c["draw"]}
 
 
+cdef dict _CARD_INDEX = CARD_INDEX
+
+
 cdef int _known_card(d):
     """The kind index of a card dict spelt as the codec spells it, found by one lookup (a state
     lists up to a hundred cards); -1 for anything else, which kind_of_card reads or refuses."""
     if type(d) is not dict:
         return -1
+    cdef dict card = <dict>d          # typed: C-level lookups, a state holds up to 116 cards
     try:
-        return CARD_INDEX.get((d.get("kind"), d.get("value") or 0, d.get("bells") or 0,
-                               bool(d.get("draw"))), -1)
+        found = _CARD_INDEX.get((card.get("kind"), card.get("value") or 0, card.get("bells") or 0,
+                                 bool(card.get("draw"))))
     except TypeError:       # an unhashable value: refused by kind_of_card
         return -1
+    return -1 if found is None else <int>found
 
 
 def kind_of_card(d, field):
@@ -1002,7 +1007,9 @@ def _card_list(value, field):
         raise ValueError(f"{field}: expected a list of cards")
     cdef list kinds = []
     cdef int k
-    for i, c in enumerate(value):
+    cdef Py_ssize_t i
+    for i in range(len(value)):
+        c = value[i]
         k = _known_card(c)
         kinds.append(k if k >= 0 else kind_of_card(c, f"{field}[{i}]"))
     return kinds
