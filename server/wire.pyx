@@ -73,9 +73,14 @@ cdef class MessagePlan:
     cdef dict defaults            # non-repeated field name -> value when unset
     cdef tuple repeated           # repeated fields' names, in declaration order
     cdef dict by_number           # field number -> FieldPlan
+    cdef list small               # the same for field numbers below SMALL_FIELDS (None: no field)
 
 
 _PLANS = {}
+# Field numbers below this are found by index, not by a dict lookup (a state's
+# fields are numbered from 1, and a large state reads thousands of them).
+cdef enum:
+    SMALL_FIELDS = 32
 
 
 def plan_for(descriptor):
@@ -125,6 +130,7 @@ cdef MessagePlan _build(descriptor):
             f.message = plan_for(field.message_type)
         plan.by_number[field.number] = f
     plan.repeated = tuple(repeated)
+    plan.small = [plan.by_number.get(n) for n in range(SMALL_FIELDS)]
     return plan
 
 
@@ -228,6 +234,7 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
                 object max_list, Py_ssize_t max_string):
     cdef dict out = plan.defaults.copy()
     cdef FieldPlan f
+    cdef Py_ssize_t max_items = -1 if max_list is None else max_list
     cdef Py_ssize_t at = start, run_end
     cdef uint64_t key
     cdef int wire, item_wire
@@ -237,7 +244,7 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
     while at < end:
         key = _varint(data, end, &at)
         wire = key & 7
-        f = plan.by_number.get(key >> 3)
+        f = plan.small[key >> 3] if (key >> 3) < SMALL_FIELDS else plan.by_number.get(key >> 3)
         if f is None or (wire != _wire_of(f.value) and not (wire == 2 and f.kind >= REP_SCALAR
                                                              and _is_number(f.value))):
             # A field this server does not know, or one with another wire type, which
@@ -266,7 +273,7 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
             except TooLong as e:
                 e.path.append(f"{f.name}[{len(items)}]")
                 raise
-        if max_list is not None and len(items) > max_list:
+        if max_items >= 0 and len(items) > max_items:
             e = TooLong(f"{len(items) + _count_rest(f, key >> 3, data, at, end)} items, more than "
                         f"this game can ever hold ({max_list})")
             e.path.append(f.name)
