@@ -1081,7 +1081,10 @@ def from_description(d):
     s.active = _int_in(d.get("active_player", 0), 0, players - 1, "active_player")
     s.rounds = _int_in(d.get("rounds", 0) or 0, 0, 10000, "rounds")
     s.deck_ran_out = bool(d.get("deck_ran_out"))
-    counts = [0] * NUM_KINDS
+    # Counted in C, with the card kinds as C ints: a state lists 116 cards.
+    cdef int counts[MAX_KINDS]
+    memset(counts, 0, sizeof(counts))
+    cdef int k
     hidden_from_unseen = []
     seats = d.get("seats")
     if not isinstance(seats, (list, tuple)):
