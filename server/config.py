@@ -5,6 +5,7 @@ A flag beats its environment variable, which beats the default.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 from dataclasses import dataclass, field, fields
@@ -159,14 +160,15 @@ class ServerConfig:
     def stream_limit(self):
         return self.max_streams or 16 * self.workers
 
-    @property
+    # Cached (a search's preparation reads them; the settings never change).
+    @functools.cached_property
     def tree_memory_bytes(self):
         """The tree-memory budget in bytes (max_tree_memory_mb, or derived once per process)."""
         if self.max_tree_memory_mb:
             return self.max_tree_memory_mb << 20
         return _default_tree_memory()
 
-    @property
+    @functools.cached_property
     def node_cap(self):
         """Nodes per search thread: max_nodes, or derived from the tree-memory budget."""
         if self.max_nodes:
