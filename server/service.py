@@ -480,7 +480,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 # Stopped at the cap: slower than its game's record, which is corrected now,
                 # and the rest runs in the workers.
                 may_inline = False
-                self._note_speed(job)
+                self._note_speed(job, replace=True)
                 continue
             if its is not None and elapsed > 0:
                 per_ms = (searcher.iterations - before) / parts / (elapsed * 1000)
@@ -499,17 +499,20 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         per_iteration = self.iteration_ms.get((job.game.id, job.state.num_players))
         return its is not None and per_iteration is not None and its * per_iteration <= limit
 
-    def _note_speed(self, job):
+    def _note_speed(self, job, replace=False):
         """Records the job's search speed (ms an iteration a thread), which decides
-        whether later searches of its game and player count run inline."""
+        whether later searches of its game and player count run inline; ``replace``: the
+        record proved too fast (a search ran past the inline cap) and is replaced."""
         searcher = job.searcher
         done = searcher.iterations / len(searcher.parts)
         if done > 0:
             key = job.game.id, job.state.num_players
             ms = searcher.elapsed_ms / done
             old = self.iteration_ms.get(key)
-            # Moving average: a game's positions differ in cost; the inline cap covers the error.
-            self.iteration_ms[key] = ms if old is None else old + 0.25 * (ms - old)
+            # A moving average (a game's positions differ in cost; the inline cap covers the
+            # error) that one slow search, stalled by another process, raises by a quarter
+            # at most: the record is of the game's speed, not the machine's worst moment.
+            self.iteration_ms[key] = ms if old is None or replace else old + 0.25 * (min(ms, 2 * old) - old)
 
     def _check_not_stopped(self, reason):
         """Raises ShuttingDown for a search the server's shutdown cut short: whether grpc's

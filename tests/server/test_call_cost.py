@@ -183,6 +183,8 @@ def test_a_search_slower_than_its_games_record_leaves_the_loop_at_the_cap(server
     monkeypatch.setattr(service, "iteration_ms", {("kids_of_london", 4): 1e-9})
     capped = client.recommend(state, 0, iterations=30_000, seed=5)
     assert len(searches.names) >= 1, "the rest of the search past the inline cap did not go to a worker"
+    # The record is corrected at once: the next such search goes straight to the workers.
+    assert service.iteration_ms[("kids_of_london", 4)] > 1e-4
     _without_inline(service, monkeypatch)
     plain = client.recommend(state, 0, iterations=30_000, seed=5)
     # Sliced differently, the same search: the same answer.
