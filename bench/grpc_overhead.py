@@ -59,9 +59,9 @@ from fagin.search import ismcts
 from fagin.server import codec
 
 
-def start_server(workers):
+def start_server(workers, extra_args=()):
     env = {**os.environ, "FAGIN_WORKERS": str(workers), "FAGIN_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0"], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", *extra_args], env=env,
                             stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if not line.startswith("fagin listening on"):
@@ -276,9 +276,9 @@ def _timed_search(st, n, seed):
     return time.perf_counter() - t, time.thread_time() - cpu
 
 
-def overhead_section(repeat, pin, results):
+def overhead_section(repeat, pin, results, server_args=()):
     """Section 1 (run in a child process); puts (Kids of London rows, Gangs of Kyoto rows) on `results`."""
-    proc, target = start_server(1)
+    proc, target = start_server(1, server_args)
     try:
         with FaginClient(target, timeout=600) as client:
             warm_up = codec.encode_state(new_game("kids_of_london", 4, seed=3))
@@ -329,6 +329,10 @@ def main():
     ap.add_argument("--batch-iterations", default="2000,10000",
                     help="iterations per position, comma-separated (default: 2000, the server's "
                          "default budget, and 10000)")
+    ap.add_argument("--server-args", default="",
+                    help="more flags for the fagin server of section 1, e.g. '--inline-search-ms 0' to "
+                         "send every search to a worker thread (by default a search of at most 2 ms, "
+                         "all those of the 100-iteration rows, runs on the event loop)")
     ap.add_argument("--no-pin", action="store_true",
                     help="do not pin the searches (in process, in the server) and the bare busy-wait to one core")
     args = ap.parse_args()
@@ -336,7 +340,7 @@ def main():
     # In a process of its own, so that pinning its thread leaves the batch runs alone.
     results = multiprocessing.get_context("spawn").Queue()
     section = multiprocessing.get_context("spawn").Process(
-        target=overhead_section, args=(args.repeat, not args.no_pin, results))
+        target=overhead_section, args=(args.repeat, not args.no_pin, results, args.server_args.split()))
     section.start()
     kol, kyoto = results.get()
     section.join()
