@@ -19,6 +19,7 @@ from grpc_reflection.v1alpha import reflection
 
 from fagin.server import config as config_mod
 from fagin.server import logs
+from fagin.server import loop as server_loop
 from fagin.server.gateway import HttpGateway
 from fagin.server.metrics import ServerMetrics
 from fagin.server import security
@@ -57,6 +58,7 @@ class Server:
             ("grpc.so_reuseport", 0),
         ])
         service = FaginService(config, executor)
+        service.idle_watch = server_loop.idle_watch(asyncio.get_running_loop())
         add_to_server(service, server)
         health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -186,5 +188,5 @@ def main(argv=None):
         if server.http:
             print(f"fagin http listening on {server.http.scheme}://{config.host}:{server.http.port}", flush=True)
 
-    asyncio.run(serve(config, ready))
+    server_loop.run(serve(config, ready))
     return 0

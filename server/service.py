@@ -173,6 +173,11 @@ def unary_call(method):
     return wrapper
 
 
+def _speed_key(job):
+    """What a search's speed is recorded under: its game, player count, algorithm and rollout."""
+    return job.game.id, job.state.num_players, job.settings.algorithm, job.settings.rollout
+
+
 def _seat_field(state, request, path="seat"):
     """The acting seat: request.seat if given (it must have a decision pending), else the current one."""
     if request.HasField("seat"):
@@ -246,8 +251,14 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         # (cancel_searches) rather than wait for their budgets.
         self.running = set()
         self.stopping = False      # cancel_searches was called: the server is shutting down
-        # {(game id, players): ms an iteration a thread}, from the searches so far (_note_speed).
+        # {(game id, players, algorithm, rollout): ms an iteration a thread}, from the
+        # searches so far (_note_speed).
         self.iteration_ms = {}
+        # The event loop's count of idle waits (loop.py), set by the server on its loop; None:
+        # every search runs in the workers.  A search runs on the loop only if the loop has
+        # idled since the last one did, so that calls arriving meanwhile go to the workers.
+        self.idle_watch = None
+        self._idle_waits_at_inline = -1
 
     def cancel_searches(self):
         """Stops every running search; their calls end at once, UNAVAILABLE (safe from any thread)."""
@@ -459,6 +470,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     # its game's record holds up the loop no longer than inline_search_ms.
                     reason, done = searcher.run(iterations=its, time_ms=min(
                         ms, self.config.inline_search_ms)), None
+                    self._idle_waits_at_inline = self.idle_watch.idle_waits
                 elif its is None:
                     reason, done = await searcher.run_async_then(
                         self.executor, finish, None, min(ms, self.config.slice_ms * stretch))
@@ -492,11 +504,13 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         no other search running or waiting, and the budget left expected to take at most
         ``inline_search_ms`` at the speed its game's searches have shown."""
         limit = self.config.inline_search_ms
-        if limit <= 0 or len(job.searcher.parts) > 1 or self.admission.running or self.admission.wait_list:
+        watch = self.idle_watch
+        if (limit <= 0 or watch is None or watch.idle_waits == self._idle_waits_at_inline
+                or len(job.searcher.parts) > 1 or self.admission.running or self.admission.wait_list):
             return False
         if ms is not None and ms <= limit:
             return True
-        per_iteration = self.iteration_ms.get((job.game.id, job.state.num_players))
+        per_iteration = self.iteration_ms.get(_speed_key(job))
         return its is not None and per_iteration is not None and its * per_iteration <= limit
 
     def _note_speed(self, job, replace=False):
@@ -506,7 +520,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         searcher = job.searcher
         done = searcher.iterations / len(searcher.parts)
         if done > 0:
-            key = job.game.id, job.state.num_players
+            key = _speed_key(job)
             ms = searcher.elapsed_ms / done
             old = self.iteration_ms.get(key)
             # A moving average (a game's positions differ in cost; the inline cap covers the

@@ -426,11 +426,13 @@ cdef inline Py_ssize_t _put_bytes(unsigned char* out, Py_ssize_t at, int tag, co
 
 cdef inline Py_ssize_t _put_double(unsigned char* out, Py_ssize_t at, int tag, double v) noexcept:
     cdef uint64_t bits
+    cdef int i
     memcpy(&bits, &v, 8)
     if bits == 0:
         return at
     out[at] = <unsigned char>tag
-    memcpy(out + at + 1, &bits, 8)      # little-endian, as protobuf's fixed64 (x86, ARM)
+    for i in range(8):                  # little-endian, as protobuf's fixed64, on any machine
+        out[at + 1 + i] = <unsigned char>(bits >> (8 * i))
     return at + 9
 
 

@@ -2,12 +2,13 @@
 import asyncio
 import threading
 
+from fagin.server import loop as server_loop
 from fagin.server.app import Server
 
 
 class RunningServer:
     def __init__(self, config):
-        self.loop = asyncio.new_event_loop()
+        self.loop = server_loop.new_event_loop()     # the loop `fagin serve` runs on
         started = threading.Event()
         failure = []
 
