@@ -114,6 +114,10 @@ class GameSpec:
     #: ever hold, e.g. its number of cards: the server refuses a longer one before
     #: reading it, so that a hostile megabyte list costs nothing.
     max_list: int = 256
+    #: Its decoder (``from_description``) only reads the dict it is given: the server's
+    #: codec may then give equal small sub-messages (a deck's cards) as one shared dict,
+    #: which the decoder reads once (Gangs of Kyoto's 116 cards: a fifth of a request's cost).
+    reads_description_only: bool = False
     #: The search's rollout when a request or bot names none ("random" or "policy", see
     #: SearchSettings.rollout), chosen per game by arena evidence recorded in its spec.
     rollout: str = "random"

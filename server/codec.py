@@ -213,19 +213,20 @@ def _is_repeated(field):
 MAX_STRING_CHARS = 64
 
 
-def message_to_dict(msg, max_list=None, path=""):
+def message_to_dict(msg, max_list=None, path="", share=False):
     """A message as a plain dict (every field present; unset optionals are None).
 
     With ``max_list``, a repeated field longer than that (or a string longer
     than ``MAX_STRING_CHARS``) is refused as a BadRequest naming its path under
     ``path``.  The message's bytes are read in one pass (:mod:`fagin.server.wire`).
+    With ``share``, equal small sub-messages (cards) are one dict: for reading only.
     """
     plan = wire.plan_for(msg.DESCRIPTOR)
     data = msg.SerializeToString()
     if max_list is None:
-        return wire.to_dict(data, plan)
+        return wire.to_dict(data, plan, share=share)
     try:
-        return wire.to_dict(data, plan, max_list, MAX_STRING_CHARS)
+        return wire.to_dict(data, plan, max_list, MAX_STRING_CHARS, share)
     except wire.TooLong as e:
         where = ".".join(([path] if path else []) + e.path[::-1])
         raise BadRequest(f"{where}: {e.what}") from None
@@ -278,7 +279,8 @@ def decode_state(state_msg, path="state"):
     """A GameState message -> (Game, State), validated by the engine's decoder."""
     game_id, inner = game_of(state_msg, path)
     game = load_game(game_id)
-    description = message_to_dict(inner, _max_list(game_id), f"{path}.{game_id}")
+    description = message_to_dict(inner, _max_list(game_id), f"{path}.{game_id}",
+                                  share=GAMES[game_id].reads_description_only)
     try:
         return game, game.from_description(description)
     except ValueError as e:

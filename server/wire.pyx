@@ -73,6 +73,7 @@ cdef class MessagePlan:
     cdef dict defaults            # non-repeated field name -> value when unset
     cdef tuple repeated           # repeated fields' names, in declaration order
     cdef dict by_number           # field number -> FieldPlan
+    cdef bint leaf                # no message or repeated fields: a read may be shared (to_dict's share)
     cdef list small               # the same for field numbers below SMALL_FIELDS (None: no field)
 
 
@@ -130,6 +131,10 @@ cdef MessagePlan _build(descriptor):
             f.message = plan_for(field.message_type)
         plan.by_number[field.number] = f
     plan.repeated = tuple(repeated)
+    plan.leaf = not repeated
+    for f in plan.by_number.values():
+        if f.value == V_MESSAGE:
+            plan.leaf = False
     plan.small = [plan.by_number.get(n) for n in range(SMALL_FIELDS)]
     return plan
 
@@ -162,7 +167,7 @@ cdef inline object _enum_name(dict names, int32_t number):
 
 
 cdef object _value(FieldPlan f, const unsigned char* data, Py_ssize_t end, Py_ssize_t* at, int wire,
-                   object max_list, Py_ssize_t max_string):
+                   object max_list, Py_ssize_t max_string, dict shared):
     """One value of field ``f`` at ``data[at]`` with wire type ``wire``; moves ``at`` past it."""
     cdef uint64_t v
     cdef uint32_t u32
@@ -219,7 +224,18 @@ cdef object _value(FieldPlan f, const unsigned char* data, Py_ssize_t end, Py_ss
             raise Malformed("a length past the end")
         at[0] = i + length
         if f.value == V_MESSAGE:
-            return _read(f.message, data, i, i + length, max_list, max_string)
+            if shared is not None and f.message.leaf:
+                # The same bytes of one message type read the same: one dict for all of them
+                # (a card met 116 times).  By type first: other types may have the same bytes.
+                seen = shared.get(f.message)
+                if seen is None:
+                    seen = shared[f.message] = {}
+                key = (<const char*>data)[i:i + length]
+                found = seen.get(key)
+                if found is None:
+                    found = seen[key] = _read(f.message, data, i, i + length, max_list, max_string, shared)
+                return found
+            return _read(f.message, data, i, i + length, max_list, max_string, shared)
         if f.value == V_STRING:
             text = (<const char*>data)[i:i + length].decode("utf-8")
             if max_string >= 0 and len(text) > max_string:
@@ -231,7 +247,7 @@ cdef object _value(FieldPlan f, const unsigned char* data, Py_ssize_t end, Py_ss
 
 
 cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, Py_ssize_t end,
-                object max_list, Py_ssize_t max_string):
+                object max_list, Py_ssize_t max_string, dict shared):
     cdef dict out = plan.defaults.copy()
     cdef FieldPlan f
     cdef Py_ssize_t max_items = -1 if max_list is None else max_list
@@ -253,7 +269,7 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
             continue
         if f.kind < REP_SCALAR:
             try:
-                out[f.name] = _value(f, data, end, &at, wire, max_list, max_string)
+                out[f.name] = _value(f, data, end, &at, wire, max_list, max_string, shared)
             except TooLong as e:
                 e.path.append(f.name)
                 raise
@@ -266,10 +282,10 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
                 raise Malformed(f"{f.name}: a packed field past the end")
             item_wire = 5 if _is_fixed32(f.value) else 1 if _is_fixed64(f.value) else 0
             while at < run_end:
-                items.append(_value(f, data, run_end, &at, item_wire, max_list, max_string))
+                items.append(_value(f, data, run_end, &at, item_wire, max_list, max_string, shared))
         else:
             try:
-                items.append(_value(f, data, end, &at, wire, max_list, max_string))
+                items.append(_value(f, data, end, &at, wire, max_list, max_string, shared))
             except TooLong as e:
                 e.path.append(f"{f.name}[{len(items)}]")
                 raise
@@ -377,13 +393,16 @@ cdef void _skip_group(const unsigned char* data, Py_ssize_t end, Py_ssize_t* at)
             raise Malformed(f"wire type {wire} where a field starts")
 
 
-def to_dict(bytes data, MessagePlan plan, max_list=None, Py_ssize_t max_string=-1):
+def to_dict(bytes data, MessagePlan plan, max_list=None, Py_ssize_t max_string=-1, bint share=False):
     """The dict of serialized message ``data`` of ``plan``'s type.
 
     With ``max_list``, a repeated field with more items raises :class:`TooLong`; with
-    ``max_string`` >= 0, so does a longer string.
+    ``max_string`` >= 0, so does a longer string.  With ``share``, sub-messages with only
+    scalar fields that have the same bytes are read once, as one dict: the result is then
+    to be read, not changed (a decoder's input).
     """
-    return _read(plan, <const unsigned char*>data, 0, len(data), max_list, max_string)
+    return _read(plan, <const unsigned char*>data, 0, len(data), max_list, max_string,
+                 {} if share else None)
 
 
 # ------------------------------------------------------------------ writing answers

@@ -16,6 +16,7 @@ GAME = GameSpec(
     heuristic="GangsOfKyotoHeuristicBot",
     description="press-your-luck card giving: each card goes to a row, a row at its limit busts",
     max_list=255,  # the engine holds at most 255 cards (MAX_DECK); lists are of cards or seats
+    reads_description_only=True,   # equal cards may come as one dict (engine.from_description)
     # Bot levels 1-10 (iterations, temperature), spaced by this game's strength curve, which
     # keeps rising past 2,000 iterations (seeds/gangs_of_kyoto.md, "The bot levels").
     levels=((1, 0.0), (4, 1.0), (2, 0.0), (5, 0.0), (12, 0.0), (30, 0.0), (80, 0.0), (250, 0.0),

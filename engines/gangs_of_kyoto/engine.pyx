@@ -1002,7 +1002,9 @@ def view(data, int seat):
     return d
 
 
-def _card_list(value, field):
+def _card_list(value, field, dict known=None):
+    """The kind indexes of a list of card dicts.  ``known``: {id(card dict): kind} of cards
+    already read in this description (the server's codec gives equal cards as one dict)."""
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"{field}: expected a list of cards")
     cdef list kinds = []
@@ -1010,8 +1012,17 @@ def _card_list(value, field):
     cdef Py_ssize_t i
     for i in range(len(value)):
         c = value[i]
+        if known is not None:
+            found = known.get(id(c))
+            if found is not None:
+                kinds.append(found)
+                continue
         k = _known_card(c)
-        kinds.append(k if k >= 0 else kind_of_card(c, f"{field}[{i}]"))
+        if k < 0:
+            k = kind_of_card(c, f"{field}[{i}]")
+        if known is not None:
+            known[id(c)] = k
+        kinds.append(k)
     return kinds
 
 
@@ -1084,6 +1095,9 @@ def from_description(d):
     # Counted in C, with the card kinds as C ints: a state lists 116 cards.
     cdef int counts[MAX_KINDS]
     memset(counts, 0, sizeof(counts))
+    # The description's card dicts read so far (each is alive for the whole call, so its id
+    # stays its own): the codec gives equal cards as one dict, read once.
+    known = {}
     cdef int k
     hidden_from_unseen = []
     seats = d.get("seats")
@@ -1095,7 +1109,7 @@ def from_description(d):
         where = f"seats[{p}]"
         if not isinstance(seat, dict):
             raise ValueError(f"{where}: expected a mapping")
-        row = _card_list(seat.get("row", []), f"{where}.row")
+        row = _card_list(seat.get("row", []), f"{where}.row", known)
         if len(row) > ROW_CAP:
             raise ValueError(f"{where}.row: {len(row)} cards, more than the {ROW_CAP} a row can hold")
         total = 0
@@ -1110,12 +1124,12 @@ def from_description(d):
         if total >= limit_of(&s, p):
             raise ValueError(f"{where}.row: its sum {total} has reached the limit {limit_of(&s, p)}, "
                              f"so the round would have ended")
-        for i, k in enumerate(_card_list(seat.get("victory_pile", []), f"{where}.victory_pile")):
+        for i, k in enumerate(_card_list(seat.get("victory_pile", []), f"{where}.victory_pile", known)):
             if BELLS_OF[k] == 0:
                 raise ValueError(f"{where}.victory_pile[{i}]: only cards with bells are kept")
             s.vp[p][k] += 1
             counts[k] += 1
-        hidden = _card_list(seat.get("hidden_bells", []), f"{where}.hidden_bells")
+        hidden = _card_list(seat.get("hidden_bells", []), f"{where}.hidden_bells", known)
         if len(hidden) > HIDDEN_CAP:
             raise ValueError(f"{where}.hidden_bells: {len(hidden)} cards, more than the {HIDDEN_CAP} "
                              f"a face-down pile can hold")
@@ -1135,15 +1149,15 @@ def from_description(d):
                 raise ValueError(f"{where}.hidden_bell_count: {want} face-down cards, but with open_piles "
                                  f"every pile is face up (list its cards in hidden_bells)")
             hidden_from_unseen.append((p, want - len(hidden)))
-    for k in _card_list(d.get("discard", []), "discard"):
+    for k in _card_list(d.get("discard", []), "discard", known):
         s.discard[k] += 1
         counts[k] += 1
-    for k in _card_list(d.get("deck", []), "deck"):
+    for k in _card_list(d.get("deck", []), "deck", known):
         s.pool[k] += 1
         counts[k] += 1
-    deal = _card_list(d.get("deal", []), "deal")
-    top = _card_list(d.get("deck_top", []), "deck_top")
-    unseen = sorted(_card_list(d.get("unseen") or [], "unseen"))
+    deal = _card_list(d.get("deal", []), "deal", known)
+    top = _card_list(d.get("deck_top", []), "deck_top", known)
+    unseen = sorted(_card_list(d.get("unseen") or [], "unseen", known))
     for k in deal + top + unseen:
         counts[k] += 1
     if hidden_from_unseen:

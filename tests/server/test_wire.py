@@ -147,3 +147,47 @@ def test_mutated_states_read_as_the_oracle_reads_them(game_id):
         assert codec.message_to_dict(inner) == _oracle(inner)
         compared += 1
     assert compared > 100
+
+
+def test_a_decoder_that_only_reads_its_description_leaves_it_unchanged():
+    # A game that declares reads_description_only gets equal cards as one shared dict from
+    # the server's codec: its decoder must never change what it is given.
+    import copy
+    import random
+
+    from fagin.engines.registry import GAMES, load_game, new_game
+    from fagin.server import codec
+    readers = [spec for spec in GAMES.values() if spec.reads_description_only]
+    assert readers
+    rng = random.Random(5)
+    for spec in readers:
+        game = load_game(spec.id)
+        for players in range(spec.min_players, spec.max_players + 1):
+            state = new_game(spec.id, players, seed=rng.getrandbits(32))
+            for _ in range(rng.randrange(0, 40)):
+                if state.is_terminal():
+                    break
+                state.apply(state.sample_chance(rng.getrandbits(63)) if state.is_chance_node()
+                            else rng.choice(state.legal_actions()))
+            for description in (state.describe(), state.view(0)):
+                msg = getattr(codec.encode_description(game, description), spec.id)
+                shared = codec.message_to_dict(msg, spec.max_list, "state", share=True)
+                before = copy.deepcopy(shared)
+                game.from_description(shared)
+                assert shared == before, (spec.id, players)
+
+
+def test_shared_reads_keep_message_types_apart():
+    # Gangs of Kyoto's options {play_through: true} and a card {kind: KIND_EXPLORATION} are
+    # both the bytes 08 01: shared by bytes alone, the card read as the options (a defect
+    # the contract test caught).
+    from fagin.server import codec
+    from fagin.v1 import gangs_of_kyoto_pb2 as gk
+    msg = gk.GangsOfKyotoState(options=gk.GangsOfKyotoState.Options(play_through=True),
+                               deck=[gk.GangsOfKyotoCard(kind=gk.GangsOfKyotoCard.KIND_EXPLORATION)] * 3)
+    assert msg.options.SerializeToString() == msg.deck[0].SerializeToString()
+    d = codec.message_to_dict(msg, 255, "state", share=True)
+    assert d["options"]["play_through"] is True and "kind" not in d["options"]
+    assert [c["kind"] for c in d["deck"]] == ["exploration"] * 3
+    assert d["deck"][0] is d["deck"][2]          # equal cards: one dict
+    assert d == codec.message_to_dict(msg, 255, "state")
