@@ -229,6 +229,8 @@ class _SearchCollector:
         yield errors
         yield CounterMetricFamily("fagin_search_iterations", "Search iterations run (rate() = iterations/s).",
                                   value=service.iterations_searched)
+        yield CounterMetricFamily("fagin_searches_inline", "Searches run on the event loop's thread rather "
+                                  "than handed to a worker (inline_search_ms).", value=service.searches_inline)
         yield gauge("fagin_tree_memory_reserved_bytes",
                     "Tree memory reserved by the searches under way.", adm.reserved_bytes)
         yield gauge("fagin_tree_memory_budget_bytes", "The server's tree-memory budget (max_tree_memory_mb).",

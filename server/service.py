@@ -259,6 +259,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         # idled since the last one did, so that calls arriving meanwhile go to the workers.
         self.idle_watch = None
         self._idle_waits_at_inline = -1
+        self.searches_inline = 0           # searches (slices) run on the loop, for the metrics
 
     def cancel_searches(self):
         """Stops every running search; their calls end at once, UNAVAILABLE (safe from any thread)."""
@@ -471,6 +472,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     reason, done = searcher.run(iterations=its, time_ms=min(
                         ms, self.config.inline_search_ms)), None
                     self._idle_waits_at_inline = self.idle_watch.idle_waits
+                    self.searches_inline += 1
                 elif its is None:
                     reason, done = await searcher.run_async_then(
                         self.executor, finish, None, min(ms, self.config.slice_ms * stretch))

@@ -154,6 +154,15 @@ def test_a_batch_counts_its_failed_requests_by_status(metered):
     assert m("fagin_search_iterations_total") == 50
 
 
+def test_searches_run_on_the_event_loop_are_counted(metered):
+    srv, stub = metered
+    for seed in range(3):         # the first tells the server how fast the game searches
+        assert stub.Recommend(recommend(iterations=20, seed=seed), timeout=30).iterations == 20
+    m = scrape_when(srv.server.metrics.port, lambda m: m.call("grpc_server_handled_total", "Recommend",
+                                                              grpc_code="OK") == 3)
+    assert m("fagin_searches_inline_total") == srv.server.service.searches_inline >= 1
+
+
 def test_health_calls_are_counted_too(metered):
     from grpc_health.v1 import health_pb2, health_pb2_grpc
     srv, _ = metered
