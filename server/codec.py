@@ -213,16 +213,18 @@ def _is_repeated(field):
 MAX_STRING_CHARS = 64
 
 
-def message_to_dict(msg, max_list=None, path="", share=False):
+def message_to_dict(msg, max_list=None, path="", share=False, data=None):
     """A message as a plain dict (every field present; unset optionals are None).
 
     With ``max_list``, a repeated field longer than that (or a string longer
     than ``MAX_STRING_CHARS``) is refused as a BadRequest naming its path under
     ``path``.  The message's bytes are read in one pass (:mod:`fagin.server.wire`).
     With ``share``, equal small sub-messages (cards) are one dict: for reading only.
+    ``data``: the message's bytes, when already serialized.
     """
     plan = wire.plan_for(msg.DESCRIPTOR)
-    data = msg.SerializeToString()
+    if data is None:
+        data = msg.SerializeToString()
     if max_list is None:
         return wire.to_dict(data, plan, share=share)
     try:
@@ -275,12 +277,21 @@ def _max_list(game_id):
     return GAMES[game_id].max_list
 
 
-def decode_state(state_msg, path="state"):
-    """A GameState message -> (Game, State), validated by the engine's decoder."""
+def state_bytes(state_msg):
+    """The serialized game message inside a GameState (b"" when no game is set): what
+    :func:`decode_state` reads, and its size."""
+    which = state_msg.WhichOneof("game")
+    return b"" if which is None else getattr(state_msg, which).SerializeToString()
+
+
+def decode_state(state_msg, path="state", data=None):
+    """A GameState message -> (Game, State), validated by the engine's decoder.
+
+    ``data``: the game message's bytes when already serialized (:func:`state_bytes`)."""
     game_id, inner = game_of(state_msg, path)
     game = load_game(game_id)
     description = message_to_dict(inner, _max_list(game_id), f"{path}.{game_id}",
-                                  share=GAMES[game_id].reads_description_only)
+                                  share=GAMES[game_id].reads_description_only, data=data)
     try:
         return game, game.from_description(description)
     except ValueError as e:

@@ -87,10 +87,12 @@ class SearchJob:
         return its == 0 or (ms is not None and ms <= 0)
 
 
-def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, path="") -> SearchJob:
-    """Validates a RecommendRequest and builds its search (raises BadRequest)."""
+def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, path="",
+            state_bytes=None) -> SearchJob:
+    """Validates a RecommendRequest and builds its search (raises BadRequest).
+    ``state_bytes``: its state's game message, serialized (``codec.state_bytes``), if known."""
     p = (path + ".") if path else ""
-    game, state = decode_state(request.state, p + "state")
+    game, state = decode_state(request.state, p + "state", state_bytes)
     settings = request.search
     if settings.algorithm and settings.algorithm not in ALGORITHMS:
         raise BadRequest(f"{p}search.algorithm: unknown algorithm {_quoted(settings.algorithm)}; "

@@ -553,8 +553,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
     async def _prepare(self, request, context, path=""):
         """The request's SearchJob, decoded and checked here for a small state, in the
         decoding threads for a larger one."""
-        if request.state.ByteSize() <= INLINE_PREPARE_BYTES:
-            return searching.prepare(request, self.config, context.time_remaining(), path)
+        data = codec.state_bytes(request.state)      # serialized once: sized here, read by the decoder
+        if len(data) <= INLINE_PREPARE_BYTES:
+            return searching.prepare(request, self.config, context.time_remaining(), path, data)
         return await asyncio.get_running_loop().run_in_executor(
             self.decoder, searching.prepare, request, self.config, context.time_remaining(), path)
 
