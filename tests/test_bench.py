@@ -23,6 +23,7 @@ RUNS = {
     "server_faults.py": (["--streams", "20", "--seconds", "1", "--sample-s", "0.5", "--grace-seconds", "0.2",
                           "--long-ms", "20000"], "process exited (0)"),
     "request_cost.py": (["--positions", "1", "--rounds", "3"], "outside search"),
+    "level_chips.py": (["--game", "kuhn_poker", "--hands", "20"], "| 10 |"),
     "fuzz_states.py": (["--inputs", "300", "--games", "kuhn_poker,liars_dice", "--quiet"], "0 defects"),
 }
 

@@ -11,4 +11,8 @@ GAME = GameSpec(
     reference="kuhn_poker",
     description="three-card poker, one bet round (OpenSpiel's kuhn_poker)",
     max_list=3,  # 3 cards; at most 3 actions (pass, bet, call or fold)
+    # Bot levels 1-10: regret-matching ISMCTS playing its mixed policy, budgets only. Plain
+    # ISMCTS's best move gains no chips past 4 iterations here; this ladder wins chips from the
+    # level below at every step (docs/reference_games.md, "Kuhn poker").
+    levels=tuple((n, 1.0, "ismcts_rm") for n in (1, 2, 4, 8, 16, 32, 64, 150, 400, 4000)),
 )

@@ -16,4 +16,10 @@ GAME = GameSpec(
     # +0.40 chips a hand (95 % interval +0.24 .. +0.55), OOS +0.24, plain ISMCTS +0.12
     # (-0.03 .. +0.27): README, "Search algorithms".
     auto=((None, "ismcts_rm", True),),
+    # Bot levels 1-10 (iterations, temperature): auto plays its mixed policy at every level
+    # (temperature 1), so the levels differ by budget alone; the default ladder's 0.4
+    # temperature at level 3 played colder, and so won more hands, than its level 4
+    # (docs/reference_games.md, "Leduc poker").
+    levels=((1, 1.0), (2, 1.0), (4, 1.0), (8, 1.0), (16, 1.0), (32, 1.0), (64, 1.0), (300, 1.0),
+            (1000, 1.0), (4000, 1.0)),
 )
