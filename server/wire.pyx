@@ -12,7 +12,7 @@ with a plan per message type costs a few microseconds.  The bytes come from
 (UTF-8 included), and are read with explicit bounds checks all the same.
 """
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 
 from google.protobuf.descriptor import FieldDescriptor
 
@@ -255,6 +255,12 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
     cdef uint64_t key
     cdef int wire, item_wire
     cdef list items
+    # The last item read of a repeated message field, when shared: a state lists equal cards
+    # one after another (a deck by kind), and an item with the same bytes is that same dict,
+    # found without a lookup.
+    cdef FieldPlan last_field = None
+    cdef Py_ssize_t last_start = 0, last_length = -1, item_start, length
+    last_item = None
     for name in plan.repeated:
         out[name] = []
     while at < end:
@@ -284,11 +290,23 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
             while at < run_end:
                 items.append(_value(f, data, run_end, &at, item_wire, max_list, max_string, shared))
         else:
-            try:
-                items.append(_value(f, data, end, &at, wire, max_list, max_string, shared))
-            except TooLong as e:
-                e.path.append(f"{f.name}[{len(items)}]")
-                raise
+            if shared is not None and f.kind == REP_MESSAGE and f.message.leaf:
+                item_start = at
+                length = <Py_ssize_t>_varint(data, end, &item_start)
+                if (f is last_field and length == last_length and 0 <= length <= end - item_start
+                        and memcmp(data + item_start, data + last_start, length) == 0):
+                    items.append(last_item)
+                    at = item_start + length
+                else:
+                    last_item = _value(f, data, end, &at, wire, max_list, max_string, shared)
+                    items.append(last_item)
+                    last_field, last_start, last_length = f, item_start, length
+            else:
+                try:
+                    items.append(_value(f, data, end, &at, wire, max_list, max_string, shared))
+                except TooLong as e:
+                    e.path.append(f"{f.name}[{len(items)}]")
+                    raise
         if max_items >= 0 and len(items) > max_items:
             e = TooLong(f"{len(items) + _count_rest(f, key >> 3, data, at, end)} items, more than "
                         f"this game can ever hold ({max_list})")

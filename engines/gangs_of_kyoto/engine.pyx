@@ -1008,14 +1008,20 @@ def _card_list(value, field, dict known=None):
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"{field}: expected a list of cards")
     cdef list kinds = []
-    cdef int k
+    cdef int k = -1
     cdef Py_ssize_t i
+    last = None
     for i in range(len(value)):
         c = value[i]
+        if c is last and k >= 0:
+            kinds.append(k)            # the same dict as the card before (a deck lists cards by kind)
+            continue
+        last = c
         if known is not None:
             found = known.get(id(c))
             if found is not None:
-                kinds.append(found)
+                k = found
+                kinds.append(k)
                 continue
         k = _known_card(c)
         if k < 0:

@@ -71,7 +71,10 @@ def test_states_met_in_play_read_as_the_oracle_reads_them(game_id):
             descriptions = [state.describe()] + [state.view(p) for p in range(players)]
             for description in descriptions:
                 inner = getattr(codec.encode_description(state.game, description), game_id)
-                assert codec.message_to_dict(inner, spec.max_list, "s") == _oracle(inner, spec.max_list)
+                expected = _oracle(inner, spec.max_list)
+                assert codec.message_to_dict(inner, spec.max_list, "s") == expected
+                # Equal small sub-messages read as one dict: the same values.
+                assert codec.message_to_dict(inner, spec.max_list, "s", share=True) == expected
 
 
 def test_every_scalar_type_reads_as_protobuf_reads_it():
@@ -104,11 +107,15 @@ def test_encodings_our_serializer_does_not_write_are_read_too():
 
 
 @pytest.mark.parametrize("data", [b"\x08", b"\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",
-                                  b"\x0a\x05ab", b"\x0b", b"\x0d\x01\x02", b"\x42\x80"])
+                                  b"\x0a\x05ab", b"\x0b", b"\x0d\x01\x02", b"\x42\x80",
+                                  # deck cards: a second equal to the first but cut short
+                                  b"\x42\x02\x08\x01\x42\x02\x08", b"\x42\x02\x08\x01\x42\x05\x08\x01"])
 def test_bytes_that_are_not_a_message_raise_malformed(data):
     desc = fagin_pb2.GameState.DESCRIPTOR.fields_by_name["gangs_of_kyoto"].message_type
     with pytest.raises(wire.Malformed):
         wire.to_dict(data, wire.plan_for(desc))
+    with pytest.raises(wire.Malformed):
+        wire.to_dict(data, wire.plan_for(desc), share=True)
 
 
 def test_over_long_fields_are_named_with_their_whole_length():
@@ -145,6 +152,7 @@ def test_mutated_states_read_as_the_oracle_reads_them(game_id):
             continue
         inner = getattr(msg, game_id)
         assert codec.message_to_dict(inner) == _oracle(inner)
+        assert codec.message_to_dict(inner, share=True) == _oracle(inner)
         compared += 1
     assert compared > 100
 
@@ -191,3 +199,18 @@ def test_shared_reads_keep_message_types_apart():
     assert [c["kind"] for c in d["deck"]] == ["exploration"] * 3
     assert d["deck"][0] is d["deck"][2]          # equal cards: one dict
     assert d == codec.message_to_dict(msg, 255, "state")
+
+
+def test_a_shared_read_of_cards_in_runs_gives_each_run_one_dict():
+    # A deck lists its cards by kind: an item with the bytes of the one before is that dict.
+    from fagin.v1 import gangs_of_kyoto_pb2 as gk
+    card = gk.GangsOfKyotoCard
+    cards = [card(kind=card.KIND_EXPLORATION, value=3), card(kind=card.KIND_EXPLORATION, value=3),
+             card(kind=card.KIND_BELL, bells=1), card(kind=card.KIND_EXPLORATION, value=3),
+             card(kind=card.KIND_EXPLORATION, value=3, bells=1), card()]
+    msg = gk.GangsOfKyotoState(deck=cards, discard=cards[:2])
+    d = codec.message_to_dict(msg, 255, "state", share=True)
+    assert d == _oracle(msg) == codec.message_to_dict(msg, 255, "state")
+    deck = d["deck"]
+    assert deck[0] is deck[1] is deck[3] is d["discard"][0] and deck[2] is not deck[0]
+    assert deck[4] is not deck[0] and deck[4]["bells"] == 1 and deck[5]["kind"] is None
