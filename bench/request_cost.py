@@ -6,8 +6,7 @@ figures wander by tenths of a millisecond.  This script measures only fagin's
 own work for a request, in one thread with ``time.thread_time`` (other
 processes do not count): parsing the request, decoding and checking the
 state and building the search (``searching.prepare``), then after a 100-
-iteration search building the answer (``searching.recommendation``) and
-serializing it.  Positions come from seeded random play, the same for every
+iteration search writing the answer (``searching.recommendation_bytes``).  Positions come from seeded random play, the same for every
 run, so that two checkouts can be compared side by side:
 
     for d in /path/to/old /path/to/new; do (cd $d && .venv/bin/python bench/request_cost.py); done
@@ -55,7 +54,7 @@ def measure(data, config, rounds):
         t1 = time.thread_time()
         job.searcher.run(iterations=100)
         t2 = time.thread_time()
-        searching.recommendation(job, "iterations").SerializeToString()
+        searching.recommendation_bytes(job, "iterations")
         t3 = time.thread_time()
         prepare.append(t1 - t0)
         answer.append(t3 - t2)

@@ -16,7 +16,7 @@ from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server import admission
 from fagin.server import wire
-from fagin.server.codec import BadRequest, decode_state, action_encoder, encode_action
+from fagin.server.codec import BadRequest, action_encoder, decode_state
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses; "auto" (the
@@ -255,32 +255,10 @@ def _notes(job: SearchJob, reason: str):
     return job.notes
 
 
-def recommendation(job: SearchJob, reason: str, into: fagin_pb2.Recommendation | None = None):
-    """The Recommendation message for the search's current statistics.
-
-    Filled into ``into`` (an empty Recommendation inside a response) when
-    given, which spares copying it there; returns the message.
-    """
-    result, action = _chosen(job, reason)
-    rec = fagin_pb2.Recommendation() if into is None else into
-    options = job.state.options()
-    rec.action.CopyFrom(encode_action(job.game, action, False, options))
-    rec.iterations = result.iterations
-    rec.nodes = result.nodes
-    rec.elapsed_ms = result.elapsed_ms
-    rec.stop_reason = STOP_REASONS[reason]
-    rec.seat = job.seat
-    rec.settings.CopyFrom(job.settings)
-    for s in result.stats:
-        rec.actions.add(action=encode_action(job.game, s.action, False, options), visits=s.visits,
-                        mean_value=s.mean_value, policy=s.policy)
-    rec.notes.extend(_notes(job, reason))
-    return rec
-
-
 def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
-    """:func:`recommendation`, serialized, written without building the message (the
-    server's answer: fagin's costliest step of a small call when built as messages)."""
+    """The Recommendation message for the search's current statistics, serialized: written
+    straight from the cached serialized actions, without building Python messages (built as
+    messages, the answer was fagin's costliest step of a small call)."""
     result, action = _chosen(job, reason)
     encoded = action_encoder(job.game, False, job.state.options())
     return wire.recommendation_bytes(

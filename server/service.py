@@ -173,6 +173,12 @@ def unary_call(method):
     return wrapper
 
 
+def _progress_bytes(job, reason, final=False):
+    """A serialized RecommendProgress: the recommendation so far (field 1), and ``final`` (2)."""
+    report = wire.length_delimited(1, searching.recommendation_bytes(job, reason))
+    return report + b"\x10\x01" if final else report
+
+
 def _speed_key(job):
     """What a search's speed is recorded under: its game, player count, algorithm and rollout."""
     return job.game.id, job.state.num_players, job.settings.algorithm, job.settings.rollout
@@ -595,13 +601,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                         info["iterations"] = job.searcher.iterations
                         self._check_not_stopped(reason)
                         searching.check_min_iterations(job, reason)
-                        final = fagin_pb2.RecommendProgress(final=True)
-                        searching.recommendation(job, reason, into=final.recommendation)
-                        yield final
+                        yield _progress_bytes(job, reason, final=True)
                         return
-                    progress = fagin_pb2.RecommendProgress()
-                    searching.recommendation(job, "time", into=progress.recommendation)
-                    yield progress
+                    yield _progress_bytes(job, "time")
             finally:
                 self._leave(job, ticket)
         except (Exception, asyncio.CancelledError) as e:

@@ -202,6 +202,26 @@ def test_a_search_slower_than_its_games_record_leaves_the_loop_at_the_cap(server
     assert capped.iterations == plain.iterations == 30_000 and _same_answer(capped, plain)
 
 
+def _recommendation_message(job, reason):
+    """The oracle: the Recommendation built as a protobuf message, field by field."""
+    from fagin.server import searching
+    result, action = searching._chosen(job, reason)
+    rec = pb.Recommendation()
+    options = job.state.options()
+    rec.action.CopyFrom(codec.encode_action(job.game, action, False, options))
+    rec.iterations = result.iterations
+    rec.nodes = result.nodes
+    rec.elapsed_ms = result.elapsed_ms
+    rec.stop_reason = searching.STOP_REASONS[reason]
+    rec.seat = job.seat
+    rec.settings.CopyFrom(job.settings)
+    for s in result.stats:
+        rec.actions.add(action=codec.encode_action(job.game, s.action, False, options), visits=s.visits,
+                        mean_value=s.mean_value, policy=s.policy)
+    rec.notes.extend(searching._notes(job, reason))
+    return rec
+
+
 def test_an_answer_written_as_bytes_is_the_message_protobuf_writes():
     from fagin.server import config as config_mod, searching
     config = config_mod.ServerConfig(workers=1)
@@ -215,7 +235,7 @@ def test_an_answer_written_as_bytes_is_the_message_protobuf_writes():
         job.searcher.run(iterations=64)
         job.notes.append("a note with a non-ASCII character: \u00e9")
         for reason in ("iterations", "time", "cancelled"):
-            message = searching.recommendation(job, reason)
+            message = _recommendation_message(job, reason)
             written = searching.recommendation_bytes(job, reason)
             assert pb.Recommendation.FromString(written) == message, (game, reason)
             assert written == message.SerializeToString(deterministic=True), (game, reason)
