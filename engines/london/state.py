@@ -57,6 +57,18 @@ def _board():
     return components.board()
 
 
+_DECK_LETTER = None
+
+
+def _deck_letter():
+    """The deck letter of each card version, as an index of LETTERS (a view's decode asks
+    for it hundreds of times)."""
+    global _DECK_LETTER
+    if _DECK_LETTER is None:
+        _DECK_LETTER = [LETTERS.index(c.deck.lower()) for c in _engine().CARDS]
+    return _DECK_LETTER
+
+
 # ------------------------------------------------------------------ describing
 
 def _cards(counts):
@@ -517,10 +529,10 @@ def _build(d, seed) -> bytes:
         cards = _card_list(d.get(cards_field), cards_field, 3)
         letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(_list(d.get(letters_field),
                                                                                    letters_field, 3))]
-        if cards and letters and [LETTERS.index(E.CARDS[v].deck.lower()) for v in cards] != letters:
+        if cards and letters and [_deck_letter()[v] for v in cards] != letters:
             raise ValueError(f"{letters_field}: the letters do not match {cards_field}'s cards")
         if not letters:
-            letters = [LETTERS.index(E.CARDS[v].deck.lower()) for v in cards]
+            letters = [_deck_letter()[v] for v in cards]
         count(cards)
         return cards, letters
 
@@ -554,8 +566,9 @@ def _build(d, seed) -> bytes:
             raise ValueError(f"cards: the state holds {total[v]} of {E.VERSIONS[v]}, the game has "
                              f"{E.CARDS[v].count} (every card must be in exactly one place)")
     pools = {x: [] for x in range(3)}
+    letter_of = _deck_letter()
     for v in sorted(unseen):
-        pools[LETTERS.index(E.CARDS[v].deck.lower())].append(v)
+        pools[letter_of[v]].append(v)
     rng = random.Random(seed)
     for x in range(3):
         rng.shuffle(pools[x])
@@ -578,9 +591,11 @@ def _build(d, seed) -> bytes:
         look = [deal(x, "looked_letters") for x in look_letters]
     deck = _counts(deck_listed + pools[0] + pools[1] + pools[2], nv)
     want = d.get("deck_letters")
-    if want is not None and _letters(want, "deck_letters") != [sum(deck[v] for v in range(nv)
-                                                                   if E.CARDS[v].deck.lower() == x)
-                                                               for x in LETTERS]:
+    if want is not None:
+        in_deck = [0, 0, 0]
+        for v, n in enumerate(deck):
+            in_deck[letter_of[v]] += n
+    if want is not None and _letters(want, "deck_letters") != in_deck:
         raise ValueError(f"deck_letters: {want} does not match the deck's cards (deck and the unseen cards "
                          f"left over from the hidden places)")
     s["deck"] = deck + [0] * (len(s["deck"]) - nv)
@@ -818,11 +833,11 @@ def _build(d, seed) -> bytes:
         need(not winners, "winners", "only when the game is over")
 
     # ---- someone (or chance) can act
-    data = E._pack(s)           # (which also computes the rules' caches that legal_from_raw reads)
+    data = E._pack(s)           # (which also computes the rules' caches that the legal check reads)
     if phase in ("deal", "draw"):
         need(sum(deck) > 0, "deck", f"phase {phase} needs a card in the deck")
     elif not over:
-        if not E.legal_from_raw(E._raw(data)):
+        if not E.has_legal_action(data):
             raise _NothingToDo(f"phase: the position leaves seat {active} nothing to do in phase {phase}",
                                any(p == active for p, _ in hidden_need))
     return data

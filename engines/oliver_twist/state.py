@@ -168,14 +168,24 @@ def _list(v, field):
     return list(v)
 
 
+_KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
+
+
 def _kind(v, field):
-    if v in KINDS:
-        return KINDS.index(v)
-    raise ValueError(f"{field}: unknown token {v!r}; expected one of {', '.join(KINDS)}")
+    k = _KIND_INDEX.get(v) if isinstance(v, str) else None     # a list or dict is not hashable
+    if k is None:
+        raise ValueError(f"{field}: unknown token {v!r}; expected one of {', '.join(KINDS)}")
+    return k
 
 
 def _kinds(v, field):
-    return [_kind(x, f"{field}[{i}]") for i, x in enumerate(_list(v, field))]
+    out = []
+    for x in _list(v, field):
+        k = _KIND_INDEX.get(x) if isinstance(x, str) else None
+        if k is None:       # the path is written only for the error (a state lists ~80 tokens)
+            _kind(x, f"{field}[{len(out)}]")
+        out.append(k)
+    return out
 
 
 def _chars(v, field):
@@ -222,11 +232,23 @@ def _zero(v):
     return [_zero(x) for x in v] if isinstance(v, list) else 0
 
 
+_ZERO_RAW = None
+
+
+def _copied(v):
+    """A copy of a list of ints, or of lists of them (a raw state's arrays)."""
+    return [_copied(x) for x in v] if v and isinstance(v[0], list) else v[:]
+
+
 def _zero_raw():
-    r = {k: _zero(v) for k, v in E._raw(E.initial_state_bytes(2)).items()}
-    r.update(pending=-1, fagin_type=-1, flip_from=-1, flip_target=-1, path_max=C["LINE"])
-    r["board"] = [EMPTY] * C["NSMAX"]
-    return r
+    """An empty raw state, made afresh from a template (zeroed once: it has ~700 fields)."""
+    global _ZERO_RAW
+    if _ZERO_RAW is None:
+        r = {k: _zero(v) for k, v in E._raw(E.initial_state_bytes(2)).items()}
+        r.update(pending=-1, fagin_type=-1, flip_from=-1, flip_target=-1, path_max=C["LINE"])
+        r["board"] = [EMPTY] * C["NSMAX"]
+        _ZERO_RAW = r
+    return {k: _copied(v) if isinstance(v, list) else v for k, v in _ZERO_RAW.items()}
 
 
 def from_description(d):
