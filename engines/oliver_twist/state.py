@@ -295,6 +295,11 @@ def from_description(d):
     unknown_fixed = []
     undecided = 0
     for sp, cell in enumerate(board):
+        if isinstance(cell, dict):
+            fd, kb = cell.get("face_down"), cell.get("known_by")
+            if (not cell.get("token") and (fd is None or fd is False)
+                    and (kb is None or (isinstance(kb, (list, tuple)) and not kb))):
+                continue        # an empty space (most of them): nothing to check or record
         f = f"board[{sp}]"
         cell = _mapping(cell, f)
         tok = cell.get("token") or ""
