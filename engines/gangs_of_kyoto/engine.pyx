@@ -1250,6 +1250,12 @@ def from_description(d):
     elif deal_size != len(deal) or top_size != len(top):
         raise ValueError(f"deal_size: {deal_size} face-down deal cards and {top_size} on top of the deck, "
                          f"but deal lists {len(deal)} and deck_top {len(top)}")
+    if len(top) + len(deal) > TOP_CAP:
+        # The round's end puts the face-down deal cards on top as well (GK-11): a larger
+        # sum would overflow the top in a successor, which this decoder would refuse (GK-20).
+        raise ValueError(f"deck_top: {len(top)} cards on top of the deck and {len(deal)} face down in the "
+                         f"deal, which the round's end puts on top too (GK-11): at most {TOP_CAP} together "
+                         f"(GK-20)")
     for i, k in enumerate(deal):
         s.hand[i] = k
     s.hand_len = len(deal)

@@ -481,3 +481,25 @@ def test_GK_18_a_hidden_pile_never_reaches_13_bells_while_the_game_goes_on():
         assert det.describe()["seats"][1]["bells"] == 12
     seen = GAME.from_description(st.view(0))
     assert seen.describe()["seats"][1]["hidden_bells"] == [bell(1)]
+
+
+def test_GK_20_the_top_of_the_deck_and_the_face_down_deal_hold_at_most_8_together():
+    # 7 on top and 1 face down: the round's end (a bust) makes 8 on top, and the successor is
+    # accepted as a position too.
+    top7 = [card(0)] * 6 + [card(1)]
+    st = position(3, revealed=card(5, 2), rows={0: [card(5, 2), card(4, 1), card(3)]}, deal=[card(1)],
+                  deck_top=top7)
+    give(st, 0)                                     # 5 + 4 + 3 + 5: seat 0 stays out too late
+    d = st.describe()
+    # 8 went on top; the next deal has drawn its 3 cards from the top first.
+    assert d["rounds"] == 1 and len(d["deck_top"]) == 5 and len(d["deal"]) + (d["revealed"] is not None) == 3
+    assert gk.from_description(d) and gk.from_description(st.view(1))
+    # 7 on top and 2 face down would make 9 on top (the fuzzer's case: accepted, then its
+    # successor's view refused, and the engine's top array written past its end).
+    with pytest.raises(ValueError) as e:
+        position(3, revealed=card(5, 2), deal=[card(1), card(2)], deck_top=top7)
+    assert str(e.value).startswith("deck_top: 7 cards on top of the deck and 2 face down in the deal")
+    view = position(3, revealed=card(5, 2), deal=[card(1), card(2)], deck_top=top7[:6]).view(1)
+    with pytest.raises(ValueError) as e:
+        gk.from_description({**view, "deck_top_size": 7})
+    assert "(GK-20)" in str(e.value)
