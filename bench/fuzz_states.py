@@ -17,8 +17,12 @@ bytes that are no message), or a defect:
 
 * crash: any other exception, a refusal that names no field, or a worker
   process that died;
-* hang: an input that took longer than ``--time-limit`` seconds (a worker
-  stuck past it is killed and restarted after that input).
+* hang: an input that took longer than ``--time-limit`` seconds of the
+  worker's CPU (CPU, not wall time: an input slowed by a crowded machine, or
+  paused with SIGSTOP, is not a hang; a loop that never ends uses CPU all the
+  same); a worker that makes no progress for five times that long (wall
+  time, which also catches one blocked for good) is killed and restarted
+  after that input.
 
 Inputs are numbered and input ``i`` of a game is made from ``(--seed, game,
 i)`` alone, so a defect is replayed with ``--replay GAME:I``. With
@@ -386,7 +390,7 @@ def _worker(game_id, seed, w, start, stop, step, skip, time_limit, progress, res
         if i in skip:
             continue
         progress.value = i
-        t = time.perf_counter()
+        t = time.process_time()
         kind, data = make_input(game_id, seeds, strings, seed, i)
         if data is None:
             outcome = "unsendable"
@@ -396,8 +400,8 @@ def _worker(game_id, seed, w, start, stop, step, skip, time_limit, progress, res
             except Defect as e:
                 outcome = "crash"
                 found.append(("crash", i, kind, str(e)[-2000:]))
-        if time.perf_counter() - t > time_limit:
-            found.append(("hang", i, kind, f"took {time.perf_counter() - t:.1f} s"))
+        if time.process_time() - t > time_limit:
+            found.append(("hang", i, kind, f"took {time.process_time() - t:.1f} s of CPU"))
         counts[(kind, outcome)] = counts.get((kind, outcome), 0) + 1
         done += 1
         if done % CHUNK == 0:
@@ -563,7 +567,7 @@ def main(argv=None):
     ap.add_argument("--games", default=",".join(GAMES), help="comma-separated game ids")
     ap.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--time-limit", type=float, default=2.0, help="seconds an input may take")
+    ap.add_argument("--time-limit", type=float, default=2.0, help="CPU seconds an input may take")
     ap.add_argument("--server-sample", type=int, default=0, metavar="N",
                     help="also send every N-th input to a live server (0: none)")
     ap.add_argument("--replay", metavar="GAME:I", help="run one input in this process and show it")

@@ -92,6 +92,22 @@ def test_the_harness_counts_a_dead_worker_as_a_crash_and_a_stuck_one_as_a_hang(m
     assert tally.inputs == 40
 
 
+def test_an_input_slowed_by_a_busy_machine_is_not_a_hang(monkeypatch):
+    # An input is timed in the worker's CPU: one whose worker waited (another process had the
+    # core, or the run was paused with SIGSTOP) is not a hang.  (Before: timed by the wall
+    # clock, a 1M run paused for a benchmark reported four "hangs" that replay in milliseconds.)
+    make_input = fuzz.make_input
+
+    def slow(game_id, seeds, strings, seed, i):
+        if i == 5:
+            time.sleep(0.5)               # waiting, as for a core: no CPU used
+        return make_input(game_id, seeds, strings, seed, i)
+
+    monkeypatch.setattr(fuzz, "make_input", slow)
+    tally = fuzz.fuzz_game("kuhn_poker", 20, workers=1, seed=0, time_limit=0.2)
+    assert tally.defects == [] and tally.inputs == 20
+
+
 def test_london_placed_count_is_bounded_by_the_display():
     """Found by the fuzzer (london:143280): `placed` up to 1000 was accepted whatever the
     display, and the next placement made a state the decoder refuses."""
