@@ -12,4 +12,10 @@ GAME = GameSpec(
     description="card play and city building: take cards, build stacks in your display, run your city "
                 "against mounting poverty, buy boroughs",
     max_list=110,  # 110 cards; every other list (seats, boroughs, stacks) is shorter
+    # Bot levels 1-10 (iterations, temperature): one iteration plays the rollout policy's pick
+    # (the prior), strong already, and the search gains little past 256 iterations, so levels
+    # 1-5 play a few iterations' policy hot, level 6 one iteration and levels 7-10 the best move
+    # after 32 to 4,096 (seeds/london.md, "Bot levels"; levels 9-10 not shown stronger).
+    levels=((4, 1.0), (2, 1.0), (8, 1.0), (12, 1.0), (16, 0.7), (1, 0.0), (32, 0.0), (256, 0.0), (1024, 0.0),
+            (4096, 0.0)),
 )
