@@ -13,9 +13,9 @@ GAME = GameSpec(
                 "Market and bring three of their number home to Fagin",
     max_list=64,  # the longest list: the urchins on the board (at most 30)
     # Bot levels 1-10 (iterations, temperature): one iteration plays the rollout policy's pick
-    # (the prior), so level 1 plays a hot 4-iteration policy and level 2 two iterations; the top
-    # stays at 1,024 since a 2-player game at thousands of iterations takes minutes
-    # (seeds/fagins_gang.md, "Bot levels (partly calibrated)").
-    levels=((4, 1.0), (2, 0.0), (8, 0.0), (16, 0.0), (32, 0.0), (64, 0.0), (128, 0.0), (256, 0.0), (512, 0.0),
-            (1024, 0.0)),
+    # (the prior), and doubling budgets gain too little a step, so levels 1-3 play a few
+    # iterations' policy hot and levels 4-10 the best move after 2 to 4,096 iterations
+    # (seeds/fagins_gang.md, "Bot levels"; levels 9-10 not shown stronger).
+    levels=((4, 1.0), (2, 1.0), (16, 0.85), (2, 0.0), (8, 0.0), (11, 0.0), (16, 0.0), (256, 0.0), (1024, 0.0),
+            (4096, 0.0)),
 )
