@@ -38,10 +38,10 @@ async function call(method, body) {
   return answer;
 }
 
-// Bot levels. SearchSettings.level (1-10) is being added to the server, which then maps each
-// level to its calibrated budget, algorithm and temperature per game. Until a server knows
-// the field (it refuses it as an unknown field), a level is played as this many iterations
-// of the default search, a geometric ladder from a near-random bot to a strong one.
+// Bot levels. The server maps SearchSettings.level (1-10) to each game's calibrated budget,
+// algorithm and temperature. A server older than the field refuses it as an unknown field;
+// there a level is played as this many iterations of the default search, a geometric ladder
+// from a near-random bot to a strong one.
 const LEVEL_ITERATIONS = [10, 30, 100, 300, 1000, 2000, 5000, 10000, 20000, 50000];
 // The level of the hints the human may ask for.
 const HINT_LEVEL = 7;
