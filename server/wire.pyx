@@ -246,6 +246,16 @@ cdef object _value(FieldPlan f, const unsigned char* data, Py_ssize_t end, Py_ss
     raise Malformed(f"{f.name}: wire type {wire} does not fit its field type")
 
 
+cdef object _item(FieldPlan f, const unsigned char* data, Py_ssize_t end, Py_ssize_t* at, int wire,
+                  object max_list, Py_ssize_t max_string, dict shared, Py_ssize_t index):
+    """Item ``index`` of repeated field ``f`` (:func:`_value`); a TooLong names the item."""
+    try:
+        return _value(f, data, end, at, wire, max_list, max_string, shared)
+    except TooLong as e:
+        e.path.append(f"{f.name}[{index}]")
+        raise
+
+
 cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, Py_ssize_t end,
                 object max_list, Py_ssize_t max_string, dict shared):
     cdef dict out = plan.defaults.copy()
@@ -289,24 +299,19 @@ cdef dict _read(MessagePlan plan, const unsigned char* data, Py_ssize_t start, P
             item_wire = 5 if _is_fixed32(f.value) else 1 if _is_fixed64(f.value) else 0
             while at < run_end:
                 items.append(_value(f, data, run_end, &at, item_wire, max_list, max_string, shared))
-        else:
-            if shared is not None and f.kind == REP_MESSAGE and f.message.leaf:
-                item_start = at
-                length = <Py_ssize_t>_varint(data, end, &item_start)
-                if (f is last_field and length == last_length and 0 <= length <= end - item_start
-                        and memcmp(data + item_start, data + last_start, length) == 0):
-                    items.append(last_item)
-                    at = item_start + length
-                else:
-                    last_item = _value(f, data, end, &at, wire, max_list, max_string, shared)
-                    items.append(last_item)
-                    last_field, last_start, last_length = f, item_start, length
+        elif shared is not None and f.kind == REP_MESSAGE and f.message.leaf:
+            item_start = at
+            length = <Py_ssize_t>_varint(data, end, &item_start)
+            if (f is last_field and length == last_length and 0 <= length <= end - item_start
+                    and memcmp(data + item_start, data + last_start, length) == 0):
+                items.append(last_item)
+                at = item_start + length
             else:
-                try:
-                    items.append(_value(f, data, end, &at, wire, max_list, max_string, shared))
-                except TooLong as e:
-                    e.path.append(f"{f.name}[{len(items)}]")
-                    raise
+                last_item = _item(f, data, end, &at, wire, max_list, max_string, shared, len(items))
+                items.append(last_item)
+                last_field, last_start, last_length = f, item_start, length
+        else:
+            items.append(_item(f, data, end, &at, wire, max_list, max_string, shared, len(items)))
         if max_items >= 0 and len(items) > max_items:
             e = TooLong(f"{len(items) + _count_rest(f, key >> 3, data, at, end)} items, more than "
                         f"this game can ever hold ({max_list})")

@@ -2175,14 +2175,6 @@ def initial_state_bytes(int players):
     return (<char*>&s)[:sizeof(LNState)]
 
 
-def legal_from_raw(raw):
-    """Legal action ids of a raw state (for tests of positions built field by field)."""
-    cdef int buf[2 * MAX_K + 8]
-    cdef LNState s = raw
-    cdef int n = legal(&s, buf)
-    return [buf[i] for i in range(n)]
-
-
 def has_legal_action(data):
     """Whether the active seat of packed state bytes has a legal action (the decoder's last
     check; read from the bytes, not through :func:`_raw`'s dict, which costs ~40 us more)."""

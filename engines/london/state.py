@@ -81,11 +81,11 @@ def _cards(counts):
 
 
 def _letter_counts(versions):
-    E = _engine()
-    out = {"a": 0, "b": 0, "c": 0}
+    counts = [0, 0, 0]
+    letter_of = _deck_letter()
     for v in versions:
-        out[E.CARDS[v].deck.lower()] += 1
-    return out
+        counts[letter_of[v]] += 1
+    return dict(zip(LETTERS, counts))
 
 
 def _expand(counts):
@@ -529,10 +529,11 @@ def _build(d, seed) -> bytes:
         cards = _card_list(d.get(cards_field), cards_field, 3)
         letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(_list(d.get(letters_field),
                                                                                    letters_field, 3))]
-        if cards and letters and [_deck_letter()[v] for v in cards] != letters:
+        own = [_deck_letter()[v] for v in cards]
+        if cards and letters and own != letters:
             raise ValueError(f"{letters_field}: the letters do not match {cards_field}'s cards")
         if not letters:
-            letters = [_deck_letter()[v] for v in cards]
+            letters = own
         count(cards)
         return cards, letters
 
@@ -591,11 +592,8 @@ def _build(d, seed) -> bytes:
         look = [deal(x, "looked_letters") for x in look_letters]
     deck = _counts(deck_listed + pools[0] + pools[1] + pools[2], nv)
     want = d.get("deck_letters")
-    if want is not None:
-        in_deck = [0, 0, 0]
-        for v, n in enumerate(deck):
-            in_deck[letter_of[v]] += n
-    if want is not None and _letters(want, "deck_letters") != in_deck:
+    if want is not None and _letters(want, "deck_letters") != [
+            sum(n for v, n in enumerate(deck) if letter_of[v] == x) for x in range(3)]:
         raise ValueError(f"deck_letters: {want} does not match the deck's cards (deck and the unseen cards "
                          f"left over from the hidden places)")
     s["deck"] = deck + [0] * (len(s["deck"]) - nv)
