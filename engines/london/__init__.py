@@ -13,9 +13,10 @@ GAME = GameSpec(
                 "against mounting poverty, buy boroughs",
     max_list=110,  # 110 cards; every other list (seats, boroughs, stacks) is shorter
     # Bot levels 1-10 (iterations, temperature): one iteration plays the rollout policy's pick
-    # (the prior), strong already, and the search gains little past 256 iterations, so levels
-    # 1-5 play a few iterations' policy hot, level 6 one iteration and levels 7-10 the best move
-    # after 32 to 4,096 (seeds/london.md, "Bot levels"; levels 9-10 not shown stronger).
-    levels=((4, 1.0), (2, 1.0), (8, 1.0), (12, 1.0), (16, 0.7), (1, 0.0), (32, 0.0), (256, 0.0), (1024, 0.0),
-            (4096, 0.0)),
+    # (the prior), strong already, and the search gains little past 256 iterations, so level 1
+    # draws all but uniformly from a small search's moves (temperature 10), levels 2-6 play a
+    # few iterations' policy hot, level 7 one iteration and levels 8-10 the best move after 32,
+    # 128 and 256 (seeds/london.md, "Bot levels").
+    levels=((64, 10.0), (4, 1.0), (2, 1.0), (8, 1.0), (12, 1.0), (16, 0.7), (1, 0.0), (32, 0.0), (128, 0.0),
+            (256, 0.0)),
 )
