@@ -13,9 +13,10 @@ GAME = GameSpec(
                 "Market and bring three of their number home to Fagin",
     max_list=64,  # the longest list: the urchins on the board (at most 30)
     # Bot levels 1-10 (iterations, temperature): one iteration plays the rollout policy's pick
-    # (the prior), and doubling budgets gain too little a step, so levels 1-3 play a few
-    # iterations' policy hot and levels 4-10 the best move after 2 to 4,096 iterations
-    # (seeds/fagins_gang.md, "Bot levels"; levels 9-10 not shown stronger).
-    levels=((4, 1.0), (2, 1.0), (16, 0.85), (2, 0.0), (8, 0.0), (11, 0.0), (16, 0.0), (256, 0.0), (1024, 0.0),
-            (4096, 0.0)),
+    # (the prior), and the search gains little past 256 iterations, so level 1 draws all but
+    # uniformly from a small search's moves (temperature 10), levels 2-5 play a few iterations'
+    # policy hot and levels 6-10 the best move after 2 to 256 iterations
+    # (seeds/fagins_gang.md, "Bot levels").
+    levels=((64, 10.0), (4, 1.0), (8, 1.0), (2, 1.0), (16, 0.85), (2, 0.0), (8, 0.0), (11, 0.0), (96, 0.0),
+            (256, 0.0)),
 )
