@@ -1,6 +1,7 @@
 """Bot levels, the temperature of a move choice and the "auto" algorithm (issue 14, items 3 and 4)."""
 import math
 import random
+from pathlib import Path
 from types import SimpleNamespace
 
 import grpc
@@ -136,3 +137,46 @@ def test_every_game_has_ten_well_formed_levels_and_a_known_auto_choice(game_id):
     for players in range(spec.min_players, spec.max_players + 1):
         algorithm, sample = levels.auto_algorithm(spec, players)
         assert algorithm in levels.ALGORITHMS and isinstance(sample, bool)
+
+
+# ------------------------------------------------------------------ the recorded calibration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _ladder_tables(text):
+    """The (level, iterations, temperature, algorithm) rows of each calibration table in ``text``."""
+    tables, rows = [], None
+    for line in text.splitlines():
+        if line.startswith("| level | iterations | temperature | algorithm |"):
+            rows = []
+            tables.append(rows)
+        elif rows is not None and line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0].isdigit():
+                rows.append((int(cells[0]), int(cells[1].replace(",", "")), float(cells[2]), cells[3]))
+        else:
+            rows = None
+    return tables
+
+
+def _calibration_text(spec):
+    """Where a game's calibration is recorded: its spec, or its section of the reference games' page."""
+    own = ROOT / "seeds" / f"{spec.id}.md"
+    if own.exists():
+        return own.read_text()
+    page = (ROOT / "docs" / "reference_games.md").read_text()
+    _, found, rest = page.partition(f"\n## {spec.name}\n")
+    assert found, f"docs/reference_games.md has no section '## {spec.name}'"
+    return rest.split("\n## ")[0]
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_recorded_calibration_is_of_the_ladder_the_game_plays(game_id):
+    """Each game's calibration table lists the ladder it serves, so a ladder changed in code
+    without a new calibration fails here."""
+    spec = GAMES[game_id]
+    served = [(n, lv.iterations, lv.temperature, lv.algorithm) for n, lv in enumerate(levels.ladder(spec), 1)]
+    tables = _ladder_tables(_calibration_text(spec))
+    assert tables, f"{game_id}: no calibration table recorded"
+    assert served in tables, f"{game_id}: no recorded calibration table lists the ladder {served}"
