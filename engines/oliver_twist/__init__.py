@@ -14,7 +14,7 @@ GAME = GameSpec(
     max_list=96,  # 85 round and 9 starting tokens; every other list (spaces, cards, seats) is shorter
     # Bot levels 1-10 (iterations, temperature): without a prior one iteration is about a random
     # move, and the search keeps gaining up to thousands of iterations, so the budgets double from
-    # 8 to 256 and grow fourfold above (seeds/oliver_twist.md, "Bot levels").
-    levels=((1, 0.0), (8, 0.0), (16, 0.0), (32, 0.0), (64, 0.0), (128, 0.0), (256, 0.0), (1024, 0.0),
-            (4096, 0.0), (16384, 0.0)),
+    # 8 to 1,024 and the top level searches 4,096 (seeds/oliver_twist.md, "Bot levels").
+    levels=((1, 0.0), (8, 0.0), (16, 0.0), (32, 0.0), (64, 0.0), (128, 0.0), (256, 0.0), (512, 0.0),
+            (1024, 0.0), (4096, 0.0)),
 )
