@@ -1087,10 +1087,21 @@ cdef void after_turn_card(LNState* s) noexcept nogil:
     else:
         s.phase = PH_ACTION
 
+cdef inline void clear_draw(LNState* s) noexcept nogil:
+    """A draw is over: its counts go back to zero, so that a position outside a draw holds no
+    leftover of the last one (the decoder requires zeros there)."""
+    s.draws_left = 0
+    s.draws_taken = 0
+    s.draws_min = 0
+    s.draw_for = DF_TURN
+    s.draw_to = DT_HAND
+
 cdef void finish_draws(LNState* s) noexcept nogil:
-    if s.draw_for == DF_TURN:
+    cdef int why = s.draw_for
+    clear_draw(s)
+    if why == DF_TURN:
         after_turn_card(s)
-    elif s.draw_for == DF_HAND_POWER:
+    elif why == DF_HAND_POWER:
         s.phase = PH_PLAY
     else:
         end_action(s)
@@ -1134,7 +1145,7 @@ cdef void continue_look(LNState* s) noexcept nogil:
 
 cdef void goto_take_looked(LNState* s) noexcept nogil:
     if s.draws_left <= 0 or (s.look_n == 0 and display_cards(s) == 0):
-        s.draws_left = 0
+        clear_draw(s)
         if s.look_n > 0:
             s.phase = PH_PUT_BACK
         else:
