@@ -106,6 +106,11 @@ class GameSpec:
     min_players: int
     max_players: int
     spec: str
+    #: The field numbers of the game's entries in ``fagin.proto``'s two oneofs,
+    #: (``GameState.game``, ``Action.typed``): part of the wire format, so fixed once and
+    #: never reused; a new game takes numbers no game holds (the catalogue test checks the
+    #: proto against every room).
+    proto_fields: tuple = ()
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     heuristic: str | None = None
     reference: str | None = None

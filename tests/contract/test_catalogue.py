@@ -41,6 +41,22 @@ def test_a_span_of_rulings_cites_neither_end():
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
+def test_the_oneof_field_numbers_are_the_rooms(game_id):
+    """Each game's numbers in GameState.game and Action.typed are recorded in its room
+    (GameSpec.proto_fields): the proto must use them, and no two rooms may share one."""
+    spec = GAMES[game_id]
+    assert len(spec.proto_fields) == 2, f"{game_id}: declare proto_fields=(state, action) in its GameSpec"
+    state_field = fagin_pb2.GameState.DESCRIPTOR.fields_by_name[game_id]
+    action_field = fagin_pb2.Action.DESCRIPTOR.fields_by_name[game_id]
+    assert (state_field.number, action_field.number) == spec.proto_fields, \
+        f"{game_id}: fagin.proto numbers it {(state_field.number, action_field.number)}, its room {spec.proto_fields}"
+    others = [g for g, s in GAMES.items() if g != game_id]
+    for i, what in enumerate(("GameState.game", "Action.typed")):
+        clash = [g for g in others if GAMES[g].proto_fields[i:i + 1] == spec.proto_fields[i:i + 1]]
+        assert not clash, f"{game_id}: {what} number {spec.proto_fields[i]} is also {clash}'s"
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
 def test_game_is_in_both_oneofs(game_id):
     state_field = fagin_pb2.GameState.DESCRIPTOR.fields_by_name.get(game_id)
     action_field = fagin_pb2.Action.DESCRIPTOR.fields_by_name.get(game_id)
