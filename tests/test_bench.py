@@ -12,6 +12,8 @@ RUNS = {
     "ismcts_speed.py": (["--iterations", "200", "--repeat", "1"], "KoL 4 players, opening"),
     "gangs_of_kyoto_deck.py": (["--games", "3"], "stay_late"),
     "fagins_gang_balance.py": (["--games", "2", "--ismcts-games", "2", "--iterations", "10"], "ISMCTS choices"),
+    "calibration.py": (["--game", "gangs_of_kyoto", "--games", "3", "--positions", "2", "--iterations", "30",
+                        "--min-bin", "1", "--tolerance", "100"], "Brier score"),
     "game_costs.py": (["--game", "london", "--seconds", "0.02", "--rounds", "1", "--iterations", "50",
                        "--midgame", "20"], "iteration/playout"),
     "oliver_twist_balance.py": (["--games", "2", "--players", "2"], "effect"),
