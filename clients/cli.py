@@ -17,7 +17,7 @@ before or after the command's name, as ``--timeout`` is.
     fagin loadtest --spawn --duration 10 --concurrency 64   # load a local server, report
     fagin batch positions.jsonl answers.jsonl --server a:50051 --server b:50051
 
-A secured server (README, Security): ``--tls-ca ca.pem`` (or ``--tls`` for the
+A secured server (docs/operating.md, Security): ``--tls-ca ca.pem`` (or ``--tls`` for the
 system's roots), ``--tls-cert``/``--tls-key`` for mTLS, and the token from
 ``FAGIN_AUTH_TOKEN`` or ``--auth-token-file``.
 """
@@ -280,7 +280,8 @@ def cmd_play(client, args, stdin=None, out=None):
                 print(f"not an option: {line.strip()!r}", file=out)
             who = "you"
         else:
-            budget = {"level": args.level} if args.level is not None else {"iterations": args.iterations}
+            level = getattr(args, "level", None)      # absent when called with a plain namespace
+            budget = {"level": level} if level is not None else {"iterations": args.iterations}
             rec = client.recommend(state, seat, seed=rng.getrandbits(63), **budget)
             choice = rec.action.id
             who = f"seat {seat} (bot)"
@@ -303,7 +304,7 @@ def _global_options(parser, defaults: bool):
                         help=f"HOST:PORT of the server (default {DEFAULT_TARGET})")
     parser.add_argument("--timeout", type=float, default=default(None),
                         help="deadline of each call, seconds")
-    # Security (README, Security). The token has no flag: a flag is visible in the process list.
+    # Security (docs/operating.md, Security). The token has no flag: a flag is visible in the process list.
     parser.add_argument("--tls", action="store_true", default=default(False),
                         help="connect with TLS, verifying the server against the system's roots")
     parser.add_argument("--tls-ca", metavar="FILE", default=default(None),

@@ -11,7 +11,7 @@ Every method returns the API's protobuf messages (``fagin.v1.fagin_pb2``);
 errors are ``grpc.RpcError`` with the server's status code and a message that
 names the offending field.
 
-A server with TLS and a token (README, Security)::
+A server with TLS and a token (docs/operating.md, Security)::
 
     FaginClient("fagin.example:50051", ca_file="ca.pem", token=os.environ["FAGIN_AUTH_TOKEN"])
 

@@ -2,7 +2,7 @@
 
 The search (``ismcts.pyx``), the server's settings (``server/config.py``),
 its request validation (``server/searching.py``) and the command line read
-them from here; the proto comments and the README quote them.
+them from here; the proto comments and docs/search.md quote them.
 """
 
 #: Most iterations one search call accepts (below 2**32: a tree counts visits in 32 bits;

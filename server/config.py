@@ -19,7 +19,7 @@ def _builtin_frontend() -> str:
     return os.path.join(importlib.util.find_spec("fagin.clients").submodule_search_locations[0], "web")
 
 
-#: The directory --http-static-dir serves by default: the browser frontend (README, "The browser frontend").
+#: The directory --http-static-dir serves by default: the browser frontend (docs/operating.md, "The browser frontend").
 BUILTIN_FRONTEND = _builtin_frontend()
 
 
@@ -77,7 +77,7 @@ class ServerConfig:
     metrics_port: int = 0
     # Log lines as "text" or "json" (one object a line, with each call's fields).
     log_format: str = "text"
-    # Security (README, Security). TLS: the server's certificate chain and private key, PEM
+    # Security (docs/operating.md, Security). TLS: the server's certificate chain and private key, PEM
     # files; both or neither.
     tls_cert: str = field(default="", metadata={"help": "server certificate chain (PEM) for TLS"})
     tls_key: str = field(default="", metadata={"help": "private key (PEM) of --tls-cert"})
@@ -99,7 +99,7 @@ class ServerConfig:
     # needs the token like every other call but health. Off shrinks the exposed surface.
     reflection: bool = field(default=True, metadata={
         "help": "gRPC server reflection, on or off (needs the token when one is set)"})
-    # The HTTP port (server/gateway.py, README "Browsers and plain HTTP"): gRPC-Web and JSON
+    # The HTTP port (server/gateway.py, docs/operating.md "Browsers and plain HTTP"): gRPC-Web and JSON
     # (the Connect protocol's unary form) at POST /fagin.v1.Fagin/<Method>, forwarded to this
     # server's own servicer with the same tokens, limits and TLS as the gRPC port. 0 = off.
     http_port: int = field(default=0, metadata={

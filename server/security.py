@@ -280,4 +280,4 @@ def exposure_warning(config, port=None):
     else:
         risk = "without authentication: anyone who can reach this port can use the server"
     return (f"SECURITY WARNING: fagin is listening on {where} {risk}. Set --tls-cert/--tls-key and "
-            f"--auth-token-file (or --tls-client-ca), or bind to 127.0.0.1; see README, Security.")
+            f"--auth-token-file (or --tls-client-ca), or bind to 127.0.0.1; see docs/operating.md, Security.")

@@ -36,3 +36,19 @@ def test_no_file_cites_a_path_outside_the_repository():
 
 def test_the_architecture_it_cites_is_in_the_repository():
     assert (ROOT / "docs" / "architecture.md").is_file()
+
+
+def test_the_readme_fits_on_a_screen_or_two():
+    """The README says what fagin is and how to start; the manual lives in docs/."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= 250, f"README.md has {lines} lines: move the detail to docs/"
+
+
+def test_the_readme_layout_names_every_module():
+    """The layout table lists every module of the shared packages, one line each."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    modules = [p for folder in ("engines", "search", "server", "clients") for p in (ROOT / folder).iterdir()
+               if p.suffix in (".py", ".pyx", ".pxd") and p.name != "__init__.py"]
+    missing = [f"{m.parent.name}/{m.name}" for m in modules if f"{m.parent.name}/{m.name}" not in layout]
+    assert not missing, f"README's layout table does not name: {', '.join(sorted(missing))}"

@@ -15,7 +15,7 @@ GAME = GameSpec(
     # "auto": regret-matching ISMCTS playing its mixed policy. Against OpenSpiel's ISMCTS bot
     # (1,000 simulations a move, 2,000 hands, seats alternated, equal wall time) it won
     # +0.40 chips a hand (95 % interval +0.24 .. +0.55), OOS +0.24, plain ISMCTS +0.12
-    # (-0.03 .. +0.27): README, "Search algorithms".
+    # (-0.03 .. +0.27): docs/search.md, "Search algorithms".
     auto=((None, "ismcts_rm", True),),
     # Bot levels 1-10 (iterations, temperature): auto plays its mixed policy at every level
     # (temperature 1), so the levels differ by budget alone; the default ladder's 0.4

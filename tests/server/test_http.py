@@ -1,5 +1,5 @@
 """The HTTP port (server/gateway.py): JSON (Connect unary) and gRPC-Web calls reach the same
-servicer as gRPC, with its errors, tokens, limits, TLS; CORS; the README's curl example."""
+servicer as gRPC, with its errors, tokens, limits, TLS; CORS; the operating guide's curl example."""
 import base64
 import http.client
 import json
@@ -346,11 +346,11 @@ def test_http_port_setting():
         ServerConfig(port=5000, http_port=5000)
 
 
-# --- the command: README's curl example, SIGTERM ------------------------------------------------
+# --- the command: docs/operating.md's curl example, SIGTERM ------------------------------------------------
 
 def _curl_examples():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Browsers and plain HTTP", 1)[1].split("\n## ", 1)[0]
+    guide = (ROOT / "docs" / "operating.md").read_text()
+    section = guide.split("## Browsers and plain HTTP", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
     return [c for c in block.replace("\\\n", " ").splitlines() if c.startswith("curl ")]
 
