@@ -143,3 +143,16 @@ def test_engine_module_implements_the_engine_interface(game_id):
     wanted = [name for name in vars(Engine) if not name.startswith("_")] + ["GAME_DEF"]
     missing = [name for name in wanted if not hasattr(engine, name)]
     assert not missing, f"engines/{game_id}/engine.pyx lacks {', '.join(missing)} (see engines/game.py)"
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_the_readmes_games_table_lists_the_game_with_its_players(game_id):
+    """The README's Games table is documentation, checked against the rooms: every game is in a
+    row whose player column starts with its range."""
+    spec = GAMES[game_id]
+    table = (ROOT / "README.md").read_text(encoding="utf-8").split("## Games", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("|") and f"`{game_id}`" in line.split("|")[1]]
+    assert len(rows) == 1, f"README's Games table: {game_id} has {len(rows)} rows"
+    players = rows[0].split("|")[2].strip()
+    want = str(spec.min_players) if spec.min_players == spec.max_players else f"{spec.min_players}-{spec.max_players}"
+    assert players.startswith(want), f"README's Games table: {game_id} plays {want}, the table says {players!r}"
