@@ -766,14 +766,19 @@ def _load_deck(path=DECK_FILE):
 _load_deck()
 
 
+# The Special Action cards as the rulebook names them (GK-2), for labels and text.
+SPECIAL_NAMES = {"discard": "Discard", "stay_late": "Stay Late", "refuse": "Refuse"}
+
+
 def card_name(int k):
-    """A short name: ``3+2b`` (value 3, 2 bells), ``2d`` (draw), ``bell+1``, ``discard`` ..."""
+    """A short name: ``3+2b`` (value 3, 2 bells), ``2d`` (draw), ``Bell card +1``, ``Discard``,
+    ``Stay Late``, ``Refuse``: the special cards as the rulebook names them (GK-2)."""
     c = CARDS[k]
     if c["kind"] == "exploration":
         return f"{c['value']}" + (f"+{c['bells']}b" if c["bells"] else "") + ("d" if c["draw"] else "")
     if c["kind"] == "bell":
-        return f"bell+{c['bells']}"
-    return c["kind"]
+        return f"Bell card +{c['bells']}"
+    return SPECIAL_NAMES[c["kind"]]
 
 
 def card_dict(int k):
