@@ -555,9 +555,10 @@ GAME_DEF = PyCapsule_New(<void*>&KL_DEF, GAMEDEF_CAPSULE, NULL)
 CHARACTERS = ("merchant", "left_priest", "right_priest", "jeweller", "banker", "prince", "beggar")
 CHARACTER_TILES = dict(zip(CHARACTERS, (2, 1, 1, 2, 1, 1, 1)))
 # The tiles as the rulebook names them (KL-1), for labels and text views; CHARACTERS are
-# the identifiers of the API.
+# the identifiers of the API. The Prince/Comedian tile is named by its Prince side: a
+# label names one thing, and which side is taken is the robbers' later choice.
 CHARACTER_NAMES = dict(zip(CHARACTERS, ("Merchant", "Left Priest", "Right Priest", "Jeweller", "Banker",
-                                        "Prince/Comedian", "Beggar")))
+                                        "Prince", "Beggar")))
 PHASES = ("reveal_character", "reveal_fictitious", "choose_card", "choose_prince", "choose_lone", "over")
 # The player range is declared once, in the room's GameSpec; the state's
 # arrays must hold it.
