@@ -10,7 +10,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 RUNS = {
     "playouts.py": (["--seconds", "0.05"], "playouts"),
     "ismcts_speed.py": (["--iterations", "200", "--repeat", "1"], "KoL 4 players, opening"),
-    "gangs_of_kyoto_deck.py": (["--games", "3"], "stay_late"),
+    "gangs_of_kyoto_deck.py": (["--games", "3"], "Stay Late"),
     "fagins_gang_balance.py": (["--games", "2", "--ismcts-games", "2", "--iterations", "10"], "ISMCTS choices"),
     "calibration.py": (["--game", "gangs_of_kyoto", "--games", "3", "--positions", "2", "--iterations", "30",
                         "--min-bin", "1", "--tolerance", "100"], "Brier score"),

@@ -265,9 +265,34 @@ cdef int legal_moves(const FGState* s, int p, int* out, int first_only) noexcept
                     return n
     return n
 
+cdef int free_locations(const FGState* s, int p) noexcept nogil:
+    """Locations not yet used this action where seat p has an urchin (street or level)."""
+    cdef int L, sp, n = 0
+    for L in range(NL):
+        if (s.used >> L) & 1:
+            continue
+        for sp in range(NS):
+            if has_urchin(s, p, L, sp):
+                n += 1
+                break
+    return n
+
+cdef inline int exchanges_done(const FGState* s) noexcept nogil:
+    """Exchanges taken this action: the steps that used no location of their own (FG-4)."""
+    cdef int L, n = 0
+    for L in range(NL):
+        n += (s.used >> L) & 1
+    return s.ops - n
+
+cdef inline int goods_step_room(const FGState* s, int p) noexcept nogil:
+    """FG-4: every step of action b, a steal or an exchange made instead of one, needs a
+    location of its own where p has an urchin: a further step is possible while more such
+    locations are free than the exchanges taken so far need."""
+    return free_locations(s, p) > exchanges_done(s)
+
 cdef inline int steal_legal(const FGState* s, int p, int L, int sp) noexcept nogil:
     cdef int c, n = WHITE[L][sp]
-    if (s.used >> L) & 1 or not has_urchin(s, p, L, sp):
+    if (s.used >> L) & 1 or not has_urchin(s, p, L, sp) or not goods_step_room(s, p):
         return 0
     for c in range(NC):
         n += GOODS[L][sp][c]
@@ -302,7 +327,7 @@ cdef int any_op(const FGState* s, int p, int kind) noexcept nogil:
                     return 1
                 if kind == AK_SHILL and shill_legal(s, p, L, sp):
                     return 1
-    if kind == AK_STEAL and cubes_of(s, p) >= 3:
+    if kind == AK_STEAL and cubes_of(s, p) >= 3 and goods_step_room(s, p):
         return 1
     return 0
 
@@ -441,7 +466,7 @@ cdef int fg_legal_actions(const void* st, int* out) noexcept nogil:
                     if steal_legal(s, p, L, sp):
                         out[n] = A_STEAL + L * NS + sp
                         n += 1
-            if cubes_of(s, p) >= 3:
+            if cubes_of(s, p) >= 3 and goods_step_room(s, p):
                 for c in range(NC):
                     if pay_legal(s, p, c):
                         out[n] = A_PAY + c
@@ -837,10 +862,10 @@ def _load(path=BOARD_FILE):
             WHITE[L][sp] = space["white"]
             SHILL[L][sp] = space["shillings"]
             need(0 <= SHILL[L][sp] <= 20, f"locations[{L}].spaces[{sp}].shillings")
-        # FG-5: the street offers no goods but the most shillings.
+        # FG-5: the street offers no goods but a lot of shillings: more than any level pays.
         need(sum(loc["spaces"][0]["goods"]) + loc["spaces"][0]["white"] == 0, f"locations[{L}]: street goods")
-        need(loc["spaces"][0]["shillings"] == max(s["shillings"] for s in loc["spaces"]),
-             f"locations[{L}]: the street pays the most shillings")
+        need(loc["spaces"][0]["shillings"] > max(s["shillings"] for s in loc["spaces"][1:]),
+             f"locations[{L}]: the street pays more shillings than any level (FG-5)")
         for c in range(NC):
             RET_COST[L][c] = loc["return_cost"][c]
     COLOURS[:] = d["colours"]
@@ -1143,7 +1168,8 @@ def from_description(d):
             s.hand[p][c] = vals[c]
             totals[c] += vals[c]
         s.home[p] = _int_in(seat.get("home", 0) or 0, 0, URCHINS, f"{where}.home")
-        s.den[p] = _int_in(seat.get("den", 0) or 0, 0, URCHINS, f"{where}.den")
+        den_given = seat.get("den")
+        s.den[p] = _int_in(den_given, 0, URCHINS, f"{where}.den") if den_given is not None else -1
     for c in range(NC):
         if totals[c] != STOCK[players]:
             raise ValueError(f"warehouses: {totals[c]} {COLOURS[c]} cubes in warehouses, stalls and seats' goods; "
@@ -1179,6 +1205,9 @@ def from_description(d):
     if s.phase <= PH_SETUP_WHEEL and urchins:
         raise ValueError("urchins: none is on the board before the set-up dice are rolled")
     for p in range(players):
+        if s.den[p] < 0:
+            # Left out: the den holds the urchins neither on the board nor home (FG-10).
+            s.den[p] = max(URCHINS - on_board[p] - s.home[p], 0)
         if s.den[p] + on_board[p] + s.home[p] != URCHINS:
             raise ValueError(f"seats[{p}].den: {s.den[p]} in the den, {on_board[p]} on the board and "
                              f"{s.home[p]} home: a seat has {URCHINS} urchins (FG-10)")
@@ -1187,7 +1216,9 @@ def from_description(d):
     ph = s.phase
     in_turn = ph in (PH_OPS, PH_WHITE, PH_SWAP_PAY, PH_SWAP_PICK)
     if ph == PH_OVER:
-        s.winner = _int_in(d.get("winner"), 0, players - 1, "winner")
+        # The rules fix the winner (FG-24): left out it is derived, given it must match.
+        given = d.get("winner")
+        s.winner = best_seat(&s) if given is None else _int_in(given, 0, players - 1, "winner")
         reached = any(s.home[q] >= HOME_TO_WIN for q in range(players))
         if not reached and s.round < MAX_ROUNDS or s.round == 0:
             raise ValueError(f"phase: the game ends only with {HOME_TO_WIN} urchins home or after "
@@ -1201,6 +1232,16 @@ def from_description(d):
             raise ValueError("round: set-up comes before the first round")
         if any(s.shillings[q] != START_SH or s.home[q] for q in range(players)):
             raise ValueError(f"seats: every seat has {START_SH} shillings and no urchin home at set-up (FG-19)")
+        # FG-6: the cubes lie where the set-up puts them until the first turn.
+        for q in range(players):
+            if any(s.hand[q][c] != START_GOODS for c in range(NC)):
+                raise ValueError(f"seats[{q}].goods: every seat starts with {START_GOODS} cubes of each colour "
+                                 f"(FG-6)")
+        if any(s.stall[c] != STALL_START for c in range(NC)):
+            raise ValueError(f"stalls: {STALL_START} cubes of each colour stock the stalls at set-up (FG-6)")
+        if s.wheel:
+            raise ValueError("wheel: the set-up's wheel die turns it from position 0 when the constables are "
+                             "placed (FG-16), so it is 0 until then")
         if ph == PH_SETUP_CONSTABLE:
             # Constables not yet placed are left at the street, facing down (the engine's blank).
             for L in range(s.setup_step, NL):
@@ -1216,6 +1257,19 @@ def from_description(d):
             if (s.cpos[L], s.cdir[L]) not in SETUP_PLACES:
                 raise ValueError(f"constables[{L}]: no set-up die puts a constable on space {s.cpos[L]} "
                                  f"facing {'up' if s.cdir[L] > 0 else 'down'} (FG-19)")
+    if ph > PH_SETUP_WHEEL:
+        # FG-19, FG-21: seat 0 holds the start-player coin in the first round and it passes one
+        # seat a round; the round that ends the game does not pass it (FG-23, FG-25).
+        holder = (s.round - (1 if ph == PH_OVER else 0)) % players
+        if s.first != holder:
+            raise ValueError(f"first_player: seat {s.first}, but after {s.round} rounds the start-player coin "
+                             f"is with seat {holder} (FG-19, FG-21)")
+    if ph == PH_CHOOSE and s.turns_done == 0:
+        for q in range(players):
+            if s.home[q] >= HOME_TO_WIN:
+                # Urchins get home only in Phase 1; the round it happened ended the game.
+                raise ValueError(f"seats[{q}].home: {s.home[q]} urchins home at the start of a round, but the "
+                                 f"round in which the {HOME_TO_WIN}rd got home ended the game (FG-23)")
     if ph in (PH_CHOOSE, PH_OPS, PH_WHITE, PH_SWAP_PAY, PH_SWAP_PICK, PH_MARKET, PH_WHEEL):
         if s.turns_done >= players:
             raise ValueError(f"turns_done: {s.turns_done} seats have acted; the round's patrol is due")
@@ -1257,11 +1311,29 @@ def from_description(d):
             raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
         if s.action != AK_STEAL and nused != s.ops:
             raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
+        if s.action == AK_STEAL:
+            # FG-4: an exchange is made instead of a steal at a location of its own.
+            swaps = exchanges_done(&s) + (1 if ph in (PH_SWAP_PAY, PH_SWAP_PICK) else 0)
+            if swaps > free_locations(&s, s.active):
+                raise ValueError(f"steps_done: {swaps} exchanges, each made instead of a steal at a location "
+                                 f"with an urchin of seat {s.active}, but only {free_locations(&s, s.active)} "
+                                 f"such locations are not used by its steals (FG-4)")
         if ph == PH_OPS and s.ops == 0 and nused:
             raise ValueError("used_locations: no step taken yet")
     if ph == PH_WHITE:
         if s.white_left < 1 or stock_total(&s) == 0:
             raise ValueError("white_hands_left: phase white_hand needs a white hand to choose and a cube in stock")
+        # The white hands are those of a steal at a used location, where the seat's urchin
+        # still stands (FG-4): at most the most such a space shows; with as many left as
+        # every such space shows, none is chosen yet and the colours start from the first.
+        hands = [WHITE[L][sp] for L in range(NL) if (s.used >> L) & 1
+                 for sp in range(NS) if has_urchin(&s, s.active, L, sp)]
+        if not hands or s.white_left > max(hands):
+            raise ValueError(f"white_hands_left: {s.white_left}, more than a steal at a used location of seat "
+                             f"{s.active}'s urchins shows (at most {max(hands) if hands else 0}, FG-4)")
+        if s.white_min and all(h <= s.white_left for h in hands):
+            raise ValueError(f"white_hand_min: no white hand is chosen yet ({s.white_left} left of the steal's), "
+                             f"so the first colour comes first (FG-4)")
     elif s.white_left:
         raise ValueError("white_hands_left: only in phase white_hand")
     if ph == PH_SWAP_PAY:

@@ -766,14 +766,19 @@ def _load_deck(path=DECK_FILE):
 _load_deck()
 
 
+# The Special Action cards as the rulebook names them (GK-2), for labels and text.
+SPECIAL_NAMES = {"discard": "Discard", "stay_late": "Stay Late", "refuse": "Refuse"}
+
+
 def card_name(int k):
-    """A short name: ``3+2b`` (value 3, 2 bells), ``2d`` (draw), ``bell+1``, ``discard`` ..."""
+    """A short name: ``3+2b`` (value 3, 2 bells), ``2d`` (draw), ``Bell card +1``, ``Discard``,
+    ``Stay Late``, ``Refuse``: the special cards as the rulebook names them (GK-2)."""
     c = CARDS[k]
     if c["kind"] == "exploration":
         return f"{c['value']}" + (f"+{c['bells']}b" if c["bells"] else "") + ("d" if c["draw"] else "")
     if c["kind"] == "bell":
-        return f"bell+{c['bells']}"
-    return c["kind"]
+        return f"Bell card +{c['bells']}"
+    return SPECIAL_NAMES[c["kind"]]
 
 
 def card_dict(int k):
@@ -1211,25 +1216,66 @@ def from_description(d):
         s.receiver = _int_in(d.get("receiver"), 0, players - 1, "receiver")
         if s.phase == PH_REFUSE and count_kind(&s, s.receiver, K_REFUSE) == 0:
             raise ValueError(f"receiver: seat {s.receiver} has no Refuse card to refuse with")
+        if not (s.received >> s.receiver) & 1:
+            # A card reaches a seat only after the seat is marked as received (GK-5), and a
+            # draw symbol's card goes to a row that received this turn (GK-10).
+            raise ValueError(f"receiver: seat {s.receiver} is receiving a card, so it is listed in received "
+                             f"(GK-5, GK-10)")
+        if s.phase == PH_DRAW_EFFECT and (s.row_len[s.receiver] == 0
+                                          or not DRAWS[s.row[s.receiver][s.row_len[s.receiver] - 1]]):
+            raise ValueError(f"receiver: in phase draw_effect the rightmost card of seat {s.receiver}'s row is "
+                             f"the draw symbol's card that draws (GK-10)")
     elif d.get("receiver") is not None:
         raise ValueError("receiver: only in phases refuse and draw_effect")
-    if s.phase == PH_OVER:
-        s.winner = _int_in(d.get("winner"), 0, players - 1, "winner")
-    elif d.get("winner") is not None:
+    if s.phase != PH_OVER and d.get("winner") is not None:
         raise ValueError("winner: only when the game is over")
     if s.phase == PH_DRAW_DEAL and s.to_draw == 0:
         raise ValueError("deal_to_draw: phase draw_deal needs a card still to draw")
+    if s.phase != PH_DRAW_DEAL and s.to_draw:
+        raise ValueError(f"deal_to_draw: {s.to_draw}, but cards of the deal are drawn only in phase draw_deal "
+                         f"(elsewhere 0)")
     if s.phase == PH_DRAW_DEAL and s.received:
         raise ValueError("received: the deal is drawn before anyone receives a card")
+    # GK-1, GK-13: seat 0 holds the First Player card in the first round and it passes one
+    # seat a round; a game won mid-round (GK-14) has not passed it for the round it ended.
+    holders = {s.rounds % players}
+    if s.phase == PH_OVER and s.rounds > 0:
+        holders.add((s.rounds - 1) % players)
+    if s.first not in holders:
+        raise ValueError(f"first_player: seat {s.first}, but after {s.rounds} rounds the First Player card is "
+                         f"with seat {' or '.join(map(str, sorted(holders)))} (GK-1, GK-13)")
     # A view gives the face-down places' sizes (deal_size, deck_top_size) and their
-    # cards among `unseen`; a full description lists them in deal and deck_top.
-    deal_size = _int_in(d.get("deal_size") or len(deal), 0, players, "deal_size")
-    top_size = _int_in(d.get("deck_top_size") or len(top), 0, TOP_CAP, "deck_top_size")
+    # cards among `unseen`; a full description lists them in deal and deck_top.  The
+    # deal's size is the rules' (a deal is one card per player, GK-3, short only once
+    # the deck has run out, GK-19): a view may leave it out to have it derived.
+    is_view = bool(d.get("unseen"))
+    in_play = s.phase != PH_OVER
+    rest_of_deal = players - dealt - (1 if s.revealed >= 0 else 0) - s.to_draw
+    given = d.get("deal_size")
+    if given is None and is_view and in_play:
+        if s.deck_ran_out and s.phase != PH_DRAW_DEAL:
+            raise ValueError("deal_size: missing; the deck has run out, so the deal may be short (GK-19): "
+                             "give the number of face-down deal cards")
+        given = max(rest_of_deal, 0)
+    deal_size = _int_in(len(deal) if given is None else given, 0, players, "deal_size")
+    given = d.get("deck_top_size")
+    top_size = _int_in(len(top) if given is None else given, 0, TOP_CAP, "deck_top_size")
     in_deal = dealt + deal_size + (1 if s.revealed >= 0 else 0) + s.to_draw
     if in_deal > players:
         raise ValueError(f"deal: received {dealt}, face down {deal_size}, revealed "
                          f"{1 if s.revealed >= 0 else 0}, to draw {s.to_draw}: {in_deal} cards, more than "
                          f"the {players} of a deal (one per player)")
+    if in_play and in_deal < players and (s.phase == PH_DRAW_DEAL or not s.deck_ran_out):
+        field = "deal_to_draw" if s.phase == PH_DRAW_DEAL else ("deal_size" if is_view else "deal")
+        raise ValueError(f"{field}: received {dealt}, face down {deal_size}, revealed "
+                         f"{1 if s.revealed >= 0 else 0}, to draw {s.to_draw}: {in_deal} cards, but a deal "
+                         f"is one card per player ({players}, GK-3); it is short only when no card is left "
+                         f"to deal, once the deck has run out (GK-19)")
+    if s.phase in (PH_DRAW_DEAL, PH_DRAW_EFFECT) and top_size:
+        # take_top: the cards put back on top are drawn before any card of the shuffled deck.
+        raise ValueError(f"{'deck_top' if top else 'deck_top_size'}: {top_size} cards on top of the deck, but "
+                         f"they are drawn before the shuffled deck, so phase {PHASES[s.phase]} (a draw from "
+                         f"the shuffled deck) has none there (GK-11)")
     for k in range(NUM_KINDS):
         if counts[k] != COUNT_OF[k]:
             raise ValueError(f"cards: the state holds {counts[k]} of card {card_name(k)!r}, the deck has "
@@ -1267,8 +1313,47 @@ def from_description(d):
     if s.phase == PH_DRAW_DEAL and pool_total(&s) == 0:
         raise ValueError("deck: phase draw_deal needs a card in the deck")
     note_taken(&s)          # an empty deck has run out (GK-16)
+    if s.phase == PH_OVER:
+        _check_over(&s, d, bool(hidden_from_unseen))
     _hash_position(&s)
     return (<char*>&s)[:sizeof(GKState)]
+
+
+cdef _check_over(GKState* s, dict d, bint dealt_unseen):
+    """Phase over: reachable (GK-14, GK-16, GK-19), and the winner the rules' (GK-14)."""
+    cdef int p
+    cdef bint reached = False, rows = False
+    for p in range(s.players):
+        reached = reached or bells_of(s, p) >= WIN_BELLS
+        rows = rows or s.row_len[p] > 0
+    # Face-down piles dealt from a view's unseen cards do not hold the true bells: whether a
+    # seat reached 13 is then unknown here, and the announced winner is taken as given.
+    reached = reached or dealt_unseen
+    nothing_left = pool_total(s) + discard_total(s) + s.top_len == 0
+    if s.play_through:
+        ends = s.deck_ran_out or nothing_left
+        why = "in the variant play_through, the first bust after the deck has run out (GK-16)"
+    else:
+        ends = reached or nothing_left
+        why = "13 bells (GK-14)"
+    if not ends:
+        raise ValueError(f"phase: the game is not over: it ends with {why}, or when no card is left to draw "
+                         f"(GK-19)")
+    if rows and (s.play_through or not reached):
+        raise ValueError("seats: the rows are banked when a round ends (GK-12); only a Bell card's 13th bell "
+                         "ends the game mid-round, with rows on the table (GK-14)")
+    best = best_of(s, (1u << s.players) - 1)
+    given = d.get("winner")
+    if dealt_unseen:
+        # Some face-down piles were dealt from the unseen cards (a view): their bells are not
+        # the true ones, so the announced winner is taken as given.
+        s.winner = _int_in(given, 0, s.players - 1, "winner")
+        return
+    if given is not None and given != best:
+        _int_in(given, 0, s.players - 1, "winner")
+        raise ValueError(f"winner: seat {given}, but seat {best} wins by the bells and the First Player card "
+                         f"(GK-14)")
+    s.winner = best
 
 
 def summary(data):

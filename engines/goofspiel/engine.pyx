@@ -352,6 +352,9 @@ def from_description(d):
         raise ValueError("bids1: both seats have bid in the same turns")
     for me in (0, 1):
         if -1 in bids[1 - me]:
+            if not opts.get("imp_info"):
+                raise ValueError(f"bids{1 - me}: hidden bids (-1) only with imp_info (without it every bid "
+                                 f"is shown)")
             if any(b != -1 for b in bids[1 - me]) or len(winners) != len(bids[me]):
                 raise ValueError(f"bids{1 - me}: hidden bids need all of them hidden and the winners")
             filled = _fill_hidden(bids[me], winners, me, n)
@@ -367,19 +370,40 @@ def from_description(d):
                 raise ValueError(f"bids{p}[{t}]: {bids[p][t]!r} is not a card seat {p} holds")
             st.apply(bids[p][t])
     if turns == n:
-        if not st.is_terminal() or describe(st.to_bytes())["bids0"] != bids[0]:
-            raise ValueError("bids0: the last turn plays itself with the last cards")
+        # The last turn plays itself with the last cards: its bids and point card are the
+        # engine's, and given ones must be those.
+        got = describe(st.to_bytes())
+        for p in (0, 1):
+            if not st.is_terminal() or got[f"bids{p}"] != bids[p]:
+                raise ValueError(f"bids{p}: the last turn plays itself with the last cards"
+                                 + (f" (the bids are {got[f'bids{p}']})" if st.is_terminal() else ""))
     elif turns > n:
         raise ValueError(f"bids0: at most {n} turns")
-    if not st.is_terminal() and len(points) > turns:
-        _deal_point(st, points, turns)
+    if d.get("pending0") is not None and d.get("pending1") is not None:
+        raise ValueError("pending1: with both bids made the turn is over (the engine resolves it at once): "
+                         "list them in bids0 and bids1")
+    if not st.is_terminal():
+        if st.is_chance_node() and len(points) > turns:
+            _deal_point(st, points, turns)
         for p in (0, 1):
             pending = d.get(f"pending{p}")
             if pending is not None:
+                if st.is_chance_node():
+                    # A bid is made once the turn's point card is up: a random order's card must
+                    # be listed (a fixed order turns it up by itself).
+                    raise ValueError(f"pending{p}: a bid of turn {turns} needs its point card, "
+                                     f"point_cards[{turns}], turned up first")
                 st.make_current(p)
                 if pending not in st.legal_actions():
                     raise ValueError(f"pending{p}: {pending!r} is not a card seat {p} holds")
                 st.apply(pending)
+    shown = describe(st.to_bytes())["point_cards"]
+    for t, c in enumerate(points):
+        if t >= len(shown):
+            raise ValueError(f"point_cards[{t}]: only {len(shown)} point cards are turned up after {turns} turns")
+        if c != shown[t]:
+            raise ValueError(f"point_cards[{t}]: {c!r}, but the turn's point card is {shown[t]} "
+                             f"(the points order, or the last card left)")
     if winners and describe(st.to_bytes())["winners"] != winners:
         raise ValueError("winners: the bids give other winners")
     return st.to_bytes()

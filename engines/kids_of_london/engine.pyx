@@ -554,6 +554,11 @@ GAME_DEF = PyCapsule_New(<void*>&KL_DEF, GAMEDEF_CAPSULE, NULL)
 
 CHARACTERS = ("merchant", "left_priest", "right_priest", "jeweller", "banker", "prince", "beggar")
 CHARACTER_TILES = dict(zip(CHARACTERS, (2, 1, 1, 2, 1, 1, 1)))
+# The tiles as the rulebook names them (KL-1), for labels and text views; CHARACTERS are
+# the identifiers of the API. The Prince/Comedian tile is named by its Prince side: a
+# label names one thing, and which side is taken is the robbers' later choice.
+CHARACTER_NAMES = dict(zip(CHARACTERS, ("Merchant", "Left Priest", "Right Priest", "Jeweller", "Banker",
+                                        "Prince", "Beggar")))
 PHASES = ("reveal_character", "reveal_fictitious", "choose_card", "choose_prince", "choose_lone", "over")
 # The player range is declared once, in the room's GameSpec; the state's
 # arrays must hold it.
@@ -605,7 +610,7 @@ def action_label(int action, bint chance=False, options=None):
     if action == A_LONE_CHARACTER:
         return "rob the character"
     if A_REVEAL_CHARACTER <= action < A_REVEAL_CHARACTER + NUM_KINDS:
-        return f"reveal {CHARACTERS[action - A_REVEAL_CHARACTER]}"
+        return f"reveal {CHARACTER_NAMES[CHARACTERS[action - A_REVEAL_CHARACTER]]}"
     if A_REVEAL_FICTITIOUS <= action < NUM_ACTIONS:
         return f"fictitious player reveals {action - A_REVEAL_FICTITIOUS}"
     raise ValueError(f"unknown action id {action}")
@@ -972,7 +977,7 @@ def summary(data):
     d = describe(data)
     coins = [seat["coins"] for seat in d["seats"]]
     return (f"{d['players']} players, turn {d['turn']}, {d['phase']}"
-            + (f", {d['character']}" if d['character'] else "")
+            + (f", {CHARACTER_NAMES[d['character']]}" if d['character'] else "")
             + f", coins {coins}"
             + (f" + fictitious {d['fictitious']['coins']}" if d["fictitious"] else ""))
 
@@ -982,9 +987,9 @@ def render(data, seat=None):
     d = describe(data) if seat is None else view(data, seat)
     lines = [f"Kids of London - hour {min(d['turn'] + 1, 9)}/9 - {d['phase'].replace('_', ' ')}"]
     if d["character"]:
-        lines.append(f"character: {d['character']}")
+        lines.append(f"character: {CHARACTER_NAMES[d['character']]}")
     if d["last_hour"]:
-        lines.append(f"last hour: {d['last_hour']['character']}, cards {d['last_hour']['cards']}")
+        lines.append(f"last hour: {CHARACTER_NAMES[d['last_hour']['character']]}, cards {d['last_hour']['cards']}")
     for i, seat in enumerate(d["seats"]):
         if seat["card"] is not None:
             note = f", card {seat['card']} down" if d["phase"] == "choose_card" else f", played {seat['card']}"

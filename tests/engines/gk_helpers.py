@@ -38,9 +38,10 @@ def full_deck():
 
 def position(players=3, phase="give", rows=None, vp=None, hidden=None, revealed=None, received=(),
              active=0, first=0, deal=(), deck_top=(), discard=(), to_draw=0, arriving=None,
-             receiver=None, options=None, winner=None, deck_ran_out=False, deck=None):
+             receiver=None, options=None, winner=None, deck_ran_out=False, deck=None, rounds=None):
     """A consistent position: every card not placed elsewhere is in the deck (or, if `deck`
-    lists the deck's cards, in the discard pile)."""
+    lists the deck's cards, in the discard pile). `rounds` defaults to the first round in
+    which `first` holds the First Player card (GK-13)."""
     rows = rows or {}
     vp = vp or {}
     hidden = hidden or {}
@@ -69,7 +70,8 @@ def position(players=3, phase="give", rows=None, vp=None, hidden=None, revealed=
          "seats": seats, "deck": deck, "deck_top": list(deck_top), "deal": list(deal),
          "discard": list(discard), "revealed": revealed, "received": list(received),
          "deal_to_draw": to_draw, "arriving": arriving, "receiver": receiver,
-         "options": options or {}, "winner": winner, "deck_ran_out": deck_ran_out}
+         "options": options or {}, "winner": winner, "deck_ran_out": deck_ran_out,
+         "rounds": first if rounds is None else rounds}
     return GAME.from_description(d)
 
 

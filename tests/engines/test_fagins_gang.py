@@ -228,8 +228,9 @@ def test_fg4_two_steals_and_one_exchange_in_any_order(order):
 
 
 def test_fg4_exchange_may_use_cubes_just_stolen():
-    """FG-4: steal first, then exchange the stolen cubes."""
-    st = position(urchins=[(0, HAT, 5)], hands={0: [0] * 6})
+    """FG-4: steal first, then exchange the stolen cubes (at another location with an urchin,
+    here the street of Paternoster Row)."""
+    st = position(urchins=[(0, HAT, 5), (0, PAT, 0)], hands={0: [0] * 6})
     play(st, A_STEAL, steal(HAT, 5))              # 2 green + 2 black
     play(st, pay(GREEN), pay(GREEN), pay(BLACK), pick(RED))
     assert hand(st, 0) == goods(black=1, red=1)
@@ -250,13 +251,37 @@ def test_fg4_one_steal_and_two_exchanges(steal_at):
 
 
 def test_fg4_three_exchanges_nine_for_three():
-    """FG-4: three exchanges: nine cubes for three of choice."""
-    st = position(urchins=[(0, PAT, 2)], hands={0: goods(red=9)})
+    """FG-4: three exchanges: nine cubes for three of choice, at three locations with an urchin
+    (the street counts)."""
+    st = position(urchins=[(0, PAT, 2), (0, HAT, 0), (0, COV, 0)], hands={0: goods(red=9)})
     play(st, A_STEAL)
     for c in (BLUE, BLUE, YELLOW):
         play(st, pay(RED), pay(RED), pay(RED), pick(c))
     assert hand(st, 0) == goods(blue=2, yellow=1)
     assert st.describe()["active_player"] == 1
+
+
+def test_fg4_an_exchange_is_made_at_a_location_instead_of_a_steal():
+    """FG-4: "instead of stealing goods at a location": an exchange takes the place of a steal
+    at a location where the seat has an urchin and uses it up. With no urchin on the board
+    three exchanges (nine cubes for three) were allowed; now action b is not offered."""
+    assert A_STEAL not in position(hands={0: goods(red=9)}).legal_actions()
+    # One urchin, on a street (which offers no goods): one exchange, and the action is over.
+    st = position(urchins=[(0, PAT, 0)], hands={0: goods(red=9)})
+    play(st, A_STEAL, pay(RED), pay(RED), pay(RED), pick(BLUE))
+    assert hand(st, 0) == goods(blue=1, red=6) and st.describe()["active_player"] == 1
+    # One urchin on a level: a steal there or an exchange instead, not both.
+    st = position(urchins=[(0, PAT, 2)], hands={0: goods(red=9)})
+    play(st, A_STEAL, pay(RED), pay(RED), pay(RED), pick(BLUE))
+    assert st.describe()["active_player"] == 1
+    st = position(urchins=[(0, PAT, 2)], hands={0: goods(red=9)})
+    play(st, A_STEAL, steal(PAT, 2))
+    assert st.describe()["active_player"] == 1
+    # A position with more exchanges than such locations is refused.
+    kw = dict(urchins=[(0, PAT, 2), (0, HAT, 2)], hands={0: goods(red=9)}, action="steal_goods")
+    assert position(phase="steps", steps_done=1, **kw).legal_actions()
+    with pytest.raises(ValueError, match="^steps_done: 3 exchanges.*FG-4"):
+        position(phase="exchange_pay", steps_done=2, exchange_paid=1, exchange_min="red", **kw)
 
 
 def test_fg4_exchange_needs_three_cubes_and_pays_in_ascending_order():
@@ -315,13 +340,15 @@ def test_fg4_white_hand_lower_colour_when_higher_ones_run_out():
 
 
 def test_fg5_street_offers_no_goods_but_most_shillings():
-    """FG-5: no steal of goods at the street; it pays the most shillings (4, FG-8)."""
+    """FG-5: no steal of goods at the street (an exchange there is possible, FG-4); it pays
+    more shillings than any level (4 against at most 3, FG-8)."""
     st = position(urchins=[(0, PAT, 0)])
     assert A_STEAL not in st.legal_actions()
     play(st, A_SHILL, shill(PAT, 0))
     assert seat_of(st, 0)["shillings"] == 24
     board = E.BOARD["locations"]
-    assert all(loc["spaces"][0]["shillings"] == max(s["shillings"] for s in loc["spaces"]) for loc in board)
+    assert all(loc["spaces"][0]["shillings"] == 4 and max(s["shillings"] for s in loc["spaces"][1:]) == 3
+               for loc in board)
     # level 0 pays no shillings: no step of c there
     st = position(urchins=[(0, PAT, 1)])
     assert A_SHILL not in st.legal_actions()
@@ -460,10 +487,10 @@ def test_fg15_home_to_fagin():
 # ------------------------------------------------------------------ c, market, constables, rounds
 
 def test_fg22_steal_shillings_by_level():
-    """FG-22: shillings from the bank by level: street 4, level 3 pays 2, level 5 pays 4."""
+    """FG-22: shillings from the bank by level: street 4, level 3 pays 2, level 5 pays 3 (FG-8)."""
     st = position(urchins=[(0, PAT, 0), (0, HAT, 4), (0, COV, 6)])
     play(st, A_SHILL, shill(PAT, 0), shill(HAT, 4), shill(COV, 6))
-    assert seat_of(st, 0)["shillings"] == 20 + 4 + 2 + 4
+    assert seat_of(st, 0)["shillings"] == 20 + 4 + 2 + 3
 
 
 def test_fg16_prices_follow_the_wheel():
@@ -594,7 +621,8 @@ def test_fg25_round_limit():
     """FG-25: after round 30 the game ends, ranked by FG-24."""
     last = E.BOARD["max_rounds"]
     assert last == 40
-    st = position(players=2, round=last - 1, active=1, turns_done=2, phase="patrol", shillings={0: 30, 1: 20})
+    st = position(players=2, round=last - 1, first_player=1, active=0, turns_done=2, phase="patrol",
+                  shillings={0: 30, 1: 20})
     st.apply(die(1))
     assert st.is_terminal() and st.returns() == [1.0, 0.0]
     with pytest.raises(ValueError, match="^round"):
@@ -737,3 +765,88 @@ def test_heuristic_bot_plays_legal_moves_and_render():
         st.apply(a)
     text = E.render(st.to_bytes())
     assert "Clerkenwell" in text and "market prices" in text
+
+
+# ------------------------------------------------------ the decoder: derived fields (issue 22)
+
+def _refused(d, field):
+    with pytest.raises(ValueError) as e:
+        GAME.from_description(d)
+    assert str(e.value).startswith(field), str(e.value)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("phase", ["setup_constable", "setup_wheel"])
+def test_fg6_fg16_set_up_goods_stalls_and_wheel_are_the_set_ups(phase):
+    """Before the first turn every seat holds two cubes of each colour, the stalls two each and
+    the wheel position 0 (its set-up die comes last): a seat with three of each and the wheel
+    at 3 were accepted."""
+    st = GAME.new_initial_state(3)
+    if phase == "setup_wheel":
+        for _ in range(6):
+            st.apply(die(1))
+    d = st.describe()
+    assert d["phase"] == phase
+    more = copy.deepcopy(d)
+    more["seats"][0]["goods"] = [x + 1 for x in d["seats"][0]["goods"]]
+    more["warehouses"] = [x - 1 for x in d["warehouses"]]
+    assert "FG-6" in _refused(more, "seats[0].goods")
+    stalls = copy.deepcopy(d)
+    stalls["stalls"] = [x + 1 for x in d["stalls"]]
+    stalls["warehouses"] = [x - 1 for x in d["warehouses"]]
+    assert "FG-6" in _refused(stalls, "stalls")
+    assert "FG-16" in _refused({**d, "wheel": 3}, "wheel")
+    assert GAME.from_description(d).describe() == d
+
+
+def test_fg23_no_round_starts_after_a_third_urchin_home():
+    """The round in which a third urchin gets home ends the game (FG-23): a round that starts
+    with a seat 3 home was accepted and played on."""
+    with pytest.raises(ValueError, match=r"^seats\[1\]\.home: 3 .*FG-23"):
+        position(home={1: 3}, round=2)
+    # In the round it happened, the others still act.
+    st = position(home={0: 3}, active=1)
+    assert not st.is_terminal() and st.current_player() == 1
+
+
+def test_fg21_the_start_player_coin_follows_the_rounds():
+    """FG-19, FG-21: seat 0 holds the coin in the first round and it passes one seat a round:
+    its holder is the rounds played, modulo the players."""
+    assert position(round=1, first_player=1, active_player=1).describe()["first_player"] == 1
+    with pytest.raises(ValueError, match=r"^first_player: seat 0, but after 1 rounds .* seat 1 "):
+        position(round=1, active_player=0)
+
+
+def test_fg4_white_hands_left_are_those_of_a_steal_made():
+    """White hands follow a steal at a used location where the seat's urchin stands (FG-4):
+    Paternoster level 2 shows one, so two left cannot be, and with one left none is chosen
+    yet, so the colours start from the first."""
+    kw = dict(urchins=[(0, PAT, 3)], phase="white_hand", action="steal_goods", steps_done=1,
+              used_locations=[PAT])
+    assert position(white_hands_left=1, white_hand_min="blue", **kw).legal_actions()
+    with pytest.raises(ValueError, match="^white_hands_left: 2, more than"):
+        position(white_hands_left=2, white_hand_min="blue", **kw)
+    with pytest.raises(ValueError, match="^white_hand_min: no white hand is chosen yet"):
+        position(white_hands_left=1, white_hand_min="green", **kw)
+
+
+def test_fg10_fg24_den_and_winner_may_be_left_out():
+    """A seat's den (five less the urchins on the board and home, FG-10) and a finished game's
+    winner (FG-24) are the rules': a proto client leaving den out sent 0 and was refused, and a
+    finished game without its winner was refused. Left out they are derived; given, checked."""
+    from fagin.server import codec
+    st = position(players=3, urchins=[(0, CLE, 3), (1, PAT, 0)], home={0: 3, 1: 3, 2: 3}, active=2,
+                  turns_done=3, phase="patrol")
+    st.apply(die(1))
+    assert st.is_terminal()
+    d = st.describe()
+    message = codec.encode_description(GAME, d).fagins_gang
+    message.ClearField("winner")
+    for seat in message.seats:
+        seat.ClearField("den")
+    back = codec.message_to_dict(message)
+    assert back["winner"] is None and back["seats"][0]["den"] is None
+    assert GAME.from_description(back).describe() == d
+    wrong = copy.deepcopy(d)
+    wrong["seats"][0]["den"] += 1
+    _refused(wrong, "seats[0].den")

@@ -451,7 +451,7 @@ def test_count_errors_state_the_totals():
         gk.from_description({**base, "received": [2]})
     assert str(e.value) == ("deal: received 1, face down 2, revealed 1, to draw 0: 4 cards, "
                             "more than the 3 of a deal (one per player)")
-    view = position(3, revealed=card(1), deal=[card(0)], deck=[card(2)]).view(0)
+    view = position(3, revealed=card(1), deal=[card(0)], received=[0], deck=[card(2)]).view(0)
     with pytest.raises(ValueError) as e:
         gk.from_description({**view, "deck_top_size": 2})
     assert str(e.value) == ("unseen: 2 cards, fewer than the 1 face-down cards of the deal (deal_size) "
@@ -488,7 +488,7 @@ def test_GK_20_the_top_of_the_deck_and_the_face_down_deal_hold_at_most_8_togethe
     # accepted as a position too.
     top7 = [card(0)] * 6 + [card(1)]
     st = position(3, revealed=card(5, 2), rows={0: [card(5, 2), card(4, 1), card(3)]}, deal=[card(1)],
-                  deck_top=top7)
+                  received=[2], deck_top=top7)
     give(st, 0)                                     # 5 + 4 + 3 + 5: seat 0 stays out too late
     d = st.describe()
     # 8 went on top; the next deal has drawn its 3 cards from the top first.

@@ -52,14 +52,14 @@ def test_kids_of_london_policy_robs_only_when_it_does_not_make_it_the_richest():
 
 def test_gangs_of_kyoto_policy_keeps_bells_and_refuses_a_bust():
     bell = gk_helpers.bell(2)
-    st = gk_helpers.position(3, revealed=bell)
+    st = gk_helpers.position(3, revealed=bell, deal=[gk_helpers.card(0), gk_helpers.card(1)])   # GK-3: a full deal
     answers = rollout_policy_answers(st, 1000, seed=1)
     assert set(answers) <= set(st.legal_actions())
     assert answers[0] > 700          # GK-7: a bell card is worth most in its own pile (action p gives to seat p)
     # GK-10: a card that would bust a row with a Refuse card in it is refused.
     row = [gk_helpers.card(5, 2), gk_helpers.card(4, 1), gk_helpers.REFUSE, gk_helpers.card(2)]
     st = gk_helpers.position(3, phase="refuse", rows={1: row}, arriving=gk_helpers.card(4), receiver=1,
-                             active=0, received=[1])
+                             active=0, received=[1], deal=[gk_helpers.card(0), gk_helpers.card(1)])
     answers = rollout_policy_answers(st, 1000, seed=1)
     assert set(answers) <= {gk.ACTION_ACCEPT, gk.ACTION_REFUSE}
     assert answers[gk.ACTION_REFUSE] > 850

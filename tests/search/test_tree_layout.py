@@ -37,7 +37,7 @@ def test_a_search_of_a_refusal_keeps_two_slots():
     from ..engines import gk_helpers
     row = [gk_helpers.card(3), gk_helpers.REFUSE]
     st = gk_helpers.position(4, phase="refuse", rows={2: row}, arriving=gk_helpers.card(4), receiver=2,
-                             active=0, received=[2])
+                             active=0, received=[2], deal=[gk_helpers.card(0), gk_helpers.card(0), gk_helpers.card(1)])
     s = ISMCTS(st, 2, seed=1)
     s.run(iterations=200)
     assert s.node_actions(2, s.root_key) == [5, 6]

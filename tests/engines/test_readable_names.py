@@ -1,0 +1,51 @@
+"""Labels and text views name things as the rulebooks do, never by the API's identifiers
+(issue 22: "character: left_priest", "draw stay_late")."""
+import random
+import re
+
+import pytest
+
+from fagin.engines import load_game, new_game
+from fagin.engines.gangs_of_kyoto import engine as gk
+from fagin.engines.kids_of_london import engine as kol
+
+IDENTIFIER = re.compile(r"\b[a-z]+_[a-z_]+\b")
+
+
+def test_KL_1_characters_are_named_as_the_rulebook_names_them():
+    """KL-1: Merchant, Left Priest, Right Priest, Jeweller, Banker, Prince (the Prince/Comedian
+    tile, by the side a label can name alone), Beggar."""
+    st = new_game("kids_of_london", 3, seed=1)
+    while st.describe()["character"] != "left_priest":
+        st = new_game("kids_of_london", 3, seed=random.randrange(1 << 30))
+    text = st.render()
+    assert "character: Left Priest" in text and "left_priest" not in text
+    assert kol.action_label(kol.character_action("left_priest")) == "reveal Left Priest"
+    assert kol.action_label(kol.character_action("prince")) == "reveal Prince"
+    assert "Left Priest" in kol.summary(st.to_bytes())
+
+
+def test_GK_2_special_cards_are_named_as_the_rulebook_names_them():
+    """GK-2: Discard, Stay Late, Refuse and Bell cards."""
+    labels = [gk.action_label(gk.ACTION_DRAW + k) for k in range(len(gk.CARDS))]
+    assert "draw Stay Late" in labels and "draw Discard" in labels and "draw Refuse" in labels
+    assert "draw Bell card +2" in labels
+
+
+@pytest.mark.parametrize("game_id, players", [("kids_of_london", 2), ("kids_of_london", 4),
+                                              ("gangs_of_kyoto", 3), ("fagins_gang", 3)])
+def test_no_identifier_in_labels_or_text_views(game_id, players):
+    """KL-1, GK-2, FG-7: every label and text view of a played game reads without identifiers."""
+    game = load_game(game_id)
+    rng = random.Random(5)
+    st = game.new_initial_state(players)
+    for _ in range(300):
+        if st.is_terminal():
+            break
+        for text in [st.render(), st.render(0)] + [st.action_label(a) for a in st.legal_actions()]:
+            assert not IDENTIFIER.search(text), text
+        if st.is_chance_node():
+            st.apply(st.sample_chance(rng.getrandbits(63)))
+        else:
+            st = st.with_seat_to_act(rng.choice(st.pending_seats()))
+            st.apply(rng.choice(st.legal_actions()))
