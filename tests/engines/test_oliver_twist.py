@@ -90,7 +90,7 @@ def test_line_is_at_most_four_and_turns_at_junctions_OT_10():
     board = {sp: "brooch" for sp in TOP + [JUNCTION_TOP] + LEFT_OF_TOP[:2] + RIGHT_OF_TOP[:2]}
     st = position(board=board)
     act(st, space(TOP[0]), space(TOP[1]), space(TOP[2]))
-    assert space(TOP[4]) not in st.legal_actions() or True
+    assert space(TOP[4]) not in st.legal_actions()      # the line goes on from its last token only
     assert set(st.legal_actions()) == {TAKE, space(TOP[3])}
     act(st, space(TOP[3]))                      # a fifth step is not offered: the take is played (OT-37)
     assert st.describe()["pawn"] == TOP[3] and st.describe()["seats"][0]["police_file_size"] == 3
@@ -128,7 +128,7 @@ def test_full_stash_makes_room_OT_12_OT_14():
 
 def test_relocation_costs_two_OT_15():
     """Next to no token, the pawn moves for £2 to an empty space next to a token; with less
-    than £2 it cannot (OT-15)."""
+    than £2 the seat pays all it has and Prowls all the same (OT-15, OT-4)."""
     st = position(board={RIGHT_OF_TOP[2]: "ring", LEFT_OF_TOP[3]: "apple_1"}, money={0: 5})
     assert RELOCATE in st.legal_actions()
     act(st, RELOCATE)
@@ -138,7 +138,15 @@ def test_relocation_costs_two_OT_15():
     act(st, space(RIGHT_OF_TOP[1]))          # then the ring is the only token in reach (OT-37)
     assert "ring" in st.describe()["seats"][0]["stash"]
     st = position(board={RIGHT_OF_TOP[2]: "ring"}, money={0: 1}, hands={0: ["oliver"]})
-    assert RELOCATE not in st.legal_actions() and GIVE_UP in st.legal_actions()
+    assert RELOCATE in st.legal_actions() and GIVE_UP not in st.legal_actions()
+    act(st, RELOCATE)
+    assert st.describe()["phase"] == "place_pawn" and money(st)[0] == 0
+    # Broke, the seat still Prowls: a poor seat does not end the round while tokens remain.
+    st = position(board={RIGHT_OF_TOP[2]: "ring"}, money={0: 0})
+    assert st.legal_actions() == [RELOCATE]
+    # With no token left on the board, it pays the police (all it has) and the round ends (OT-20).
+    st = position(board={}, money={0: 1}, hands={0: ["oliver"]})
+    assert GIVE_UP in st.legal_actions() and RELOCATE not in st.legal_actions()
 
 
 # ------------------------------------------------------------------ Fagin
