@@ -65,6 +65,32 @@ def test_reconstructed_components_OT_2_OT_5_OT_32_OT_33():
     assert values == [-5, -3, -2, -1, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 10]
     assert E.TOOL_NAMES == ("bag", "rope", "crowbar", "lantern", "lockpick")
     assert [E.round_count(E.CONST["K_TOOL0"] + t) for t in range(5)] == [2] * 5
+    # OT-5: the nine starting tokens show 13 coins, 13/9 = 1.44 a token (the Wallet shows none).
+    start_coins = sum(E.coins_of(k) * E.start_count(k) for k in range(23))
+    assert start_coins == 13 and round(start_coins / 9, 2) == 1.44
+
+
+def test_labels_and_text_name_things_as_the_rulebook_does_OT_8_OT_18():
+    """Labels and text views use the rulebook's names and plurals, never raw identifiers."""
+    from fagin.engines.oliver_twist import state as S
+    label = GAME.action_label
+    assert label(fagin("brooch")) == "go to Fagin's with brooches"
+    assert label(fagin("watch")) == "go to Fagin's with fob watches"
+    assert label(hide("toby_crackit")) == "hide with Toby Crackit"
+    assert label(play("artful_dodger")) == "play Artful Dodger"
+    assert label(kind("start_apple_2")) == "token: starting apple (2 coins)"
+    assert label(tool("lockpick")) == "discard the lockpick Tool"
+    C = E.CONST
+    for a in range(C["A_CH_TOKEN"]):
+        assert "_" not in label(a), label(a)
+    for a in range(C["A_CH_TOKEN"], C["NUM_ACTIONS"]):
+        assert "_" not in label(a, True), label(a, True)
+    st = position(board=FILLER, stashes={0: ["ring"] * 3 + ["wallet"]}, hands={0: ["toby_crackit", "mr_grimwig"]})
+    act(st, fagin("ring"))                   # two rings are forced (OT-37); then a ring or the Wallet
+    assert st.describe()["phase"] == "fagin"
+    text = S.render(st.to_bytes(), 0)
+    assert "Toby Crackit, Mr Grimwig" in text and "set for Fagin: ring, ring" in text
+    assert "toby_crackit" not in text and "'ring'" not in text
 
 
 # ------------------------------------------------------------------ the Prowl

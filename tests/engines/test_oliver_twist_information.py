@@ -242,7 +242,8 @@ _TURN = dict(board={TOP[0]: "apple_1", BOTTOM[0]: "ring", BOTTOM[1]: "brooch"})
     (lambda: position(night=True, phase="choose_start", money={0: 3, 1: 2, 2: 9}, active=1),
      lambda d: d.update(active_player=0), "active_player"),
     # No burglary by day (OT-7, OT-17).
-    (lambda: position(**_TURN), lambda d: d["seats"][1].update(burglary_cards=[10]), "seats[1].burglary_count"),
+    (lambda: position(**_TURN), lambda d: d["seats"][1].update(burglary_cards=[10], burglary_count=1)
+     or d.update(burglary_draw=d["burglary_draw"][1:], burglary_draw_size=15), "seats[1].burglary_count"),
     # The final score and the winners follow from the money and the Burglary cards (OT-29).
     (lambda: position(**_TURN), lambda d: d["seats"][0].update(final_score=40), "seats[0].final_score"),
     (_over, lambda d: d["seats"][0].update(final_score=40), "seats[0].final_score"),
