@@ -735,6 +735,12 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
             raise ValueError("burglary_to_draw: phase burglary_draw needs cards to draw")
     elif r["burg_to_draw"]:
         raise ValueError("burglary_to_draw: only in phase burglary_draw")
+    if pname in ("burglary_draw", "burglary_keep"):
+        # OT-17: 1 card and 1 per type of Tool, and 1 more with Toby Crackit (OT-8).
+        most = 2 + sum(1 for t in range(5) if r["front"][active][C["K_TOOL0"] + t])
+        if sum(r["burg_drawn"]) + r["burg_to_draw"] > most:
+            raise ValueError(f"burglary_to_draw: {sum(r['burg_drawn'])} drawn and {r['burg_to_draw']} to draw, "
+                             f"more than the {most} a burglary with these Tools draws (OT-8, OT-17)")
     if pname == "burglary_keep":
         if sum(r["burg_drawn"]) < 2:
             raise ValueError("burglary_drawn_size: phase burglary_keep needs two or more drawn cards")
@@ -761,6 +767,12 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
     if pname == "over":
         if not r["night"]:
             raise ValueError("phase: the game ends after the night")
+        # OT-21 to OT-23: the night's end empties the board, the stashes and the files.
+        if any(cells[sp] != EMPTY for sp in range(NS)):
+            raise ValueError("board: the board is cleared when the game ends (OT-23)")
+        for p in range(P):
+            if sum(r["stash"][p]) or sum(r["pfile"][p]):
+                raise ValueError(f"seats[{p}].stash: stashes and files are emptied when the game ends (OT-22, OT-23)")
     elif want:
         raise ValueError("winners: only when the game is over")
     if pname == "over":

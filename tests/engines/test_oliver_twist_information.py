@@ -248,6 +248,13 @@ _TURN = dict(board={TOP[0]: "apple_1", BOTTOM[0]: "ring", BOTTOM[1]: "brooch"})
     (lambda: position(**_TURN), lambda d: d["seats"][0].update(final_score=40), "seats[0].final_score"),
     (_over, lambda d: d["seats"][0].update(final_score=40), "seats[0].final_score"),
     (lambda: position(**_TURN), lambda d: d.update(winners=[0]), "winners"),
+    (_over, lambda d: d["board"][TOP[0]].update(token=d["bag"].pop()) or d.update(bag_size=d["bag_size"] - 1),
+     "board"),
+    (_over, lambda d: d["seats"][2].update(stash=["ring"], stash_size=1) or d["bag"].remove("ring")
+     or d.update(bag_size=d["bag_size"] - 1), "seats[2].stash"),
+    # A burglary draws 1 card, 1 per type of Tool and 1 more with Toby Crackit (OT-8, OT-17).
+    (lambda: position(night=True, phase="burglary_draw", burglary_to_draw=3, tools={0: ["rope"]}, **_TURN),
+     lambda d: d.update(burglary_to_draw=4), "burglary_to_draw"),
     (_over, lambda d: d.update(winners=[1]), "winners"),
 ])
 def test_fields_the_rules_determine_are_checked_OT_35(make, change, field):
