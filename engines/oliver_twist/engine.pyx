@@ -1332,15 +1332,15 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
                 rnd[k] += s.stash[p][k]
             s.pfile[p][k] = 0
             s.stash[p][k] = 0
+    for sp in range(NSMAX):
+        v = s.board[sp]
+        if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
+            rnd[v - FD_BASE] += 1
     for p in range(s.players):
         for n in range(need_stash_r[p]):
             s.stash[p][ms_draw_where(rnd, NK, objects, rng)] += 1
         for n in range(need_stash_s[p]):
             s.stash[p][ms_draw(start, NK, rng)] += 1
-    for sp in range(NSMAX):
-        v = s.board[sp]
-        if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
-            rnd[v - FD_BASE] += 1
     for sp in range(NSMAX):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:

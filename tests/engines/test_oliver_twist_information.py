@@ -292,3 +292,12 @@ def test_no_burglary_by_day_OT_7_OT_17():
     position(night=True, phase="discard_tool", tools={0: ["rope", "bag"]}, **_TURN)
     with pytest.raises(ValueError, match="^night: burglaries happen only at night"):
         position(phase="discard_tool", tools={0: ["rope", "bag"]}, **_TURN)
+
+
+def test_a_stash_may_hold_what_another_seat_peeked_OT_31():
+    """Seat 0 has not seen the face-down token seat 1 looked at: in seat 0's worlds that token is
+    one of the unseen ones, and may as well be in seat 1's hidden stash (OT-27, OT-31)."""
+    st = position(night=True, board={TOP[0]: ("fd", "watch", [1]), BOTTOM[0]: ("fd", "", [])},
+                  stashes={0: ["watch"] * 4, 1: ["ring"]})
+    stashes = [st.determinize(0, s).describe()["seats"][1]["stash"] for s in range(2000)]
+    assert ["watch"] in stashes
