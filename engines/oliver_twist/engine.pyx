@@ -40,7 +40,7 @@ from libc.string cimport memset, memcpy
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
-from engines.cards cimport ms_total, ms_draw, ms_pick, ms_chance
+from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
 from cpython.pycapsule cimport PyCapsule_New
 
 cdef enum:
@@ -273,10 +273,9 @@ cdef int adjacent_kind(const OTState* s, int sp) noexcept nogil:
     return r
 
 cdef bint can_prowl(const OTState* s, int p) noexcept nogil:
-    """OT-11, OT-15: a token left on the board, and one next to the pawn or £2 to move it."""
-    if not any_token(s):
-        return False
-    return adjacent_kind(s, s.pawn) > 0 or s.money[p] >= 2
+    """OT-11, OT-15: a token left on the board (next to the pawn, or the pawn is moved to
+    one for £2, or all the seat has)."""
+    return any_token(s)
 
 cdef int type_reals(const OTState* s, int p, int t) noexcept nogil:
     cdef int k, n = 0
@@ -548,6 +547,15 @@ cdef void after_peek(OTState* s) noexcept nogil:
 cdef void deliver(OTState* s) noexcept nogil:
     """OT-18, OT-19: coins on the set, £7 for 5 or more, the top Reward token."""
     cdef int k, n = 0, cash = 0, p = s.active
+    if not fagin_done_ok(s):
+        # A set a re-dealt stash cannot complete (OT-31): back to the stash, the turn ends.
+        for k in range(NK):
+            s.stash[p][k] += s.setc[k]
+            s.setc[k] = 0
+        s.fagin_type = -1
+        s.set_last = 0
+        end_turn(s)
+        return
     for k in range(NK):
         n += s.setc[k]
         cash += s.setc[k] * KCOINS[k]
@@ -873,7 +881,7 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
                 for i in range(m):
                     out[n] = A_SPACE + buf[i]
                     n += 1
-            elif any_token(s) and s.money[p] >= 2:
+            elif any_token(s):
                 out[n] = A_RELOCATE
                 n += 1
         if s.restrict == R_NONE:
@@ -885,6 +893,11 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
                 if set_possible(s, p, t, 2 if s.restrict == R_FAGIN else 3):
                     out[n] = A_FAGIN + t
                     n += 1
+        if s.restrict == R_FAGIN and n == 0:
+            # Mr Grimwig was played for a set, but in a world re-dealt for another seat
+            # (OT-31) this stash may hold none: the turn ends.
+            out[0] = A_DONE
+            n = 1
         if s.restrict == R_NONE:
             for c in range(NCH):
                 if playable(s, p, c):
@@ -939,6 +952,11 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
             if fagin_addable(s, k):
                 out[n] = A_KIND + k
                 n += 1
+        if n == 0:
+            # Only in a world re-dealt for another seat (OT-31): this stash cannot complete
+            # the set; "done" puts the set back and the turn ends.
+            out[0] = A_DONE
+            n = 1
     elif s.phase == PH_PICK:
         # Bumble and Fang may stop at any time; Bet must take its Object, but in a world
         # re-dealt for another seat (OT-31) its file may hold none: then it is done.
@@ -1106,7 +1124,7 @@ cdef void apply_one(OTState* s, int action) noexcept nogil:
                 s.flip_from = -1
                 flip_at(s, sp)
         elif action == A_RELOCATE:
-            s.money[p] -= 2                          # OT-15
+            s.money[p] -= 2 if s.money[p] >= 2 else s.money[p]      # OT-15
             if s.night:
                 s.peeks_left = PEEKS
                 if peekable(s, NULL) > 0:
@@ -1119,6 +1137,8 @@ cdef void apply_one(OTState* s, int action) noexcept nogil:
         elif action == A_GIVE_UP:
             s.money[p] -= 4 if s.money[p] >= 4 else s.money[p]      # OT-20
             end_round(s)
+        elif action == A_DONE:
+            end_turn(s)                               # Mr Grimwig without a set (OT-31)
         elif action < A_KIND:
             s.fagin_type = action - A_FAGIN
             s.fagin_min = 2 if s.restrict == R_FAGIN else 3
@@ -1268,6 +1288,9 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
     cdef int p, k, sp, n, v, c
     cdef int need_file_r[MAXP]
     cdef int need_file_s[MAXP]
+    cdef int need_stash_r[MAXP]
+    cdef int need_stash_s[MAXP]
+    cdef uint8_t objects[NK]
     cdef int need_fd, need_bag, need_aside, drawn_n
     cdef int hands[MAXP]
     cdef int kept_n[MAXP]
@@ -1275,7 +1298,11 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
     cdef int16_t bpool[NBV]
     memset(rnd, 0, sizeof(rnd))
     memset(start, 0, sizeof(start))
-    # Tokens: the bag, the face-down pool, others' files, decided face-down tokens o has not seen.
+    for k in range(NK):
+        objects[k] = 1 if KOBJ[k] else 0
+    # Tokens: the bag, the face-down pool, others' stashes and files, decided face-down
+    # tokens o has not seen.  A stash holds Objects only: its round tokens are dealt
+    # first, among the Objects of the pool (every physical token equally likely).
     need_bag = ms_total(s.bag, NK)
     need_fd = ms_total(s.fdpool, NK)
     need_aside = ms_total(s.aside, NK)
@@ -1288,20 +1315,32 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
     for p in range(s.players):
         need_file_r[p] = 0
         need_file_s[p] = 0
+        need_stash_r[p] = 0
+        need_stash_s[p] = 0
         if p == o:
             continue
         for k in range(NK):
             if KSTART[k]:
                 need_file_s[p] += s.pfile[p][k]
                 start[k] += s.pfile[p][k]
+                need_stash_s[p] += s.stash[p][k]
+                start[k] += s.stash[p][k]
             else:
                 need_file_r[p] += s.pfile[p][k]
                 rnd[k] += s.pfile[p][k]
+                need_stash_r[p] += s.stash[p][k]
+                rnd[k] += s.stash[p][k]
             s.pfile[p][k] = 0
+            s.stash[p][k] = 0
     for sp in range(NSMAX):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
             rnd[v - FD_BASE] += 1
+    for p in range(s.players):
+        for n in range(need_stash_r[p]):
+            s.stash[p][ms_draw_where(rnd, NK, objects, rng)] += 1
+        for n in range(need_stash_s[p]):
+            s.stash[p][ms_draw(start, NK, rng)] += 1
     for sp in range(NSMAX):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
@@ -1344,7 +1383,7 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
     drawn_n = 0
     for p in range(s.players):
         kept_n[p] = 0
-        if p != o:
+        if p != o and s.phase != PH_OVER:       # OT-29: shown at the game's end
             for k in range(NBV):
                 kept_n[p] += s.kept[p][k]
                 bpool[k] += s.kept[p][k]
@@ -1375,7 +1414,8 @@ cdef int draw_bv(int16_t* pool, Rng* rng) noexcept nogil:
     return 0
 
 cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
-    """OT-30: a hash of exactly what seat `o` sees now (its view)."""
+    """OT-30: a hash of exactly what seat `o` sees now (its view): of another seat's stash
+    and file only their sizes and how many starting tokens each holds."""
     cdef const OTState* s = <const OTState*>st
     cdef uint64_t h = 0x9E3779B97F4A7C15
     cdef int p, k, sp, v, n, sn
@@ -1399,7 +1439,14 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
     for p in range(s.players):
         h = mix64(h, <uint64_t>(p * 1000003 + (s.money[p] + 1000) + 65536 * (s.final[p] + 1000)))
         for k in range(NK):
-            h = mix64(h, <uint64_t>(p * 7919 + k * 64 + s.stash[p][k] + 4096 * s.front[p][k]))
+            h = mix64(h, <uint64_t>(p * 7919 + k * 64 + 4096 * s.front[p][k]))
+        n = 0
+        sn = 0
+        for k in range(NK):
+            n += s.stash[p][k]
+            if KSTART[k]:
+                sn += s.stash[p][k]
+        h = mix64(h, <uint64_t>(p * 37 + 1024 * n + 65536 * sn))
         n = 0
         sn = 0
         for k in range(NK):
@@ -1413,8 +1460,10 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
         h = mix64(h, <uint64_t>(p * 17 + 256 * n))
         if p == o:
             for k in range(NK):
+                h = mix64(h, <uint64_t>(4000000 + k * 64 + s.stash[p][k]))
                 h = mix64(h, <uint64_t>(5000000 + k * 64 + s.pfile[p][k]))
             h = mix64(h, <uint64_t>(6000000 + s.hand[p]))
+        if p == o or s.phase == PH_OVER:          # OT-29: every Burglary card is shown at the end
             for k in range(NBV):
                 h = mix64(h, <uint64_t>(7000000 + k * 64 + s.kept[p][k]))
     h = mix64(h, <uint64_t>(s.char_disc + 65536 * popcount16(s.char_draw)))

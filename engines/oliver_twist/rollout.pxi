@@ -1,8 +1,8 @@
 # The rule-based player, written once without the GIL: it is the heuristic bot
 # (``heuristic_action``) and, with a uniform share, the search's rollout policy.
-# It reads only what its seat sees: the board's face-up tokens, every stash and
-# Tool, money, the Reward pile, its own hand and file (never a face-down token
-# it has not looked at, another seat's file or cards).  Seats are scored in
+# It reads only what its seat sees (OT-30): the board's face-up tokens, every
+# seat's Tools and money, the Reward pile, its own stash, hand and file (never a
+# face-down token it has not looked at, another seat's stash, file or cards).  Seats are scored in
 # pounds: a token is worth its coins, more when it joins a type already in the
 # stash; each skipped token costs about 1.5 (police attention, OT-22).
 
@@ -87,7 +87,8 @@ cdef int hx_turn(const OTState* s, Rng* rng) noexcept nogil:
                 bv = v
                 bt = t
     if s.restrict == R_FAGIN:
-        return A_FAGIN + bt
+        # No set only in a world re-dealt for another seat (OT-31): the turn ends.
+        return A_FAGIN + bt if bt >= 0 else A_DONE
     adj = adjacent_kind(s, s.pawn) if prowl else 0
     if adj == 2:
         line = best_line(s, p, s.pawn, path, 0, s.path_max, &first)

@@ -66,9 +66,12 @@ def describe(data):
     seats = []
     for p in range(P):
         pf = r["pfile"][p]
+        sh = r["stash"][p]
         seats.append({
             "money": r["money"][p],
-            "stash": _names(r["stash"][p]),
+            "stash": _names(sh),
+            "stash_size": sum(sh),
+            "stash_starting": sum(sh[k] for k in range(NK) if E.is_start(k)),
             "tools": [KINDS[k][5:] for k in range(NK) for _ in range(r["front"][p][k])],
             "police_file": _names(pf),
             "police_file_size": sum(pf),
@@ -127,9 +130,10 @@ def describe(data):
 
 
 def view(data, seat):
-    """The state as ``seat`` sees it (OT-30): others' files, cards and drawn Burglary
-    cards, the bag, the face-down pool, the starting tokens aside and the face-down
-    tokens it has not looked at are emptied, their sizes kept."""
+    """The state as ``seat`` sees it (OT-30): others' stashes, files, cards and drawn
+    Burglary cards, the bag, the face-down pool, the starting tokens aside and the
+    face-down tokens it has not looked at are emptied, their sizes kept.  Once the game
+    is over every seat's Burglary cards are shown (OT-29)."""
     r = E._raw(data)
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < r["players"]:
         raise ValueError(f"seat: {seat!r} is not a seat of this {r['players']}-player game")
@@ -146,9 +150,11 @@ def view(data, seat):
         d["burglary_drawn"] = []
     for p, st in enumerate(d["seats"]):
         if p != seat:
+            st["stash"] = []
             st["police_file"] = []
             st["characters"] = []
-            st["burglary_cards"] = []
+            if d["phase"] != "over":
+                st["burglary_cards"] = []
     return d
 
 
@@ -251,6 +257,20 @@ def _zero_raw():
     return {k: _copied(v) if isinstance(v, list) else v for k, v in _ZERO_RAW.items()}
 
 
+def _hidden_part(st, key, listed, cap, f):
+    """A stash's or a file's hidden part (OT-30): (round, starting) tokens not listed, from
+    ``<key>_size`` and ``<key>_starting`` (each the listed count when omitted)."""
+    size = _size(st, key + "_size", len(listed), cap, f"{f}.{key}_size")
+    listed_start = sum(1 for k in listed if E.is_start(k))
+    nstart = st.get(key + "_starting")
+    nstart = listed_start if nstart is None else int_in(nstart, 0, 9, f"{f}.{key}_starting")
+    if nstart < listed_start:
+        raise ValueError(f"{f}.{key}_starting: {nstart}, fewer than the {listed_start} listed")
+    if size - len(listed) < nstart - listed_start:
+        raise ValueError(f"{f}.{key}_starting: {nstart} starting tokens do not fit {size} tokens")
+    return size - len(listed) - (nstart - listed_start), nstart - listed_start
+
+
 def from_description(d):
     """Builds a state from a description or a view, checking it (OT-35).
 
@@ -351,6 +371,8 @@ def from_description(d):
     if len(seats) != P:
         raise ValueError(f"seats: {len(seats)} entries for {P} players")
     file_need = []
+    finals = []
+    stash_need = []
     hand_need = []
     kept_need = []
     hands = []
@@ -366,6 +388,7 @@ def from_description(d):
                 raise ValueError(f"{f}.stash[{i}]: only Objects go to the stash (OT-13)")
             r["stash"][p][k] += 1
             count(k)
+        stash_need.append((p,) + _hidden_part(st, "stash", stash, C["STASH_CAP"], f))
         for i, t in enumerate(_list(st.get("tools"), f + ".tools")):
             if t not in TOOLS:
                 raise ValueError(f"{f}.tools[{i}]: unknown Tool {t!r}; expected one of {', '.join(TOOLS)}")
@@ -376,15 +399,7 @@ def from_description(d):
         for k in pf:
             r["pfile"][p][k] += 1
             count(k)
-        size = _size(st, "police_file_size", len(pf), 94, f + ".police_file_size")
-        listed_start = sum(1 for k in pf if E.is_start(k))
-        nstart = st.get("police_file_starting")
-        nstart = listed_start if nstart is None else int_in(nstart, 0, 9, f + ".police_file_starting")
-        if nstart < listed_start:
-            raise ValueError(f"{f}.police_file_starting: {nstart}, fewer than the {listed_start} listed")
-        if size - len(pf) < nstart - listed_start:
-            raise ValueError(f"{f}.police_file_starting: {nstart} starting tokens do not fit a file of {size}")
-        file_need.append((p, size - len(pf) - (nstart - listed_start), nstart - listed_start))
+        file_need.append((p,) + _hidden_part(st, "police_file", pf, 94, f))
         hand = _chars(st.get("characters"), f + ".characters")
         hands.append(hand)
         for c in hand:
@@ -394,7 +409,8 @@ def from_description(d):
         for v in kept:
             r["kept"][p][v] += 1
         kept_need.append(_size(st, "burglary_count", len(kept), 16, f + ".burglary_count") - len(kept))
-        r["final"][p] = int_in(st.get("final_score", 0) or 0, -999, 9999, f + ".final_score")
+        given = st.get("final_score")
+        finals.append(None if given is None else int_in(given, -999, 9999, f + ".final_score"))
     # Piles.
     bag = _kinds(d.get("bag"), "bag")
     for k in bag:
@@ -425,8 +441,8 @@ def from_description(d):
     # Turn state.
     line = _list(d.get("line"), "line")
     r["path_max"] = int_in(d.get("line_max", 4) or 4, 4, 6, "line_max")
-    if r["path_max"] == 6 and not (pname in ("turn", "line") or d.get("restrict") in ("prowl", "RESTRICT_PROWL")):
-        pass
+    if r["path_max"] == 5:
+        raise ValueError("line_max: a line is at most 4 tokens, or 6 with Charley Bates (OT-8, OT-10)")
     if len(line) > r["path_max"]:
         raise ValueError(f"line: {len(line)} spaces, longer than line_max {r['path_max']}")
     for i, sp in enumerate(line):
@@ -562,8 +578,8 @@ def from_description(d):
                              f"{E.start_count(k)}")
         rmissing += [k] * (want_r - round_n[k])
         smissing += [k] * (E.start_count(k) - start_n[k])
-    rneed = len(unknown_fixed) + fd_need + bag_need + sum(n for _, n, _ in file_need)
-    sneed = aside_need + sum(n for _, _, n in file_need)
+    rneed = len(unknown_fixed) + fd_need + bag_need + sum(n for _, n, _ in file_need + stash_need)
+    sneed = aside_need + sum(n for _, _, n in file_need + stash_need)
     if len(rmissing) != rneed:
         raise ValueError(f"tokens: {len(rmissing)} round tokens are not listed, but the hidden places "
                          f"(Police files, bag, face-down pool, face-down tokens) hold {rneed} (every token "
@@ -571,6 +587,15 @@ def from_description(d):
     if len(smissing) != sneed:
         raise ValueError(f"tokens: {len(smissing)} starting tokens are not listed, but the hidden places "
                          f"(Police files, starting_aside) hold {sneed}")
+    # A hidden stash holds Objects only (OT-13): it is dealt first, the first Objects unlisted.
+    for p, nr, ns in stash_need:
+        for _ in range(nr):
+            i = next((i for i, k in enumerate(rmissing) if E.is_object(k)), None)
+            if i is None:
+                raise ValueError(f"seats[{p}].stash_size: too few Objects are unlisted to fill the stash")
+            r["stash"][p][rmissing.pop(i)] += 1
+        for _ in range(ns):
+            r["stash"][p][smissing.pop(0)] += 1
     for sp in unknown_fixed:
         r["board"][sp] = FD_BASE + rmissing.pop(0)
     for _ in range(fd_need):
@@ -584,6 +609,15 @@ def from_description(d):
         r["bag"][k] += 1
     for k in smissing:
         r["aside"][k] += 1
+    # OT-29: the final score is the money plus the Burglary cards, once the game is over
+    # (derived; checked if given: a client may leave it out).
+    for p in range(P):
+        want = r["money"][p] + sum(r["kept"][p][v] * VALUES[v] for v in range(NBV)) if pname == "over" else 0
+        if finals[p] is not None and finals[p] != want:
+            raise ValueError(f"seats[{p}].final_score: {finals[p]}, but " + (
+                f"the money and Burglary cards make {want} (OT-29)" if pname == "over"
+                else "a seat has a final score only once the game is over (OT-29)"))
+        r["final"][p] = want
     _check_phase(r, d, pname, P, sd, NS, undecided)
     return E._pack(r)
 
@@ -674,11 +708,39 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
             pass
     elif r["fagin_type"] >= 0 or sum(r["setc"]):
         raise ValueError("fagin_type: only in phase fagin")
+    # Fields the rules determine from others (OT-35): checked against what the engine holds.
+    if r["restrict"] == 2 and pname != "turn":
+        raise ValueError("restrict: Mr Grimwig's set is chosen in phase turn (OT-8)")
+    if r["path_max"] == 6 and (r["restrict"] != 1 or r["extra"]):
+        raise ValueError("line_max: 6 only during Charley Bates's Prowl (restrict prowl, no extra Prowl, OT-8)")
+    if r["extra"] and r["restrict"] != 1:
+        raise ValueError("extra_prowls: Oliver's second Prowl follows a Prowl (restrict prowl, OT-8)")
+    if pname == "pick_from_file":
+        if r["pick_dest"] == -2 and r["pick_left"] != 1:
+            raise ValueError("pick_left: Bet moves one Object (OT-8)")
+        if r["pick_left"] == 2 and r["pick_last"] != 0:
+            raise ValueError("pick_last: nothing is picked yet while two picks are left")
+    if r["opening"] or pname == "choose_start":
+        poorest = min(range(P), key=lambda p: (r["money"][p], p))
+        if active != poorest:
+            raise ValueError(f"active_player: {active}, but the poorest seat ({poorest}) opens the night (OT-26)")
+    if not r["night"]:
+        if pname in ("burglary_draw", "burglary_keep", "discard_tool"):
+            raise ValueError("night: burglaries happen only at night (OT-7, OT-17)")
+        for p in range(P):
+            if sum(r["kept"][p][:NBV]):
+                raise ValueError(f"seats[{p}].burglary_count: no Burglary card is kept by day (OT-7)")
     if pname == "burglary_draw":
-        if r["burg_to_draw"] < 1 or sum(r["burg_draw"]) < r["burg_to_draw"] or not r["night"] and False:
+        if r["burg_to_draw"] < 1 or sum(r["burg_draw"]) < r["burg_to_draw"]:
             raise ValueError("burglary_to_draw: phase burglary_draw needs cards to draw")
     elif r["burg_to_draw"]:
         raise ValueError("burglary_to_draw: only in phase burglary_draw")
+    if pname in ("burglary_draw", "burglary_keep"):
+        # OT-17: 1 card and 1 per type of Tool, and 1 more with Toby Crackit (OT-8).
+        most = 2 + sum(1 for t in range(5) if r["front"][active][C["K_TOOL0"] + t])
+        if sum(r["burg_drawn"]) + r["burg_to_draw"] > most:
+            raise ValueError(f"burglary_to_draw: {sum(r['burg_drawn'])} drawn and {r['burg_to_draw']} to draw, "
+                             f"more than the {most} a burglary with these Tools draws (OT-8, OT-17)")
     if pname == "burglary_keep":
         if sum(r["burg_drawn"]) < 2:
             raise ValueError("burglary_drawn_size: phase burglary_keep needs two or more drawn cards")
@@ -700,16 +762,23 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         raise ValueError("night: this phase belongs to the night")
     if r["night"] and fd_total < undecided:
         raise ValueError("face_down_pool_size: fewer tokens than undecided face-down spaces")
+    # Derived: checked if given (OT-29).
+    want = [int_in(x, 0, P - 1, f"winners[{i}]") for i, x in enumerate(_list(d.get("winners"), "winners"))]
     if pname == "over":
         if not r["night"]:
             raise ValueError("phase: the game ends after the night")
-    elif r["winners"]:
+        # OT-21 to OT-23: the night's end empties the board, the stashes and the files.
+        if any(cells[sp] != EMPTY for sp in range(NS)):
+            raise ValueError("board: the board is cleared when the game ends (OT-23)")
+        for p in range(P):
+            if sum(r["stash"][p]) or sum(r["pfile"][p]):
+                raise ValueError(f"seats[{p}].stash: stashes and files are emptied when the game ends (OT-22, OT-23)")
+    elif want:
         raise ValueError("winners: only when the game is over")
     if pname == "over":
         best = max(r["final"][p] for p in range(P))
         r["winners"] = sum(1 << p for p in range(P) if r["final"][p] == best)
-        want = d.get("winners")
-        if want is not None and sorted(want) != [p for p in range(P) if (r["winners"] >> p) & 1]:
+        if want and sorted(want) != [p for p in range(P) if (r["winners"] >> p) & 1]:
             raise ValueError("winners: the richest seats win (OT-29)")
     if pname not in CHANCE_PHASES and pname != "over":
         if not E.legal_from_bytes(E._pack(r)):
@@ -762,10 +831,13 @@ def render(data, seat=None):
     for p, st in enumerate(d["seats"]):
         file_txt = (" ".join(_short(t) for t in st["police_file"]) if st["police_file"] or
                     st["police_file_size"] == 0 else f"{st['police_file_size']} hidden")
+        stash_txt = (" ".join(_short(t) for t in st["stash"]) if st["stash"] or st["stash_size"] == 0
+                     else f"{st['stash_size']} hidden")
         lines.append(f"{'*' if p == d['active_player'] else ' '}seat {p}: £{st['money']}  stash ["
-                     + " ".join(_short(t) for t in st["stash"]) + "]  tools [" + " ".join(st["tools"])
+                     + stash_txt + "]  tools [" + " ".join(st["tools"])
                      + f"]  file [{file_txt}]  characters "
-                     + (", ".join(st["characters"]) if st["characters"] else str(st["character_count"]))
+                     + (", ".join(CHARACTER_NAMES[CHARS.index(c)] for c in st["characters"]) if st["characters"]
+                        else str(st["character_count"]))
                      + f"  burglary {st['burglary_cards'] if st['burglary_cards'] else st['burglary_count']}"
                      + (f"  final £{st['final_score']}" if d["phase"] == "over" else ""))
     if d["line"]:
@@ -779,7 +851,7 @@ def render(data, seat=None):
                 return f"{sp}={_short(t) if t else ('??' if d['board'][sp]['face_down'] else 'empty')}"
             lines.append("spaces to choose: " + ", ".join(show(sp) for sp in spaces_now))
     if d["set"]:
-        lines.append(f"set for Fagin: {d['set']}")
+        lines.append("set for Fagin: " + ", ".join(token_name(KINDS.index(t)) for t in d["set"]))
     if d["burglary_drawn"]:
         lines.append(f"burglary cards drawn: {d['burglary_drawn']}")
     if d["winners"]:
@@ -819,6 +891,36 @@ def _split(a, chance):
     raise ValueError(f"action: {a} is not a decision of Oliver Twist")
 
 
+# Names as the rulebook writes them (labels and text views never show raw identifiers).
+CHARACTER_NAMES = ("Artful Dodger", "Nancy", "Bill Sikes", "Mr Bumble", "Noah Claypole", "Charley Bates",
+                   "Oliver", "Mr Brownlow", "Toby Crackit", "Mr Fang", "Mr Sowerberry", "Bet", "Mr Grimwig")
+TYPE_PLURALS = ("apples", "handkerchiefs", "brooches", "necklaces", "rings", "fob watches")
+_OBJECT_NAMES = {"apple": "apple", "handkerchief": "handkerchief", "brooch": "brooch", "necklace": "necklace",
+                 "ring": "ring", "watch": "fob watch"}
+
+
+def token_name(k):
+    """A token kind as a player would say it: "apple (2 coins)", "starting Wallet", "rope Tool"."""
+    name = KINDS[k]
+    start = name.startswith("start_")
+    base = name[len("start_"):] if start else name
+    if base.startswith("tool_"):
+        return f"{base[5:]} Tool"
+    if base == "wallet":
+        text = "Wallet"
+    elif base == "character":
+        return "Character token"
+    elif base == "burglary":
+        return "Burglary token"
+    else:
+        obj = base.rsplit("_", 1)[0] if base[-2:] in ("_1", "_2") else base
+        text = _OBJECT_NAMES[obj]
+        if obj in ("apple", "handkerchief"):
+            coins = E.coins_of(k)
+            text += f" ({coins} coin{'s' if coins > 1 else ''})"
+    return ("starting " + text) if start else text
+
+
 def action_label(action, chance=False, options=None):
     kind, i = _split(action, chance)
     return {
@@ -827,15 +929,15 @@ def action_label(action, chance=False, options=None):
         "done": lambda: "done",
         "relocate": lambda: "move the Gang pawn (pay £2)",
         "give_up": lambda: "pay the police £4 and end the round",
-        "fagin": lambda: f"go to Fagin's with {TYPES[i]}s",
-        "token": lambda: f"token {KINDS[i]}",
-        "play": lambda: f"play {CHARS[i]}",
-        "hide": lambda: f"hide with {CHARS[i]}",
+        "fagin": lambda: f"go to Fagin's with {TYPE_PLURALS[i]}",
+        "token": lambda: f"token: {token_name(i)}",
+        "play": lambda: f"play {CHARACTER_NAMES[i]}",
+        "hide": lambda: f"hide with {CHARACTER_NAMES[i]}",
         "seat": lambda: f"seat {i}",
         "keep": lambda: f"keep Burglary card {VALUES[i]:+d}",
-        "discard_tool": lambda: f"discard tool {TOOLS[i]}",
-        "draw_token": lambda: f"draw token {KINDS[i]}",
-        "draw_character": lambda: f"draw Character {CHARS[i]}",
+        "discard_tool": lambda: f"discard the {TOOLS[i]} Tool",
+        "draw_token": lambda: f"draw token: {token_name(i)}",
+        "draw_character": lambda: f"draw Character {CHARACTER_NAMES[i]}",
         "draw_burglary": lambda: f"draw Burglary card {VALUES[i]:+d}",
     }[kind]()
 

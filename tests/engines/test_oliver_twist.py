@@ -65,6 +65,32 @@ def test_reconstructed_components_OT_2_OT_5_OT_32_OT_33():
     assert values == [-5, -3, -2, -1, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 10]
     assert E.TOOL_NAMES == ("bag", "rope", "crowbar", "lantern", "lockpick")
     assert [E.round_count(E.CONST["K_TOOL0"] + t) for t in range(5)] == [2] * 5
+    # OT-5: the nine starting tokens show 13 coins, 13/9 = 1.44 a token (the Wallet shows none).
+    start_coins = sum(E.coins_of(k) * E.start_count(k) for k in range(23))
+    assert start_coins == 13 and round(start_coins / 9, 2) == 1.44
+
+
+def test_labels_and_text_name_things_as_the_rulebook_does_OT_8_OT_18():
+    """Labels and text views use the rulebook's names and plurals, never raw identifiers."""
+    from fagin.engines.oliver_twist import state as S
+    label = GAME.action_label
+    assert label(fagin("brooch")) == "go to Fagin's with brooches"
+    assert label(fagin("watch")) == "go to Fagin's with fob watches"
+    assert label(hide("toby_crackit")) == "hide with Toby Crackit"
+    assert label(play("artful_dodger")) == "play Artful Dodger"
+    assert label(kind("start_apple_2")) == "token: starting apple (2 coins)"
+    assert label(tool("lockpick")) == "discard the lockpick Tool"
+    C = E.CONST
+    for a in range(C["A_CH_TOKEN"]):
+        assert "_" not in label(a), label(a)
+    for a in range(C["A_CH_TOKEN"], C["NUM_ACTIONS"]):
+        assert "_" not in label(a, True), label(a, True)
+    st = position(board=FILLER, stashes={0: ["ring"] * 3 + ["wallet"]}, hands={0: ["toby_crackit", "mr_grimwig"]})
+    act(st, fagin("ring"))                   # two rings are forced (OT-37); then a ring or the Wallet
+    assert st.describe()["phase"] == "fagin"
+    text = S.render(st.to_bytes(), 0)
+    assert "Toby Crackit, Mr Grimwig" in text and "set for Fagin: ring, ring" in text
+    assert "toby_crackit" not in text and "'ring'" not in text
 
 
 # ------------------------------------------------------------------ the Prowl
@@ -90,7 +116,7 @@ def test_line_is_at_most_four_and_turns_at_junctions_OT_10():
     board = {sp: "brooch" for sp in TOP + [JUNCTION_TOP] + LEFT_OF_TOP[:2] + RIGHT_OF_TOP[:2]}
     st = position(board=board)
     act(st, space(TOP[0]), space(TOP[1]), space(TOP[2]))
-    assert space(TOP[4]) not in st.legal_actions() or True
+    assert space(TOP[4]) not in st.legal_actions()      # the line goes on from its last token only
     assert set(st.legal_actions()) == {TAKE, space(TOP[3])}
     act(st, space(TOP[3]))                      # a fifth step is not offered: the take is played (OT-37)
     assert st.describe()["pawn"] == TOP[3] and st.describe()["seats"][0]["police_file_size"] == 3
@@ -128,7 +154,7 @@ def test_full_stash_makes_room_OT_12_OT_14():
 
 def test_relocation_costs_two_OT_15():
     """Next to no token, the pawn moves for £2 to an empty space next to a token; with less
-    than £2 it cannot (OT-15)."""
+    than £2 the seat pays all it has and Prowls all the same (OT-15, OT-4)."""
     st = position(board={RIGHT_OF_TOP[2]: "ring", LEFT_OF_TOP[3]: "apple_1"}, money={0: 5})
     assert RELOCATE in st.legal_actions()
     act(st, RELOCATE)
@@ -138,7 +164,15 @@ def test_relocation_costs_two_OT_15():
     act(st, space(RIGHT_OF_TOP[1]))          # then the ring is the only token in reach (OT-37)
     assert "ring" in st.describe()["seats"][0]["stash"]
     st = position(board={RIGHT_OF_TOP[2]: "ring"}, money={0: 1}, hands={0: ["oliver"]})
-    assert RELOCATE not in st.legal_actions() and GIVE_UP in st.legal_actions()
+    assert RELOCATE in st.legal_actions() and GIVE_UP not in st.legal_actions()
+    act(st, RELOCATE)
+    assert st.describe()["phase"] == "place_pawn" and money(st)[0] == 0
+    # Broke, the seat still Prowls: a poor seat does not end the round while tokens remain.
+    st = position(board={RIGHT_OF_TOP[2]: "ring"}, money={0: 0})
+    assert st.legal_actions() == [RELOCATE]
+    # With no token left on the board, it pays the police (all it has) and the round ends (OT-20).
+    st = position(board={}, money={0: 1}, hands={0: ["oliver"]})
+    assert GIVE_UP in st.legal_actions() and RELOCATE not in st.legal_actions()
 
 
 # ------------------------------------------------------------------ Fagin
