@@ -33,9 +33,11 @@ def test_GK_2_special_cards_are_named_as_the_rulebook_names_them():
 
 
 @pytest.mark.parametrize("game_id, players", [("kids_of_london", 2), ("kids_of_london", 4),
-                                              ("gangs_of_kyoto", 3), ("fagins_gang", 3)])
+                                              ("gangs_of_kyoto", 3), ("fagins_gang", 3),
+                                              ("oliver_twist", 3), ("london", 3)])
 def test_no_identifier_in_labels_or_text_views(game_id, players):
-    """KL-1, GK-2, FG-7: every label and text view of a played game reads without identifiers."""
+    """KL-1, GK-2, FG-7, LN-93: every label and text view of a played game reads without
+    identifiers."""
     game = load_game(game_id)
     rng = random.Random(5)
     st = game.new_initial_state(players)
