@@ -6,7 +6,7 @@ from fagin.search import arena
 from fagin.engines.kids_of_london.heuristic import KidsOfLondonHeuristicBot
 from fagin.search.bots import RandomBot, make_bot
 
-from ..engines.kol_helpers import play, position
+from ..games.kids_of_london.helpers import play, position
 
 
 def test_seat_rotation_and_shares():

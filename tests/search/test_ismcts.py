@@ -9,7 +9,7 @@ from fagin.engines.kids_of_london import engine as kol
 from fagin.search import ismcts
 from fagin.search.ismcts import ISMCTS, SearchError
 
-from ..engines.kol_helpers import play, position
+from ..games.kids_of_london.helpers import play, position
 
 
 def test_result_reports_every_legal_action():

@@ -8,8 +8,8 @@ from fagin.search import ismcts
 from fagin.search.playouts import (has_rollout_policy, random_playouts, rollout_policy_answers,
                                    rollout_policy_violations)
 
-from ..engines import gk_helpers
-from ..engines.kol_helpers import position as kol_position
+from ..games.gangs_of_kyoto import helpers as gk_helpers
+from ..games.kids_of_london.helpers import position as kol_position
 
 # Legality at every decision, for every game with a policy, is a contract check
 # (tests/contract/test_game_contract.py); here: what the policies prefer.

@@ -11,7 +11,7 @@ from fagin.search import ismcts
 from fagin.search.root_parallel import (RootParallelSearch, combine_stop_reasons, part_seed, search,
                                         split_iterations)
 
-from ..engines.kol_helpers import play, position
+from ..games.kids_of_london.helpers import play, position
 
 
 def _answer(result):

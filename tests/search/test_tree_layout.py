@@ -34,7 +34,7 @@ def test_nodes_hold_one_slot_per_legal_action(game, players, share):
 
 def test_a_search_of_a_refusal_keeps_two_slots():
     """GK-10: accept or refuse: the node has two slots, not one per seat."""
-    from ..engines import gk_helpers
+    from ..games.gangs_of_kyoto import helpers as gk_helpers
     row = [gk_helpers.card(3), gk_helpers.REFUSE]
     st = gk_helpers.position(4, phase="refuse", rows={2: row}, arriving=gk_helpers.card(4), receiver=2,
                              active=0, received=[2], deal=[gk_helpers.card(0), gk_helpers.card(0), gk_helpers.card(1)])

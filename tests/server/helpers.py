@@ -4,7 +4,7 @@ import copy
 from fagin.engines.kids_of_london import engine as kol
 from fagin.server import codec
 
-from ..engines.kol_helpers import GAME, play, position, with_  # noqa: F401 (re-exported)
+from ..games.kids_of_london.helpers import GAME, play, position, with_  # noqa: F401 (re-exported)
 
 
 def kol_state(d):

@@ -276,7 +276,7 @@ def _gk(d):
 
 
 def _gk_base():
-    from ..engines.gk_helpers import card, position
+    from ..games.gangs_of_kyoto.helpers import card, position
     return position(3, revealed=card(1), deal=[card(0), card(2)], received=[]).describe()
 
 

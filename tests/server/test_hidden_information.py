@@ -37,7 +37,7 @@ def test_fictitious_deck_order_and_other_players_card_are_invisible(client):
 
 
 def test_prince_choice_of_the_other_robber_is_invisible(client):
-    from ..engines.kol_helpers import play, position
+    from ..games.kids_of_london.helpers import play, position
     from fagin.engines.kids_of_london import engine as kol
     base = play(position(4, "prince", coins=[3, 6, 0, 1]), 6, 6, 1, 2)
     took = base.clone().apply(kol.ACTION_PRINCE).describe()
@@ -57,7 +57,7 @@ def _gk_state(d):
 def test_gangs_of_kyoto_unseen_cards_are_invisible(client):
     """GK-17, GK-18: the deck's order, the face-down deal and a rival's hidden Bell card."""
     from fagin.engines.gangs_of_kyoto import engine as gk
-    from ..engines.gk_helpers import bell, card, draw_action, position
+    from ..games.gangs_of_kyoto.helpers import bell, card, draw_action, position
 
     def world(first_deal, hidden_bell, deck_reversed):
         # Seat 1's pile holds a face-down Bell card seat 0 does not know (a client's position, GK-17).

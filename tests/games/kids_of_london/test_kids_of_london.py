@@ -4,7 +4,7 @@ import pytest
 from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
 from fagin.engines.kids_of_london import engine as kol
 
-from .kol_helpers import GAME, coins, play, position, with_
+from .helpers import GAME, coins, play, position, with_
 
 COMEDIAN, PRINCE = kol.ACTION_COMEDIAN, kol.ACTION_PRINCE
 LONE_CARD, LONE_CHARACTER = kol.ACTION_LONE_CARD, kol.ACTION_LONE_CHARACTER

@@ -1,7 +1,7 @@
 """Gangs of Kyoto determinization (GK-18) on hard positions: consistent worlds by construction."""
 import collections
 
-from .gk_helpers import GAME, bell, card, entry, position, tiny_deck  # noqa: F401 (fixture)
+from .helpers import GAME, bell, card, entry, position, tiny_deck  # noqa: F401 (fixture)
 
 # A deck with many Bell cards, so that hidden piles can sit just below 13 bells.
 BELL_HEAVY = [entry(value=0, count=20), entry(value=1, bells=1, count=10), entry(value=5, bells=2, count=20),

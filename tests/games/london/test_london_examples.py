@@ -7,7 +7,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (act, action_id, building_display, discard_pile, display_rows, draw, hand_of,
+from .helpers import (act, action_id, building_display, discard_pile, display_rows, draw, hand_of,
                              labels, phase, position, raw, seat, tops, total_cards, with_fields)
 
 

@@ -189,7 +189,7 @@ def test_a_draw_is_bounded_by_the_cards_taken_and_still_due():
 
 def _turn_card_position(**kw):
     """A real start-of-turn position (phase source, the turn's card still due) as a dict."""
-    from tests.engines.london_helpers import turn_start
+    from tests.games.london.helpers import turn_start
     d = GAME.from_description(turn_start(**kw).describe()).describe()
     assert d["phase"] == "source" and d["draw_for"] == "turn"
     return d

@@ -9,10 +9,10 @@ import pytest
 from fagin.engines.kids_of_london import engine as kol
 from fagin.v1 import kids_of_london_pb2 as kpb
 
-from .kol_helpers import GAME, play, position, with_
+from .helpers import GAME, play, position, with_
 
 PRINCE = kol.ACTION_PRINCE
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 # ------------------------------------------------------------- seat counts

@@ -16,7 +16,7 @@ from fagin.engines.core import IllegalActionError
 from fagin.engines.london import actions as A
 from fagin.server import codec
 from fagin.v1 import fagin_pb2 as pb
-from tests.engines.london_helpers import GAME, E, act, hand_of, phase, position, raw, turn_start
+from tests.games.london.helpers import GAME, E, act, hand_of, phase, position, raw, turn_start
 
 SALTERS_GROUP = ("salters", "vintners", "haberdashers", "grocers")
 

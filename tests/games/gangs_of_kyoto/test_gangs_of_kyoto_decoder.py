@@ -7,7 +7,7 @@ import pytest
 
 from fagin.engines.gangs_of_kyoto import engine as gk
 from fagin.server import codec
-from tests.engines.gk_helpers import GAME, REFUSE, bell, card, position
+from tests.games.gangs_of_kyoto.helpers import GAME, REFUSE, bell, card, position
 
 
 def _refused(d, field):

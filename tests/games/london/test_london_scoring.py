@@ -7,7 +7,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import GAME, act, position, raw, total_cards
+from .helpers import GAME, act, position, raw, total_cards
 
 
 def _score(players=2, **kw):

@@ -8,7 +8,7 @@ from fagin.engines.london import engine as E
 from fagin.engines.london.heuristic import LondonHeuristicBot
 from fagin.search.playouts import random_playouts, rollout_policy_violations
 
-from .london_helpers import GAME, position
+from .helpers import GAME, position
 
 
 def _play(players, seed, bots):

@@ -6,7 +6,7 @@ import pytest
 from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
 from fagin.engines.gangs_of_kyoto import engine as gk
 
-from .gk_helpers import (DISCARD, GAME, REFUSE, STAY_LATE, bell, bells, card, count_cards, draw_action,
+from .helpers import (DISCARD, GAME, REFUSE, STAY_LATE, bell, bells, card, count_cards, draw_action,
                          entry as _entry, full_deck, k, position, rows, tiny_deck)  # noqa: F401 (fixture)
 
 ACCEPT, REFUSE_ACTION = gk.ACTION_ACCEPT, gk.ACTION_REFUSE

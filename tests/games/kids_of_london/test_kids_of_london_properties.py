@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from fagin.engines.kids_of_london import engine as kol
 
-from .kol_helpers import GAME, coins
+from .helpers import GAME, coins
 
 VALUE = {"merchant": 4, "left_priest": 5, "right_priest": 5, "jeweller": 6, "banker": 7,
          "prince": 8, "beggar": 3}

@@ -8,7 +8,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (act, building_display, discard_pile, display_rows, draw, hand_of, labels, phase,
+from .helpers import (act, building_display, discard_pile, display_rows, draw, hand_of, labels, phase,
                              position, raw, seat, tops, turn_start, version)
 
 

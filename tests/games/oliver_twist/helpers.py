@@ -1,4 +1,4 @@
-"""Positions of Oliver Twist built for rule tests (see tests/engines/test_oliver_twist*.py).
+"""Positions of Oliver Twist built for rule tests (see tests/games/oliver_twist/test_oliver_twist*.py).
 
 ``position`` lists what a test cares about and puts every other token in the
 bag (by day) or the face-down pool (by night), every other card in its draw

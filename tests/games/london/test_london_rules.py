@@ -8,7 +8,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (GAME, act, action_id, building_display, discard_pile, display_rows, draw, hand_of,
+from .helpers import (GAME, act, action_id, building_display, discard_pile, display_rows, draw, hand_of,
                              label, labels, phase, position, raw, seat, tops, total_cards, turn_start, version)
 
 

@@ -3,7 +3,7 @@ from hypothesis import given, settings, strategies as st
 
 from fagin.engines.gangs_of_kyoto import engine as gk
 
-from .gk_helpers import GAME, count_cards, full_deck
+from .helpers import GAME, count_cards, full_deck
 
 
 @settings(max_examples=40, deadline=None)

@@ -6,7 +6,7 @@ import pytest
 
 from fagin.engines.london import engine as E
 
-from .london_helpers import (GAME, act, draw, hand_of, labels, phase, position, raw, total_cards, turn_start, version,
+from .helpers import (GAME, act, draw, hand_of, labels, phase, position, raw, total_cards, turn_start, version,
                              with_fields)
 
 

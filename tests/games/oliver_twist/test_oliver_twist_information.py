@@ -7,7 +7,7 @@ import pytest
 
 from fagin.engines import GAMES
 from fagin.engines.oliver_twist import engine as E
-from tests.engines.ot_helpers import BOTTOM, DONE, GAME, RIGHT_OF_TOP, TOP, act, position, resolve
+from tests.games.oliver_twist.helpers import BOTTOM, DONE, GAME, RIGHT_OF_TOP, TOP, act, position, resolve
 
 
 def _midgame(players, seed, night=False):

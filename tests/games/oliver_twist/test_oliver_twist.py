@@ -6,7 +6,7 @@ import random
 import pytest
 
 from fagin.engines.oliver_twist import engine as E
-from tests.engines.ot_helpers import (BOTTOM, DONE, GAME, GIVE_UP, JUNCTION_TOP, LEFT, LEFT_OF_TOP, RELOCATE,
+from tests.games.oliver_twist.helpers import (BOTTOM, DONE, GAME, GIVE_UP, JUNCTION_TOP, LEFT, LEFT_OF_TOP, RELOCATE,
                                       RIGHT_OF_TOP, TAKE, TOP, act, fagin, hide, keep, kind, money, play,
                                       position, resolve, seat, space, tool)
 
