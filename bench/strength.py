@@ -15,7 +15,9 @@ searched at each budget; for each budget the mean root branching (legal
 actions), the best move's share of the root's visits, and how often the
 move chosen differs from the one chosen at the next budget (at 256 and
 1,024 iterations: the question whether a longer search still changes its
-mind).
+mind), and how often it is the move of one iteration (where the game has a
+prior, the rollout policy's pick: how often the search overrides it).
+"ms a search" is wall time, so it grows when the machine is shared.
 
     .venv/bin/python bench/strength.py --game london [--players 2] [--ns 64 256 1024 4096]
         [--games 300] [--stop sprt|interval|none] [--workers 2] [--positions 40] [--seed 1]
@@ -77,10 +79,11 @@ def diagnostics(game, players, budgets, count, seed, options=None):
     rollout = GAMES[game].rollout
     picks = {b: [] for b in budgets}
     share = {b: [] for b in budgets}
-    branching = []
+    branching, first = [], []
     spent = {b: 0.0 for b in budgets}
     for k, (st, seat) in enumerate(positions(game, players, count, seed, options)):
         branching.append(len(st.legal_actions(seat)))
+        first.append(ismcts.search(st, seat, iterations=1, seed=seed * 7919 + k, rollout=rollout).action)
         for b in budgets:
             r = ismcts.search(st, seat, iterations=b, seed=seed * 7919 + k, rollout=rollout)
             total = sum(s.visits for s in r.stats) or 1
@@ -90,11 +93,13 @@ def diagnostics(game, players, budgets, count, seed, options=None):
     n = len(branching)
     print(f"\n{n} decisions from heuristic self-play, {players} players; mean root branching "
           f"{sum(branching) / n:.1f} (median {sorted(branching)[n // 2]}, most {max(branching)})")
-    print(f"{'iterations':>10}{'best share':>12}{'differs from next':>19}{'ms a search':>13}")
+    print(f"{'iterations':>10}{'best share':>12}{'differs from next':>19}{'same as 1 iteration':>21}"
+          f"{'ms a search':>13}")
     for i, b in enumerate(budgets):
         nxt = budgets[i + 1] if i + 1 < len(budgets) else None
         differ = (f"{sum(x != y for x, y in zip(picks[b], picks[nxt])) / n:>12.0%} ({nxt})" if nxt else "")
-        print(f"{b:>10}{sum(share[b]) / n:>12.1%}{differ:>19}{spent[b] / n:>13.1f}")
+        same = sum(x == y for x, y in zip(picks[b], first)) / n
+        print(f"{b:>10}{sum(share[b]) / n:>12.1%}{differ:>19}{same:>21.0%}{spent[b] / n:>13.1f}")
     return picks, share, branching
 
 
