@@ -2016,19 +2016,15 @@ cdef void ln_evaluate(const void* st, double* out) noexcept nogil:
     The position is scored as if the game ended now (LN-75 to LN-80: loans, hand
     cards as poverty, money, boroughs, cards, the poverty penalty), each card in
     hand counted back at EVAL_HAND since it will rather be built or spent, plus what
-    the seat's lasting money and VP cards promise (future_yield); the estimates are
-    then each seat's chance of winning, a softmax of the worths (EVAL_SCALE VP:
-    1 / (1 + sum over the others of e^((their worth - its worth) / EVAL_SCALE))), so
-    that they lie in (0, 1) and add up to 1 like the win/loss returns (LN-81) they
-    stand in for.  At 2 players this is the logistic of the lead.  (A logistic of
-    each seat's lead over the best other added up to 1.5 in an even 3-player
-    position, where playouts run to the end score 1/3 on average.)"""
+    the seat's lasting money and VP cards promise (future_yield); a seat's
+    estimate is then a logistic function of its lead over the best other seat, so
+    that it lies in (0, 1) like the win/loss returns (LN-81)."""
     cdef double worth[LN_MAX_PLAYERS]
     cdef int vp[LN_MAX_PLAYERS]
     cdef int poverty[LN_MAX_PLAYERS]
     cdef int boroughs[LN_MAX_PLAYERS]
     cdef int top_card[LN_MAX_PLAYERS]
-    cdef double others
+    cdef double best
     cdef int p, q
     cdef const LNState* s = <const LNState*>st
     cdef double runs = deck_cards(s) / (EVAL_CARDS_PER_TURN * s.players) * EVAL_RUN_SHARE
@@ -2036,11 +2032,11 @@ cdef void ln_evaluate(const void* st, double* out) noexcept nogil:
     for p in range(s.players):
         worth[p] = vp[p] + EVAL_HAND * s.hand_n[p] + future_yield(s, p, runs)
     for p in range(s.players):
-        others = 0.0
+        best = -1e9
         for q in range(s.players):
-            if q != p:
-                others += exp((worth[q] - worth[p]) / EVAL_SCALE)
-        out[p] = 1.0 / (1.0 + others)
+            if q != p and worth[q] > best:
+                best = worth[q]
+        out[p] = 1.0 / (1.0 + exp(-(worth[p] - best) / EVAL_SCALE))
 
 cdef GameDef LN_DEF
 LN_DEF.game_id = b"london"

@@ -115,23 +115,6 @@ def test_the_search_evaluation_is_a_return_estimate_that_favours_the_leader():
     assert a > b, "Grand Hotel (+£4, stays) promises more than Billingsgate (+£8 once, not yet used)"
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_the_search_evaluation_is_a_win_chance_at_every_player_count(players):
-    """The evaluation stands in for the returns of a game played on (LN-81: 1 for the winner, 0 for
-    every other seat), so it must be on their scale: the estimates are chances of winning that add
-    up to 1, an even position gives each seat 1/players, and a lead raises the leader's chance.
-    (It was a logistic of each seat's lead over the best other, which sums to 1 only at 2 players:
-    three even seats got 0.5 each, while the same playouts, run to the end, score 1/3 on average;
-    the search then preferred lines that stop short of the end to lines that reach it.)"""
-    even = E.evaluation(position(players=players).to_bytes())
-    assert even == pytest.approx([1.0 / players] * players)
-    ahead = E.evaluation(position(players=players, vp={0: 12}).to_bytes())
-    assert sum(ahead) == pytest.approx(1.0)
-    assert ahead[0] > 1.0 / players > ahead[1] and ahead[1] == pytest.approx(ahead[-1])
-    behind = E.evaluation(position(players=players, vp={0: -30}).to_bytes())
-    assert sum(behind) == pytest.approx(1.0) and behind[0] < 1.0 / players
-
-
 def test_policy_searches_stop_their_playouts_and_evaluate():
     """With the policy rollout, London's playouts stop after GameDef.rollout_depth actions and
     take the evaluation: an iteration costs a fraction of a full playout."""
