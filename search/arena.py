@@ -7,7 +7,19 @@ Command line::
 
 Game ``g`` seats lineup entry ``i`` at seat ``(i + g) % players``, so every
 entry plays every seat equally often (for ``games`` a multiple of the player
-count).  A bot's win share is its wins over its games; a game may have
+count).  With ``--paired`` the games come in deals of ``players`` games: one
+deal's games see the same chance draws (each chance event of a game takes the
+deal's next random number: the same opening, and the same draws for as long
+as the games stay alike), each with the seats rotated once more, so that luck
+of the deal favours no entry; then the interval is over deals.
+
+``--stop sprt`` or ``--stop interval`` ends a match early once it is decided
+(looked at after every ``--check-every`` deals, so the result does not depend
+on ``--workers``): the SPRT accepts "entry 0 scores ``--sprt-delta`` above the
+fair share" or "it scores the fair share" (error rates 5 % each; the normal
+approximation of the GSPRT, on deals); ``interval`` stops when the 95 %
+interval of entry 0's score excludes the fair share.  ``--games`` is then the
+most games played.  A bot's win share is its wins over its games; a game may have
 several winners or none (Kids of London ties), so the fair share is the mean
 number of winners per game over the number of players, printed beside it.
 """
@@ -25,15 +37,21 @@ from fagin.search.bots import make_bot
 
 
 def play_game(game_id, lineup, seats_of, seed, options=None):
-    """Plays one game; ``seats_of[i]`` is the seat of lineup entry ``i``. Returns per-entry returns."""
+    """Plays one game; ``seats_of[i]`` is the seat of lineup entry ``i``. Returns per-entry returns.
+
+    ``seed`` is one number (chance and the bots' seeds drawn from one stream), or a pair
+    ``(chance_seed, bot_seed)`` of separate streams: games of one deal share the chance seed."""
     bots = [make_bot(spec) for spec in lineup]
     players = len(lineup)
     entry_at = {seat: i for i, seat in enumerate(seats_of)}
     state = new_game(game_id, players, **(options or {}))
-    rng = random.Random(seed)
+    if isinstance(seed, (tuple, list)):
+        chance, rng = random.Random(seed[0]), random.Random(seed[1])
+    else:
+        chance = rng = random.Random(seed)
     while not state.is_terminal():
         if state.is_chance_node():
-            state.apply(state.sample_chance(rng.getrandbits(63)))
+            state.apply(state.sample_chance(chance.getrandbits(63)))
             continue
         seat = state.current_player()
         action = bots[entry_at[seat]].choose(state, seat, rng.getrandbits(63))
@@ -90,6 +108,69 @@ class EntryResult:
         return wilson(self.wins, self.games)
 
 
+def pairwise_score(returns, entry=0):
+    """Entry ``entry``'s score against the other entries of one game: over each other seat,
+    1 for a higher return, 0.5 for an equal one, 0 for a lower; 50 % is fair at any count."""
+    mine = returns[entry]
+    others = [r for i, r in enumerate(returns) if i != entry]
+    return sum(1.0 if mine > r else 0.5 if mine == r else 0.0 for r in others) / len(others)
+
+
+def mean_interval(xs, z=1.96):
+    """(mean, low, high) of observations ``xs`` (deals' scores): the normal interval of the mean,
+    clipped to [0, 1]; with no spread yet, Wilson's on the mean as a share of ``len(xs)``."""
+    n = len(xs)
+    if n == 0:
+        return 0.0, 0.0, 1.0
+    m = sum(xs) / n
+    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    if var <= 0:
+        lo, hi = wilson(m * n, n, z)
+        return m, lo, hi
+    half = z * math.sqrt(var / n)
+    return m, max(0.0, m - half), min(1.0, m + half)
+
+
+#: SPRT error rates (false "stronger", false "not stronger") and the bounds on its log-likelihood ratio.
+SPRT_ALPHA = SPRT_BETA = 0.05
+SPRT_LOWER = math.log(SPRT_BETA / (1 - SPRT_ALPHA))
+SPRT_UPPER = math.log((1 - SPRT_BETA) / SPRT_ALPHA)
+STOP_RULES = ("none", "sprt", "interval")
+
+
+def sprt_llr(xs, delta, fair=0.5):
+    """The log-likelihood ratio of "the mean score is fair + delta" over "it is fair", from the
+    deals' scores ``xs`` (the GSPRT's normal approximation, the variance estimated from ``xs``;
+    0 while there is no spread to estimate it from)."""
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    m = sum(xs) / n
+    var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    if var <= 0:
+        var = 1.0 / (4 * n)       # no spread yet (every deal alike): as if one more deal differed
+    mu0, mu1 = fair, fair + delta
+    return (mu1 - mu0) / var * (sum(xs) - n * (mu0 + mu1) / 2)
+
+
+def decided(xs, rule, delta=0.05, fair=0.5):
+    """The verdict of stopping rule ``rule`` on deals' scores ``xs``: None while undecided,
+    else "stronger" or "weaker" (interval) / "stronger" or "not stronger" (SPRT)."""
+    if rule == "interval":
+        _, lo, hi = mean_interval(xs)
+        if lo > fair:
+            return "stronger"
+        if hi < fair:
+            return "weaker"
+    elif rule == "sprt":
+        llr = sprt_llr(xs, delta, fair)
+        if llr >= SPRT_UPPER:
+            return "stronger"
+        if llr <= SPRT_LOWER:
+            return "not stronger"
+    return None
+
+
 @dataclass
 class MatchResult:
     game: str
@@ -97,28 +178,81 @@ class MatchResult:
     games: int
     entries: list
     fair_share: float
+    paired: bool = False
+    deal_scores: list = None      # entry 0's pairwise score in each deal (a game each when unpaired)
+    stop: str = "none"
+    verdict: str | None = None    # what the stopping rule decided (None: it did not stop early)
+
+    @property
+    def score(self):
+        """(mean, low, high): entry 0's pairwise score against the others, the interval over deals."""
+        return mean_interval(self.deal_scores or [])
 
     def table(self):
-        lines = [f"{self.game}, {self.players} players, {self.games} seat-rotated games; "
+        kind = f"{self.games // self.players} paired deals ({self.games} games)" if self.paired else \
+            f"{self.games} seat-rotated games"
+        lines = [f"{self.game}, {self.players} players, {kind}; "
                  f"fair share {self.fair_share:.1%}",
                  f"{'entry':<4}{'bot':<16}{'wins':>8}{'share':>9}   95% interval    mean return"]
         for i, e in enumerate(self.entries):
             lo, hi = e.interval
             lines.append(f"{i:<4}{e.spec:<16}{e.wins:>8.0f}{e.share:>9.1%}   [{lo:.1%}, {hi:.1%}]"
                          f"{e.mean_return:>15.3f}")
+        if self.deal_scores:
+            m, lo, hi = self.score
+            unit = "deals" if self.paired else "games"
+            lines.append(f"entry 0's pairwise score against the others: {m:.1%} [{lo:.1%}, {hi:.1%}] "
+                         f"(95 %, over {len(self.deal_scores)} {unit}; fair 50 %)")
+        if self.stop != "none":
+            lines.append(f"stopping rule {self.stop}: " + (f"stopped, {self.verdict}" if self.verdict
+                                                          else "undecided at the most games"))
         return "\n".join(lines)
 
 
-def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=None):
-    """Plays ``games`` seat-rotated games of ``lineup`` (one bot spec per seat)."""
+def match_jobs(game_id, lineup, games, seed=0, options=None, paired=False):
+    """The jobs (play_game's arguments) of a match, in deal order: ``paired``, deal ``d``'s
+    games ``d * players + r`` share one chance seed, rotation ``r`` each."""
     players = len(lineup)
-    for spec in lineup:
-        make_bot(spec)      # fail fast on a bad spec
     jobs = []
     for g in range(games):
         seats_of = [(i + g) % players for i in range(players)]
-        jobs.append((game_id, list(lineup), seats_of, seed * 1_000_003 + g, options))
-    results = run_games(jobs, workers, progress, chunksize=4)
+        if paired:
+            deal = g // players
+            game_seed = (seed * 1_000_003 + deal, seed * 1_000_003 + g + 7_777_777)
+        else:
+            game_seed = seed * 1_000_003 + g
+        jobs.append((game_id, list(lineup), seats_of, game_seed, options))
+    return jobs
+
+
+def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=None, paired=False,
+          stop="none", check_every=4, sprt_delta=0.05):
+    """Plays ``games`` seat-rotated games of ``lineup`` (one bot spec per seat); ``paired``: in
+    deals of one game per rotation; ``stop``: a stopping rule (see the module's docstring)."""
+    if stop not in STOP_RULES:
+        raise ValueError(f"stop: one of {', '.join(STOP_RULES)}, got {stop!r}")
+    players = len(lineup)
+    for spec in lineup:
+        make_bot(spec)      # fail fast on a bad spec
+    if paired:
+        games = -(-games // players) * players
+    jobs = match_jobs(game_id, lineup, games, seed, options, paired)
+    per_deal = players if paired else 1
+    batch = len(jobs) if stop == "none" else max(1, check_every) * per_deal
+    results, deal_scores, verdict = [], [], None
+    with _pool(workers) as pool:
+        for start in range(0, len(jobs), batch):
+            results += run_games(jobs[start:start + batch], workers, progress and stop == "none",
+                                 chunksize=4 if stop == "none" else 1, pool=pool)
+            deal_scores = [sum(pairwise_score(r) for r in results[d:d + per_deal]) / per_deal
+                           for d in range(0, len(results), per_deal)]
+            verdict = decided(deal_scores, stop, sprt_delta)
+            if progress and stop != "none":
+                m, lo, hi = mean_interval(deal_scores)
+                print(f"  {len(results)} games: entry 0 scores {m:.1%} [{lo:.1%}, {hi:.1%}]",
+                      file=sys.stderr)
+            if verdict:
+                break
     totals = [0.0] * players
     returns = [0.0] * players
     winners = 0.0
@@ -128,13 +262,29 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
             totals[i] += wins[i]
             returns[i] += r[i]
         winners += sum(wins)
-    entries = [EntryResult(spec, games, totals[i], returns[i]) for i, spec in enumerate(lineup)]
-    return MatchResult(game_id, players, games, entries, winners / games / players if games else 0.0)
+    played = len(results)
+    entries = [EntryResult(spec, played, totals[i], returns[i]) for i, spec in enumerate(lineup)]
+    return MatchResult(game_id, players, played, entries, winners / played / players if played else 0.0,
+                       paired, deal_scores, stop, verdict)
 
 
-def run_games(jobs, workers=1, progress=False, chunksize=2):
+class _NoPool:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _pool(workers):
+    return ProcessPoolExecutor(max_workers=workers) if workers > 1 else _NoPool()
+
+
+def run_games(jobs, workers=1, progress=False, chunksize=2, pool=None):
     """Each job's per-entry returns (a job is :func:`play_game`'s arguments), played on
-    ``workers`` processes, with a progress bar if asked."""
+    ``workers`` processes (or ``pool``'s), with a progress bar if asked."""
+    if pool is not None:
+        return _progress(pool.map(_play, jobs, chunksize=chunksize), len(jobs), progress)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             return _progress(pool.map(_play, jobs, chunksize=chunksize), len(jobs), progress)
@@ -160,10 +310,18 @@ def main(argv=None):
                         help="game option (repeatable)")
     parser.add_argument("--lineup", nargs="+", required=True,
                         help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS[xTHREADS]], "
-                             "ismcts@MSms[xTHREADS], each ismcts spec optionally ending in :policy or :random "
-                             "(see fagin.search.bots.make_bot)")
+                             "ismcts@MSms[xTHREADS], each ismcts spec optionally ending in :policy or :random, "
+                             "remote:HOST:PORT:SPEC (see fagin.search.bots.make_bot)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--paired", action="store_true",
+                        help="deals of one game per seat rotation, sharing their chance draws")
+    parser.add_argument("--stop", choices=STOP_RULES, default="none",
+                        help="stop early once decided: an SPRT, or the 95 %% interval excluding 50 %%")
+    parser.add_argument("--check-every", type=int, default=4, metavar="DEALS",
+                        help="deals between looks of the stopping rule")
+    parser.add_argument("--sprt-delta", type=float, default=0.05,
+                        help="the SPRT's alternative: entry 0 scores this much above 50 %%")
     args = parser.parse_args(argv)
     if args.players is not None and args.players != len(args.lineup):
         parser.error(f"--players {args.players} does not match the {len(args.lineup)} bots of --lineup")
@@ -173,8 +331,12 @@ def main(argv=None):
         if not sep:
             parser.error(f"--option: expected NAME=VALUE, got {item!r}")
         options[name] = value
-    result = match(args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
-                   progress=True, options=options)
+    try:
+        result = match(args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
+                       progress=True, options=options, paired=args.paired, stop=args.stop,
+                       check_every=args.check_every, sprt_delta=args.sprt_delta)
+    except ValueError as e:
+        parser.error(str(e))
     print(result.table())
     return 0
 

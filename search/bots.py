@@ -103,7 +103,66 @@ class HeuristicBot:
         return bot.choose(state, seat, seed)
 
 
-_BOT_SPECS = ("random, heuristic, policy, level:N (1-10), or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
+class RemoteBot:
+    """Plays what another fagin server recommends, through the public API: each decision
+    sends ``Recommend`` the deciding seat's view (``state.view(seat)``, so the remote sees
+    exactly what the seat may know) with the settings of ``inner``, a local bot spec
+    (``level:N`` or a search bot such as ``ismcts@100ms``).  So a build can play an earlier
+    build served from a ``git worktree``: ``remote:127.0.0.1:50052:level:10``."""
+
+    def __init__(self, host, port, inner, timeout=600.0):
+        self.host, self.port, self.inner = host, port, inner
+        self.name = f"remote:{host}:{port}:{inner}"
+        self.timeout = timeout
+        self.settings = remote_settings(inner)
+        self._client = None
+
+    def __getstate__(self):          # the channel stays in the process that opened it
+        return {k: v for k, v in self.__dict__.items() if k != "_client"} | {"_client": None}
+
+    def choose(self, state, seat, seed):
+        from fagin.server.codec import encode_description
+        if self._client is None:
+            from fagin.clients import FaginClient
+            self._client = FaginClient(f"{self.host}:{self.port}", timeout=self.timeout)
+        view = encode_description(state.game, state.view(seat))
+        rec = self._client.recommend(view, seat, seed=seed & 0x7FFFFFFFFFFFFFFF, **self.settings)
+        action = rec.action.id
+        if action not in state.legal_actions(seat):
+            raise RuntimeError(f"{self.name}: recommended action {action}, not legal here")
+        return action
+
+
+def remote_settings(inner: str) -> dict:
+    """The ``Recommend`` settings that play as the local bot spec ``inner`` does (a level or a
+    search bot); ValueError for any other spec."""
+    bot = make_bot(inner)
+    if isinstance(bot, LevelBot):
+        return {"level": bot.level}
+    if not isinstance(bot, ISMCTSBot):
+        raise ValueError(f"bot spec 'remote:HOST:PORT:{inner}': a remote bot is a level or a search "
+                         f"bot, e.g. remote:127.0.0.1:50052:level:10 or remote:127.0.0.1:50052:ismcts@100ms")
+    settings = {"algorithm": bot.algorithm, "threads": bot.threads, "rollout": bot.rollout or ""}
+    if bot.time_ms is not None:
+        settings["time_ms"] = bot.time_ms
+    else:
+        settings["iterations"] = bot.iterations
+    if bot.temperature is not None:
+        settings["temperature"] = bot.temperature
+    return settings
+
+
+def _remote_bot(spec: str, arg: str):
+    host, sep, rest = arg.partition(":")
+    port, sep2, inner = rest.partition(":")
+    if not (host and sep and sep2 and inner and port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError(f"bot spec {spec!r}: remote:HOST:PORT:SPEC, e.g. remote:127.0.0.1:50052:level:10")
+    if inner.startswith("remote:"):
+        raise ValueError(f"bot spec {spec!r}: a remote bot plays a local spec of the remote server")
+    return RemoteBot(host, int(port), inner)
+
+
+_BOT_SPECS = ("random, heuristic, policy, level:N (1-10), remote:HOST:PORT:SPEC, or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
               "[:policy|:random][:sample] with ALGORITHM ismcts, ismcts_rm, oos or auto")
 
 
@@ -118,7 +177,9 @@ def make_bot(spec: str):
     iteration costs) or ``@MSmsxTHREADS``; then optionally ``:policy`` or
     ``:random`` (the rollout setting; without it, the game's default,
     ``GameSpec.rollout``) and ``:sample`` (play a move drawn from the search's
-    policy, as a mixed strategy should be played).  Examples: ``ismcts:5000``,
+    policy, as a mixed strategy should be played).  ``remote:HOST:PORT:SPEC`` asks the fagin
+    server at HOST:PORT to play as SPEC (a level or a search bot) would (:class:`RemoteBot`).
+    Examples: ``ismcts:5000``,
     ``ismcts@50ms``, ``ismcts:2000:random``, ``ismcts_rm@50msx2:policy:sample``.
     """
     name, _, arg = spec.partition(":")
@@ -128,6 +189,8 @@ def make_bot(spec: str):
         return HeuristicBot()
     if name == "policy" and not arg:
         return PolicyBot()
+    if name == "remote":
+        return _remote_bot(spec, arg)
     if name == "level":
         if not arg.isdigit() or not levels.MIN_LEVEL <= int(arg) <= levels.MAX_LEVEL:
             raise ValueError(f"bot spec {spec!r}: a level from {levels.MIN_LEVEL} to {levels.MAX_LEVEL}, "

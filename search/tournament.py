@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fagin.engines.registry import GAMES
-from fagin.search.arena import run_games
+from fagin.search.arena import STOP_RULES, match, run_games
 from fagin.search.bots import make_bot
 
 ELO = 400.0 / math.log(10.0)      # Elo points per natural-log unit of odds
@@ -184,9 +184,10 @@ def rate(records, bots, samples=200, seed=0):
 
 
 def tournament(game_id, bots, players, games=40, seed=1, workers=1, progress=False, options=None,
-               max_lineups=60, bootstrap=200):
+               max_lineups=60, bootstrap=200, paired=False):
     """Plays every lineup ``games`` seat-rotated games (rounded up to a multiple of the
-    players) and rates the bots."""
+    players) and rates the bots; ``paired``: a lineup's games come in deals of one game per
+    rotation sharing their chance draws (see :mod:`fagin.search.arena`)."""
     spec = GAMES.get(game_id)
     if spec is None:
         raise ValueError(f"game: unknown game {game_id!r}; known games: {', '.join(sorted(GAMES))}")
@@ -199,7 +200,11 @@ def tournament(game_id, bots, players, games=40, seed=1, workers=1, progress=Fal
     for li, lineup in enumerate(lineups(bots, players, max_lineups, seed)):
         for g in range(per_lineup):
             seats_of = [(i + g) % players for i in range(players)]
-            jobs.append((game_id, lineup, seats_of, (seed * 1_000_003 + li) * 100_003 + g, options))
+            game_seed = (seed * 1_000_003 + li) * 100_003 + g
+            if paired:
+                deal_seed = (seed * 1_000_003 + li) * 100_003 + g // players
+                game_seed = (deal_seed, game_seed + 50_000_017)
+            jobs.append((game_id, lineup, seats_of, game_seed, options))
     started = time.monotonic()
     results = run_games(jobs, workers, progress)
     records = [GameRecord(list(job[1]), list(ret)) for job, ret in zip(jobs, results)]
@@ -224,6 +229,15 @@ def build_parser(parser=None):
     parser.add_argument("--bootstrap", type=int, default=200, help="resamples for the rating intervals")
     parser.add_argument("--report", metavar="DIR", help="write results.json, PNG plots and report.html here")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--paired", action="store_true",
+                        help="each deal played once per seat rotation, with the same chance draws")
+    parser.add_argument("--stop", choices=STOP_RULES, default="none",
+                        help="two bots only: a match that stops once decided (an SPRT, or the 95 %% "
+                             "interval of the first bot's score excluding 50 %%); --games is then the most")
+    parser.add_argument("--check-every", type=int, default=4, metavar="DEALS",
+                        help="with --stop: deals between looks of the stopping rule")
+    parser.add_argument("--sprt-delta", type=float, default=0.05,
+                        help="with --stop sprt: the alternative, the first bot scoring this much above 50 %%")
     return parser
 
 
@@ -239,10 +253,13 @@ def run(args):
         options[name] = value
     spec = GAMES.get(args.game)
     players = args.players or (spec.min_players if spec else 2)
+    if args.stop != "none":
+        return _stopping_match(args, players, options)
     try:
         result = tournament(args.game, args.bots, players, games=args.games, seed=args.seed,
                             workers=args.workers or os.cpu_count() or 1, progress=not args.quiet,
-                            options=options, max_lineups=args.max_lineups, bootstrap=args.bootstrap)
+                            options=options, max_lineups=args.max_lineups, bootstrap=args.bootstrap,
+                            paired=args.paired)
     except ValueError as e:
         print(f"fagin arena: {e}", file=sys.stderr)
         return 2
@@ -251,6 +268,26 @@ def run(args):
         from fagin.search.report import write_report
         path = write_report(result, args.report, command=" ".join(sys.argv))
         print(f"report: {path}")
+    return 0
+
+
+def _stopping_match(args, players, options):
+    """``--stop``: the first bot at one seat, the second at the others, until decided."""
+    import os
+    if len(args.bots) != 2:
+        print("fagin arena: --stop: give exactly two bots (the first is tested against the second)",
+              file=sys.stderr)
+        return 2
+    lineup = [args.bots[0]] + [args.bots[1]] * (players - 1)
+    try:
+        result = match(args.game, lineup, args.games, seed=args.seed,
+                       workers=args.workers or os.cpu_count() or 1, progress=not args.quiet, options=options,
+                       paired=args.paired, stop=args.stop, check_every=args.check_every,
+                       sprt_delta=args.sprt_delta)
+    except ValueError as e:
+        print(f"fagin arena: {e}", file=sys.stderr)
+        return 2
+    print(result.table())
     return 0
 
 

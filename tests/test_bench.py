@@ -26,6 +26,8 @@ RUNS = {
                           "--long-ms", "20000"], "process exited (0)"),
     "request_cost.py": (["--positions", "1", "--rounds", "3"], "outside search"),
     "level_chips.py": (["--game", "kuhn_poker", "--hands", "20"], "| 10 |"),
+    "strength.py": (["--game", "kids_of_london", "--ns", "4", "--games", "4", "--positions", "2",
+                     "--diag-budgets", "8", "16"], "differs from next"),
     "fuzz_states.py": (["--inputs", "300", "--games", "kuhn_poker,liars_dice", "--quiet"], "0 defects"),
 }
 

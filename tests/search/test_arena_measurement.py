@@ -1,0 +1,123 @@
+"""Measuring strength (issue 24, item 1): paired deals, early stopping and remote bots."""
+import pytest
+
+from fagin.engines import new_game
+from fagin.search import arena, tournament
+from fagin.search.bots import RemoteBot, make_bot
+
+from ..engines.kol_helpers import play, position
+
+
+class _FirstMoveBot:
+    """Plays the first legal action and records the state at each of its decisions."""
+
+    seen = []
+
+    def choose(self, state, seat, seed):
+        _FirstMoveBot.seen.append((seat, state.describe()))
+        return state.legal_actions(seat)[0]
+
+
+def _dealt(monkeypatch, job):
+    _FirstMoveBot.seen = []
+    monkeypatch.setattr(arena, "make_bot", lambda spec: _FirstMoveBot())
+    arena.play_game(*job)
+    seat, first = _FirstMoveBot.seen[0]
+    return first["cards"]
+
+
+def test_paired_deals_replay_the_chance_draws_with_the_seats_rotated(monkeypatch):
+    jobs = arena.match_jobs("kuhn_poker", ["a", "b"], 8, seed=3, paired=True)
+    # Deal d: games 2d and 2d + 1, the same chance seed, the seats rotated, other bot seeds.
+    assert [j[2] for j in jobs[:2]] == [[0, 1], [1, 0]]
+    assert jobs[0][3][0] == jobs[1][3][0] and jobs[0][3][1] != jobs[1][3][1]
+    assert len({j[3][0] for j in jobs}) == 4
+    deals = [_dealt(monkeypatch, j) for j in jobs]
+    for d in range(4):
+        assert deals[2 * d] == deals[2 * d + 1]        # the same cards at the same seats ...
+    assert len({tuple(c) for c in deals}) > 1          # ... and deals differ
+    # So entry 0 holds seat 0's cards in one game of a deal and seat 1's in the other.
+
+
+def test_unpaired_jobs_keep_their_recorded_seeds():
+    jobs = arena.match_jobs("kuhn_poker", ["a", "b"], 4, seed=2)
+    assert [j[3] for j in jobs] == [2 * 1_000_003 + g for g in range(4)]
+
+
+def test_pairwise_score_is_fair_at_half_whatever_the_count():
+    assert arena.pairwise_score([1.0, 0.0]) == 1.0
+    assert arena.pairwise_score([0.0, 1.0]) == 0.0
+    assert arena.pairwise_score([1.0, 1.0]) == 0.5
+    assert arena.pairwise_score([0.0, 1.0, 0.0]) == 0.25
+
+
+def test_stopping_rules_decide_only_when_the_evidence_does():
+    assert arena.decided([1.0] * 12, "sprt") == "stronger"
+    assert arena.decided([1.0, 0.5] * 8, "interval") == "stronger"
+    assert arena.decided([0.0, 0.5] * 8, "interval") == "weaker"
+    even = [1.0, 0.0, 0.5, 0.5] * 5
+    assert arena.decided(even, "interval") is None
+    assert arena.decided(even, "none") is None
+    assert arena.decided(even * 20, "sprt", delta=0.1) == "not stronger"
+    assert arena.decided([1.0, 0.0, 1.0], "sprt") is None     # three deals decide nothing
+    with pytest.raises(ValueError, match="stop"):
+        arena.match("kuhn_poker", ["random", "random"], 2, stop="soon")
+
+
+def test_a_clear_match_stops_early_and_the_workers_do_not_change_it():
+    runs = [arena.match("kids_of_london", ["ismcts:200", "random"], games=200, seed=5, paired=True,
+                        stop="sprt", workers=w) for w in (1, 2)]
+    a, b = runs
+    assert a.verdict == "stronger" and a.games < 200 and a.games % 2 == 0
+    assert [e.wins for e in a.entries] == [e.wins for e in b.entries] and a.games == b.games
+    assert "stopped, stronger" in a.table() and "paired deals" in a.table()
+    m, lo, hi = a.score
+    assert lo > 0.5
+
+
+def test_fagin_arena_stops_a_two_bot_match(capsys):
+    assert tournament.main(["--game", "kids_of_london", "--bots", "ismcts:200", "random", "--games", "200",
+                            "--paired", "--stop", "interval", "--workers", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "stopping rule interval: stopped, stronger" in out
+    assert tournament.main(["--game", "kids_of_london", "--bots", "a", "b", "c", "--stop", "sprt"]) == 2
+
+
+def test_a_paired_tournament_plays_deals():
+    result = tournament.tournament("kuhn_poker", ["random", "ismcts:30"], 2, games=4, seed=1, paired=True,
+                                   bootstrap=0)
+    assert len(result.records) == 4
+
+
+def test_remote_bot_specs():
+    bot = make_bot("remote:127.0.0.1:50052:level:10")
+    assert isinstance(bot, RemoteBot) and bot.settings == {"level": 10}
+    assert bot.name == "remote:127.0.0.1:50052:level:10"
+    bot = make_bot("remote:localhost:1:ismcts@100msx2:policy")
+    assert bot.settings == {"algorithm": "ismcts", "threads": 2, "rollout": "policy", "time_ms": 100}
+    assert make_bot("remote:h:9:auto:300:sample").settings == {
+        "algorithm": "auto", "threads": 1, "rollout": "", "iterations": 300, "temperature": 1.0}
+    for spec in ("remote:", "remote:host", "remote:host:port:level:3", "remote:host:0:level:3",
+                 "remote:host:99999:level:3", "remote:host:9:", "remote:host:9:random", "remote:host:9:heuristic",
+                 "remote:host:9:level:11", "remote:host:9:remote:host:9:level:3"):
+        with pytest.raises(ValueError, match="bot spec|level|unknown"):
+            make_bot(spec)
+
+
+def test_a_remote_bot_plays_as_the_same_bot_here_and_sees_only_its_view(server):
+    st = new_game("kids_of_london", 3, seed=4)
+    seat = st.current_player()
+    for inner in ("ismcts:200", "level:6"):
+        remote = make_bot(f"remote:{server.target}:{inner}")
+        for seed in (1, 2, 3):
+            assert remote.choose(st, seat, seed) == make_bot(inner).choose(st, seat, seed)
+    # Twin states that differ only in what seat 1 cannot see (seat 0's secret card).
+    worlds = [play(position(3, "jeweller", coins=[4, 9, 2]), a) for a in (8, 0)]
+    remote = make_bot(f"remote:{server.target}:ismcts:200")
+    assert remote.choose(worlds[0], 1, seed=5) == remote.choose(worlds[1], 1, seed=5)
+
+
+def test_a_match_against_a_remote_bot(server):
+    result = arena.match("kids_of_london", [f"remote:{server.target}:level:4", "random"], games=2, seed=1,
+                         paired=True)
+    assert result.games == 2 and len(result.deal_scores) == 1
