@@ -5,7 +5,7 @@ from fagin.engines import new_game
 from fagin.search import arena, tournament
 from fagin.search.bots import RemoteBot, make_bot
 
-from ..engines.kol_helpers import play, position
+from ..games.kids_of_london.helpers import play, position
 
 
 class _FirstMoveBot:
