@@ -8,14 +8,21 @@ thread's own, so that other processes on a busy machine do not count).
 
 The tree is grown twice from fresh memory, with the same seed, so both grow
 through the same sizes: a slow growth step is in the code and shows in both,
-while a stall of the machine's own (a page fault that compacts memory, seen
-once in CI at 27 ms) is rare and lands in one of them.  The test fails when
+while a stall of the machine's own lands in one of them.  The test fails when
 both growths have a run over the bound.
+
+The bound is on the thread's user CPU, the code's own work.  Its system CPU is
+the kernel's: on a host whose free memory is fragmented, the first touch of a
+fresh huge-page chunk makes the kernel compact memory in the faulting thread
+(measured here at up to 30-60 ms of system time in a 5 ms run, with user time
+at most 8 ms), which says nothing about the search's growth steps; that is
+bounded separately and loosely, so that a kernel stall is seen but only a
+gross one fails.
 Goofspiel grows fastest: about one node of 11 slots per iteration, 400,000
 iterations a second; before the fix the doubling near 314,000 nodes took
 0.3 s of CPU.
 """
-import time
+import resource
 
 import pytest
 
@@ -25,23 +32,33 @@ from fagin.search.ismcts import ISMCTS
 from fagin.search.root_parallel import RootParallelSearch
 
 RUN_MS = 5
-# CPU a timed run may take past its budget: a few iterations and the clock's stride.
+# User CPU a timed run may take past its budget: a few iterations and the clock's stride.
 TOLERANCE_MS = 15
+# User and system CPU together: the kernel's compaction of fragmented memory included.
+KERNEL_TOLERANCE_MS = 150
 NODES = 330_000
 
 
+def _thread_cpu_ms():
+    usage = resource.getrusage(resource.RUSAGE_THREAD)
+    return usage.ru_utime * 1000, (usage.ru_utime + usage.ru_stime) * 1000
+
+
 def grow():
-    """A Goofspiel search grown past NODES in RUN_MS runs: (search, CPU ms of each run, nodes after each)."""
+    """A Goofspiel search grown past NODES in RUN_MS runs: (search, user CPU ms of each run,
+    nodes after each, user and system CPU ms of each run)."""
     ismcts.release_tree_memory()          # kept memory would hide the cost of fresh memory
     st = new_game("goofspiel", 2, seed=1)
     s = ISMCTS(st, st.current_player(), seed=1, rollout="random")
-    cpu, nodes = [], []
+    cpu, nodes, total = [], [], []
     while s.num_nodes < NODES:
-        before = time.thread_time()
+        user, both = _thread_cpu_ms()
         s.run(time_ms=RUN_MS)
-        cpu.append((time.thread_time() - before) * 1000)
+        user_after, both_after = _thread_cpu_ms()
+        cpu.append(user_after - user)
+        total.append(both_after - both)
         nodes.append(s.num_nodes)
-    return s, cpu, nodes
+    return s, cpu, nodes, total
 
 
 @pytest.fixture(scope="module")
@@ -51,23 +68,25 @@ def grown():
 
 def test_timed_runs_stop_on_time_while_the_tree_grows(grown):
     overruns = []
-    for s, cpu, nodes in (grown, grow()):
+    for s, cpu, nodes, total in (grown, grow()):
         worst = max(range(len(cpu)), key=cpu.__getitem__)
-        if cpu[worst] <= RUN_MS + TOLERANCE_MS:
+        stalled = max(range(len(total)), key=total.__getitem__)
+        if cpu[worst] <= RUN_MS + TOLERANCE_MS and total[stalled] <= RUN_MS + KERNEL_TOLERANCE_MS:
             return
-        overruns.append(f"{cpu[worst]:.1f} ms reaching {nodes[worst]:,} nodes")
+        overruns.append(f"{cpu[worst]:.1f} ms of user CPU reaching {nodes[worst]:,} nodes, "
+                        f"{total[stalled]:.1f} ms in all reaching {nodes[stalled]:,}")
     pytest.fail(f"in both growths a {RUN_MS} ms run took too much CPU: " + "; ".join(overruns))
 
 
 def test_a_grown_tree_still_finds_its_first_nodes(grown):
-    s, _, _ = grown
+    s, _, _, _ = grown
     st = new_game("goofspiel", 2, seed=1)
     assert s.node_actions(s.seat, s.root_key) == st.legal_actions(s.seat)
     assert s.result().stats[0].visits > 0
 
 
 def test_tree_bytes_counts_the_tree_held(grown):
-    s, _, _ = grown
+    s, _, _, _ = grown
     in_use = 24 * s.num_nodes + 40 * s.num_slots
     # Chunks' free ends and the hash table (at most 4 int32 buckets a node, two tables while one moves).
     assert in_use < s.tree_bytes < in_use + 2 * (2 << 20) + 6 * 4 * s.num_nodes + (4 << 20)
