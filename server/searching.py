@@ -39,6 +39,23 @@ def _quoted(text, limit=60):
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
+def timeout_rounding_ms(remaining_ms):
+    """How much later than the client's deadline the server's may be, for a call with
+    `remaining_ms` left as the server sees it.  gRPC sends a deadline as a timeout
+    (``grpc-timeout``) rounded up to its unit: whole ms below 1 s, 10 ms below 10 s,
+    100 ms below 100 s, whole seconds beyond (gRPC core's timeout encoding), so a 10-45 s
+    deadline reaches the server up to 100 ms late."""
+    if remaining_ms < 1_000:
+        return 1.0
+    if remaining_ms < 10_000 + 10:
+        return 10.0
+    if remaining_ms < 100_000 + 100:
+        return 100.0
+    if remaining_ms < 6_000_000 + 1_000:
+        return 1_000.0
+    return 60_000.0
+
+
 class DeadlineTooShort(Exception):
     """The call's deadline leaves no time to search."""
 
@@ -167,7 +184,9 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         limit_ms = float(config.max_time_ms)
         time_note = f"search stopped by the server's time maximum of {config.max_time_ms} ms"
     if time_remaining_s is not None:
-        available = time_remaining_s * 1000.0 - config.deadline_margin_ms
+        remaining_ms = time_remaining_s * 1000.0
+        # The margin covers the answer's way back; the rounding, how late the deadline came.
+        available = remaining_ms - config.deadline_margin_ms - timeout_rounding_ms(remaining_ms)
         if available <= 0:
             raise DeadlineTooShort("the call's deadline leaves no time to search")
         if available < limit_ms:
