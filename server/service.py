@@ -133,6 +133,25 @@ async def _end_call(call, context, exc):
     await context.abort(call.code, message)
 
 
+#: A refused BatchRecommend reads (and drops) what the client sends for this long at most
+#: before it ends the call.
+REFUSED_DRAIN_S = 5.0
+
+
+async def _drain_requests(request_iterator, limit_s=REFUSED_DRAIN_S):
+    """Reads and drops a refused stream's requests until the client half-closes, for
+    `limit_s` at most.  Ended while the client still writes, the call reached grpc.aio
+    clients as INTERNAL ("Internal error from Core": their failed write won the race with
+    the status) rather than as the refusal, and without its retry hint."""
+    async def read_all():
+        async for _ in request_iterator:
+            pass
+    try:
+        await asyncio.wait_for(read_all(), limit_s)
+    except (asyncio.TimeoutError, Exception):      # the status goes out whatever the stream did
+        pass
+
+
 # Threads that parse and decode requests, off the event loop.  The work holds
 # the GIL, so a few threads are enough: they only keep one large request from
 # queueing the small ones behind it.
@@ -619,6 +638,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         try:
             self.admission.open_stream(self.config.stream_limit)
         except Overloaded as e:
+            await _drain_requests(request_iterator)
             await _end_call(call, context, e)
         queue: asyncio.Queue = asyncio.Queue()
         slots = asyncio.Semaphore(self.config.batch_slots)
@@ -642,7 +662,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 code, message = _error_of(e, f"BatchRecommend request {item.request_id!r}")
                 self.batch_errors[code.name] += 1
                 resp = fagin_pb2.BatchRecommendResponse(
-                    request_id=item.request_id, error=fagin_pb2.Error(code=code.value[0], message=message))
+                    request_id=item.request_id, error=fagin_pb2.Error(
+                        code=code.value[0], message=message,
+                        retry_pushback_ms=e.retry_ms if isinstance(e, Overloaded) else 0))
             finally:
                 slots.release()
             await queue.put(resp)

@@ -299,3 +299,52 @@ def test_a_long_search_is_not_starved_by_newer_small_ones():
         return granted
 
     assert asyncio.run(scenario()) == [True, False]
+
+
+# ---------------------------------------------------------------- issue 23, defect 4
+
+def test_a_refused_batch_reaches_grpc_aio_clients_as_resource_exhausted_with_a_hint(serve):
+    # Before: a client still writing its requests when the refusal came got INTERNAL
+    # ("Internal error from Core"), without the retry hint, in most of these calls.
+    srv = serve(workers=1, max_streams=1)
+    running = _running_streams(srv.stub, 1, time_ms=4000)
+
+    async def main():
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
+            stub = fagin_pb2_grpc.FaginStub(channel)
+
+            async def one():
+                items = [pb.BatchRecommendRequest(request_id=str(k), request=request(iterations=50))
+                         for k in range(40)]
+                try:
+                    async for _ in stub.BatchRecommend(iter(items), timeout=20):
+                        pass
+                    return "OK", None
+                except grpc.aio.AioRpcError as e:
+                    return e.code().name, dict(e.trailing_metadata() or ()).get(RETRY_PUSHBACK_KEY)
+            return await asyncio.gather(*[one() for _ in range(40)])
+    try:
+        results = asyncio.run(main())
+    finally:
+        for c in running:
+            c.cancel()
+    assert {code for code, _ in results} == {"RESOURCE_EXHAUSTED"}, results
+    assert all(hint is not None and int(hint) >= 1 for _, hint in results)
+
+
+def test_batch_items_refused_by_load_carry_a_retry_hint(serve):
+    srv = serve(workers=1, max_queued=1, max_tree_memory_mb=1)
+    running = _running_streams(srv.stub, 1, time_ms=4000)
+    srv.wait_until(lambda a: a.reserved_bytes >= a.tree_budget_bytes // 2)
+    waiting = srv.stub.Recommend.future(request(time_ms=4000), timeout=30)
+    try:
+        srv.wait_until(lambda a: a.queued == 1)
+        items = [pb.BatchRecommendRequest(request_id="x", request=request(iterations=100))]
+        (answer,) = list(srv.stub.BatchRecommend(iter(items), timeout=10))
+        assert answer.error.code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+        assert "max_queued is 1" in answer.error.message
+        assert answer.error.retry_pushback_ms >= srv.config.slice_ms
+    finally:
+        waiting.cancel()
+        for c in running:
+            c.cancel()
