@@ -82,8 +82,11 @@ class SearchJob:
     # queued behind others still answers within its deadline.
     started: float | None = None
     min_iterations: int = 1
-    # Tree memory the search reserves from the server's budget (admission.py).
+    # The most tree memory the search may reserve from the server's budget (admission.py):
+    # its node cap (a thread) times its threads times its game's bytes per node.
     reserve_bytes: int = 0
+    node_cap: int = 1               # nodes a thread at most
+    node_bytes: int = 0             # its game's bytes per node (admission.bytes_per_node)
     # Iterations per thread of its next time slice (service.py adapts it to the
     # measured speed so that a slice lasts about the server's slice_ms).
     slice_iterations: int = 256
@@ -98,6 +101,30 @@ class SearchJob:
             spent = 0.0 if self.started is None else (time.monotonic() - self.started) * 1000
             ms = max(0.0, self.time_ms - spent)
         return its, ms
+
+    def tree_held(self):
+        """Tree memory the search holds now: its nodes at its game's bytes per node, or what
+        its trees really hold if more (a small tree's first chunks)."""
+        return max(self.searcher.num_nodes * self.node_bytes, self.searcher.tree_bytes)
+
+    def tree_need(self, iterations):
+        """Tree memory the search needs after `iterations` more (a tree adds at most a node
+        an iteration), up to its cap: what it reserves for a slice of that many."""
+        held = self.tree_held()
+        return max(held, min(self.reserve_bytes, held + (iterations + len(self.searcher.parts)) * self.node_bytes))
+
+    def cap_trees(self, reserved_bytes):
+        """Caps each thread's tree at what `reserved_bytes` leaves it room for beyond what it
+        holds (an equal share each; at most the search's node cap): a tree never outgrows its
+        reservation."""
+        parts = self.searcher.parts
+        extra = max(0, reserved_bytes - self.tree_held()) // max(1, self.node_bytes) // len(parts)
+        for p in parts:
+            p.cap_nodes(max(1, min(self.node_cap, p.num_nodes + extra)))
+
+    def ends(self):
+        """The time.monotonic() instant by which the search will have stopped."""
+        return (self.started or time.monotonic()) + (self.time_ms or 0) / 1000
 
     def exhausted(self):
         its, ms = self.remaining()
@@ -243,7 +270,8 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         effective.min_iterations = min_iterations
     return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
                      started=time.monotonic(), min_iterations=min_iterations,
-                     reserve_bytes=node_cap * threads * per_node, temperature=temperature)
+                     reserve_bytes=node_cap * threads * per_node, node_cap=node_cap, node_bytes=per_node,
+                     temperature=temperature)
 
 
 def check_min_iterations(job: SearchJob, reason: str):
