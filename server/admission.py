@@ -159,6 +159,14 @@ def available_memory_bytes():
 AGING = 0.1
 
 
+#: A retry hint is lengthened by up to this fraction of itself, at random.
+RETRY_JITTER = 0.25
+
+
+def _jittered(ms):
+    return max(1, int(math.ceil(ms * (1 + RETRY_JITTER * random.random()))))
+
+
 def _mb(nbytes):
     return f"{nbytes / (1 << 20):.1f} MB"
 
@@ -231,9 +239,10 @@ class Admission:
 
     def retry_ms(self):
         """A retry hint: how long searches have lately waited to start, at least one slice
-        per worker round of the queue."""
+        per worker round of the queue, plus up to RETRY_JITTER of it at random (gRPC's retry
+        policy waits the hint exactly: clients refused together come back spread out)."""
         floor = self.slice_ms * max(1, self.queued) / self.workers
-        return max(1, int(math.ceil(max(self._wait_ewma_ms, floor))))
+        return _jittered(max(self._wait_ewma_ms, floor))
 
     def enter(self, threads, nbytes, ends=None, stream=False, held=0) -> Ticket:
         """A ticket for a new search whose first slice needs `nbytes` of tree memory and
@@ -250,7 +259,7 @@ class Admission:
             free_at = self.memory_free_at(nbytes)
             if free_at > ends:
                 self.refused += 1
-                wait_ms = max(1, int(math.ceil((free_at - time.monotonic()) * 1000)))
+                wait_ms = _jittered((free_at - time.monotonic()) * 1000)
                 raise Overloaded(
                     f"server busy: the search's tree needs {_mb(nbytes)} of tree memory and the "
                     f"searches holding the server's {_mb(self.tree_budget_bytes)} will not have "

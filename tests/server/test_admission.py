@@ -403,8 +403,8 @@ def test_a_search_that_cannot_fit_before_its_deadline_is_refused_at_once(serve):
         assert time.monotonic() - began < 0.4            # not left to wait out its 500 ms
         assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "tree memory" in e.value.details()
-        # The hint: until the holder's call ends (~4 s from its start).
-        assert 1000 <= int(dict(e.value.trailing_metadata())[RETRY_PUSHBACK_KEY]) <= 4500
+        # The hint: until the holder's call ends (~4 s from its start), jittered by up to 25 %.
+        assert 1000 <= int(dict(e.value.trailing_metadata())[RETRY_PUSHBACK_KEY]) <= 4000 * 1.25 + 100
     finally:
         for c in running:
             c.cancel()
