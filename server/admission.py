@@ -14,18 +14,22 @@ Every search of the service passes through one :class:`Admission`:
   new small ones keep arriving (a 10-minute soak at 200 clients without it:
   3 % of calls waited out their 30 s deadline while the median took 19 ms).
 - With each slice it *reserves* tree memory from the server's budget for what
-  its tree may be at the slice's end (its nodes now plus one a slice's
-  iteration, at its game's bytes per node, up to its node cap) and keeps it
+  its tree may be at the slice's end (what it holds now plus room for twice
+  the iterations the slice is expected to run, at its game's bytes per node,
+  up to its node cap; its trees are capped to the reservation) and keeps it
   until the call ends, so the trees held by all calls -- streams between
-  reports included -- never exceed ``max_tree_memory_mb``, and a reservation
+  reports included -- stay within ``max_tree_memory_mb``, and a reservation
   follows the tree's real size rather than the most it could ever reach.
+  (What a tree really holds is counted if it is more: a tree's first chunks,
+  or a chunk larger than the estimate.)
   Memory bounds what *starts*, never what already holds memory: a search that
   has started runs its slices whatever memory is left, its tree capped at
   what its reservation could grow to (``Ticket.bytes``).  A new search whose
   first slice does not fit waits (up to its deadline) for memory to be
-  returned, without holding back the others; if the searches holding the
-  memory will not all have ended before its deadline, it is refused at once
-  (:class:`Overloaded`, with the wait as its retry hint).
+  returned, without holding back the others; if the memory cannot be free
+  before its deadline even at best (the searches holding it run to their time
+  budgets), it is refused at once (:class:`Overloaded`, with the wait as its
+  retry hint).
 - StreamRecommend searches are bounded by ``max_streams``, so the ones that
   have not started yet do not count against ``max_queued`` (which bounds the
   unary calls' and batch items' waits): a client's unread streams cannot get
@@ -184,14 +188,14 @@ class Ticket:
     and the worker time it has had."""
 
     __slots__ = ("threads", "bytes", "want", "seq", "service", "reserved", "started", "entered",
-                 "future", "done", "ends", "stream")
+                 "future", "done", "release_at", "stream")
 
-    def __init__(self, threads, nbytes, seq, ends=None, stream=False):
+    def __init__(self, threads, nbytes, seq, release_at=None, stream=False):
         self.threads = threads
         self.bytes = 0            # tree memory reserved now (counted in reserved_bytes)
         self.want = nbytes        # what its next slice asks for (``Admission.need``)
         self.seq = seq
-        self.ends = ends          # time.monotonic() by which its call will have ended, if known
+        self.release_at = release_at   # time.monotonic() before which it will not end; None: any time
         self.stream = stream      # a StreamRecommend search (counted in queued_streams)
         self.service = 0.0        # worker-seconds run so far
         self.reserved = False     # its tree memory is counted in reserved_bytes
@@ -244,12 +248,13 @@ class Admission:
         floor = self.slice_ms * max(1, self.queued) / self.workers
         return _jittered(max(self._wait_ewma_ms, floor))
 
-    def enter(self, threads, nbytes, ends=None, stream=False, held=0) -> Ticket:
+    def enter(self, threads, nbytes, ends=None, stream=False, held=0, release_at=None) -> Ticket:
         """A ticket for a new search whose first slice needs `nbytes` of tree memory and
         whose call ends by the ``time.monotonic()`` instant `ends` (None: unknown); Overloaded
         if the queue is full (streams excepted: ``max_streams`` bounds them), or if that memory
-        cannot be free before `ends`.  `held`: what its trees hold already (their first
-        chunks, made with the search), counted at once."""
+        cannot be free before `ends`.  `held`: what its trees hold already, counted at once;
+        `release_at`: the instant before which it will not end (a time-only budget's end;
+        None: it may end any time, as one with an iteration budget)."""
         if not stream and self.queued >= self.max_queued:
             self.refused += 1
             raise Overloaded(f"server busy: {self.queued} searches are queued, the server's "
@@ -268,7 +273,7 @@ class Admission:
             self.queued_streams += 1
         else:
             self.queued += 1
-        ticket = Ticket(threads, nbytes, next(self._seq), ends, stream)
+        ticket = Ticket(threads, nbytes, next(self._seq), release_at, stream)
         self._hold(ticket, held)
         return ticket
 
@@ -281,17 +286,18 @@ class Admission:
             self._holders.add(ticket)
 
     def memory_free_at(self, nbytes):
-        """The ``time.monotonic()`` instant by which `nbytes` of tree memory will be free at the
-        latest, counting on each search holding memory to end by its call's end (now if it is
-        free now; infinity if some holder's end is unknown and is needed)."""
+        """The earliest ``time.monotonic()`` instant at which `nbytes` of tree memory may be free:
+        now if it is, or if searches that may end any time hold enough; else when enough of
+        those that run to their time budgets will have ended."""
+        now = time.monotonic()
         short = self.reserved_bytes + nbytes - self.tree_budget_bytes
         if short <= 0:
-            return time.monotonic()
-        holders = sorted((t for t in self._holders), key=lambda t: math.inf if t.ends is None else t.ends)
+            return now
+        holders = sorted(self._holders, key=lambda t: -math.inf if t.release_at is None else t.release_at)
         for t in holders:
             short -= t.bytes
             if short <= 0:
-                return math.inf if t.ends is None else t.ends
+                return now if t.release_at is None else max(now, t.release_at)
         return math.inf
 
     def need(self, ticket, nbytes, held=0):

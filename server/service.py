@@ -407,7 +407,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         """The job's admission ticket (Overloaded if the queue is full, or if its first slice's
         tree memory cannot be free before its deadline)."""
         return self.admission.enter(len(job.searcher.parts), self._slice_need(job), job.ends(), stream,
-                                    job.searcher.tree_bytes)
+                                    job.searcher.tree_bytes,
+                                    release_at=job.ends() if job.iterations is None else None)
 
     def _slice_need(self, job):
         """The tree memory the job's next slice reserves: its trees now, and room for

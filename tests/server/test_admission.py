@@ -446,3 +446,20 @@ def test_unstarted_streams_do_not_fill_the_queue_for_unary_calls(serve):
         for c in waiting + running:
             c.cancel()
     small.cancel()
+
+
+def test_memory_held_by_searches_that_may_end_any_time_is_waited_for_not_refused():
+    # An iteration budget may be spent any moment: its memory may come back long before its
+    # call's deadline, so a newcomer waits for it.  A time-only search runs to its time.
+    from fagin.server.admission import Admission, Overloaded
+    admission = Admission(workers=2, max_queued=10, tree_budget_bytes=1000, slice_ms=25)
+    now = time.monotonic()
+    iterations_holder = admission.enter(1, 900, ends=now + 60, release_at=None)
+    admission._grant(iterations_holder)
+    assert admission.enter(1, 500, ends=now + 1).want == 500            # waits, not refused
+    timed = Admission(workers=2, max_queued=10, tree_budget_bytes=1000, slice_ms=25)
+    timed_holder = timed.enter(1, 900, ends=now + 60, release_at=now + 60)
+    timed._grant(timed_holder)
+    with pytest.raises(Overloaded) as e:
+        timed.enter(1, 500, ends=now + 1)
+    assert 59_000 <= e.value.retry_ms <= 60_000 * 1.25 + 10
