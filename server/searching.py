@@ -114,13 +114,22 @@ class SearchJob:
         return max(held, min(self.reserve_bytes, held + (iterations + len(self.searcher.parts)) * self.node_bytes))
 
     def cap_trees(self, reserved_bytes):
-        """Caps each thread's tree at what `reserved_bytes` leaves it room for beyond what it
-        holds (an equal share each; at most the search's node cap): a tree never outgrows its
-        reservation."""
+        """Caps each thread's tree at the nodes `reserved_bytes` holds at its game's bytes per
+        node, beyond those it has (an equal share each; at most the search's node cap): a tree
+        never outgrows its reservation.  Counted in nodes, as the reservation is: a tree's
+        spare chunk room must not shrink the room its slice was given (with an iteration
+        budget, that would change the answer)."""
         parts = self.searcher.parts
-        extra = max(0, reserved_bytes - self.tree_held()) // max(1, self.node_bytes) // len(parts)
+        extra = self.room_iterations(reserved_bytes) // len(parts)
         for p in parts:
             p.cap_nodes(max(1, min(self.node_cap, p.num_nodes + extra)))
+
+    def room_iterations(self, reserved_bytes):
+        """Iterations (all threads, a whole number each) that `reserved_bytes` has room for:
+        a slice of no more never meets its tree's cap."""
+        parts = len(self.searcher.parts)
+        room = reserved_bytes // max(1, self.node_bytes) - self.searcher.num_nodes
+        return max(0, room) // parts * parts
 
     def ends(self):
         """The time.monotonic() instant by which the search will have stopped."""

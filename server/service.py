@@ -527,8 +527,13 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     reason, done = await searcher.run_async_then(
                         self.executor, finish, None, min(ms, self.config.slice_ms * stretch))
                 else:
-                    reason, done = await searcher.run_async_then(
-                        self.executor, finish, min(its, job.slice_iterations * parts * stretch), ms)
+                    # No more than its reservation has room for (the tree would meet its cap
+                    # and the answer depend on the slicing), unless memory is short.
+                    slice_its = min(its, job.slice_iterations * parts * stretch)
+                    room = job.room_iterations(ticket.bytes)
+                    if room >= parts:
+                        slice_its = min(slice_its, room)
+                    reason, done = await searcher.run_async_then(self.executor, finish, slice_its, ms)
             finally:
                 elapsed = time.monotonic() - began
                 self.admission.done_slice(ticket, elapsed)
