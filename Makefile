@@ -41,8 +41,8 @@ bench: build
 	$(PY) bench/grpc_overhead.py
 	$(PY) bench/request_cost.py
 	$(PY) bench/gangs_of_kyoto_deck.py
-	$(PY) bench/london_costs.py
-	$(PY) bench/oliver_twist_costs.py
+	$(PY) bench/game_costs.py --game london
+	$(PY) bench/game_costs.py --game oliver_twist
 	$(PY) bench/oliver_twist_balance.py
 	$(PY) bench/peer_openspiel.py
 	$(PY) bench/goofspiel_exploitability.py

@@ -104,18 +104,22 @@ def as_id(text: str):
 
 
 def find_action(legal, text: str, flag: str = "--action") -> int:
-    """The id of the legal action that ``text`` names by id or by label (in any case)."""
+    """The id of the legal action that ``text`` names by id, by label (in any case), or by
+    the beginning of exactly one label."""
     text = text.strip()
     number = as_id(text)
     if number is not None:
         return number
     wanted = _normal_label(text)
     matches = [a.id for a in legal if _normal_label(a.label) == wanted]
+    if not matches and wanted:
+        # A unique beginning of a label will do ("buy w" for "buy Westminster").
+        matches = [a.id for a in legal if _normal_label(a.label).startswith(wanted)]
     if len(matches) == 1:
         return matches[0]
     known = ", ".join(f"{a.label!r} ({a.id})" for a in legal) or "none"
     if matches:
-        raise CliError(f"{flag}: {text!r} names several actions; give the id: {known}")
+        raise CliError(f"{flag}: {text!r} names several actions; type more of the label or give the id: {known}")
     raise CliError(f"{flag}: {text!r} is not a legal action here; legal: {known}")
 
 
@@ -253,7 +257,8 @@ def cmd_play(client, args, stdin=None, out=None):
     state, status = resp.state, resp.status
     if not 0 <= args.seat < args.players:
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")
-    print(f"You are seat {args.seat}. Type an action's id or label (or q to quit).", file=out)
+    print(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
+          "(or q to quit).", file=out)
     print(client.view(state, args.seat).text, file=out)
     while not status.terminal:
         seat = status.current_seat
@@ -275,7 +280,8 @@ def cmd_play(client, args, stdin=None, out=None):
                 print(f"not an option: {line.strip()!r}", file=out)
             who = "you"
         else:
-            rec = client.recommend(state, seat, iterations=args.iterations, seed=rng.getrandbits(63))
+            budget = {"level": args.level} if args.level is not None else {"iterations": args.iterations}
+            rec = client.recommend(state, seat, seed=rng.getrandbits(63), **budget)
             choice = rec.action.id
             who = f"seat {seat} (bot)"
         resp = client.apply(state, choice, seat=seat, seed=rng.getrandbits(63))
@@ -376,7 +382,10 @@ def build_parser():
     p.add_argument("--players", type=INT32, default=None,
                    help="default: 4, or the nearest count the game takes (ListGames)")
     p.add_argument("--seat", type=INT32, default=0, help="your seat")
-    p.add_argument("--iterations", type=INT64, default=2000, help="bots' search budget")
+    bots = p.add_mutually_exclusive_group()
+    bots.add_argument("--iterations", type=INT64, default=2000, help="bots' search budget (default 2000)")
+    bots.add_argument("--level", type=INT32, choices=range(1, 11), metavar="1-10",
+                      help="bots' level: the game's calibrated ladder, 1 weakest, 10 strongest")
     p.add_argument("--seed", type=SEED, default=None)
     p = command("loadtest", help="load a server on this machine and report (fagin loadtest --help)")
     loadtest.add_arguments(p)

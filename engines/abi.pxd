@@ -5,7 +5,7 @@ This file holds *types only* (plus constants).  Each Cython module cimports it
 for the layout of ``GameDef``; the table itself travels between modules at run
 time inside a PyCapsule named ``GAMEDEF_CAPSULE``.  Because no module cimports
 another module's functions, every extension compiles and imports on its own
-under the ``fagin`` package mapping (see ARCHITECTURE.md).
+under the ``fagin`` package mapping (see docs/architecture.md).
 
 A state is a fixed-size plain-old-data struct of ``state_size`` bytes: no
 pointers, no Python objects, so that a copy is one ``memcpy`` and the search

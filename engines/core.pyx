@@ -299,9 +299,38 @@ cdef class State:
         options_of = getattr(self.game.engine, "options_of", None)
         return {} if options_of is None else options_of(self.to_bytes())
 
-    def action_label(self, int action):
-        """Human-readable label of an action id here (a chance outcome at a chance node)."""
+    def action_label(self, int action, typed=None):
+        """Human-readable label of an action id here (a chance outcome at a chance node).
+
+        Where a game merges identical cards into one action (London, LN-93), the label
+        names the very card the action moves here (``action_label_at``), or the one the
+        typed form ``typed`` names (as :meth:`apply_typed` moves it)."""
+        at = getattr(self.game.engine, "action_label_at", None)
+        if at is not None and not self.is_chance_node():
+            return at(self.to_bytes(), action, typed)
         return self.game.action_label(action, self.is_chance_node(), self.options() or None)
+
+    def apply_typed(self, d):
+        """Applies the action of a typed form (a dict shaped like the game's action message)
+        in place and returns its id; ValueError naming the field if it fits no action,
+        :class:`IllegalActionError` if it is not legal. Where identical cards are one action
+        (London, LN-93) and the form names one of them, that very card is moved
+        (``apply_typed_at``)."""
+        chance = self.is_chance_node()
+        action = self.game.action_from_typed(d, chance, self.options() or None)
+        at = getattr(self.game.engine, "apply_typed_at", None)
+        if at is None or chance:
+            self.apply(action)
+            return action
+        if action not in self.legal_actions():
+            raise IllegalActionError(
+                f"action {action} ({self._label_or_id(action)}) is not legal here; "
+                f"legal: {self.legal_actions()}")
+        data = at(self.to_bytes(), action, d)
+        if len(data) != self.game.gd.state_size:
+            raise TypeError(f"{self.game.id}: apply_typed_at returned {len(data)} bytes")
+        memcpy(self.data, <const unsigned char*>data, self.game.gd.state_size)
+        return action
 
     def _label_or_id(self, action):
         try:
@@ -325,9 +354,13 @@ cdef class State:
             self._check_seat(seat, "seat")
         return self.game.engine.render(self.to_bytes(), seat)
 
-    def typed_action(self, int action):
+    def typed_action(self, int action, typed=None):
         """The typed form (a dict shaped like the game's action message) of an action id
-        here (a chance outcome at a chance node)."""
+        here (a chance outcome at a chance node); naming, like :meth:`action_label`, the
+        card the action moves here where a game has such a hook (``typed_action_at``)."""
+        at = getattr(self.game.engine, "typed_action_at", None)
+        if at is not None and not self.is_chance_node():
+            return at(self.to_bytes(), action, typed)
         return self.game.typed_action(action, self.is_chance_node(), self.options() or None)
 
     def _check_seat(self, int seat, str name):

@@ -106,6 +106,11 @@ class GameSpec:
     min_players: int
     max_players: int
     spec: str
+    #: The field numbers of the game's entries in ``fagin.proto``'s two oneofs,
+    #: (``GameState.game``, ``Action.typed``): part of the wire format, so fixed once and
+    #: never reused; a new game takes numbers no game holds (the catalogue test checks the
+    #: proto against every room).
+    proto_fields: tuple = ()
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     heuristic: str | None = None
     reference: str | None = None
@@ -231,3 +236,11 @@ class Engine(Protocol):
 
     # Optional: ``options_of(data) -> dict``, the options a state was made with, for
     # games whose action ids depend on them (Liar's Dice). Absent: no options matter.
+    #
+    # Optional, for games where identical cards are one action (London, LN-93), so that
+    # people and frontends see and say which card moves:
+    # ``action_label_at(data, action) -> str`` and ``typed_action_at(data, action) -> dict``,
+    # a decision's label and typed form in that state, naming the card it moves there; and
+    # ``apply_typed_at(data, action, typed) -> bytes``, the state after the legal decision
+    # ``action`` of the typed form ``typed``, moving the card the form names (ValueError
+    # naming the field if that card is not where the action takes it from).

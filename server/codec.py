@@ -310,17 +310,38 @@ def encode_state(state):
     return encode_description(state.game, state.describe())
 
 
-def encode_action(game, action_id, chance=False, options=None):
+def _names_cards(game, chance):
+    """Whether a decision's label and typed form depend on the state: a game whose identical
+    cards are one action names the very card moved (London, LN-93: ``action_label_at``)."""
+    return not chance and getattr(game.engine, "action_label_at", None) is not None
+
+
+def _encoded_at(state, action_id, named=None):
+    msg = fagin_pb2.Action(id=action_id, label=state.action_label(action_id, named))
+    typed = getattr(msg, state.game.id)
+    dict_to_message(state.typed_action(action_id, named), typed)
+    typed.SetInParent()
+    return msg
+
+
+def encode_action(game, action_id, chance=False, options=None, state=None, typed=None):
     """An action id (a chance outcome's with ``chance``; ``options``: the state's, where
-    the game's ids depend on them) -> Action (id, label, typed form).
+    the game's ids depend on them) -> Action (id, label, typed form). ``state``: the
+    position the action is taken in, for a game whose labels name the card an action
+    moves there (London); without it, the kind's name. ``typed``: the typed form the
+    client gave, which may name one of identical cards.
     Returns a shared message: copy before changing it."""
+    if state is not None and _names_cards(game, chance):
+        return _encoded_at(state, action_id, typed)
     key = tuple(sorted(options.items())) if options else None
     return _encoded_action(game.id, action_id, bool(chance), key)
 
 
-def action_encoder(game, chance=False, options=None):
+def action_encoder(game, chance=False, options=None, state=None):
     """A function: action id -> the serialized :func:`encode_action` (cached), for many
-    actions of one state (an answer is written from these)."""
+    actions of one state (an answer is written from these; ``state`` as there)."""
+    if state is not None and _names_cards(game, chance):
+        return lambda action_id: _encoded_at(state, action_id).SerializeToString()
     key = tuple(sorted(options.items())) if options else None
     return functools.partial(_encoded_action_bytes, game.id, bool(chance), key)
 
@@ -341,15 +362,22 @@ def _encoded_action(game_id, action_id, chance, options_key):
     return msg
 
 
-def decode_action(game, action_msg, path, chance=False, options=None):
-    """An Action given in typed form -> its id (the typed form must match the state's game,
-    and be a chance outcome exactly when ``chance``: the state is at a chance event)."""
+def decode_typed(game, action_msg, path):
+    """An Action given in typed form -> the typed form as a dict (it must match the state's
+    game); :func:`decode_action` reads its id."""
     which = action_msg.WhichOneof("typed")
     if which is None:
         raise BadRequest(f"{path}.typed: give the action's typed form (or use action_id)")
     if which != game.id:
         raise BadRequest(f"{path}.typed: a {which} action does not apply to a {game.id} state")
-    typed = message_to_dict(getattr(action_msg, which), _max_list(which), f"{path}.{which}")
+    return message_to_dict(getattr(action_msg, which), _max_list(which), f"{path}.{which}")
+
+
+def decode_action(game, action_msg, path, chance=False, options=None):
+    """An Action given in typed form -> its id (the typed form must match the state's game,
+    and be a chance outcome exactly when ``chance``: the state is at a chance event)."""
+    typed = decode_typed(game, action_msg, path)
+    which = game.id
     try:
         return game.action_from_typed(typed, chance, options or None)
     except ValueError as e:

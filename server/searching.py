@@ -316,7 +316,7 @@ def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
     straight from the cached serialized actions, without building Python messages (built as
     messages, the answer was fagin's costliest step of a small call)."""
     result, action = _chosen(job, reason)
-    encoded = action_encoder(job.game, False, job.state.options())
+    encoded = action_encoder(job.game, False, job.state.options(), state=job.state)
     return wire.recommendation_bytes(
         encoded(action), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
         result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,

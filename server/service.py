@@ -347,7 +347,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         _seat_field(state, request)
         options = state.options()
         for action in state.legal_actions():
-            resp.actions.append(codec.encode_action(game, action, False, options))
+            resp.actions.append(codec.encode_action(game, action, False, options, state=state))
         return resp
 
     @unary_call
@@ -367,24 +367,34 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             _seat_field(state, request)
         if which is not None:
             at_chance = state.is_chance_node()
-            action = (request.action_id if which == "action_id"
-                      else codec.decode_action(game, request.action, "action", at_chance, options))
+            before = state.clone()          # the applied action is reported as taken there
+            typed = None
             try:
-                state.apply(action)
+                if which == "action_id":
+                    action = request.action_id
+                    state.apply(action)
+                else:
+                    # A typed form may name the very card among identical ones (LN-93).
+                    typed = codec.decode_typed(game, request.action, "action")
+                    try:
+                        action = state.apply_typed(typed)
+                    except IllegalActionError:
+                        raise
+                    except ValueError as e:
+                        raise BadRequest(f"action.{game.id}.{e}") from None
             except IllegalActionError as e:
                 raise BadRequest(f"{which}: {e}") from None
-            applied.append((action, at_chance))
+            applied.append(codec.encode_action(game, action, at_chance, options, state=before, typed=typed))
         if not request.stop_at_chance:
             # Chance events are drawn one by one so that each can be reported.
             seed = request.seed
             while state.is_chance_node():
                 outcome = state.sample_chance(seed)
                 state.apply(outcome)
-                applied.append((outcome, True))
+                applied.append(codec.encode_action(game, outcome, True, options))
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
         return fagin_pb2.ApplyActionResponse(
-            state=codec.encode_state(state), status=codec.status_of(state),
-            applied=[codec.encode_action(game, a, chance, options) for a, chance in applied])
+            state=codec.encode_state(state), status=codec.status_of(state), applied=applied)
 
     @unary_call
     def ViewState(self, request, context, info):

@@ -43,13 +43,30 @@ async function call(method, body) {
 // there a level is played as this many iterations of the default search, a geometric ladder
 // from a near-random bot to a strong one.
 const LEVEL_ITERATIONS = [10, 30, 100, 300, 1000, 2000, 5000, 10000, 20000, 50000];
-// The level of the hints the human may ask for.
-const HINT_LEVEL = 7;
+// Hints and analysis name their budget outright and show the search's best estimate
+// (temperature 0: the most visited move), never a bot level's draw at a temperature.
+const HINT_BUDGETS = [1000, 5000, 20000, 100000];
+const HINT_DEFAULT = 5000;
+// The analysis slider's steps: iterations, or seconds of search.
+const ANALYSIS_ITERATIONS = [100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000];
+const ANALYSIS_SECONDS = [0.1, 0.2, 0.5, 1, 2, 3, 5, 10, 15, 20, 30, 45, 60];
 let serverKnowsLevel = true;
 
 function levelSearch(level, seed, useLevel) {
   return useLevel ? { level, seed: String(seed) }
     : { iterations: String(LEVEL_ITERATIONS[level - 1]), seed: String(seed) };
+}
+
+// A search with an explicit budget for a hint or an analysis: iterations or ms, best estimate.
+function budgetSearch(budget, seed) {
+  const search = { seed: String(seed), temperature: 0 };
+  if (budget.iterations) search.iterations = String(budget.iterations);
+  else search.timeMs = String(Math.round(budget.seconds * 1000));
+  return search;
+}
+
+function budgetText(budget) {
+  return budget.iterations ? `${budget.iterations.toLocaleString("en")} iterations` : `${budget.seconds} s`;
 }
 
 async function recommend(state, seat, level, seed) {
@@ -70,6 +87,9 @@ async function recommend(state, seat, level, seed) {
 // Small helpers
 
 function showError(e) {
+  // A failed call is not still searching: the status lines drop what they said it was doing.
+  if (document.body.classList.contains("busy") || /…$/.test($("status").textContent)) $("status").textContent = "";
+  if (/…$/.test($("analysis-status").textContent)) $("analysis-status").textContent = "";
   const box = $("error");
   box.textContent = e instanceof ApiError ? `The server refused: ${e.message}` : `Error: ${e.message || e}`;
   box.hidden = false;
@@ -262,6 +282,7 @@ async function startGame(event) {
     game = { info, players, human, levels, seed, over: false, at: 0, hint: null,
       history: [{ state: answer.state, status: answer.status }] };
     $("game-area").hidden = false;
+    $("setup-panel").open = false;        // the table, not the form, once a game is on
     $("view-seat").textContent = `Seat ${human} (you)`;
     $("result").hidden = true;
   } catch (e) {
@@ -392,7 +413,7 @@ function renderStats(entry) {
   const box = $("stats");
   box.replaceChildren();
   if (game.hint && game.at === game.history.length - 1) {
-    box.append(statsTable(game.hint, `Hint for you (level ${HINT_LEVEL})`));
+    box.append(statsTable(game.hint, `Hint for you (${budgetText(game.hintBudget)}, the best-rated move)`));
   }
   if (entry.by === undefined || entry.by === null) {
     if (!game.hint) box.append(el("p", {}, "No move led to this position."));
@@ -456,10 +477,13 @@ async function hint() {
   clearError();
   const last = game.history.length - 1;
   const view = await viewAt(last);
-  setBusy(+1, "Searching for your best move…");
+  const budget = { iterations: Number($("hint-budget").value) || HINT_DEFAULT };
+  setBusy(+1, `Searching for your best move (${budgetText(budget)})…`);
   try {
     // The human's view, not the full state: the hint can only use what the seat knows.
-    game.hint = await recommend(view.state, game.human, HINT_LEVEL, seedFor(last, 7));
+    game.hint = await call("Recommend", { state: view.state, seat: game.human,
+                                          search: budgetSearch(budget, seedFor(last, 7)) });
+    game.hintBudget = budget;
   } catch (e) {
     showError(e);
   } finally {
@@ -538,11 +562,11 @@ async function showPosition() {
 async function bestMove() {
   const shown = await showPosition();
   if (!shown) return;
-  const level = Number($("analysis-level").value);
-  $("analysis-status").textContent = `Searching for seat ${shown.seat}'s best move (level ${level})…`;
+  const budget = analysisBudget();
+  $("analysis-status").textContent = `Searching for seat ${shown.seat}'s best move (${budgetText(budget)})…`;
   $("best-move").disabled = true;
   try {
-    const rec = await recommend(shown.state, shown.seat, level, 1);
+    const rec = await call("Recommend", { state: shown.state, seat: shown.seat, search: budgetSearch(budget, 1) });
     $("analysis-stats").replaceChildren(statsTable(rec, `Best move for seat ${shown.seat}: ${rec.action.label}`));
     $("analysis-status").textContent = `Best move for seat ${shown.seat}: ${rec.action.label}.`;
   } catch (e) {
@@ -550,6 +574,16 @@ async function bestMove() {
   } finally {
     $("best-move").disabled = false;
   }
+}
+
+function analysisBudget() {
+  const step = Number($("analysis-budget").value);
+  return $("analysis-unit").value === "time" ? { seconds: ANALYSIS_SECONDS[step] }
+    : { iterations: ANALYSIS_ITERATIONS[step] };
+}
+
+function showAnalysisBudget() {
+  $("analysis-budget-value").textContent = budgetText(analysisBudget());
 }
 
 async function loadPositionFile() {
@@ -602,7 +636,11 @@ function init() {
   $("best-move").addEventListener("click", bestMove);
   $("position-file").addEventListener("change", () => loadPositionFile().catch(showError));
   $("download-position").addEventListener("click", downloadPosition);
-  fillLevelSelect($("analysis-level"), 5);
+  $("hint-budget").replaceChildren(...HINT_BUDGETS.map((n) => option(n, `${n.toLocaleString("en")} iterations`,
+                                                                         n === HINT_DEFAULT)));
+  $("analysis-budget").addEventListener("input", showAnalysisBudget);
+  $("analysis-unit").addEventListener("change", showAnalysisBudget);
+  showAnalysisBudget();
   document.addEventListener("keydown", (e) => {
     if (!game || $("play").hidden || e.target.closest("input, select, textarea")) return;
     if (e.key === "ArrowLeft") goTo(game.at - 1);

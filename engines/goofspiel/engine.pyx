@@ -6,7 +6,7 @@ Each seat holds bid cards 1..N (action ids 0..N-1); each turn a point card
 ascending order — and both seats bid at once; the higher bid wins the
 point card's value, a tie discards it. With one card left in each hand the
 last turn plays itself. OpenSpiel's simultaneous bids are two sequential
-decisions here, the first hidden from the second (ARCHITECTURE.md).
+decisions here, the first hidden from the second (docs/architecture.md).
 Options (OpenSpiel's): ``num_cards``, ``imp_info`` (a seat sees only who won
 each turn, not the other's bids), ``points_order``, ``returns_type``
 (``win_loss``: +1/-1/0; ``point_difference``: points minus the mean;

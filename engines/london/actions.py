@@ -13,6 +13,11 @@ engine's spelling, ``"place"``; or the proto's ``"KIND_PLACE"``), ``card`` (a
 card id from ``cards.json``), ``borough`` (a borough id) and ``seat``.  A kind
 action's typed form names the kind's lowest version; any version of the kind is
 accepted back.
+
+In a position (``action_label_at``, ``typed_action_at``, ``apply_typed_at``, used
+by the core ``State``), labels and typed forms name the very card a kind action
+moves there (``"place Vintners"``), and a typed form naming a copy moves that copy
+(LN-93): people see, and frontends say, which of identical cards was played.
 """
 from __future__ import annotations
 
@@ -236,3 +241,54 @@ def action_from_typed(d, chance=False, options=None) -> int:
     if kind == "draw":
         return E.ACTION_CHANCE + v
     return E.kind_action(kind, E.KIND_OF[v])
+
+
+# ------------------------------------------------------------------ naming the exact card (LN-93)
+
+def _moved(data, action, named=-1):
+    """The version a kind decision moves (or marks, for a card in play) in state ``data``."""
+    E = _engine()
+    return E.moved_version(data, action, named) if E.split_action(action) is not None else -1
+
+
+def _named(d):
+    """The version a typed form names, -1 for none (the kind's lowest then moves)."""
+    return _card(d, "card") if d and d.get("card") else -1
+
+
+def action_label_at(data, action, typed=None) -> str:
+    """A decision's label in the state ``data``: a kind action names the one card it moves
+    there (``"place Vintners"``, not the kind's "Salters or Vintners or ..."), or the copy
+    the typed form ``typed`` names; other ids as :func:`action_label`."""
+    label = action_label(action)
+    v = _moved(data, action, _named(typed))
+    if v < 0:
+        return label
+    kind, index = _decode(action)
+    return _RANGE_LABELS[kind].format(version_names()[v])
+
+
+def typed_action_at(data, action, typed=None) -> dict:
+    """A decision's typed form in the state ``data``: a kind action's ``card`` is the card it
+    moves there (or the copy ``typed`` names); other ids as :func:`typed_action`."""
+    out = typed_action(action)
+    v = _moved(data, action, _named(typed))
+    if v >= 0:
+        out["card"] = _engine().VERSIONS[v]
+    return out
+
+
+def apply_typed_at(data, action, d) -> bytes:
+    """The state after the legal decision ``action`` read from the typed form ``d``: a kind
+    action moves the very card ``d`` names (LN-93); ValueError naming ``card`` if that copy is
+    not where the action takes it from (or, for a card in play, not one the rules may pick)."""
+    E = _engine()
+    if E.split_action(action) is None:
+        return E.apply_named(data, action, -1)
+    v = _card(d, "card")
+    if _moved(data, action, v) != v:
+        kind, _ = _decode(action)
+        moved = _moved(data, action)
+        raise ValueError(f"card: {version_names()[v]} is not a card this {kind} can take here; "
+                         f"the {kind_name(E.KIND_OF[v])} it takes is {version_names()[moved]}")
+    return E.apply_named(data, action, v)

@@ -2,8 +2,8 @@
 
 The files are ``data/cards.json``, ``data/board.json`` and ``data/poverty.json``
 beside this module. They are read once and checked strictly against the
-rulebook (``../shared/seeds/001_ddb8a29004ae5de6.txt``) and the component
-research; any fault raises :class:`ValueError` naming the file and the record.
+first-edition rulebook (Treefrog Games, 2010) and the published components as
+``seeds/london.md`` records them; any fault raises :class:`ValueError` naming the file and the record.
 Plain Python on purpose (no compiled import): the tables are read once, off
 the search path, and the engine copies what it needs into its own arrays.
 

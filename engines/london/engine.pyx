@@ -261,6 +261,9 @@ ctypedef struct LNState:
     int16_t final_vp[LN_MAX_PLAYERS]            # at PH_OVER: LN-80
     int16_t final_poverty[LN_MAX_PLAYERS]       # at PH_OVER: poverty before the adjustment (LN-81)
     int16_t winners                             # at PH_OVER: bit per winning seat
+    # Set only by apply_named, for one decision: the version + 1 that it moves instead of the
+    # kind's lowest (LN-93, a client naming the exact card); 0 otherwise, and always in search.
+    int16_t named
     # Caches the rules keep up to date; _pack recomputes them, so a description never sets them.
     int16_t deck_n                              # cards in `deck`
     int16_t letter_n[3]                         # cards of each letter in `deck`
@@ -829,9 +832,16 @@ cdef inline void hand_add_known(LNState* s, int p, int v) noexcept nogil:
     s.owner_sure[p][v] += 1
     s.sure_hash += Z_KIND[p][V_KIND[v]]
 
+cdef inline bint named_of_kind(const LNState* s, int k) noexcept nogil:
+    return s.named > 0 and V_KIND[s.named - 1] == k
+
 cdef inline int hand_version(const LNState* s, int p, int k) noexcept nogil:
-    """The copy of kind k that leaves p's hand: the lowest version held (LN-93); -1 if none."""
-    cdef int v = hand_next(s, p, K_FIRST[k])
+    """The copy of kind k that leaves p's hand: the lowest version held (LN-93), or the one the
+    client named (apply_named); -1 if none."""
+    cdef int v
+    if named_of_kind(s, k) and s.hand[p][s.named - 1] > 0:
+        return s.named - 1
+    v = hand_next(s, p, K_FIRST[k])
     while v >= 0:
         if V_KIND[v] == k:
             return v
@@ -867,22 +877,39 @@ cdef void display_put(LNState* s, int v) noexcept nogil:
         display_insert(s, 1, v)
 
 cdef int row_version(const LNState* s, int r, int k) noexcept nogil:
+    """The space in row r of the kind's lowest version (the row is sorted), or of the version
+    the client named (apply_named); -1 if none."""
     cdef int i
+    if named_of_kind(s, k):
+        for i in range(s.display_n[r]):
+            if s.display[r][i] == s.named - 1:
+                return i
     for i in range(s.display_n[r]):
         if V_KIND[s.display[r][i]] == k:
             return i
     return -1
 
-cdef int look_take(LNState* s, int k) noexcept nogil:
-    """Takes a card of kind k out of the University look (the caller lists only kinds it holds)."""
-    cdef int i, v
+cdef int look_index(const LNState* s, int k) noexcept nogil:
+    """Where in the University look the card of kind k that leaves it lies: the first of the
+    kind, or the one the client named (apply_named); -1 if none."""
+    cdef int i, first = -1
     for i in range(s.look_n):
         if V_KIND[s.look[i]] == k:
-            v = s.look[i]
-            s.look[i] = s.look[s.look_n - 1]
-            s.look_n -= 1
-            return v
-    return -1
+            if s.look[i] == s.named - 1:
+                return i
+            if first < 0:
+                first = i
+    return first
+
+cdef int look_take(LNState* s, int k) noexcept nogil:
+    """Takes a card of kind k out of the University look (the caller lists only kinds it holds)."""
+    cdef int i = look_index(s, k), v
+    if i < 0:
+        return -1
+    v = s.look[i]
+    s.look[i] = s.look[s.look_n - 1]
+    s.look_n -= 1
+    return v
 
 cdef int display_take(LNState* s, int r, int k) noexcept nogil:
     """Takes the lowest version of kind k from row r; its space stays free (LN-21)."""
@@ -1087,10 +1114,21 @@ cdef void after_turn_card(LNState* s) noexcept nogil:
     else:
         s.phase = PH_ACTION
 
+cdef inline void clear_draw(LNState* s) noexcept nogil:
+    """A draw is over: its counts go back to zero, so that a position outside a draw holds no
+    leftover of the last one (the decoder requires zeros there)."""
+    s.draws_left = 0
+    s.draws_taken = 0
+    s.draws_min = 0
+    s.draw_for = DF_TURN
+    s.draw_to = DT_HAND
+
 cdef void finish_draws(LNState* s) noexcept nogil:
-    if s.draw_for == DF_TURN:
+    cdef int why = s.draw_for
+    clear_draw(s)
+    if why == DF_TURN:
         after_turn_card(s)
-    elif s.draw_for == DF_HAND_POWER:
+    elif why == DF_HAND_POWER:
         s.phase = PH_PLAY
     else:
         end_action(s)
@@ -1134,7 +1172,7 @@ cdef void continue_look(LNState* s) noexcept nogil:
 
 cdef void goto_take_looked(LNState* s) noexcept nogil:
     if s.draws_left <= 0 or (s.look_n == 0 and display_cards(s) == 0):
-        s.draws_left = 0
+        clear_draw(s)
         if s.look_n > 0:
             s.phase = PH_PUT_BACK
         else:
@@ -1208,8 +1246,9 @@ cdef int find_stack(const LNState* s, int p, int k, int down) noexcept nogil:
     for i in range(s.pc_n[p]):
         if stack_target(s, p, i) and V_KIND[s.pc_version[p][i]] == k \
                 and ((s.pc_flags[p][i] & F_DOWN) != 0) == (down != 0):
-            if best < 0 or s.pc_money[p][i] < s.pc_money[p][best]:
-                best = i
+            if best < 0 or s.pc_money[p][i] < s.pc_money[p][best] or (
+                    s.pc_money[p][i] == s.pc_money[p][best] and s.pc_version[p][i] == s.named - 1):
+                best = i                    # of equal ones, the card the client named
     return best
 
 cdef void place_card(LNState* s, int p, int v, int cover) noexcept nogil:
@@ -1770,11 +1809,7 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
             if hand_colour(s, p, C_GREY) == 0:
                 back_to_run(s)
     elif r == R_ACTIVATE:
-        q = -1
-        for i in range(s.pc_n[p]):
-            if V_KIND[s.pc_version[p][i]] == k and can_activate(s, p, i):
-                if q < 0 or s.pc_money[p][i] > s.pc_money[p][q]:
-                    q = i                   # the Shops holding the most (LN-94)
+        q = activate_pick(s, p, k)
         s.pc_flags[p][q] |= F_ACTIVATED
         s.activations += 1
         s.pending = q
@@ -1786,15 +1821,13 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
                 pay(s, p, V_ACT_MONEY[v])
             run_effects(s, q)
     elif r == R_AGAIN:
-        for i in range(s.pc_n[p]):
-            if V_KIND[s.pc_version[p][i]] == k and whitehall_target(s, p, i, s.pending):
-                run_effects(s, i)           # LN-63: no cost, the same effects, fresh choices
-                break
+        i = in_play_pick(s, p, k, r)
+        if i >= 0:
+            run_effects(s, i)               # LN-63: no cost, the same effects, fresh choices
     elif r == R_KEEP:
-        for i in range(s.pc_n[p]):
-            if V_KIND[s.pc_version[p][i]] == k and flip_candidate(s, p, i):
-                s.pc_flags[p][i] |= F_KEPT
-                break
+        i = in_play_pick(s, p, k, r)
+        if i >= 0:
+            s.pc_flags[p][i] |= F_KEPT
         i = usable_hospital(s, p)
         s.pc_flags[p][i] |= F_DOWN          # LN-43
         flip_step(s)
@@ -1809,6 +1842,60 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         if s.hand_n[p] <= HAND_LIMIT:
             end_turn(s)
 
+cdef int activate_pick(const LNState* s, int p, int k) noexcept nogil:
+    """The card in play of kind k that "activate" marks: of those that can be activated, the
+    Shops holding the most (LN-94), and of equals the one the client named; -1 if none."""
+    cdef int i, q = -1
+    for i in range(s.pc_n[p]):
+        if V_KIND[s.pc_version[p][i]] == k and can_activate(s, p, i):
+            if q < 0 or s.pc_money[p][i] > s.pc_money[p][q] or (
+                    s.pc_money[p][i] == s.pc_money[p][q] and s.pc_version[p][i] == s.named - 1):
+                q = i
+    return q
+
+cdef int moved_card(const LNState* s, int a) noexcept nogil:
+    """The version that kind action a moves or marks here (LN-93: the lowest of the kind, or the
+    one named), read with the same helpers the rules use; -1 for other ids or none."""
+    cdef int r, k, p = s.active, i, row
+    if a < A_KINDS or a >= A_KINDS + MAX_K * NUM_RANGES:
+        return -1
+    r = (a - A_KINDS) // MAX_K
+    k = (a - A_KINDS) % MAX_K
+    if r == R_TAKE_TOP or r == R_TAKE_BOTTOM or r == R_SWAP_TOP or r == R_SWAP_BOTTOM \
+            or r == R_COFFEE_TOP or r == R_COFFEE_BOTTOM:
+        row = (r - R_TAKE_TOP) if r <= R_TAKE_BOTTOM else ((r - R_SWAP_TOP) if r <= R_SWAP_BOTTOM
+                                                              else (r - R_COFFEE_TOP))
+        i = row_version(s, row, k)
+        return s.display[row][i] if i >= 0 else -1
+    if r == R_TAKE_LOOKED or r == R_PUT_BACK:
+        i = look_index(s, k)
+        return s.look[i] if i >= 0 else -1
+    if r == R_ON_UP or r == R_ON_DOWN:
+        i = find_stack(s, p, k, r == R_ON_DOWN)
+    elif r == R_ACTIVATE:
+        i = activate_pick(s, p, k)
+    elif r == R_AGAIN or r == R_KEEP:
+        i = in_play_pick(s, p, k, r)
+    else:
+        return hand_version(s, p, k)
+    return s.pc_version[p][i] if i >= 0 else -1
+
+cdef int in_play_pick(const LNState* s, int p, int k, int r) noexcept nogil:
+    """Whitehall's second activation or a Hospital's keep: the first card in play of kind k that
+    qualifies, or the one the client named (apply_named); -1 if none."""
+    cdef int i, first = -1
+    cdef bint ok
+    for i in range(s.pc_n[p]):
+        if V_KIND[s.pc_version[p][i]] != k:
+            continue
+        ok = whitehall_target(s, p, i, s.pending) if r == R_AGAIN else flip_candidate(s, p, i)
+        if ok:
+            if s.pc_version[p][i] == s.named - 1:
+                return i
+            if first < 0:
+                first = i
+    return first
+
 cdef int ln_legal_actions(const void* st, int* out) noexcept nogil:
     return legal(<const LNState*>st, out)
 
@@ -1817,6 +1904,7 @@ cdef void ln_apply_action(void* st, int action) noexcept nogil:
     cdef LNState* s = <LNState*>st
     cdef int buf[2 * MAX_K + 8]
     apply_one(s, action)
+    s.named = 0
     while s.phase != PH_OVER and s.phase != PH_DEAL and s.phase != PH_DRAW:
         if legal(s, buf) != 1:
             break
@@ -2190,6 +2278,30 @@ def kind_action(str range_name, int kind):
     return A_KINDS + MAX_K * RANGES.index(range_name) + kind
 
 
+def moved_version(data, int action, int named=-1):
+    """The card version that ``action`` moves (or, for a card in play, marks) in the state
+    ``data``: the lowest of its kind there (LN-93), or ``named`` where that copy is there;
+    -1 for an id that names no card."""
+    cdef LNState s = _read(data)
+    if not -1 <= named < NV:
+        raise ValueError(f"named: {named} is not a card version")
+    s.named = named + 1
+    return moved_card(&s, action)
+
+
+def apply_named(data, int action, int named):
+    """``data`` with the legal decision ``action`` applied, moving the copy ``named`` of its kind
+    instead of the lowest (LN-93; -1: the lowest): for a client that says which of identical
+    cards it played.
+    The caller checks legality and that ``moved_version(data, action, named) == named``."""
+    cdef LNState s = _read(data)
+    if not -1 <= named < NV:
+        raise ValueError(f"named: {named} is not a card version")
+    s.named = named + 1
+    ln_apply_action(&s, action)
+    return (<char*>&s)[:sizeof(LNState)]
+
+
 def split_action(int action):
     """``(range name, kind)`` of a kind action, or ``None`` for other ids."""
     if A_KINDS <= action < A_KINDS + MAX_K * NUM_RANGES:
@@ -2227,4 +2339,5 @@ def poverty_penalty_of(int points):
 # ------------------------------------------------------- the Python side (state.py, actions.py)
 # Imported last: those modules read this one's tables at call time.
 from fagin.engines.london.state import describe, view, from_description, render, summary
-from fagin.engines.london.actions import action_label, typed_action, action_from_typed
+from fagin.engines.london.actions import (action_label, typed_action, action_from_typed, action_label_at,
+                                          typed_action_at, apply_typed_at)

@@ -628,6 +628,7 @@ def _build(d, seed) -> bytes:
     s["draw_to"] = enum_index(d.get("draw_to") or "hand", E.DRAW_TO, "DRAW_TO_", "draw_to")
     s["draws_left"] = int_in(d.get("draws_left") or 0, 0, 20, "draws_left")
     s["draws_taken"] = int_in(d.get("draws_taken") or 0, 0, 20, "draws_taken")
+    # What the rules make these during a draw, and zeros outside one, are checked below.
     s["draws_min"] = int_in(d.get("draws_min") or 0, 0, 20, "draws_min")
     if s["draws_taken"] + s["draws_left"] > 20:
         # Each card taken moves one from draws_left to draws_taken: their sum is what the
@@ -769,6 +770,16 @@ def _build(d, seed) -> bytes:
         need(deck_cards > 0 and not look, "deck", "phase look needs cards in the deck and no look going on")
     if phase in ("source", "take_looked"):
         need(s["draws_left"] > 0, "draws_left", f"phase {phase} needs a card still due")
+    if phase in ("source", "take_looked") or (phase == "draw" and s["draw_to"] == 0):
+        _check_draw_terms(s, d, active, draw_for)
+    else:
+        # A draw's counts go back to zero when it ends (LN-15): outside a draw the engine
+        # holds zeros, and any other figure would be a draw it never holds there.
+        for name in ("draws_left", "draws_taken", "draws_min"):
+            need(s[name] == 0, name, f"only while cards are being taken, not in phase {phase}")
+        need(draw_for == "turn", "draw_for", f"only while cards are being taken, not in phase {phase}")
+        if phase != "draw":
+            need(s["draw_to"] == 0, "draw_to", f"only while cards are being taken, not in phase {phase}")
     if phase == "take_looked":
         need(draw_for == "turn", "draw_for", "University's look is for the turn's card")
     if phase == "put_back":
@@ -839,6 +850,50 @@ def _build(d, seed) -> bytes:
             raise _NothingToDo(f"phase: the position leaves seat {active} nothing to do in phase {phase}",
                                any(p == active for p, _ in hidden_need))
     return data
+
+
+def _turn_draw_range(s, p):
+    """(least, most) cards seat p takes for its turn: one (LN-13), or the choice of its face-up
+    uncovered Parliament (LN-49); of several, the first with the largest most, as the engine's
+    permanent-power cache keeps it."""
+    E = _engine()
+    F = E.FLAGS
+    best = None
+    for i in range(s["pc_n"][p]):
+        power = E.CARDS[s["pc_version"][p][i]].power("draw_count_choice")
+        if power and not s["pc_flags"][p][i] & (F["down"] | F["covered"]) and (best is None
+                                                                               or power["max"] > best["max"]):
+            best = power
+    return (best["min"], best["max"]) if best else (1, 1)
+
+
+def _check_draw_terms(s, d, active, draw_for):
+    """A draw under way: the cards it began with (taken + still due) and the number to take
+    before stopping is allowed are fixed by the rules, not chosen by the client. An omitted
+    draws_min is derived; a given one must be the rules' figure (LN-13, LN-33, LN-49, LN-71)."""
+    E = _engine()
+    if draw_for == "turn":
+        least, most = _turn_draw_range(s, active)
+        totals, why = {most}, ("LN-49: Parliament's choice" if (least, most) != (1, 1) else "LN-13: one card")
+    elif draw_for == "take_three":
+        least, totals, why = 3, {3}, "Take Three Cards takes three"
+    elif draw_for == "borough":
+        least, totals, why = None, {b.cards for b in E.BOROUGHS}, "LN-71: the cards of the borough bought"
+    else:
+        least, totals, why = None, {c.power("discard_to_draw")["cards"] for c in E.CARDS
+                                    if c.power("discard_to_draw")}, "LN-33: the cards the hand power takes"
+    began = s["draws_taken"] + s["draws_left"]
+    if began not in totals:
+        raise ValueError(f"draws_taken: {s['draws_taken']} taken and {s['draws_left']} still due (draws_left) "
+                         f"make a draw of {began} cards for {draw_for}; {why} makes it "
+                         f"{' or '.join(map(str, sorted(totals)))}")
+    if least is None:
+        least = began                       # every card of these draws must be taken
+    given = d.get("draws_min")
+    if given is not None and given != least:
+        raise ValueError(f"draws_min: {given!r}, but a {draw_for} draw for seat {active} may stop only "
+                         f"after {least} cards ({why})")
+    s["draws_min"] = least
 
 
 def _power_up(s, p, code):

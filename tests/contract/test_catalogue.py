@@ -24,8 +24,36 @@ def _camel(game_id):
     return "".join(part.capitalize() for part in game_id.split("_"))
 
 
+# "LN-1 to LN-44" names a span, not the rulings tested: a ruling counts as cited only where
+# its own id stands (each ruling cited where its test is).
+RULING_SPAN = re.compile(r"\b[A-Z]{2,3}-\d+\s*(?:to|through|-|–|—)\s*[A-Z]{2,3}-\d+\b")
+
+
 def _test_sources():
-    return "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py"))
+    return RULING_SPAN.sub(" ", text)
+
+
+def test_a_span_of_rulings_cites_neither_end():
+    """A docstring's "LN-1 to LN-44" counted as citing LN-1 and LN-44 (found from outside)."""
+    assert not re.search(r"\bLN-44\b", RULING_SPAN.sub(" ", "rules LN-1 to LN-44 here"))
+    assert re.search(r"\bLN-21\b", RULING_SPAN.sub(" ", "LN-W6 (LN-19 to LN-20), LN-21"))
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_the_oneof_field_numbers_are_the_rooms(game_id):
+    """Each game's numbers in GameState.game and Action.typed are recorded in its room
+    (GameSpec.proto_fields): the proto must use them, and no two rooms may share one."""
+    spec = GAMES[game_id]
+    assert len(spec.proto_fields) == 2, f"{game_id}: declare proto_fields=(state, action) in its GameSpec"
+    state_field = fagin_pb2.GameState.DESCRIPTOR.fields_by_name[game_id]
+    action_field = fagin_pb2.Action.DESCRIPTOR.fields_by_name[game_id]
+    assert (state_field.number, action_field.number) == spec.proto_fields, \
+        f"{game_id}: fagin.proto numbers it {(state_field.number, action_field.number)}, its room {spec.proto_fields}"
+    others = [g for g, s in GAMES.items() if g != game_id]
+    for i, what in enumerate(("GameState.game", "Action.typed")):
+        clash = [g for g in others if GAMES[g].proto_fields[i:i + 1] == spec.proto_fields[i:i + 1]]
+        assert not clash, f"{game_id}: {what} number {spec.proto_fields[i]} is also {clash}'s"
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))

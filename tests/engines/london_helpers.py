@@ -320,8 +320,3 @@ def turn_start(active=0, players=2, **kw):
     st = position(players=players, active=previous, phase="play", action="play_cards", placed=1, **kw)
     assert raw(st)["hand_n"][previous] <= 9, "the previous seat would have to cut its hand"
     return act(st, "done")
-
-
-# The engine on main (47bc2d4 on) caches permanent powers in ``perm``, but ``refresh_powers``
-# assigns each of School, University, Stock Exchange, Bank of England and Public Houses to itself
-# instead of computing it, so those powers are never in force (Parliament's are computed).

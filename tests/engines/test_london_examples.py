@@ -191,7 +191,8 @@ def test_w5_buy_land():
 # ------------------------------------------------------------------ LN-W6
 
 def test_w6_the_card_display():
-    """LN-W6 (LN-19 to LN-21): fill the bottom row, shift when both are full, refill the top row first."""
+    """LN-W6: fill the bottom row (LN-19), shift when both are full (LN-20), refill the top row first;
+    a card taken leaves its space free for the next (LN-21)."""
     # a..h: almshouses, covent_garden, mercers, theatre_royal, great_fire_monument, vauxhall_gardens,
     # woolwich_arsenal, water_works.  Seat 0 cuts f and g at the hand limit (expending to the Display).
     filler = ["paupers_c"] * 5 + ["paupers_b"] * 4

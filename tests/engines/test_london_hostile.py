@@ -46,7 +46,8 @@ def _position(phase, players=3, where=lambda d: True):
     for d in _positions(phase, players):
         if where(d):
             return copy.deepcopy(d)
-    pytest.skip(f"no {phase} position fits")
+    # A check with no position to run on has checked nothing: it fails, not skips.
+    pytest.fail(f"no {phase} position fits: seed more games in _positions")
 
 
 def _refused(d, field):
@@ -160,7 +161,7 @@ def test_a_look_wanting_more_cards_than_the_deck_holds_is_refused_LN_50():
     d.update(looked=[], looked_letters=[], deck_letters=None)
     d["discard"] = sorted(d["discard"] + d["deck"][1:])
     d["deck"] = d["deck"][:1]
-    d.update(phase="draw", draw_to="look", look_target=3, draws_left=0, draws_taken=0)
+    d.update(phase="draw", draw_to="look", look_target=3, draws_left=0, draws_taken=0, draws_min=0)
     _refused(d, "look_target")
     d["look_target"] = 1                            # one card to look at, one in the deck: fine
     state = GAME.from_description(d)
@@ -170,17 +171,83 @@ def test_a_look_wanting_more_cards_than_the_deck_holds_is_refused_LN_50():
 def test_a_draw_is_bounded_by_the_cards_taken_and_still_due():
     """draws_taken 20 with a card still due was accepted, and the card taken made 21, past
     the range the decoder accepts: a successor whose description was refused (found by
-    bench/fuzz_states.py).  The sum of the two is what the draw began with and is bounded."""
-    d = _position("source")
+    bench/fuzz_states.py).  The sum of the two is what the draw began with: bounded, and for
+    the turn's card without Parliament exactly one (LN-13)."""
+    d = _position("source", where=lambda d: d["draw_for"] == "turn")
     d.update(draws_taken=20, draws_left=1, draws_min=0)
     _refused(d, "draws_taken")
-    d.update(draws_taken=19)
+    d.update(draws_taken=19, draws_min=None)
+    assert "LN-13" in _refused(d, "draws_taken")
+    d.update(draws_taken=0)
     state = GAME.from_description(d)
     rng = random.Random(3)
     while state.describe()["phase"] in ("source", "draw"):
         state.apply(state.sample_chance(rng.getrandbits(63)) if state.is_chance_node()
                     else rng.choice(state.legal_actions()))
         assert GAME.from_description(state.describe()).describe() == state.describe()
+
+
+def _turn_card_position(**kw):
+    """A real start-of-turn position (phase source, the turn's card still due) as a dict."""
+    from tests.engines.london_helpers import turn_start
+    d = GAME.from_description(turn_start(**kw).describe()).describe()
+    assert d["phase"] == "source" and d["draw_for"] == "turn"
+    return d
+
+
+def test_the_turn_card_stays_compulsory_when_draws_min_is_left_out_LN_13():
+    """A start-of-turn position without draws_min read the proto default 0: the engine then
+    offered "stop" to a seat without Parliament, skipping the card LN-13 makes compulsory.
+    The rules fix draws_min: left out it is derived, given it must match."""
+    d = _turn_card_position(display_top=["grocers"])
+    assert d["draws_min"] == 1
+    d["draws_min"] = None
+    state = GAME.from_description(d)
+    assert state.describe()["draws_min"] == 1
+    assert "stop" not in {state.action_label(a) for a in state.legal_actions()}
+    d["draws_min"] = 0
+    message = _refused(d, "draws_min")
+    assert "LN-13" in message, message
+
+
+def test_parliament_sets_draws_min_and_the_draw_size_LN_49():
+    """With a face-up Parliament (0 to 2 cards) the turn's draw is two cards of which none
+    must be taken: derived when left out; any other figure is refused."""
+    d = _turn_card_position(stacks={0: [["parliament"]]}, display_top=["grocers"])
+    assert (d["draws_min"], d["draws_left"], d["draws_taken"]) == (0, 2, 0)
+    d["draws_min"] = None
+    state = GAME.from_description(d)
+    assert state.describe()["draws_min"] == 0
+    assert "stop" in {state.action_label(a) for a in state.legal_actions()}
+    d["draws_min"] = 1
+    assert "LN-49" in _refused(d, "draws_min")
+    d.update(draws_min=None, draws_left=1)          # a Parliament draw is of two cards
+    assert "LN-49" in _refused(d, "draws_taken")
+
+
+def test_no_card_is_due_outside_a_draw_LN_15():
+    """Every draw ends with nothing still due; draws_left outside a draw is refused."""
+    d = _position("action")
+    d["draws_left"] = 1
+    _refused(d, "draws_left")
+
+
+def test_output_only_counts_may_be_left_out_LN_4():
+    """building_counters_left and underground_left are output only: a client leaving them out
+    (proto3 read them as 0, and the state was refused) gets them derived; a wrong one given is
+    still refused."""
+    from fagin.server import codec
+    d = _position("action", where=lambda d: any(seat["boroughs"] for seat in d["seats"]))
+    message = codec.encode_description(GAME, d).london
+    for seat in message.seats:
+        seat.ClearField("building_counters_left")
+    message.ClearField("underground_left")
+    message.ClearField("draws_min")
+    back = codec.message_to_dict(message)
+    assert back["underground_left"] is None and back["seats"][0]["building_counters_left"] is None
+    assert GAME.from_description(back).describe() == GAME.from_description(d).describe()
+    d["underground_left"] = d["underground_left"] - 1
+    _refused(d, "underground_left")
 
 
 # ------------------------------------------------------------------ random edits (hypothesis)

@@ -174,11 +174,16 @@ def test_statistics_on_request_hint_download_take_back(browser, site):
     # The level reached the server: as `level`, or as its iterations where the server has no such field.
     assert recommended[-1]["search"].get("level") == 2 or recommended[-1]["search"]["iterations"] == "30"
 
-    # A hint is searched on seat 1's view: the bot's card is not in it.
+    # A hint is searched on seat 1's view: the bot's card is not in it. It names its budget and
+    # shows the best estimate: iterations and temperature 0, never a bot level's draw.
+    page.select_option("#hint-budget", "1000")
     page.click("#hint")
     page.wait_for_selector("#stats caption:has-text('Hint for you')")
     hint = recommended[-1]
     assert hint["seat"] == 1 and hint["state"]["leducPoker"]["privateCards"][0] == -1
+    assert hint["search"]["iterations"] == "1000" and hint["search"]["temperature"] == 0
+    assert "level" not in hint["search"]
+    assert "1,000 iterations" in page.inner_text("#stats caption")
 
     # The download is seat 1's view too, a position the analysis mode takes as it is.
     with page.expect_download() as download:
@@ -201,19 +206,25 @@ def test_statistics_on_request_hint_download_take_back(browser, site):
 
 def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
     page = browser.new_page()
-    page_errors = []
+    page_errors, recommended = [], []
     page.on("pageerror", lambda error: page_errors.append(error))
+    page.on("request", lambda r: r.url.endswith("/Recommend") and recommended.append(json.loads(r.post_data)))
     page.goto(site)
     page.wait_for_selector("#game option[value=kuhn_poker]", state="attached")
     page.click("#tab-analyse")
     # Kuhn poker: seat 0 holds the king (2) and is first to act.
     page.fill("#position", json.dumps({"kuhnPoker": {"cards": [2, 0], "actions": []}}))
-    page.select_option("#analysis-level", "6")
+    # An explicit budget on a slider (iterations or seconds), never a bot level.
+    page.locator("#analysis-budget").fill("3")
+    assert page.inner_text("#analysis-budget-value") == "1,000 iterations"
     page.click("#best-move")
     page.wait_for_selector("#analysis-stats table.stats")
     assert page.locator("#analysis-stats table.stats tbody tr").count() == 2      # pass, bet
     assert "Best move for seat 0" in page.inner_text("#analysis-status")
     assert page.inner_text("#analysis-table")
+    assert recommended[-1]["search"] == {"seed": "1", "temperature": 0, "iterations": "1000"}
+    page.select_option("#analysis-unit", "time")
+    assert page.inner_text("#analysis-budget-value") == "1 s"
 
     # A position that is not JSON is refused on the page, naming the problem.
     page.fill("#position", "{not json")
@@ -226,5 +237,38 @@ def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
     page.click("#best-move")
     page.wait_for_function("document.getElementById('error').textContent.includes('invalid_argument')")
     assert "cards" in page.inner_text("#error")
+    # The status line no longer says it is searching (it stayed on "Searching..." after an error).
+    assert "Searching" not in page.inner_text("#analysis-status")
+    assert not page_errors, page_errors
+    page.close()
+
+
+SEED_GAMES = ("kids_of_london", "london", "oliver_twist", "gangs_of_kyoto", "fagins_gang")
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_seed_game_fits_the_screen(browser, site, width):
+    """At a phone's 390 px and a laptop's 1,280 px, nothing overflows once a game is on (at 390
+    px the page was 583-1,415 px wide: a 1fr grid track grew to the table's longest line), and
+    the set-up form has folded away above the game."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page_errors = []
+    page.on("pageerror", lambda error: page_errors.append(error))
+    page.goto(site)
+    page.wait_for_selector("#game option[value=london]", state="attached")
+    for game_id in SEED_GAMES:
+        if not page.evaluate("document.getElementById('setup-panel').open"):
+            page.click("#setup-panel > summary")        # a new game: the form opens again
+        page.select_option("#game", game_id)
+        page.select_option("#players", "3")
+        page.fill("#seed", "5")
+        page.click("#start")
+        page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=30_000)
+        assert not page.evaluate("document.getElementById('setup-panel').open"), game_id
+        widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert widths[0] <= widths[1], f"{game_id} at {width} px: the page is {widths[0]} px wide"
+        shot = ROOT / "build" / "screenshots" / f"{game_id}-{width}.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot), full_page=True)
     assert not page_errors, page_errors
     page.close()

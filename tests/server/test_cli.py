@@ -13,6 +13,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from fagin.clients import FaginClient, cli
+from fagin.v1 import fagin_pb2 as pb
 
 
 def run(server, *args, stdin=None, capsys=None, monkeypatch=None):
@@ -347,3 +348,28 @@ def test_an_address_that_cannot_be_bound_is_a_clear_error_not_a_traceback():
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "fagin serve: error: cannot listen on 192.0.2.1:0" in proc.stderr
+
+
+def test_an_action_may_be_named_by_the_unique_start_of_its_label():
+    """fagin play and --action take a label's unique beginning ("buy w" for "buy Westminster");
+    a beginning that fits several labels is refused with the choices listed."""
+    legal = [pb.Action(id=0, label="pass"), pb.Action(id=1, label="bet"), pb.Action(id=7, label="Buy Westminster"),
+             pb.Action(id=8, label="buy Whitechapel")]
+    assert cli.find_action(legal, "Be") == 1
+    assert cli.find_action(legal, "buy wes") == 7
+    assert cli.find_action(legal, "pass") == 0
+    with pytest.raises(cli.CliError, match="several actions"):
+        cli.find_action(legal, "buy w")
+    with pytest.raises(cli.CliError, match="not a legal action"):
+        cli.find_action(legal, "fold")
+
+
+def test_play_takes_a_label_start_and_a_bot_level(server, capsys, monkeypatch):
+    code, out, err = run(server, "play", "kuhn_poker", "--seed", "3", "--level", "4", stdin="b\nq\n",
+                         capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert "not an option" not in out and ("-- you acted" in out or "game over" in out)
+    with pytest.raises(SystemExit):
+        cli.main(["--server", server.target, "play", "kuhn_poker", "--level", "11"])
+    with pytest.raises(SystemExit):
+        cli.main(["--server", server.target, "play", "kuhn_poker", "--level", "3", "--iterations", "50"])

@@ -1,0 +1,175 @@
+"""How well the search's values predict who wins: a reliability table, the Brier score, a plot.
+
+Positions come from self-play between bots of a cheap level (``--level``, the game's own
+ladder). In every game, ``--positions`` decisions are drawn at random (a decision, not a
+chance event), each is searched for the seat to act with ``--iterations`` ISMCTS
+iterations, and the search's value of the position for that seat (the visit-weighted mean
+of its root actions' values, on the scale of the game's returns: a win chance for the seed
+games) is compared with how that game ended for that seat (its share of the win).
+
+Printed: the Brier score of the predictions beside that of a constant prediction (the
+observed win rate of the seat to act over all positions), the reliability table in ten
+bins of predicted value (positions, mean predicted, observed, the gap), and with
+``--plot PATH`` a PNG of the same. A bin is "within tolerance" when it holds at least
+``--min-bin`` positions and its gap is at most ``--tolerance`` points.
+
+    .venv/bin/python bench/calibration.py --game london --games 200 --positions 10 \\
+        --iterations 1000 --workers 2 --plot build/calibration/london.png
+"""
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+
+from concurrent.futures import ProcessPoolExecutor
+
+from fagin.engines import GAMES, new_game
+from fagin.search import ismcts, levels
+from fagin.search.arena import wins_of
+from fagin.search.bots import make_bot
+
+BINS = 10
+
+
+def _game(args):
+    """One self-play game: the sampled positions' (prediction, outcome) for the seat to act."""
+    game_id, players, level, positions, iterations, seed = args
+    spec = GAMES[game_id]
+    rng = random.Random(seed)
+    bot = make_bot(f"level:{level}")
+    state = new_game(game_id, players, seed=rng.getrandbits(31))
+    decisions = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(state.sample_chance(rng.getrandbits(63)))
+            continue
+        seat = state.current_player()
+        decisions.append((state.clone(), seat))
+        state.apply(bot.choose(state, seat, rng.getrandbits(63)))
+    wins = wins_of(state.returns())
+    chosen = rng.sample(decisions, min(positions, len(decisions)))
+    algorithm, _ = levels.resolve(spec, players, "auto")
+    out = []
+    for position, seat in chosen:
+        result = ismcts.search(position, seat, iterations=iterations, seed=rng.getrandbits(63),
+                               rollout=spec.rollout, selection=levels.SELECTION[algorithm])
+        visits = sum(s.visits for s in result.stats)
+        if visits == 0:
+            continue
+        value = sum(s.visits * s.mean_value for s in result.stats) / visits
+        out.append((min(1.0, max(0.0, value)), wins[seat]))
+    return out
+
+
+def _run(jobs, workers, progress):
+    """Each job's pairs, on ``workers`` processes, with a progress bar if asked."""
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        results = pool.map(_game, jobs) if pool else map(_game, jobs)
+        if progress:
+            from tqdm import tqdm
+            results = tqdm(results, total=len(jobs), unit="game", file=sys.stderr)
+        return list(results)
+    finally:
+        if pool:
+            pool.shutdown()
+
+
+def reliability(pairs, bins=BINS):
+    """Per bin of predicted value: (low, high, count, mean predicted, observed)."""
+    rows = []
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        inside = [(p, o) for p, o in pairs if low <= p < high or (b == bins - 1 and p == 1.0)]
+        if inside:
+            rows.append((low, high, len(inside), statistics.fmean(p for p, _ in inside),
+                         statistics.fmean(o for _, o in inside)))
+        else:
+            rows.append((low, high, 0, math.nan, math.nan))
+    return rows
+
+
+def brier(pairs, constant=None):
+    return statistics.fmean(((constant if constant is not None else p) - o) ** 2 for p, o in pairs)
+
+
+def plot(rows, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", label="perfect calibration")
+    xs = [r[3] for r in rows if r[2]]
+    ys = [r[4] for r in rows if r[2]]
+    sizes = [max(10, 200 * r[2] / max(1, max(q[2] for q in rows))) for r in rows if r[2]]
+    ax.scatter(xs, ys, s=sizes, color="#1f5fbf", zorder=3, label="bins (area: positions)")
+    ax.plot(xs, ys, color="#1f5fbf")
+    ax.set_xlabel("predicted win chance of the seat to act")
+    ax.set_ylabel("observed share of wins")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title(title, fontsize=9)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    import pathlib
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # The seed games return each seat's share of the win, so their values are win chances.
+    ap.add_argument("--game", required=True, choices=sorted(g for g, s in GAMES.items() if s.reference is None))
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--positions", type=int, default=10, help="positions sampled per game")
+    ap.add_argument("--level", type=int, default=3, help="the self-play bots' level (cheap)")
+    ap.add_argument("--iterations", type=int, default=1000, help="iterations of each prediction's search")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--min-bin", type=int, default=50)
+    ap.add_argument("--tolerance", type=float, default=8.0, help="points (of 100) a full bin may be off")
+    ap.add_argument("--plot", help="write the reliability plot to this PNG")
+    ap.add_argument("--progress", action="store_true")
+    args = ap.parse_args(argv)
+    spec = GAMES[args.game]
+    if not spec.min_players <= args.players <= spec.max_players:
+        ap.error(f"--players: {spec.name} takes {spec.min_players}-{spec.max_players}")
+    started = time.perf_counter()
+    rng = random.Random(args.seed)
+    jobs = [(args.game, args.players, args.level, args.positions, args.iterations, rng.getrandbits(63))
+            for _ in range(args.games)]
+    pairs = [pair for game in _run(jobs, args.workers, args.progress) for pair in game]
+    if not pairs:
+        sys.exit("no position was sampled")
+    base = statistics.fmean(o for _, o in pairs)
+    score, constant = brier(pairs), brier(pairs, base)
+    rows = reliability(pairs)
+    print(f"{spec.name}, {args.players} players: {len(pairs)} positions from {args.games} games of level "
+          f"{args.level} self-play, {args.iterations:,} iterations a prediction "
+          f"({time.perf_counter() - started:.0f} s)")
+    print(f"Brier score {score:.4f}; a constant {base:.3f} scores {constant:.4f} "
+          f"({'better' if score < constant else 'NOT better'} than constant)")
+    print(f"{'bin':<12}{'positions':>10}{'predicted':>11}{'observed':>10}{'gap (pts)':>11}")
+    within = True
+    for low, high, n, p, o in rows:
+        if n:
+            gap = 100 * (o - p)
+            flag = "" if n < args.min_bin or abs(gap) <= args.tolerance else "  off"
+            within &= flag == ""
+            print(f"{low:.1f}-{high:.1f}{'':<5}{n:>10}{p:>11.3f}{o:>10.3f}{gap:>+11.1f}{flag}")
+        else:
+            print(f"{low:.1f}-{high:.1f}{'':<5}{0:>10}{'-':>11}{'-':>10}{'-':>11}")
+    print(f"every bin of at least {args.min_bin} positions within {args.tolerance:g} points: "
+          f"{'yes' if within else 'no'}")
+    if args.plot:
+        plot(rows, args.plot, f"{spec.name}, {args.players} players, {args.iterations} iterations, "
+                              f"{len(pairs)} positions\nBrier {score:.3f} (a constant: {constant:.3f})")
+        print(f"plot: {args.plot}")
+
+
+if __name__ == "__main__":
+    main()
