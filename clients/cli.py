@@ -280,7 +280,8 @@ def cmd_play(client, args, stdin=None, out=None):
                 print(f"not an option: {line.strip()!r}", file=out)
             who = "you"
         else:
-            budget = {"level": args.level} if args.level is not None else {"iterations": args.iterations}
+            level = getattr(args, "level", None)      # absent when called with a plain namespace
+            budget = {"level": level} if level is not None else {"iterations": args.iterations}
             rec = client.recommend(state, seat, seed=rng.getrandbits(63), **budget)
             choice = rec.action.id
             who = f"seat {seat} (bot)"
