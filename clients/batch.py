@@ -45,7 +45,7 @@ import grpc
 from google.protobuf import json_format
 from tqdm import tqdm
 
-from fagin.clients.client import DEFAULT_TARGET
+from fagin.clients.client import DEFAULT_TARGET, backoff_s, pushback_ms
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
@@ -68,6 +68,10 @@ SERVICE_CONFIG = {
         },
     }],
 }
+
+# RESOURCE_EXHAUSTED is not in that policy: gRPC would retry a refusal without a hint too,
+# which the batch writes as the position's answer; one with a hint (admission control) is
+# asked again below, after the hint, jittered (``backoff_s``), at most --retries times.
 
 # Statuses after which a position is tried again rather than answered with
 # the error: the replica went away (UNAVAILABLE) or was stopped under the call
@@ -300,14 +304,7 @@ def channel_options(max_message_bytes=64 * 1024 * 1024):
 def _pushback_ms(error):
     """The server's retry hint (admission control) in ms, or None: none given, or a
     negative or unreadable one, which means "do not retry" (gRFC A6)."""
-    for key, value in (error.trailing_metadata() or ()):
-        if key == PUSHBACK_KEY:
-            try:
-                ms = int(value)
-            except ValueError:
-                return None
-            return ms if ms >= 0 else None
-    return None
+    return pushback_ms(error.trailing_metadata())
 
 
 async def _via_servers(target, todo, writer, summary, concurrency, timeout, retries):
@@ -334,7 +331,8 @@ async def _via_servers(target, todo, writer, summary, concurrency, timeout, retr
                         writer.write(answer_line(position.id, code=e.code().name, message=e.details() or ""),
                                      True, position.id)
                         return
-                    wait = None if pushback is None else pushback / 1000
+                    # The hint, jittered (positions refused together come back spread out).
+                    wait = None if pushback is None else backoff_s(pushback)
                 if attempt >= retries:
                     summary.unanswered.append(position.id)
                     return

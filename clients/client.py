@@ -20,6 +20,8 @@ A server with TLS and a token (docs/operating.md, Security)::
 """
 from __future__ import annotations
 
+import json
+import random
 from typing import AsyncIterator, Iterable, Iterator
 
 import grpc
@@ -28,6 +30,54 @@ from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
 DEFAULT_TARGET = "127.0.0.1:50051"
+
+#: The trailing metadata by which a server says how long to wait before retrying (gRFC A6).
+RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
+#: Attempts of a call refused RESOURCE_EXHAUSTED (admission control) that gRPC's retry policy
+#: makes in all, each after the server's grpc-retry-pushback-ms (jittered by the server), or
+#: without a hint after gRPC's own randomized exponential backoff.
+RETRY_ATTEMPTS = 5
+#: The longest a client waits on its own after a refusal (``backoff_s``).
+MAX_BACKOFF_S = 5.0
+
+
+def retry_service_config(attempts=RETRY_ATTEMPTS, codes=("RESOURCE_EXHAUSTED",)) -> dict:
+    """A channel service config whose retry policy sends a call the server refused by load
+    (``codes``) again, at most `attempts` times in all, honouring the server's pushback.
+    gRPC retries only calls it has not committed to (no response yet), such as a refusal."""
+    service = pb.DESCRIPTOR.services_by_name["Fagin"].full_name
+    return {"methodConfig": [{
+        "name": [{"service": service}],
+        "retryPolicy": {"maxAttempts": attempts, "initialBackoff": "0.05s", "maxBackoff": "2s",
+                        "backoffMultiplier": 2, "retryableStatusCodes": list(codes)},
+    }]}
+
+
+def retry_options(attempts=RETRY_ATTEMPTS) -> list:
+    """Channel options for :func:`retry_service_config` (none for `attempts` below 2)."""
+    if attempts < 2:
+        return [("grpc.enable_retries", 0)]
+    return [("grpc.service_config", json.dumps(retry_service_config(attempts))), ("grpc.enable_retries", 1)]
+
+
+def pushback_ms(metadata) -> int | None:
+    """The server's retry hint in ms from a status's trailing metadata, or None: none given,
+    or a negative or unreadable one, which means "do not retry" (gRFC A6)."""
+    for key, value in (metadata or ()):
+        if key == RETRY_PUSHBACK_KEY:
+            try:
+                ms = int(value)
+            except ValueError:
+                return None
+            return ms if ms >= 0 else None
+    return None
+
+
+def backoff_s(hint_ms, rng=None) -> float:
+    """How long a client waits before its next call after a refusal hinting `hint_ms`: the
+    hint, plus up to half again at random (so that clients refused together do not come back
+    together), at most MAX_BACKOFF_S."""
+    return min(MAX_BACKOFF_S, hint_ms / 1000 * (1 + 0.5 * (rng or random).random()))
 
 
 def _read(path, what):
@@ -109,6 +159,8 @@ def make_channel(target: str, *, aio=False, **security):
     """A channel to ``target`` (grpc.aio's with ``aio``); ``security`` as for
     :func:`channel_security`."""
     credentials, options = channel_security(target, **security)
+    # A refusal by load is retried after the server's hint, by gRPC itself (README, "The API").
+    options = options + retry_options()
     module = grpc.aio if aio else grpc
     if credentials is None:
         return module.insecure_channel(target, options=options)

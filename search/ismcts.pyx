@@ -607,8 +607,8 @@ cdef class ISMCTS:
         if self.slot_bound * sizeof(Slot) > SLOT_CHUNK_BYTES:
             raise ValueError(f"the game's decisions have up to {self.slot_bound} actions; "
                              f"a search handles up to {SLOT_CHUNK_BYTES // sizeof(Slot)}")
-        if self._start_tree() < 0:
-            raise MemoryError()
+        # The tree's first chunks are made by the first run: a search made and not yet run
+        # (one waiting for a server's admission) holds no tree memory.
 
     def __dealloc__(self):
         free(self.root)
@@ -736,6 +736,22 @@ cdef class ISMCTS:
             self.node_chunks[0] = <Node*>c.p
             self.node_room = room
             return 0
+        cdef int64_t last = self.node_chunks_len - 1
+        cdef int64_t first = last << NODE_SHIFT      # the last chunk's first node
+        if self.node_room - first < NODE_CHUNK:
+            # The last chunk was cut to a cap since raised (cap_nodes): it grows in place
+            # of a new chunk, since node i is found in chunk i >> NODE_SHIFT.
+            room = NODE_CHUNK
+            if room > self.max_nodes - first:
+                room = self.max_nodes - first
+            if self._take_chunk(&c, sizeof(Node) * room) < 0:
+                return -1
+            memcpy(c.p, self.node_chunks[last], sizeof(Node) * (self.num_nodes - first))
+            self._give_chunk(&self.node_chunk_info[last])
+            self.node_chunk_info[last] = c
+            self.node_chunks[last] = <Node*>c.p
+            self.node_room = first + room
+            return 0
         if self.node_chunks_len == self.node_chunks_cap:
             grown = realloc(self.node_chunks, sizeof(Node*) * 2 * self.node_chunks_cap)
             if grown == NULL:
@@ -800,6 +816,8 @@ cdef class ISMCTS:
             h = (h + 1) & mask
 
     cdef inline int64_t _find(self, int seat, uint64_t key) noexcept nogil:
+        if self.table == NULL:
+            return -1                       # not run yet: no tree
         cdef uint64_t h = mix64(key, <uint64_t>seat)
         cdef int64_t i = self._probe(self.table, self.table_mask, h, seat, key)
         if i >= 0 or self.old_table == NULL:
@@ -1175,6 +1193,8 @@ cdef class ISMCTS:
         # that reads come about every CHECK_MS whatever an iteration costs
         # (well under a microsecond in Kuhn poker, a millisecond in London).
         cdef int64_t stride = 1, next_check = 0
+        if self.table == NULL and self._start_tree() < 0:
+            raise MemoryError()
         self.running = 1
         try:
             with nogil:
@@ -1216,6 +1236,21 @@ cdef class ISMCTS:
     @property
     def num_nodes(self):
         return self.num_nodes
+
+    @property
+    def max_nodes(self):
+        """The most nodes the tree may hold (see ``cap_nodes``)."""
+        return self.max_nodes
+
+    def cap_nodes(self, int64_t n):
+        """Sets the most nodes the tree may hold from the next ``run`` on, up or down
+        (from 1 to MAX_NODES; never below what it holds, which it keeps): a server grows
+        a search's cap as its tree-memory reservation grows.  Not while it runs."""
+        if self.running:
+            raise RuntimeError("cap_nodes: the search is running")
+        if not 1 <= n <= MAX_NODES:
+            raise ValueError(f"max_nodes: must be in 1..{MAX_NODES}, got {n}")
+        self.max_nodes = n if n > self.num_nodes else self.num_nodes
 
     @property
     def num_slots(self):

@@ -13,13 +13,29 @@ Every search of the service passes through one :class:`Admission`:
   instead of after them; the credit keeps a long search from starving while
   new small ones keep arriving (a 10-minute soak at 200 clients without it:
   3 % of calls waited out their 30 s deadline while the median took 19 ms).
-- Before its first slice it *reserves* its tree memory (its node cap times
-  the game's bytes per node) from the server's budget and keeps it until the
-  call ends, so the trees held by all calls -- streams between reports
-  included -- never exceed ``max_tree_memory_mb``.  A search that does not
-  fit waits (up to its deadline) for memory to be returned.
+- With each slice it *reserves* tree memory from the server's budget for what
+  its tree may be at the slice's end (what it holds now plus room for twice
+  the iterations the slice is expected to run, at its game's bytes per node,
+  up to its node cap; its trees are capped to the reservation) and keeps it
+  until the call ends, so the trees held by all calls -- streams between
+  reports included -- stay within ``max_tree_memory_mb``, and a reservation
+  follows the tree's real size rather than the most it could ever reach.
+  (What a tree really holds is counted if it is more: a tree's first chunks,
+  or a chunk larger than the estimate.)
+  Memory bounds what *starts*, never what already holds memory: a search that
+  has started runs its slices whatever memory is left, its tree capped at
+  what its reservation could grow to (``Ticket.bytes``).  A new search whose
+  first slice does not fit waits (up to its deadline) for memory to be
+  returned, without holding back the others; if the memory cannot be free
+  before its deadline even at best (the searches holding it run to their time
+  budgets), it is refused at once (:class:`Overloaded`, with the wait as its
+  retry hint).
+- StreamRecommend searches are bounded by ``max_streams``, so the ones that
+  have not started yet do not count against ``max_queued`` (which bounds the
+  unary calls' and batch items' waits): a client's unread streams cannot get
+  other clients' calls refused.
 
-The plain attributes (``queued``, ``waiting``, ``running``, ``active``,
+The plain attributes (``queued``, ``queued_streams``, ``waiting``, ``running``, ``active``,
 ``reserved_bytes``, ``open_streams``, ``refused``) are the admission state for
 monitoring.  Everything here runs on the server's event loop (no locks).
 """
@@ -147,6 +163,18 @@ def available_memory_bytes():
 AGING = 0.1
 
 
+#: A retry hint is lengthened by up to this fraction of itself, at random.
+RETRY_JITTER = 0.25
+
+
+def _jittered(ms):
+    return max(1, int(math.ceil(ms * (1 + RETRY_JITTER * random.random()))))
+
+
+def _mb(nbytes):
+    return f"{nbytes / (1 << 20):.1f} MB"
+
+
 class Overloaded(Exception):
     """A call refused by admission control (RESOURCE_EXHAUSTED), with a retry hint in ms."""
 
@@ -159,13 +187,16 @@ class Ticket:
     """One search's place in the admission: its threads, its tree reservation
     and the worker time it has had."""
 
-    __slots__ = ("threads", "bytes", "seq", "service", "reserved", "started", "entered", "future",
-                 "done")
+    __slots__ = ("threads", "bytes", "want", "seq", "service", "reserved", "started", "entered",
+                 "future", "done", "release_at", "stream")
 
-    def __init__(self, threads, nbytes, seq):
+    def __init__(self, threads, nbytes, seq, release_at=None, stream=False):
         self.threads = threads
-        self.bytes = nbytes
+        self.bytes = 0            # tree memory reserved now (counted in reserved_bytes)
+        self.want = nbytes        # what its next slice asks for (``Admission.need``)
         self.seq = seq
+        self.release_at = release_at   # time.monotonic() before which it will not end; None: any time
+        self.stream = stream      # a StreamRecommend search (counted in queued_streams)
         self.service = 0.0        # worker-seconds run so far
         self.reserved = False     # its tree memory is counted in reserved_bytes
         self.started = False      # it has had a slice
@@ -182,10 +213,12 @@ class Admission:
         self.slice_ms = slice_ms
         self.free = workers
         self.wait_list: list = []
+        self._holders: set = set()     # the tickets holding a reservation
         self._seq = itertools.count()
         self._wait_ewma_ms = 0.0
         # Monitoring state (plain attributes; see the module docstring).
         self.queued = 0            # searches waiting to start (bounded by max_queued)
+        self.queued_streams = 0    # StreamRecommend searches waiting to start (max_streams bounds them)
         self.running = 0           # searches running a slice now
         self.active = 0            # searches holding a tree reservation
         self.reserved_bytes = 0    # tree memory reserved by them
@@ -210,20 +243,68 @@ class Admission:
 
     def retry_ms(self):
         """A retry hint: how long searches have lately waited to start, at least one slice
-        per worker round of the queue."""
+        per worker round of the queue, plus up to RETRY_JITTER of it at random (gRPC's retry
+        policy waits the hint exactly: clients refused together come back spread out)."""
         floor = self.slice_ms * max(1, self.queued) / self.workers
-        return max(1, int(math.ceil(max(self._wait_ewma_ms, floor))))
+        return _jittered(max(self._wait_ewma_ms, floor))
 
-    def enter(self, threads, nbytes) -> Ticket:
-        """A ticket for a new search, or Overloaded if the queue is full."""
-        if self.queued >= self.max_queued:
+    def enter(self, threads, nbytes, ends=None, stream=False, held=0, release_at=None) -> Ticket:
+        """A ticket for a new search whose first slice needs `nbytes` of tree memory and
+        whose call ends by the ``time.monotonic()`` instant `ends` (None: unknown); Overloaded
+        if the queue is full (streams excepted: ``max_streams`` bounds them), or if that memory
+        cannot be free before `ends`.  `held`: what its trees hold already, counted at once;
+        `release_at`: the instant before which it will not end (a time-only budget's end;
+        None: it may end any time, as one with an iteration budget)."""
+        if not stream and self.queued >= self.max_queued:
             self.refused += 1
             raise Overloaded(f"server busy: {self.queued} searches are queued, the server's "
                              f"max_queued is {self.max_queued}; retry later", self.retry_ms())
-        if nbytes > self.tree_budget_bytes:
-            raise ValueError("a search's reservation must fit the budget (searching.prepare lowers its node cap)")
-        self.queued += 1
-        return Ticket(threads, nbytes, next(self._seq))
+        nbytes = min(nbytes, self.tree_budget_bytes)     # a tree's first chunks on a tiny budget
+        if ends is not None:
+            free_at = self.memory_free_at(nbytes)
+            if free_at > ends:
+                self.refused += 1
+                wait_ms = _jittered((free_at - time.monotonic()) * 1000)
+                raise Overloaded(
+                    f"server busy: the search's tree needs {_mb(nbytes)} of tree memory and the "
+                    f"searches holding the server's {_mb(self.tree_budget_bytes)} will not have "
+                    f"returned it before the call's deadline; retry later", wait_ms)
+        if stream:
+            self.queued_streams += 1
+        else:
+            self.queued += 1
+        ticket = Ticket(threads, nbytes, next(self._seq), release_at, stream)
+        self._hold(ticket, held)
+        return ticket
+
+    def _hold(self, ticket, held):
+        """Counts what a ticket's trees really hold, if more than its reservation: memory
+        already in use is counted whatever the budget says."""
+        if held > ticket.bytes:
+            self.reserved_bytes += held - ticket.bytes
+            ticket.bytes = held
+            self._holders.add(ticket)
+
+    def memory_free_at(self, nbytes):
+        """The earliest ``time.monotonic()`` instant at which `nbytes` of tree memory may be free:
+        now if it is, or if searches that may end any time hold enough; else when enough of
+        those that run to their time budgets will have ended."""
+        now = time.monotonic()
+        short = self.reserved_bytes + nbytes - self.tree_budget_bytes
+        if short <= 0:
+            return now
+        holders = sorted(self._holders, key=lambda t: -math.inf if t.release_at is None else t.release_at)
+        for t in holders:
+            short -= t.bytes
+            if short <= 0:
+                return now if t.release_at is None else max(now, t.release_at)
+        return math.inf
+
+    def need(self, ticket, nbytes, held=0):
+        """The tree memory the ticket's next slice needs (its tree as it may be at the slice's
+        end), and what its trees hold now (counted at once if beyond its reservation)."""
+        ticket.want = min(nbytes, self.tree_budget_bytes)
+        self._hold(ticket, held)
 
     def turn_now(self, ticket) -> bool:
         """The slice's workers at once if no search waits and they are free (see ``turn``);
@@ -242,6 +323,10 @@ class Admission:
             return False
         ticket.future = asyncio.get_running_loop().create_future()
         self.wait_list.append(ticket)
+        # Workers may be free while others wait (for memory, say): they go out now, not only
+        # when some slice or call ends (before, a search waiting for memory left free workers
+        # idle while the searches holding the memory waited for a turn).
+        self._dispatch()
         try:
             await asyncio.wait((ticket.future,), timeout=timeout_s)
         except asyncio.CancelledError:
@@ -262,17 +347,31 @@ class Admission:
         return True
 
     def _fits(self, ticket):
-        return ticket.threads <= self.free and (
-            ticket.reserved or self.reserved_bytes + ticket.bytes <= self.tree_budget_bytes)
+        return ticket.threads <= self.free and self._fits_memory(ticket)
+
+    def _fits_memory(self, ticket):
+        """A started search always may run (its tree capped at what its reservation allows);
+        a new one, if its first slice's memory is free."""
+        return ticket.started or self.reserved_bytes - ticket.bytes + ticket.want <= self.tree_budget_bytes
 
     def _grant(self, ticket):
+        # The reservation grows to what the slice wants if the budget allows; if not (a
+        # started search), the slice runs with the tree it has (all or nothing: a tree grows
+        # in chunks, and a part of a slice's growth may not hold the chunk it allocates next).
+        if ticket.want > ticket.bytes and \
+                self.reserved_bytes - ticket.bytes + ticket.want <= self.tree_budget_bytes:
+            self.reserved_bytes += ticket.want - ticket.bytes
+            ticket.bytes = ticket.want
+        self._holders.add(ticket)
         if not ticket.reserved:
             ticket.reserved = True
-            self.reserved_bytes += ticket.bytes
             self.active += 1
         if not ticket.started:
             ticket.started = True
-            self.queued -= 1
+            if ticket.stream:
+                self.queued_streams -= 1
+            else:
+                self.queued -= 1
             waited_ms = (time.monotonic() - ticket.entered) * 1000
             self._wait_ewma_ms += 0.2 * (waited_ms - self._wait_ewma_ms)
         self.free -= ticket.threads
@@ -293,26 +392,32 @@ class Admission:
         if ticket.future is not None:
             self._withdraw(ticket)
         if not ticket.started:
-            self.queued -= 1
+            if ticket.stream:
+                self.queued_streams -= 1
+            else:
+                self.queued -= 1
         if ticket.reserved:
             ticket.reserved = False
-            self.reserved_bytes -= ticket.bytes
             self.active -= 1
+        self._holders.discard(ticket)
+        self.reserved_bytes -= ticket.bytes
+        ticket.bytes = 0
         self._dispatch()
 
     def _dispatch(self):
         """Hands free workers to waiting searches, least service (less the aging
         credit) first, then the oldest.  A search that needs more workers than are free holds the
-        others back (so a many-threaded search is not starved); one whose tree
-        does not fit the memory left is passed over until memory is returned."""
+        others back (so a many-threaded search is not starved); a new one whose
+        first slice does not fit the memory left is passed over (it holds no one
+        back) until memory is returned."""
         if not self.wait_list or self.free == 0:
             return
         now = time.monotonic()
         for ticket in sorted(self.wait_list, key=lambda t: (t.service - AGING * (now - t.entered), t.seq)):
+            if not self._fits_memory(ticket):
+                continue
             if ticket.threads > self.free:
                 break
-            if not self._fits(ticket):
-                continue
             self.wait_list.remove(ticket)
             self._grant(ticket)
             ticket.future.set_result(True)

@@ -66,13 +66,18 @@ class Server:
             reflection.enable_server_reflection(
                 (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
                  reflection.SERVICE_NAME), server)
-        address = f"{config.host}:{config.port}"
-        if secured.credentials is not None:
-            port = server.add_secure_port(address, secured.credentials)
-        else:
-            port = server.add_insecure_port(address)
+        address = grpc_address(config.host, config.port)
+        try:
+            if secured.credentials is not None:
+                port = server.add_secure_port(address, secured.credentials)
+            else:
+                port = server.add_insecure_port(address)
+        except RuntimeError:      # newer grpcio raises where older ones returned 0
+            port = 0
         if port == 0:
-            raise OSError(f"cannot listen on {config.host}:{config.port}")
+            executor.shutdown(wait=False)
+            raise OSError(f"cannot listen on {address}: the address is not one of this machine's, "
+                          f"or the port is in use (--host, --port)")
         # Its Unix socket is added to the gRPC server before it starts.
         gateway = HttpGateway(config) if config.http_port else None
         if gateway:
@@ -110,6 +115,25 @@ class Server:
         running.http = gateway
         return running
 
+    async def not_serving(self):
+        """Health NOT_SERVING (the server as a whole and the Fagin service): probes and
+        load balancers stop sending calls here."""
+        for name in ("", SERVICE_NAME):
+            await _set_status(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
+
+    async def drain(self, seconds, interrupt=None):
+        """Reports NOT_SERVING and goes on accepting and serving calls for `seconds`
+        (or until the event `interrupt` is set), so that load balancers take the server
+        out of rotation before it stops accepting (``stop``)."""
+        await self.not_serving()
+        if interrupt is None:
+            await asyncio.sleep(seconds)
+            return
+        try:
+            await asyncio.wait_for(interrupt.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
     async def stop(self, grace=None):
         """Stops accepting calls, lets accepted ones finish (up to `grace` s), then
         cancels the searches still running and ends.
@@ -118,8 +142,7 @@ class Server:
         while the accepted calls drain.
         """
         grace = self.config.grace_seconds if grace is None else grace
-        for name in ("", SERVICE_NAME):
-            await _set_status(self.health, name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.not_serving()
         loop = asyncio.get_running_loop()
         # At the end of the grace period the searches stop whatever grpc's stop
         # is doing; cancelling the calls alone would leave their search threads
@@ -144,6 +167,15 @@ class Server:
         await self.grpc_server.wait_for_termination()
 
 
+def grpc_address(host, port):
+    """``host:port`` as gRPC binds it: an IPv6 literal in brackets, given with them or not
+    (``::1`` and ``[::1]`` are one host)."""
+    host = host.strip()
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host}:{port}"
+
+
 async def _set_status(servicer, name, status):
     result = servicer.set(name, status)
     if asyncio.iscoroutine(result):
@@ -165,6 +197,11 @@ async def serve(config, ready=None):
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
     await stopping.wait()
+    if config.drain_seconds > 0:
+        log.info("shutting down: health NOT_SERVING, still accepting calls for %g s (drain)",
+                 config.drain_seconds)
+        stopping.clear()
+        await server.drain(config.drain_seconds, stopping)
     log.info("shutting down: finishing accepted calls (grace %.0f s)", config.grace_seconds)
     await server.stop()
 
@@ -184,9 +221,13 @@ def main(argv=None):
 
     def ready(server):
         # A machine-readable line for scripts and tests (the port may be 0 = any free port).
-        print(f"fagin listening on {config.host}:{server.port}", flush=True)
+        print(f"fagin listening on {grpc_address(config.host, server.port)}", flush=True)
         if server.http:
             print(f"fagin http listening on {server.http.scheme}://{config.host}:{server.http.port}", flush=True)
 
-    server_loop.run(serve(config, ready))
+    try:
+        server_loop.run(serve(config, ready))
+    except OSError as e:        # an address that cannot be bound: said plainly, no traceback
+        print(f"fagin serve: error: {e}", file=sys.stderr, flush=True)
+        return 1
     return 0

@@ -45,6 +45,13 @@ class ServerConfig:
     batch_concurrency: int = 0        # 0 = twice the workers
     # Seconds that SIGTERM waits for accepted calls to finish.
     grace_seconds: float = 30.0
+    # Seconds that the server goes on accepting and serving calls after SIGTERM, health
+    # already NOT_SERVING, so that load balancers and readiness probes take it out of
+    # rotation before it stops accepting (then the grace period begins).  A second SIGTERM
+    # or SIGINT ends the drain early.  0 = stop accepting at once.
+    drain_seconds: float = field(default=0.0, metadata={
+        "help": "seconds to keep accepting calls after SIGTERM, health NOT_SERVING, before the "
+                "grace period (so load balancers notice); 0 = stop accepting at once"})
     # Searches stop this many ms before the call's deadline, to answer in time.
     deadline_margin_ms: int = 50
     log_level: str = "INFO"
@@ -129,6 +136,7 @@ class ServerConfig:
             "max_message_bytes": self.max_message_bytes >= 1024,
             "batch_concurrency": self.batch_concurrency >= 0,
             "grace_seconds": self.grace_seconds >= 0,
+            "drain_seconds": 0 <= self.drain_seconds <= 3600,
             "deadline_margin_ms": self.deadline_margin_ms >= 0,
             "max_queued": self.max_queued >= 0,
             "max_streams": self.max_streams >= 0,

@@ -211,6 +211,9 @@ class _SearchCollector:
                     adm.queued)
         yield gauge("fagin_search_queue_limit", "The most searches that may wait to start (max_queued).",
                     adm.max_queued)
+        yield gauge("fagin_stream_searches_queued",
+                    "StreamRecommend searches that have not started yet (bounded by max_streams, not max_queued).",
+                    adm.queued_streams)
         yield gauge("fagin_searches_waiting",
                     "Searches waiting for a worker: new ones and those between time slices.", adm.waiting)
         yield gauge("fagin_searches_running", "Searches running a time slice now.", adm.running)

@@ -39,6 +39,23 @@ def _quoted(text, limit=60):
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
+def timeout_rounding_ms(remaining_ms):
+    """How much later than the client's deadline the server's may be, for a call with
+    `remaining_ms` left as the server sees it.  gRPC sends a deadline as a timeout
+    (``grpc-timeout``) rounded up to its unit: whole ms below 1 s, 10 ms below 10 s,
+    100 ms below 100 s, whole seconds beyond (gRPC core's timeout encoding), so a 10-45 s
+    deadline reaches the server up to 100 ms late."""
+    if remaining_ms < 1_000:
+        return 1.0
+    if remaining_ms < 10_000 + 10:
+        return 10.0
+    if remaining_ms < 100_000 + 100:
+        return 100.0
+    if remaining_ms < 6_000_000 + 1_000:
+        return 1_000.0
+    return 60_000.0
+
+
 class DeadlineTooShort(Exception):
     """The call's deadline leaves no time to search."""
 
@@ -65,8 +82,11 @@ class SearchJob:
     # queued behind others still answers within its deadline.
     started: float | None = None
     min_iterations: int = 1
-    # Tree memory the search reserves from the server's budget (admission.py).
+    # The most tree memory the search may reserve from the server's budget (admission.py):
+    # its node cap (a thread) times its threads times its game's bytes per node.
     reserve_bytes: int = 0
+    node_cap: int = 1               # nodes a thread at most
+    node_bytes: int = 0             # its game's bytes per node (admission.bytes_per_node)
     # Iterations per thread of its next time slice (service.py adapts it to the
     # measured speed so that a slice lasts about the server's slice_ms).
     slice_iterations: int = 256
@@ -81,6 +101,39 @@ class SearchJob:
             spent = 0.0 if self.started is None else (time.monotonic() - self.started) * 1000
             ms = max(0.0, self.time_ms - spent)
         return its, ms
+
+    def tree_held(self):
+        """Tree memory the search holds now: its nodes at its game's bytes per node, or what
+        its trees really hold if more (a small tree's first chunks)."""
+        return max(self.searcher.num_nodes * self.node_bytes, self.searcher.tree_bytes)
+
+    def tree_need(self, iterations):
+        """Tree memory the search needs after `iterations` more (a tree adds at most a node
+        an iteration), up to its cap: what it reserves for a slice of that many."""
+        held = self.tree_held()
+        return max(held, min(self.reserve_bytes, held + (iterations + len(self.searcher.parts)) * self.node_bytes))
+
+    def cap_trees(self, reserved_bytes):
+        """Caps each thread's tree at the nodes `reserved_bytes` holds at its game's bytes per
+        node, beyond those it has (an equal share each; at most the search's node cap): a tree
+        never outgrows its reservation.  Counted in nodes, as the reservation is: a tree's
+        spare chunk room must not shrink the room its slice was given (with an iteration
+        budget, that would change the answer)."""
+        parts = self.searcher.parts
+        extra = self.room_iterations(reserved_bytes) // len(parts)
+        for p in parts:
+            p.cap_nodes(max(1, min(self.node_cap, p.num_nodes + extra)))
+
+    def room_iterations(self, reserved_bytes):
+        """Iterations (all threads, a whole number each) that `reserved_bytes` has room for:
+        a slice of no more never meets its tree's cap."""
+        parts = len(self.searcher.parts)
+        room = reserved_bytes // max(1, self.node_bytes) - self.searcher.num_nodes
+        return max(0, room) // parts * parts
+
+    def ends(self):
+        """The time.monotonic() instant by which the search will have stopped."""
+        return (self.started or time.monotonic()) + (self.time_ms or 0) / 1000
 
     def exhausted(self):
         its, ms = self.remaining()
@@ -167,7 +220,9 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         limit_ms = float(config.max_time_ms)
         time_note = f"search stopped by the server's time maximum of {config.max_time_ms} ms"
     if time_remaining_s is not None:
-        available = time_remaining_s * 1000.0 - config.deadline_margin_ms
+        remaining_ms = time_remaining_s * 1000.0
+        # The margin covers the answer's way back; the rounding, how late the deadline came.
+        available = remaining_ms - config.deadline_margin_ms - timeout_rounding_ms(remaining_ms)
         if available <= 0:
             raise DeadlineTooShort("the call's deadline leaves no time to search")
         if available < limit_ms:
@@ -224,7 +279,8 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         effective.min_iterations = min_iterations
     return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
                      started=time.monotonic(), min_iterations=min_iterations,
-                     reserve_bytes=node_cap * threads * per_node, temperature=temperature)
+                     reserve_bytes=node_cap * threads * per_node, node_cap=node_cap, node_bytes=per_node,
+                     temperature=temperature)
 
 
 def check_min_iterations(job: SearchJob, reason: str):

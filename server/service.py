@@ -31,6 +31,8 @@ MIN_REPORT_INTERVAL_MS = 10
 # A search's slice is this many times slice_ms when no other search waits.
 IDLE_SLICE_STRETCH = 4
 DEFAULT_REPORT_INTERVAL_MS = 100
+# A slice reserves tree memory for this many times the iterations it is expected to run.
+SLICE_GROWTH_HEADROOM = 2
 
 
 def _peer(context):
@@ -131,6 +133,25 @@ async def _end_call(call, context, exc):
         # gRPC's retry policy honours this hint (and clients may read it).
         await context.abort(call.code, message, trailing_metadata=((RETRY_PUSHBACK_KEY, str(exc.retry_ms)),))
     await context.abort(call.code, message)
+
+
+#: A refused BatchRecommend reads (and drops) what the client sends for this long at most
+#: before it ends the call.
+REFUSED_DRAIN_S = 5.0
+
+
+async def _drain_requests(request_iterator, limit_s=REFUSED_DRAIN_S):
+    """Reads and drops a refused stream's requests until the client half-closes, for
+    `limit_s` at most.  Ended while the client still writes, the call reached grpc.aio
+    clients as INTERNAL ("Internal error from Core": their failed write won the race with
+    the status) rather than as the refusal, and without its retry hint."""
+    async def read_all():
+        async for _ in request_iterator:
+            pass
+    try:
+        await asyncio.wait_for(read_all(), limit_s)
+    except (asyncio.TimeoutError, Exception):      # the status goes out whatever the stream did
+        pass
 
 
 # Threads that parse and decode requests, off the event loop.  The work holds
@@ -392,9 +413,29 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
 
     # -------------------------------------------------------------- searching
 
-    def _enter(self, job):
-        """The job's admission ticket (Overloaded if the queue is full)."""
-        return self.admission.enter(len(job.searcher.parts), job.reserve_bytes)
+    def _enter(self, job, stream=False):
+        """The job's admission ticket (Overloaded if the queue is full, or if its first slice's
+        tree memory cannot be free before its deadline)."""
+        return self.admission.enter(len(job.searcher.parts), self._slice_need(job), job.ends(), stream,
+                                    job.searcher.tree_bytes,
+                                    release_at=job.ends() if job.iterations is None else None)
+
+    def _slice_need(self, job):
+        """The tree memory the job's next slice reserves: its trees now, and room for
+        SLICE_GROWTH_HEADROOM times the iterations a slice is expected to run (all threads;
+        an iteration adds a node at most).  Its trees are capped to the reservation
+        (``SearchJob.cap_trees``), so a slice that runs longer searches on without growing."""
+        its, ms = job.remaining()
+        parts = len(job.searcher.parts)
+        stretch = 1 if self.admission.wait_list else IDLE_SLICE_STRETCH
+        per_iteration = self.iteration_ms.get(_speed_key(job))
+        if its is None and per_iteration:
+            # A time slice: as many iterations as its game's searches run in that time.
+            expected = min(ms, self.config.slice_ms * stretch) / per_iteration * parts
+        else:
+            expected = job.slice_iterations * parts * stretch
+        grow = int(SLICE_GROWTH_HEADROOM * expected) + parts
+        return job.tree_need(grow if its is None else min(its, grow))
 
     def _leave(self, job, ticket):
         self.admission.leave(ticket)
@@ -463,6 +504,8 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             # Checked before the turn is taken: the loop runs the search only if no other runs.
             # At most one slice of a search runs there: one stopped at the cap goes on in a worker.
             inline = may_inline and until is None and self._runs_inline(job, its, ms)
+            # The tree memory its slice may need; once granted, its trees are capped to it.
+            self.admission.need(ticket, self._slice_need(job), job.searcher.tree_bytes)
             if self.admission.turn_now(ticket):
                 began = now              # no wait: the budget read above still holds
             else:
@@ -472,6 +515,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 began = time.monotonic()
                 its, ms = job.remaining()
                 inline = False
+            job.cap_trees(ticket.bytes)
             before = searcher.iterations
             if before == 0 and log.isEnabledFor(logging.DEBUG):
                 log.debug("search started: %s", job.game.id)    # tests wait for this line
@@ -493,8 +537,13 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                     reason, done = await searcher.run_async_then(
                         self.executor, finish, None, min(ms, self.config.slice_ms * stretch))
                 else:
-                    reason, done = await searcher.run_async_then(
-                        self.executor, finish, min(its, job.slice_iterations * parts * stretch), ms)
+                    # No more than its reservation has room for (the tree would meet its cap
+                    # and the answer depend on the slicing), unless memory is short.
+                    slice_its = min(its, job.slice_iterations * parts * stretch)
+                    room = job.room_iterations(ticket.bytes)
+                    if room >= parts:
+                        slice_its = min(slice_its, room)
+                    reason, done = await searcher.run_async_then(self.executor, finish, slice_its, ms)
             finally:
                 elapsed = time.monotonic() - began
                 self.admission.done_slice(ticket, elapsed)
@@ -512,7 +561,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 may_inline = False
                 self._note_speed(job, replace=True)
                 continue
-            if its is not None and elapsed > 0:
+            if elapsed > 0:
                 per_ms = (searcher.iterations - before) / parts / (elapsed * 1000)
                 job.slice_iterations = int(max(16, min(4 * job.slice_iterations,
                                                        per_ms * self.config.slice_ms)))
@@ -601,7 +650,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             opened = True
             job = await self._prepare(request.request, context, "request")
             info["game"] = job.game.id
-            ticket = self._enter(job)
+            ticket = self._enter(job, stream=True)
             try:
                 while True:
                     # The generator waits at each yield until grpc has taken the
@@ -629,6 +678,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         try:
             self.admission.open_stream(self.config.stream_limit)
         except Overloaded as e:
+            await _drain_requests(request_iterator)
             await _end_call(call, context, e)
         queue: asyncio.Queue = asyncio.Queue()
         slots = asyncio.Semaphore(self.config.batch_slots)
@@ -652,7 +702,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 code, message = _error_of(e, f"BatchRecommend request {item.request_id!r}")
                 self.batch_errors[code.name] += 1
                 resp = fagin_pb2.BatchRecommendResponse(
-                    request_id=item.request_id, error=fagin_pb2.Error(code=code.value[0], message=message))
+                    request_id=item.request_id, error=fagin_pb2.Error(
+                        code=code.value[0], message=message,
+                        retry_pushback_ms=e.retry_ms if isinstance(e, Overloaded) else 0))
             finally:
                 slots.release()
             await queue.put(resp)

@@ -106,3 +106,26 @@ def test_root_parallel_sums_tree_bytes():
     search = RootParallelSearch(st, 0, threads=2, seed=1)
     search.run(iterations=2_000)
     assert search.tree_bytes == sum(p.tree_bytes for p in search.parts) > 0
+
+
+def test_a_tree_cap_raised_step_by_step_grows_past_partial_chunks():
+    # A server raises a search's node cap with its tree-memory reservation (issue 23): a
+    # chunk cut to an earlier cap must grow, not be followed by a chunk its nodes are not in
+    # (before the fix, node i landed past the cut chunk's end: heap corruption).
+    import random
+    from fagin.engines import new_game
+    from fagin.search.ismcts import ISMCTS
+    search = ISMCTS(new_game("kids_of_london", 4, seed=1), 0, seed=3, max_nodes=1_000_000)
+    assert search.tree_bytes == 0                      # no tree before the first run
+    rng, cap = random.Random(5), 1000
+    while search.num_nodes < 200_000:
+        cap += rng.randrange(1, 40_000)
+        search.cap_nodes(cap)
+        search.run(iterations=30_000)
+        assert search.num_nodes <= search.max_nodes == cap
+    search.cap_nodes(10)                               # never below what it holds
+    assert search.max_nodes == search.num_nodes
+    before = search.num_nodes
+    search.run(iterations=5_000)
+    assert search.num_nodes == before
+    assert sum(s.visits for s in search.result().stats) == search.iterations

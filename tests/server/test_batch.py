@@ -252,7 +252,7 @@ def test_deployment_examples_name_real_settings_and_health_services():
     # Ready: the Fagin service; alive: the server as a whole (""), both set by the server.
     assert container["readinessProbe"]["grpc"] == {"port": port, "service": SERVICE_NAME}
     assert container["livenessProbe"]["grpc"] == {"port": port}
-    assert pod["terminationGracePeriodSeconds"] > float(env["FAGIN_GRACE_SECONDS"])
+    assert pod["terminationGracePeriodSeconds"] > float(env["FAGIN_GRACE_SECONDS"]) + float(env["FAGIN_DRAIN_SECONDS"])
     dockerfile = (deploy / "Dockerfile").read_text()
     assert set(re.findall(r"\bFAGIN_[A-Z_]+", dockerfile)) <= settings
 

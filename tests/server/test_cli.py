@@ -318,6 +318,38 @@ def test_play_defaults_to_a_player_count_the_game_takes(server, capsys, monkeypa
     assert "You are seat 0" in out
 
 
+# ---------------------------------------------------------------- issue 23, defect 5
+
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_an_ipv6_host_is_served_with_or_without_brackets(host):
+    # Before: `--host ::1` crashed with "RuntimeError: Failed to bind to address ::1:PORT".
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--host", host, "--port", "0",
+                             "--workers", "1", "--grace-seconds", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("fagin listening on [::1]:"), (line, proc.stderr.read() if not line else "")
+        target = line.split(" on ")[1].strip()
+        with grpc.insecure_channel(target) as channel:
+            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert status.status == health_pb2.HealthCheckResponse.SERVING
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_an_address_that_cannot_be_bound_is_a_clear_error_not_a_traceback():
+    # 192.0.2.1 (TEST-NET-1) is no address of this machine.
+    proc = subprocess.run([sys.executable, "-m", "fagin.server", "--host", "192.0.2.1", "--port", "0",
+                           "--workers", "1"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "fagin serve: error: cannot listen on 192.0.2.1:0" in proc.stderr
+
+
 def test_an_action_may_be_named_by_the_unique_start_of_its_label():
     """fagin play and --action take a label's unique beginning ("buy w" for "buy Westminster");
     a beginning that fits several labels is refused with the choices listed."""

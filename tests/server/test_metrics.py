@@ -105,6 +105,7 @@ def test_calls_are_counted_by_method_and_status_and_timed(metered):
     # Exactly the iterations searched, nothing pending, the configured budget.
     assert m("fagin_search_iterations_total") == 300
     assert m("fagin_search_queue_depth") == 0
+    assert m("fagin_stream_searches_queued") == 0
     assert m("fagin_searches_active") == 0
     assert m("fagin_searches_running") == 0
     assert m("fagin_open_streams") == 0

@@ -93,3 +93,61 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# ---------------------------------------------------------------- issue 23, defect 3
+
+DRAIN_S = 1.5
+
+
+def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
+    """A client polls health and calls in a loop, each call on a fresh connection as a load
+    balancer's new clients would.  After SIGTERM health is NOT_SERVING at once, every call
+    made during the drain is answered, and then the process stops accepting and exits.
+    (Before: connections were refused from the first ~20 ms after SIGTERM.)"""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fagin.server", "--port", "0", "--grace-seconds", str(GRACE_S),
+         "--drain-seconds", str(DRAIN_S), "--workers", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = queue.Queue()
+    threading.Thread(target=_lines, args=(proc.stdout, out), daemon=True).start()
+    threading.Thread(target=proc.stderr.read, daemon=True).start()
+    try:
+        target = "127.0.0.1:" + _wait_for(out, r"fagin listening on [^:]+:(\d+)").group(1)
+        state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
+        request = recommend_request(state, 0, iterations=50)
+        health_request = health_pb2.HealthCheckRequest(service="fagin.v1.Fagin")
+        with grpc.insecure_channel(target) as probe:
+            health = health_pb2_grpc.HealthStub(probe)
+            assert health.Check(health_request, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+            calls = []          # (seconds after SIGTERM, ok)
+            not_serving_at = None
+            sent = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            while proc.poll() is None and time.monotonic() - sent < DRAIN_S + GRACE_S + 10:
+                now = time.monotonic() - sent
+                if not_serving_at is None:
+                    try:
+                        if health.Check(health_request, timeout=1).status == \
+                                health_pb2.HealthCheckResponse.NOT_SERVING:
+                            not_serving_at = now
+                    except grpc.RpcError:
+                        pass
+                with grpc.insecure_channel(target) as fresh:
+                    try:
+                        fagin_pb2_grpc.FaginStub(fresh).Recommend(request, timeout=2)
+                        calls.append((now, True))
+                    except grpc.RpcError:
+                        calls.append((now, False))
+                time.sleep(0.02)
+            exit_s = time.monotonic() - sent
+        assert proc.wait(timeout=10) == 0
+        assert not_serving_at is not None and not_serving_at < 0.5
+        during = [ok for at, ok in calls if at < DRAIN_S - 0.3]
+        assert len(during) >= 5 and all(during), calls
+        assert not any(ok for at, ok in calls if at > DRAIN_S + GRACE_S + 1), "served after the drain"
+        assert DRAIN_S <= exit_s < DRAIN_S + GRACE_S + 3, f"exited {exit_s:.1f} s after SIGTERM"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
