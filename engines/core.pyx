@@ -239,12 +239,15 @@ cdef class State:
 
     def apply(self, int action):
         """Applies ``action`` in place; raises :class:`IllegalActionError` if it is not legal."""
+        self._require_legal(action)
+        self.game.gd.apply_action(self.data, action)
+        return self
+
+    def _require_legal(self, int action):
         if action not in self.legal_actions():
             raise IllegalActionError(
                 f"action {action} ({self._label_or_id(action)}) is not legal here; "
                 f"legal: {self.legal_actions()}")
-        self.game.gd.apply_action(self.data, action)
-        return self
 
     def child(self, int action):
         """A copy with ``action`` applied."""
@@ -322,10 +325,7 @@ cdef class State:
         if at is None or chance:
             self.apply(action)
             return action
-        if action not in self.legal_actions():
-            raise IllegalActionError(
-                f"action {action} ({self._label_or_id(action)}) is not legal here; "
-                f"legal: {self.legal_actions()}")
+        self._require_legal(action)
         data = at(self.to_bytes(), action, d)
         if len(data) != self.game.gd.state_size:
             raise TypeError(f"{self.game.id}: apply_typed_at returned {len(data)} bytes")
