@@ -422,8 +422,9 @@ def test_reservations_follow_the_trees_real_size(serve):
         time.sleep(1.0)
         live = _live_tree_bytes(earlier)
         reserved = srv.admission.reserved_bytes
-        # Its trees, and one slice's growth each at most (a few MB here), not 16 node caps.
-        assert live <= reserved <= 2 * live + 16 * (4 << 20), (live, reserved)
+        # Its trees, and one slice's growth each at most (a few MB on a loaded host; up to ~25 MB
+        # a search on a quiet one, where slices run longer and faster), not 16 node caps.
+        assert live <= reserved <= 2 * live + 16 * (32 << 20), (live, reserved)
         # Below the least that 16 node caps would have reserved (200 bytes a node, the smallest
         # any game takes): a bound that a faster machine's bigger trees do not reach (a fixed
         # eighth of the budget did: 273 MB of trees grew in the second on a quiet host).
