@@ -4,7 +4,7 @@
 # nogil C function over a node's slots (`base`) and the slots of the legal
 # actions (`mapped[0:m]`, from tree_map); the search's own state comes in as
 # arguments.  Regret matching itself is shared with the CFR solvers
-# (search/regret.pxd).
+# (search/regret.pxd).  The names they use are cimported by ismcts.pyx.
 
 
 # Outcome sampling: the reach probabilities along the current descent.

@@ -45,8 +45,8 @@ ctypedef struct Chunk:
     size_t want
     size_t got
 
-# The tree (see "tree storage" in search/tree.pxi).  All zero is an empty
-# tree that has not started (tree_start makes its first chunks).
+# The tree (see "tree storage" in search/tree.pxi).  A tree starts all zero
+# but for max_nodes and slot_bound; tree_start makes its first chunks.
 ctypedef struct Tree:
     Node** node_chunks
     Chunk* node_chunk_info

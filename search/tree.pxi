@@ -1,6 +1,8 @@
 # The ISMCTS tree: nodes, their slots and the hash table that finds them.
 # Included by search/ismcts.pyx (the types are in search/tree.pxd), so these
 # are plain C functions of that module: the search loop calls them directly.
+# The names they use (libc, mix64, the tree's types and the functions of
+# search/tree_memory.h) are cimported there.
 #
 # ------------------------------------------------------------ tree storage
 # Growing the tree must cost about the same whatever its size: the server stops
