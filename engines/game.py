@@ -133,6 +133,12 @@ class GameSpec:
     #: The game's ten bot levels, (iterations, temperature) each, when its own calibration
     #: needs other budgets than the default ladder's (fagin.search.levels); empty: the default.
     levels: tuple = ()
+    #: The search's tuned settings for a request or bot that sets none, by player count:
+    #: entries (players, {setting: value}) with ISMCTS's keywords (``exploration``, ``prior``,
+    #: ``cutoff``, ``final``), players None for every count not listed (see
+    #: :func:`fagin.search.limits.tuned`); found by ``python -m fagin.search.tune`` and
+    #: confirmed by a separate match, both recorded in the game's spec.  Empty: the defaults.
+    search: tuple = ()
 
     def make_heuristic(self):
         """A new rule-based bot for this game (``choose(state, seat, seed) -> action``)."""

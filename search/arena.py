@@ -226,9 +226,11 @@ def match_jobs(game_id, lineup, games, seed=0, options=None, paired=False):
 
 
 def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=None, paired=False,
-          stop="none", check_every=4, sprt_delta=0.05):
+          stop="none", check_every=4, sprt_delta=0.05, ray_address=None):
     """Plays ``games`` seat-rotated games of ``lineup`` (one bot spec per seat); ``paired``: in
-    deals of one game per rotation; ``stop``: a stopping rule (see the module's docstring)."""
+    deals of one game per rotation; ``stop``: a stopping rule (see the module's docstring);
+    ``ray_address``: the games are tasks of that Ray cluster (:class:`RayPool`) instead of
+    ``workers`` local processes."""
     if stop not in STOP_RULES:
         raise ValueError(f"stop: one of {', '.join(STOP_RULES)}, got {stop!r}")
     players = len(lineup)
@@ -240,7 +242,7 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
     per_deal = players if paired else 1
     batch = len(jobs) if stop == "none" else max(1, check_every) * per_deal
     results, deal_scores, verdict = [], [], None
-    with _pool(workers) as pool:
+    with _pool(workers, ray_address) as pool:
         for start in range(0, len(jobs), batch):
             results += run_games(jobs[start:start + batch], workers, progress and stop == "none",
                                  chunksize=4 if stop == "none" else 1, pool=pool)
@@ -276,7 +278,47 @@ class _NoPool:
         return False
 
 
-def _pool(workers):
+def _play_many(jobs):
+    return [play_game(*job) for job in jobs]
+
+
+class RayPool:
+    """Plays games as tasks of a Ray cluster (``address``; ``"local"`` starts one here), one
+    CPU a task, with the ``map`` of an executor: a user with a cluster plays a match, a
+    calibration or a tuning study in minutes.  Ray is an optional dependency (``fagin[ray]``)."""
+
+    def __init__(self, address):
+        try:
+            import ray
+        except ImportError:
+            raise ValueError("--ray needs Ray: pip install 'fagin[ray]'") from None
+        self._ray = ray
+        self._started_here = not ray.is_initialized()
+        if self._started_here:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        self._task = ray.remote(num_cpus=1, max_retries=3)(_play_many)
+
+    def map(self, fn, jobs, chunksize=1):
+        if fn is not _play:
+            raise ValueError("RayPool plays games (arena jobs) only")
+        jobs = list(jobs)
+        step = max(1, chunksize)
+        refs = [self._task.remote(jobs[i:i + step]) for i in range(0, len(jobs), step)]
+        for ref in refs:            # in job order, as an executor's map
+            yield from self._ray.get(ref)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._started_here:
+            self._ray.shutdown()
+        return False
+
+
+def _pool(workers, ray_address=None):
+    if ray_address:
+        return RayPool(ray_address)
     return ProcessPoolExecutor(max_workers=workers) if workers > 1 else _NoPool()
 
 
@@ -322,6 +364,8 @@ def main(argv=None):
                         help="deals between looks of the stopping rule")
     parser.add_argument("--sprt-delta", type=float, default=0.05,
                         help="the SPRT's alternative: entry 0 scores this much above 50 %%")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="play the games as tasks of a Ray cluster ('local': one started here)")
     args = parser.parse_args(argv)
     if args.players is not None and args.players != len(args.lineup):
         parser.error(f"--players {args.players} does not match the {len(args.lineup)} bots of --lineup")
@@ -334,7 +378,7 @@ def main(argv=None):
     try:
         result = match(args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
                        progress=True, options=options, paired=args.paired, stop=args.stop,
-                       check_every=args.check_every, sprt_delta=args.sprt_delta)
+                       check_every=args.check_every, sprt_delta=args.sprt_delta, ray_address=args.ray)
     except ValueError as e:
         parser.error(str(e))
     print(result.table())

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from fagin.search import levels, root_parallel
 from fagin.search.ismcts import ROLLOUTS
-from fagin.search.limits import DEFAULT_EXPLORATION
 from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
 
 
@@ -39,13 +38,16 @@ class ISMCTSBot:
     choices)."""
 
     iterations: int | None = 2000
-    exploration: float = DEFAULT_EXPLORATION
+    exploration: float | None = None      # None: the game's tuned value (GameSpec.search)
     threads: int = 1
     time_ms: int | None = None
     rollout: str | None = None
     name: str = "ismcts"
     algorithm: str = "ismcts"
     temperature: float | None = None
+    #: Search settings beyond the budget (``prior``, ...): passed to the search as given; a
+    #: bot spec sets them with ``:NAME=VALUE`` parts (see :func:`make_bot`).
+    tuning: dict | None = None
 
     def choose(self, state, seat, seed):
         spec = state.game.spec
@@ -54,7 +56,7 @@ class ISMCTSBot:
         temperature = self.temperature if self.temperature is not None else (1.0 if sampled else 0.0)
         result = root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
                                       threads=self.threads, exploration=self.exploration, rollout=rollout,
-                                      selection=levels.SELECTION[algorithm])
+                                      selection=levels.SELECTION[algorithm], **(self.tuning or {}))
         return levels.choose(result.stats, temperature, random.Random(seed), result.action)
 
 
@@ -162,8 +164,13 @@ def _remote_bot(spec: str, arg: str):
     return RemoteBot(host, int(port), inner)
 
 
+#: Search settings a bot spec may set with ``:NAME=VALUE``: name -> (search keyword, type).
+TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "cut": ("cutoff", int),
+           "final": ("final", str)}
+_SETTING_OF = {keyword: name for name, (keyword, _) in TUNABLE.items()}
+
 _BOT_SPECS = ("random, heuristic, policy, level:N (1-10), remote:HOST:PORT:SPEC, or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
-              "[:policy|:random][:sample] with ALGORITHM ismcts, ismcts_rm, oos or auto")
+              "[:policy|:random][:sample][:NAME=VALUE ...] with ALGORITHM ismcts, ismcts_rm, oos or auto")
 
 
 def make_bot(spec: str):
@@ -200,6 +207,16 @@ def make_bot(spec: str):
     if base not in levels.ALGORITHMS + ("auto",):
         raise ValueError(f"unknown bot spec {spec!r}; use {_BOT_SPECS}")
     parts = arg.split(":") if arg else []
+    tuning = {}
+    for part in [q for q in parts if "=" in q]:
+        parts.remove(part)
+        key, _, value = part.partition("=")
+        if key not in TUNABLE:
+            raise ValueError(f"bot spec {spec!r}: unknown setting {key!r}; settings: {', '.join(TUNABLE)}")
+        try:
+            tuning[TUNABLE[key][0]] = TUNABLE[key][1](value)
+        except ValueError:
+            raise ValueError(f"bot spec {spec!r}: {key}={value!r} is not a valid value") from None
     sample = bool(parts) and parts[-1] == "sample"
     if sample:
         parts.pop()
@@ -229,8 +246,11 @@ def make_bot(spec: str):
         label += f":{rollout}"
     if sample:
         label += ":sample"
+    for key, value in tuning.items():
+        label += f":{_SETTING_OF[key]}={value:g}" if isinstance(value, float) else f":{_SETTING_OF[key]}={value}"
+    exploration = tuning.pop("exploration", None)
     common = dict(threads=threads, rollout=rollout, name=label, algorithm=base,
-                  temperature=1.0 if sample else None)
+                  temperature=1.0 if sample else None, exploration=exploration, tuning=tuning or None)
     if at:
         return ISMCTSBot(iterations=None, time_ms=amount, **common)
     return ISMCTSBot(iterations=amount, **common)

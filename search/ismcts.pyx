@@ -39,7 +39,7 @@ the search: its settings, the iteration loop, the backups and the results.
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.math cimport log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
@@ -50,10 +50,10 @@ from search.tree cimport (Chunk, Node, Slot, Tree, FIRST_NODES, FIRST_SLOTS, HUG
                           chunk_take, load_flag, load_size, now_ms, pool_release, pool_stats, store_flag,
                           table_alloc, table_free, touch)
 
-from fagin.search.limits import (PRIOR_WEIGHT, MAX_PRIOR, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
+from fagin.search.limits import (tuned, PRIOR_WEIGHT, MAX_PRIOR, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
                                  MAX_ITERATIONS, MAX_NODES, MAX_TIME_MS)
 # The result classes are plain Python; importers take them from here too.
-from fagin.search.results import ActionStats, SearchError, SearchResult, best_action
+from fagin.search.results import ActionStats, FINAL_RULES, SearchError, SearchResult, best_action
 
 include "tree.pxi"
 include "selection.pxi"
@@ -151,6 +151,9 @@ cdef class ISMCTS:
     cdef int use_os
     cdef int use_policy         # play out with gd.rollout_action
     cdef readonly double prior  # ucb: weight of the rollout policy's pick in the tree (progressive bias)
+    cdef readonly str final     # the final-move rule (results.FINAL_RULES)
+    cdef double* root_picks     # with a prior: per action id, root descents where the policy picked it
+    cdef double* root_sq        # per root slot: the sum of squared returns (the final-move rules' spreads)
     cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
     cdef unsigned char* root
     cdef unsigned char* work
@@ -186,6 +189,8 @@ cdef class ISMCTS:
         self.legal = NULL
         self.mapped = NULL
         self.sigma = NULL
+        self.root_picks = NULL
+        self.root_sq = NULL
         self.path_node = NULL
         self.path_slot = NULL
         self.path_prob = NULL
@@ -197,9 +202,9 @@ cdef class ISMCTS:
         self.path_sig_a = NULL
         memset(&self.tree, 0, sizeof(Tree))
 
-    def __init__(self, state, int seat, seed=0, double exploration=DEFAULT_EXPLORATION,
+    def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
-                 prior=None):
+                 prior=None, cutoff=None, final=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -238,9 +243,32 @@ cdef class ISMCTS:
         (London, whose 300-iteration searches otherwise spread over ~20
         untried actions at every node); see the arena figures in
         ``seeds/london.md``.
+
+        ``cutoff`` (games with an evaluation, policy rollouts): rollout actions
+        before ``GameDef.evaluate`` scores the playout, 0 to play to the end;
+        default ``GameDef.rollout_depth``.  ``final``: the final-move rule,
+        ``"visits"``, ``"lcb"`` or ``"prior"`` (``results.FINAL_RULES``).
+
+        ``exploration``, ``prior``, ``cutoff`` and ``final`` left out (None)
+        take the game's tuned values for the player count (``GameSpec.search``,
+        ``limits.tuned``), else the defaults above.
         """
         if selection not in ("ucb", "rm", "os"):
             raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
+        spec = getattr(state.game, "spec", None)      # a test's patched game may have none
+        own = tuned(spec, state.num_players) if spec is not None else {}
+        if exploration is None:
+            exploration = own.get("exploration", DEFAULT_EXPLORATION)
+        if prior is None:
+            prior = own.get("prior")
+        if cutoff is None:
+            cutoff = own.get("cutoff")
+        if final is None:
+            final = own.get("final", "visits")
+        if final not in FINAL_RULES:
+            raise ValueError(f"final: one of {', '.join(FINAL_RULES)}, got {final!r}")
+        if cutoff is not None and not (isinstance(cutoff, int) and 0 <= cutoff <= 100_000):
+            raise ValueError(f"cutoff: must be from 0 to 100000 rollout actions, got {cutoff!r}")
         if gamma is None:
             gamma = DEFAULT_GAMMA[selection]
         if not 0 < gamma <= 1:
@@ -261,7 +289,10 @@ cdef class ISMCTS:
         self.gamma = gamma
         self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
         self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
-        self.cutoff = self.gd.rollout_depth if self.use_policy and self.gd.evaluate != NULL else 0
+        self.final = final
+        self.cutoff = 0
+        if self.use_policy and self.gd.evaluate != NULL:
+            self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
         if prior is None:
             prior = PRIOR_WEIGHT if self.cutoff > 0 else 0.0
         if not (prior >= 0 and prior <= MAX_PRIOR):
@@ -289,7 +320,12 @@ cdef class ISMCTS:
         # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
         # otherwise allocate and free ~0.4 MB for every search, a small one included.
         self.path_cap = self.gd.max_game_length + 1
-        if not (self.root and self.work and self.legal and self.mapped and self.sigma
+        if self.prior > 0:
+            self.root_picks = <double*>calloc(self.legal_cap, sizeof(double))
+            if self.root_picks == NULL:
+                raise MemoryError()
+        self.root_sq = <double*>calloc(self.slot_bound, sizeof(double))
+        if not (self.root and self.work and self.legal and self.mapped and self.sigma and self.root_sq
                 and self._grow_path(PATH_START if PATH_START < self.path_cap else self.path_cap)):
             raise MemoryError()
         memcpy(self.root, <void*><size_t>state._address(), size)
@@ -317,6 +353,8 @@ cdef class ISMCTS:
         free(self.legal)
         free(self.mapped)
         free(self.sigma)
+        free(self.root_picks)
+        free(self.root_sq)
         free(self.path_node)
         free(self.path_slot)
         free(self.path_prob)
@@ -450,9 +488,10 @@ cdef class ISMCTS:
                 slot = select_rm(base, self.mapped, m, self.gamma, &self.rng, self.sigma, &self.sample_prob)
             else:
                 # The policy's pick is asked before any of this node's moves is made.
-                slot = select_ucb(base, self.mapped, m, not in_tree,
-                                  gd.rollout_action(st, &self.rng) if self.prior > 0 else -1,
-                                  self.exploration, self.prior, &self.rng)
+                a = gd.rollout_action(st, &self.rng) if self.prior > 0 else -1
+                if depth == 0 and 0 <= a < self.legal_cap:
+                    self.root_picks[a] += 1
+                slot = select_ucb(base, self.mapped, m, not in_tree, a, self.exploration, self.prior, &self.rng)
             self.path_node[depth] = node
             self.path_slot[depth] = slot
             self.path_prob[depth] = self.sample_prob
@@ -480,6 +519,8 @@ cdef class ISMCTS:
             sl = &base[self.path_slot[i]]
             sl.visits += 1
             sl.value_sum += u
+            if i == 0 and nd.seat == self.seat and nd.key == self.root_key:
+                self.root_sq[self.path_slot[0]] += u * u
             if self.use_rm:
                 # Sampled regrets: the chosen action's value importance-weighted, the others 0.
                 for j in range(nd.num_slots):
@@ -634,17 +675,24 @@ cdef class ISMCTS:
         n = self._legal(self.root)
         actions = [self.legal[i] for i in range(n)]
         counts = {a: (0, 0.0) for a in actions}
+        spreads = {}
         if root >= 0:
             base = tree_node(&self.tree, root).slots
             for j in range(tree_node(&self.tree, root).num_slots):
                 if base[j].action in counts:
                     visits = base[j].visits
                     counts[base[j].action] = (visits, base[j].value_sum / visits if visits else 0.0)
+                    if visits > 1:
+                        var = (self.root_sq[j] - base[j].value_sum * base[j].value_sum / visits) / (visits - 1)
+                        spreads[base[j].action] = sqrt(var / visits) if var > 0 else 0.0
+        picks = None
+        if self.root_picks != NULL:
+            picks = {a: self.root_picks[a] for a in actions if self.root_picks[a] > 0}
         policy = self.node_policy(self.seat, self.root_key, actions)
         stats = [ActionStats(a, st.action_label, counts[a][0], counts[a][1], policy[a]) for a in actions]
-        best = best_action(stats, self.selection)
+        best = best_action(stats, self.selection, self.final, spreads, picks)
         return SearchResult(best.action, best.label, stats, self.iterations, self.tree.num_nodes,
-                            self.elapsed_ms, stop_reason)
+                            self.elapsed_ms, stop_reason, spreads, picks)
 
     def node_policy(self, int seat, uint64_t key, actions):
         """The search's policy at an information set: visit shares (UCB) or the
@@ -664,8 +712,8 @@ cdef class ISMCTS:
         return {a: w / total for a, w in weights.items()}
 
 
-def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=DEFAULT_EXPLORATION,
-           max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT):
+def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=None,
+           max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT, **settings):
     """Runs one ISMCTS search and returns its :class:`SearchResult`.
 
     With neither budget given, ``limits.DEFAULT_ITERATIONS`` iterations are run.
@@ -673,6 +721,6 @@ def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=D
     if iterations is None and time_ms is None:
         iterations = DEFAULT_ITERATIONS
     s = ISMCTS(state, seat, seed=seed, exploration=exploration, max_nodes=max_nodes,
-               selection=selection, gamma=gamma, rollout=rollout)
+               selection=selection, gamma=gamma, rollout=rollout, **settings)
     reason = s.run(iterations=iterations, time_ms=time_ms)
     return s.result(reason)

@@ -28,3 +28,18 @@ MAX_THREADS = 256
 #: the largest accepted.
 PRIOR_WEIGHT = 10.0
 MAX_PRIOR = 100.0
+
+
+#: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords).
+TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final")
+
+
+def tuned(spec, players: int) -> dict:
+    """The game's tuned search settings for ``players`` seats (``GameSpec.search``): the entry
+    for that count, else the entry for every count (None), else none."""
+    table = dict(getattr(spec, "search", ()) or ())
+    entry = table.get(players, table.get(None)) or {}
+    unknown = set(entry) - set(TUNED_SETTINGS)
+    if unknown:
+        raise ValueError(f"{spec.id}: GameSpec.search tunes {sorted(unknown)}; tunable: {', '.join(TUNED_SETTINGS)}")
+    return dict(entry)

@@ -25,6 +25,13 @@ def has_rollout_policy(state):
     return _game_def(state).rollout_action != NULL
 
 
+def has_evaluation(state):
+    """Whether the state's game declares an evaluation of cut-off policy playouts
+    (``GameDef.evaluate`` with a positive ``rollout_depth``)."""
+    cdef const GameDef* gd = _game_def(state)
+    return gd.evaluate != NULL and gd.rollout_depth > 0
+
+
 def random_playouts(state, int64_t count, seed=0, policy=False):
     """Plays ``count`` games from ``state``.
 

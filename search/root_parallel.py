@@ -18,6 +18,7 @@ answer is reproducible for a given seed and number of threads.
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 
@@ -49,7 +50,7 @@ def combine_stop_reasons(reasons) -> str:
     return "iterations"
 
 
-def merge_results(results, selection: str, stop_reason: str) -> SearchResult:
+def merge_results(results, selection: str, stop_reason: str, final: str = "visits") -> SearchResult:
     """The SearchResult of a search whose parts gave `results` (same position and seat)."""
     first = results[0]
     if len(results) == 1:
@@ -72,9 +73,38 @@ def merge_results(results, selection: str, stop_reason: str) -> SearchResult:
         for m in merged:
             m[3] = m[1] / total_visits if total_visits else 1.0 / len(merged)
     stats = [s.with_counts(visits, mean, policy) for s, visits, mean, policy in merged]
-    best = best_action(stats, selection)
+    spreads = _merged_spreads(results, stats)
+    picks = None
+    if all(r.picks is not None for r in results):
+        picks = {}
+        for r in results:
+            for a, n in r.picks.items():
+                picks[a] = picks.get(a, 0.0) + n
+    best = best_action(stats, selection, final, spreads, picks)
     return SearchResult(best.action, best.label, stats, total_iterations, sum(r.nodes for r in results),
-                        max(r.elapsed_ms for r in results), stop_reason)
+                        max(r.elapsed_ms for r in results), stop_reason, spreads, picks)
+
+
+def _merged_spreads(results, merged_stats):
+    """The standard error of each action's pooled mean over the parts (from each part's
+    visits, mean and standard error); None when a part has none."""
+    if any(r.spreads is None for r in results):
+        return None
+    spreads = {}
+    for i, m in enumerate(merged_stats):
+        parts = [(r.stats[i], r.spreads.get(m.action)) for r in results]
+        n = sum(p.visits for p, _ in parts)
+        if n < 2:
+            continue
+        # Pooled sum of squared deviations: each part's own, plus its mean's distance from the pooled mean.
+        ss = 0.0
+        for p, se in parts:
+            if p.visits == 0:
+                continue
+            within = (se * se * p.visits * (p.visits - 1)) if se is not None and p.visits > 1 else 0.0
+            ss += within + p.visits * (p.mean_value - m.mean_value) ** 2
+        spreads[m.action] = math.sqrt(ss / (n - 1) / n)
+    return spreads
 
 
 def _settle(future, result, error):
@@ -289,7 +319,8 @@ class RootParallelSearch:
 
     def result(self, stop_reason: str = "iterations") -> SearchResult:
         """The merged recommendation so far."""
-        return merge_results([p.result(stop_reason) for p in self.parts], self.selection, stop_reason)
+        return merge_results([p.result(stop_reason) for p in self.parts], self.selection, stop_reason,
+                             self.parts[0].final)
 
 
 def search(state, seat: int, iterations=None, time_ms=None, seed=0, threads=2, **settings) -> SearchResult:

@@ -181,8 +181,9 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         raise BadRequest(f"{p}search.iterations: must be positive, got {iterations}")
     if time_ms is not None and time_ms <= 0:
         raise BadRequest(f"{p}search.time_ms: must be positive, got {time_ms}")
-    exploration = settings.exploration if settings.HasField("exploration") else DEFAULT_EXPLORATION
-    if not (math.isfinite(exploration) and 0 <= exploration <= limits.MAX_EXPLORATION):
+    # Left out, the game's tuned value (GameSpec.search) applies: the search resolves it.
+    exploration = settings.exploration if settings.HasField("exploration") else None
+    if exploration is not None and not (math.isfinite(exploration) and 0 <= exploration <= limits.MAX_EXPLORATION):
         raise BadRequest(f"{p}search.exploration: must be a number from 0 to "
                          f"{limits.MAX_EXPLORATION:g}, got {exploration}")
     gamma = settings.gamma if settings.HasField("gamma") else DEFAULT_GAMMA[algorithm]
@@ -260,7 +261,8 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
                                       selection=SELECTION[algorithm], gamma=gamma, rollout=rollout)
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
-    effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed, exploration=exploration,
+    effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed,
+                                         exploration=searcher.parts[0].exploration,
                                          sample_action=settings.sample_action or temperature == 1.0,
                                          rollout=rollout)
     if temperature:

@@ -1,0 +1,158 @@
+"""Tuned search settings (issue 24, item 3): bot-spec settings, the final-move rule, the
+playout cut-off, each game's GameSpec.search, and the Optuna tuner."""
+import dataclasses
+
+import pytest
+
+from fagin.engines import new_game
+from fagin.engines.registry import GAMES
+from fagin.search import arena, ismcts, limits, tune
+from fagin.search.bots import make_bot
+from fagin.search.ismcts import ActionStats, ISMCTS, best_action
+
+
+def _london(players=2, seed=1):
+    import random
+    st = new_game("london", players)
+    rng = random.Random(seed)
+    while st.is_chance_node():
+        st.apply(st.sample_chance(rng.getrandbits(63)))
+    return st
+
+
+def test_bot_specs_set_search_settings():
+    bot = make_bot("ismcts:256:c=0.2:prior=3:cut=12:final=lcb")
+    assert bot.iterations == 256 and bot.exploration == 0.2
+    assert bot.tuning == {"prior": 3.0, "cutoff": 12, "final": "lcb"}
+    assert bot.name == "ismcts:256:c=0.2:prior=3:cut=12:final=lcb"
+    assert make_bot("ismcts@50ms:policy:c=0.5").exploration == 0.5
+    with pytest.raises(ValueError, match="unknown setting 'depth'"):
+        make_bot("ismcts:256:depth=3")
+    with pytest.raises(ValueError, match="cut='x' is not a valid value"):
+        make_bot("ismcts:256:cut=x")
+
+
+def test_settings_reach_the_search_and_bad_ones_are_refused():
+    st = _london()
+    s = ISMCTS(st, st.current_player(), rollout="policy", cutoff=5, final="lcb", exploration=0.3, prior=2.0)
+    assert (s.final, s.exploration, s.prior) == ("lcb", 0.3, 2.0)
+    with pytest.raises(ValueError, match="final: one of visits, lcb"):
+        ISMCTS(st, st.current_player(), final="mean")
+    with pytest.raises(ValueError, match="cutoff: must be from 0"):
+        ISMCTS(st, st.current_player(), rollout="policy", cutoff=-1)
+
+
+def test_the_cutoff_changes_how_far_playouts_go():
+    # Cut after 1 rollout action, playouts are far cheaper than played to the end (cut 0).
+    st = _london()
+    short = ISMCTS(st, st.current_player(), rollout="policy", cutoff=1, seed=3)
+    full = ISMCTS(st, st.current_player(), rollout="policy", cutoff=0, seed=3)
+    short.run(iterations=40)
+    full.run(iterations=40)
+    assert short.elapsed_ms * 3 < full.elapsed_ms
+
+
+def _stats(*rows):
+    return [ActionStats(a, str(a), v, m, 0.0) for a, v, m in rows]
+
+
+def test_the_lower_confidence_bound_prefers_a_sure_move_to_a_lucky_one():
+    stats = _stats((1, 100, 0.60), (2, 30, 0.70), (3, 5, 0.99))
+    spread = {1: 0.01, 2: 0.08, 3: 0.01}
+    assert best_action(stats, "ucb").action == 1                      # most visits
+    # 2's bound 0.70 - 1.645 * 0.08 = 0.57 < 1's 0.58; 3 has under a tenth of the most visits.
+    assert best_action(stats, "ucb", "lcb", spread).action == 1
+    spread[2] = 0.02
+    assert best_action(stats, "ucb", "lcb", spread).action == 2
+    # Without spreads (root-parallel parts merged, say) the rule falls back to the visits.
+    assert best_action(stats, "ucb", "lcb", {}).action == 1
+
+
+def test_the_prior_rule_holds_to_the_policys_pick_until_another_move_is_clearly_better():
+    stats = _stats((1, 100, 0.50), (2, 300, 0.53), (3, 50, 0.50))
+    picks = {1: 90.0, 2: 10.0}
+    spreads = {1: 0.03, 2: 0.02, 3: 0.05}
+    # 2 leads by 0.03, under 1.645 * hypot(0.02, 0.03) = 0.059: the pick stands.
+    assert best_action(stats, "ucb", "prior", spreads, picks).action == 1
+    spreads = {1: 0.01, 2: 0.01, 3: 0.05}       # now 0.03 > 1.645 * 0.014
+    assert best_action(stats, "ucb", "prior", spreads, picks).action == 2
+    assert best_action(stats, "ucb", "prior", spreads, None).action == 2      # no prior: most visits
+
+
+def test_root_parallel_parts_merge_their_spreads_and_picks():
+    from fagin.search import root_parallel
+    st = _london()
+    one = root_parallel.search(st, st.current_player(), iterations=120, seed=4, threads=2, rollout="policy",
+                               final="prior")
+    assert one.picks and sum(one.picks.values()) == 120
+    assert one.spreads and all(v >= 0 for v in one.spreads.values())
+
+
+def test_a_search_with_the_lcb_rule_recommends_a_move_it_visited():
+    st = _london()
+    r = ISMCTS(st, st.current_player(), rollout="policy", final="lcb", seed=2)
+    r.run(iterations=200)
+    res = r.result()
+    chosen = res.by_action()[res.action]
+    assert chosen.visits >= 0.1 * max(s.visits for s in res.stats)
+
+
+def test_game_spec_search_entries_are_the_defaults_by_player_count(monkeypatch):
+    spec = GAMES["kids_of_london"]
+    tuned = dataclasses.replace(spec, search=((None, {"exploration": 0.4}), (3, {"exploration": 0.25,
+                                                                                "final": "lcb"})))
+    assert limits.tuned(tuned, 2) == {"exploration": 0.4}
+    assert limits.tuned(tuned, 3) == {"exploration": 0.25, "final": "lcb"}
+    assert limits.tuned(dataclasses.replace(spec, search=()), 2) == {}
+    bad = dataclasses.replace(spec, search=((None, {"depth": 3}),))
+    with pytest.raises(ValueError, match="GameSpec.search tunes"):
+        limits.tuned(bad, 2)
+
+
+def test_the_search_takes_its_games_tuned_settings_unless_told_otherwise(monkeypatch):
+    st = _london()
+    asked = []
+
+    def fake(spec, players):
+        asked.append((spec.id, players))
+        return {"exploration": 0.123, "final": "lcb", "cutoff": 7}
+
+    monkeypatch.setattr(ismcts, "tuned", fake)
+    s = ISMCTS(st, st.current_player(), rollout="policy")
+    assert (s.exploration, s.final) == (0.123, "lcb") and asked == [("london", 2)]
+    s = ISMCTS(st, st.current_player(), exploration=0.9, final="visits")
+    assert (s.exploration, s.final) == (0.9, "visits")
+
+
+def test_every_rooms_tuned_settings_are_valid():
+    for spec in GAMES.values():
+        for players in range(spec.min_players, spec.max_players + 1):
+            settings = limits.tuned(spec, players)
+            st = new_game(spec.id, players)
+            while st.is_chance_node():
+                st.apply(st.sample_chance(1))
+            if st.is_terminal():
+                continue
+            ISMCTS(st, st.current_player(), rollout=spec.rollout, **settings)
+
+
+def test_the_tuning_space_follows_what_the_game_has():
+    assert set(tune.space("london", 2)) == {"c", "prior", "cut", "final"}
+    assert set(tune.space("kuhn_poker", 2)) == {"c", "final"}
+    assert tune.bot_spec(64, {"c": 0.123456, "final": "lcb"}) == "ismcts:64:c=0.1235:final=lcb"
+    make_bot(tune.bot_spec(64, {"c": 0.1, "prior": 3.0, "cut": 12, "final": "lcb"}))
+
+
+def test_a_small_study_runs_and_reports(capsys):
+    pytest.importorskip("optuna")
+    tune.main(["--game", "kuhn_poker", "--iterations", "16", "--trials", "3", "--games", "8", "--seed", "2"])
+    out = capsys.readouterr().out
+    assert out.count("trial ") >= 3 and "best: ismcts:16:c=" in out
+
+
+def test_a_match_on_a_local_ray_cluster_plays_the_same_games():
+    pytest.importorskip("ray")
+    lineup = ["ismcts:8", "random"]
+    here = arena.match("kuhn_poker", lineup, 8, seed=5, paired=True)
+    there = arena.match("kuhn_poker", lineup, 8, seed=5, paired=True, ray_address="local")
+    assert there.deal_scores == here.deal_scores and there.games == 8
