@@ -363,6 +363,25 @@ cdef class State:
             return at(self.to_bytes(), action, typed)
         return self.game.typed_action(action, self.is_chance_node(), self.options() or None)
 
+    def events(self, int action, State after, int seat):
+        """The events of the transition from this state by ``action`` (a chance outcome at a
+        chance node) to ``after``, described as ``seat`` saw them: a list of dicts shaped
+        like ``fagin.v1.Event`` (``label``, ``seat``, ``summary``, ``typed``), written once by
+        the game's room (``engines/<id>/events.py``) and holding nothing ``seat`` may not know."""
+        from fagin.engines.game import transition_events
+        self._check_seat(seat, "seat")
+        if after.game is not self.game:
+            raise ValueError("after: a state of another game")
+        return transition_events(self, action, after, seat)
+
+    def apply_with_events(self, int action, seats=None):
+        """Applies ``action`` in place (as :meth:`apply`) and returns ``{seat: events}`` of
+        the move for each of ``seats`` (default: every seat), as :meth:`events` gives them."""
+        before = self._copy()
+        self.apply(action)
+        seats = range(self.num_players) if seats is None else seats
+        return {s: before.events(action, self, s) for s in seats}
+
     def _check_seat(self, int seat, str name):
         n = self.game.gd.num_players(self.data)
         if not 0 <= seat < n:
