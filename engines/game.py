@@ -7,13 +7,15 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
   Python-side functions listed in :class:`Engine`;
 * ``__init__.py`` — ``GAME = GameSpec(...)``: name, player range, options,
   spec file, heuristic bot;
+* ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
+  (:class:`Move`, :func:`event`);
 * optionally ``heuristic.py`` (its rule-based bot) and ``data/`` (component
   data the engine loads and checks).
 
 The registry finds every such folder; the build compiles every
 ``engines/*/engine.pyx``; the server, the bots and the command line read
 the :class:`GameSpec`. Nothing outside the room names the game, except the
-two typed ``oneof``s of ``proto/fagin/v1/fagin.proto`` (guarded by the
+three typed ``oneof``s of ``proto/fagin/v1/fagin.proto`` (guarded by the
 catalogue test).
 """
 from __future__ import annotations
@@ -248,6 +250,32 @@ def seat_name(seat, observer):
 def verb(seat, observer, you, other):
     """The verb after :func:`seat_name`: ``you`` for the observer, ``other`` for the rest."""
     return you if seat == observer else other
+
+
+def action_event(move, observer, verbs, kind="action"):
+    """A decision told with a verb: ``verbs`` maps the action's label to its two forms
+    (``{"bet": ("bet", "bets")}``): "you bet", "seat 1 bets"."""
+    a = move.actor
+    return event(f"{seat_name(a, observer)} {verb(a, observer, *verbs[move.label])}", kind,
+                 seat=a, action=move.typed)
+
+
+def dealt_event(to, observer, card, shown, kind="deal", **typed):
+    """A card dealt to seat ``to``: "you are dealt the King" (``shown``: how the observer
+    may name it) or "seat 1 is dealt a card"; ``card`` in the typed form only if shown."""
+    label = f"{seat_name(to, observer)} {verb(to, observer, 'are', 'is')} dealt {shown or 'a card'}"
+    return event(label, kind, to=to, card=card if shown else None, **typed)
+
+
+def seat_changes(before_seats, after_seats, observer, bits_of):
+    """What changed for each seat, as "seat 1: money £2 → £6, takes 1 loan": ``bits_of(seat,
+    before, after)`` lists a seat's changes (its entries of the views' ``seats``)."""
+    parts = []
+    for p, (b, a) in enumerate(zip(before_seats, after_seats)):
+        bits = bits_of(p, b, a)
+        if bits:
+            parts.append(f"{seat_name(p, observer)}: " + ", ".join(bits))
+    return parts
 
 
 def seats_text(seats, observer):

@@ -6,7 +6,7 @@ to Fagin's den, as a round's summary."""
 from collections import Counter
 
 from fagin.engines.fagins_gang import engine
-from fagin.engines.game import event, result_event, seat_name
+from fagin.engines.game import event, result_event, seat_changes, seat_name
 
 
 def _level(space):
@@ -15,19 +15,14 @@ def _level(space):
 
 def _changes(before, after, seat):
     """What changed for each seat: shillings, goods, urchins home (public figures)."""
-    parts = []
-    for p, (b, a) in enumerate(zip(before["seats"], after["seats"])):
-        bits = []
-        if a["shillings"] != b["shillings"]:
-            bits.append(f"{a['shillings'] - b['shillings']:+d} shillings")
-        for c, (gb, ga) in enumerate(zip(b["goods"], a["goods"])):
-            if ga != gb:
-                bits.append(f"{ga - gb:+d} {engine.COLOURS[c]}")
+    def bits(p, b, a):
+        out = [f"{a['shillings'] - b['shillings']:+d} shillings"] if a["shillings"] != b["shillings"] else []
+        out += [f"{ga - gb:+d} {engine.COLOURS[c]}" for c, (gb, ga) in enumerate(zip(b["goods"], a["goods"]))
+                if ga != gb]
         if a["home"] != b["home"]:
-            bits.append(f"{a['home'] - b['home']:+d} home ({a['home']} in all)")
-        if bits:
-            parts.append(f"{seat_name(p, seat)} " + ", ".join(bits))
-    return parts
+            out.append(f"{a['home'] - b['home']:+d} home ({a['home']} in all)")
+        return out
+    return seat_changes(before["seats"], after["seats"], seat, bits)
 
 
 def _caught(before, after):

@@ -1,6 +1,6 @@
 """Kuhn poker's events (``KuhnPokerEvent``), as each seat sees them: the deal (a seat sees
 its own card only), each pass or bet, and the result."""
-from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.game import action_event, dealt_event, result_event
 
 CARDS = ("Jack", "Queen", "King")
 _VERBS = {"pass": ("pass", "passes"), "bet": ("bet", "bets")}
@@ -9,15 +9,10 @@ _VERBS = {"pass": ("pass", "passes"), "bet": ("bet", "bets")}
 def events(move, seat):
     if move.chance:
         cards = move.view_after(seat)["cards"]
-        to, card = len(cards) - 1, cards[-1]
-        shown = card >= 0
-        label = (f"{seat_name(to, seat)} {verb(to, seat, 'are', 'is')} dealt "
-                 + (f"the {CARDS[card]}" if shown else "a card"))
-        out = [event(label, "deal", to=to, card=card if shown else None)]
+        card = cards[-1]
+        out = [dealt_event(len(cards) - 1, seat, card, f"the {CARDS[card]}" if card >= 0 else None)]
     else:
-        a = move.actor
-        out = [event(f"{seat_name(a, seat)} {verb(a, seat, *_VERBS[move.label])}", "action",
-                     seat=a, action=move.typed)]
+        out = [action_event(move, seat, _VERBS)]
     if move.after.is_terminal():
         out.append(result_event(move.after, seat, "chips"))
     return out

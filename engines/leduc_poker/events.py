@@ -1,6 +1,6 @@
 """Leduc poker's events (``LeducPokerEvent``), as each seat sees them: the private deal (a
 seat sees its own card only), the public card, each fold, call or raise, and the result."""
-from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.game import action_event, dealt_event, event, result_event
 
 RANKS = ("Jack", "Queen", "King")
 _VERBS = {"fold": ("fold", "folds"), "call": ("call", "calls"), "raise": ("raise", "raises")}
@@ -18,14 +18,10 @@ def events(move, seat):
             out = [event(f"the public card is {_card(c)}", "public_card", card=c)]
         else:
             cards = after["private_cards"]
-            to, card = len(cards) - 1, cards[-1]
-            shown = card >= 0
-            out = [event(f"{seat_name(to, seat)} {verb(to, seat, 'are', 'is')} dealt "
-                         + (_card(card) if shown else "a card"), "deal", to=to, card=card if shown else None)]
+            card = cards[-1]
+            out = [dealt_event(len(cards) - 1, seat, card, _card(card) if card >= 0 else None)]
     else:
-        a = move.actor
-        out = [event(f"{seat_name(a, seat)} {verb(a, seat, *_VERBS[move.label])}", "action",
-                     seat=a, action=move.typed)]
+        out = [action_event(move, seat, _VERBS)]
     if move.after.is_terminal():
         out.append(result_event(move.after, seat, "chips"))
     return out

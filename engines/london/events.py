@@ -9,7 +9,7 @@ looked at or put back with University of London. The game's end is scored by the
 """
 from collections import Counter
 
-from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.game import event, result_event, seat_changes, seat_name, verb
 from fagin.engines.london import state as _state
 
 #: The four actions of a turn (LN-18).
@@ -24,21 +24,18 @@ def _engine():
 
 
 def _changes(before, after, seat):
-    parts = []
-    for p, (b, a) in enumerate(zip(before["seats"], after["seats"])):
-        bits = []
+    def bits(p, b, a):
+        out = []
         if a["money"] != b["money"]:
-            bits.append(f"money £{b['money']} → £{a['money']}")
+            out.append(f"money £{b['money']} → £{a['money']}")
         if a["loans"] > b["loans"]:
             n = a["loans"] - b["loans"]
-            bits.append(f"{verb(p, seat, 'take', 'takes')} {n} loan{'s' if n > 1 else ''}")
-        if a["poverty"] != b["poverty"]:
-            bits.append(f"poverty {b['poverty']} → {a['poverty']}")
-        if a["vp_counters"] != b["vp_counters"]:
-            bits.append(f"VP counters {b['vp_counters']} → {a['vp_counters']}")
-        if bits:
-            parts.append(f"{seat_name(p, seat)}: " + ", ".join(bits))
-    return parts
+            out.append(f"{verb(p, seat, 'take', 'takes')} {n} loan{'s' if n > 1 else ''}")
+        for key, name in (("poverty", "poverty"), ("vp_counters", "VP counters")):
+            if a[key] != b[key]:
+                out.append(f"{name} {b[key]} → {a[key]}")
+        return out
+    return seat_changes(before["seats"], after["seats"], seat, bits)
 
 
 def _draw(move, seat, before, after):
@@ -46,25 +43,23 @@ def _draw(move, seat, before, after):
     into University of London's look (LN-50)."""
     for p, (b, a) in enumerate(zip(before["seats"], after["seats"])):
         if a["hand_size"] > b["hand_size"]:
-            seen = Counter(a["hand"]) - Counter(b["hand"])
-            if seen:
-                card = next(iter(seen))
-                return event(f"{seat_name(p, seat)} {verb(p, seat, 'draw', 'draws')} {_state._name(card)}",
-                             "draw", to=p, card=card)
-            letters = Counter(a["hand_hidden"]) - Counter(b["hand_hidden"])
-            letter = next(iter(letters)) if letters else None
-            return event(f"{seat_name(p, seat)} {verb(p, seat, 'draw', 'draws')} a card"
-                         + (f" ({letter.upper()})" if letter else ""), "draw", to=p, letter=letter)
-    p = before["active_player"]
-    seen = Counter(after["looked"]) - Counter(before["looked"])
+            return _drawn(p, seat, ("draw", "draws"), "", "a card",
+                          Counter(a["hand"]) - Counter(b["hand"]),
+                          Counter(a["hand_hidden"]) - Counter(b["hand_hidden"]))
+    return _drawn(before["active_player"], seat, ("look", "looks"), "at ", "a card off the deck",
+                  Counter(after["looked"]) - Counter(before["looked"]),
+                  Counter(after["looked_letters"]) - Counter(before["looked_letters"]))
+
+
+def _drawn(p, seat, verbs, at, unseen, seen, letters):
+    """Seat p drew (or looked at) the card in ``seen`` if the observer sees it, else one of
+    the deck letter in ``letters`` (LN-86)."""
+    head = f"{seat_name(p, seat)} {verb(p, seat, *verbs)} {at}"
     if seen:
         card = next(iter(seen))
-        return event(f"{seat_name(p, seat)} {verb(p, seat, 'look', 'looks')} at {_state._name(card)}",
-                     "draw", to=p, card=card)
-    letters = Counter(after["looked_letters"]) - Counter(before["looked_letters"])
+        return event(head + _state._name(card), "draw", to=p, card=card)
     letter = next(iter(letters)) if letters else None
-    return event(f"{seat_name(p, seat)} {verb(p, seat, 'look', 'looks')} at a card off the deck"
-                 + (f" ({letter.upper()})" if letter else ""), "draw", to=p, letter=letter)
+    return event(head + unseen + (f" ({letter.upper()})" if letter else ""), "draw", to=p, letter=letter)
 
 
 def _move(move, seat, before, after):

@@ -282,13 +282,13 @@ def test_every_seed_game_fits_the_screen(browser, site, width):
         page.click("#start")
         page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=30_000)
         assert not page.evaluate("document.getElementById('setup-panel').open"), game_id
-        # Two moves of the human's, so that the bots move too: each is a described event.
-        for _ in range(2):
-            if page.is_visible("#result"):
+        # The human's first options, until the bots have moved too: each is a described event.
+        for _ in range(40):
+            if page.is_visible("#result") or bot_moves_told(page):
                 break
             page.locator("#actions button.move").first.click()
             page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
-        assert bot_moves_told(page), f"{game_id}: no bot move in the log"
+        assert bot_moves_told(page), f"{game_id}: no bot move in the log: {page.inner_text('#log')!r}"
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert widths[0] <= widths[1], f"{game_id} at {width} px: the page is {widths[0]} px wide"
         shot = ROOT / "build" / "screenshots" / f"{game_id}-{width}.png"

@@ -1,29 +1,16 @@
 """London's events (engines/london/events.py): a move told with what it cost, another
 seat's draw told by its deck letter, and the final scoring told category by category as
 the engine scored it."""
-import random
-
 from fagin.engines import load_game
 from fagin.engines.london import engine as E
 from fagin.engines.london.components import board
 
+from ..playing import random_path
+
 GAME = load_game("london")
 
 
-def _game(seed=3, players=3):
-    """A seeded random game: its transitions (before, action, after)."""
-    rng = random.Random(seed)
-    st = GAME.new_initial_state(players)
-    path = []
-    while not st.is_terminal():
-        a = st.sample_chance(rng.getrandbits(63)) if st.is_chance_node() else rng.choice(st.legal_actions())
-        after = st.child(a)
-        path.append((st, a, after))
-        st = after
-    return path
-
-
-PATH = _game()
+PATH = random_path(GAME, 3, seed=3)
 
 
 def test_the_final_scoring_is_told_by_category_as_the_engine_scored_it():

@@ -7,24 +7,15 @@ import pytest
 from fagin.engines import load_game
 from fagin.server import codec
 
+from ..playing import random_path
+
 GAME = load_game("oliver_twist")
 
 
 def _round_ends(players=3, seed=4):
     """Every transition of a seeded random game that ended a round: (before, action, after)."""
-    rng = random.Random(seed)
-    st = GAME.new_initial_state(players)
-    found = []
-    while not st.is_terminal():
-        if st.is_chance_node():
-            a = st.sample_chance(rng.getrandbits(63))
-        else:
-            a = rng.choice(st.legal_actions())
-        after = st.child(a)
-        if after.describe()["last_round_end"] != st.describe()["last_round_end"]:
-            found.append((st, a, after))
-        st = after
-    return found
+    return [(b, a, c) for b, a, c in random_path(GAME, players, seed)
+            if c.describe()["last_round_end"] != b.describe()["last_round_end"]]
 
 
 def test_nightfall_and_the_nights_end_are_told_to_every_seat_as_the_engine_settled_them():
