@@ -6,7 +6,7 @@ to Fagin's den, as a round's summary."""
 from collections import Counter
 
 from fagin.engines.fagins_gang import engine
-from fagin.engines.game import event, result_event, seat_changes, seat_name
+from fagin.engines.game import event, result_event, seat_changes, seat_name, verb
 
 
 def _level(space):
@@ -74,7 +74,8 @@ def events(move, seat):
     else:
         a = move.actor
         knocked = [(p, L, sp) for p, L, sp in _caught(before, after)]
-        text = f"{seat_name(a, seat)}: {move.label}"
+        text = (f"{seat_name(a, seat)} {verb(a, seat, 'choose', 'chooses')} {move.label}"
+                if move.typed["kind"] == "choose" else f"{seat_name(a, seat)}: {move.label}")
         if changes:
             text += " (" + "; ".join(changes) + ")"
         if knocked:

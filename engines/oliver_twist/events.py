@@ -44,6 +44,35 @@ def _private_move(before, after, typed):
     return None
 
 
+#: What a space chosen means in each phase: (the words for "you", for another seat).
+_SPACE = {"turn": ("prowl, starting the line at space {}", "prowls, starting the line at space {}"),
+          "line": ("add space {} to the line", "adds space {} to the line"),
+          "flip_direction": ("flip towards space {}", "flips towards space {}"),
+          "peek": ("look at the face-down token on space {}", "looks at the face-down token on space {}"),
+          "place_pawn": ("put the Gang pawn on space {}", "puts the Gang pawn on space {}"),
+          "dodger": ("take the token on space {} with the Artful Dodger",
+                     "takes the token on space {} with the Artful Dodger")}
+
+
+def _said(move, seat, before):
+    """A public decision in words after the seat's name, with the token on the space it names
+    where the seat sees it; other decisions by their label."""
+    typed, a = move.typed, move.actor
+    board = before["board"]
+    where = None
+    if typed["kind"] == "space" and before["phase"] in _SPACE:
+        where = typed["space"]
+        text = verb(a, seat, *_SPACE[before["phase"]]).format(where)
+    elif typed["kind"] == "take":
+        where = before["line"][-1] if before["line"] else None
+        text = verb(a, seat, "take", "takes") + " the token at the end of the line"
+    else:
+        return f": {move.label}"
+    if where is not None and where < len(board) and board[where]["token"]:
+        text += f": {_token(board[where]['token'])}"
+    return " " + text
+
+
 def _chance(move, seat, before, after):
     typed = move.typed
     kind = typed["kind"]
@@ -115,12 +144,7 @@ def events(move, seat):
         if private:
             label = f"seat {a} {private}"
         else:
-            label = f"{seat_name(a, seat)}: {move.label}"
-            board = before["board"]
-            where = typed.get("space") if typed["kind"] == "space" else (
-                before["line"][-1] if typed["kind"] == "take" and before["line"] else None)
-            if where is not None and where < len(board) and board[where]["token"]:
-                label += f" ({_token(board[where]['token'])})"
+            label = seat_name(a, seat) + _said(move, seat, before)
         money = _money(before, after, seat)
         if money:
             label += " (" + ", ".join(money) + ")"
