@@ -284,6 +284,7 @@ def cmd_play(client, args, stdin=None, out=None):
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")
     _say(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
          "(or q to quit).", out)
+    narrate(next((s.events for s in resp.events if s.seat == args.seat), []), out)
     _say(client.view(state, args.seat).text, out)
     while not status.terminal:
         seat = status.current_seat

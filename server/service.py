@@ -324,8 +324,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             state = load_game(gi.id).new_initial_state(request.players, **dict(request.options))
         except ValueError as e:         # the message names the field: players or options.<name>
             raise BadRequest(str(e)) from None
-        state.resolve_chance(request.seed)
-        return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state))
+        told = state.resolve_chance_with_events(request.seed)
+        return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state),
+                                         events=codec.encode_seat_events(load_game(gi.id), told))
 
     @unary_call
     def LegalActions(self, request, context, info):

@@ -281,6 +281,7 @@ async function startGame(event) {
     if (myGeneration !== generation) return;
     game = { info, players, human, levels, seed, over: false, at: 0, hint: null,
       history: [{ state: answer.state, status: answer.status }] };
+    game.history[0].events = eventsOf(answer);     // the opening deal, as the human saw it
     $("game-area").hidden = false;
     $("setup-panel").open = false;        // the table, not the form, once a game is on
     $("view-seat").textContent = `Seat ${human} (you)`;
@@ -344,13 +345,19 @@ async function applyMove(seat, action, rec, myGeneration) {
   try {
     const answer = await call("ApplyAction", request);
     if (myGeneration !== generation) return;
-    const seen = (answer.events || []).find((e) => (e.seat || 0) === game.human);
+    const seen = eventsOf(answer);
     game.history.push({ state: answer.state, status: answer.status, by: seat,
-      label: action ? action.label : "chance", rec, events: seen ? seen.events || [] : [] });
+      label: action ? action.label : "chance", rec, events: seen });
     game.hint = null;
   } finally {
     setBusy(-1);
   }
+}
+
+// The human's events in a NewGame or ApplyAction answer (SeatEvents; seat 0 is left out of JSON).
+function eventsOf(answer) {
+  const seen = (answer.events || []).find((e) => (e.seat || 0) === game.human);
+  return seen ? seen.events || [] : [];
 }
 
 async function humanMove(action) {
@@ -432,6 +439,10 @@ function renderStats(entry) {
 }
 
 function renderLog() {
+  // The opening chance events (a deal, the first character), as the human saw them.
+  const opening = game.history[0].events || [];
+  $("opening").hidden = !opening.length;
+  $("opening").textContent = opening.length ? `The opening: ${opening.map((e) => e.label).join("; ")}` : "";
   const log = $("log");
   log.replaceChildren();
   game.history.forEach((entry, i) => {

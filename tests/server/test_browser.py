@@ -279,7 +279,10 @@ def test_every_seed_game_fits_the_screen(browser, site, width):
         page.select_option("#game", game_id)
         page.select_option("#players", "3")
         page.fill("#seed", "5")
+        stale = page.query_selector("#log > li")      # the last game's log, gone once this one is drawn
         page.click("#start")
+        if stale is not None:
+            stale.wait_for_element_state("hidden", timeout=30_000)
         page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=30_000)
         assert not page.evaluate("document.getElementById('setup-panel').open"), game_id
         # The human's first options, until the bots have moved too: each is a described event.

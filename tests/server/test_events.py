@@ -47,3 +47,32 @@ def test_an_observer_outside_the_game_is_refused(client, observer):
         client.apply(kol_state(kol_dict(players=3)), 5, observer=observer)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert e.value.details().startswith(f"observer: {observer} is not a seat")
+
+
+def test_new_game_tells_each_seat_the_opening(client):
+    """The opening chance events, as each seat saw them: Kids of London's first character to
+    all; London's deal, each seat's own cards named and the others' by letter (LN-86)."""
+    r = client.new_game("kids_of_london", 3, seed=1)
+    character = kpb.KidsOfLondonState.Character.Name(r.state.kids_of_london.character)
+    for s in r.events:
+        (e,) = s.events
+        assert e.kids_of_london.kind == kpb.KidsOfLondonEvent.KIND_CHARACTER
+        assert kpb.KidsOfLondonState.Character.Name(e.kids_of_london.character) == character
+    r = client.new_game("london", 3, seed=2)
+    assert [s.seat for s in r.events] == [0, 1, 2]
+    hands = {s: list(client.view(r.state, s).state.london.seats[s].hand) for s in range(3)}
+    for s in r.events:
+        mine = sorted(e.london.card for e in s.events if e.london.to == s.seat)
+        assert mine == sorted(hands[s.seat])
+        others = [e for e in s.events if e.london.to != s.seat]
+        assert others and all(not e.london.HasField("card") and e.london.letter for e in others)
+
+
+def test_the_opening_told_is_the_opening_drawn():
+    """State.resolve_chance_with_events draws exactly what resolve_chance draws from a seed."""
+    from fagin.engines import load_game
+    game = load_game("london")
+    a, b = game.new_initial_state(4), game.new_initial_state(4)
+    a.resolve_chance(77)
+    told = b.resolve_chance_with_events(77)
+    assert a == b and sorted(told) == [0, 1, 2, 3] and all(told.values())
