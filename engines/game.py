@@ -279,18 +279,19 @@ def seat_changes(before_seats, after_seats, observer, bits_of):
 
 
 def seats_text(seats, observer):
-    """"you", "seat 2", "you and seat 2", "seats 0, 1 and 3" (the observer first as "you")."""
+    """"you", "seat 2", "you and seat 2", "seats 0, 1 and 3" (the observer first, as "you")."""
     seats = list(seats)
-    names = (["you"] if observer in seats else []) + [str(s) for s in seats if s != observer]
-    if not names:
-        return "nobody"
-    others = names[1:] if names[0] == "you" else names
-    text = ", ".join(others[:-1]) + (" and " if len(others) > 1 else "") + (others[-1] if others else "")
+    others = [str(s) for s in seats if s != observer]
+    parts = ["you"] if observer in seats else []
     if others:
-        text = ("seats " if len(others) > 1 else "seat ") + text
-    if names[0] == "you":
-        return "you" + (" and " + text if others else "")
-    return text
+        joined = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " and " + others[-1]
+        parts.append(("seat " if len(others) == 1 else "seats ") + joined)
+    return " and ".join(parts) or "nobody"
+
+
+def _amount(r, unit):
+    """"2 chips", "1 chip"."""
+    return f"{abs(r):g} {unit[:-1] if abs(r) == 1 and unit.endswith('s') else unit}"
 
 
 def result_event(state, observer, unit=None):
@@ -299,17 +300,16 @@ def result_event(state, observer, unit=None):
     seats with a positive return)."""
     returns = state.returns()
     if unit:
-        parts = []
-        for s, r in enumerate(returns):
-            amount = f"{abs(r):g} {unit[:-1] if abs(r) == 1 and unit.endswith('s') else unit}"
-            parts.append(f"{seat_name(s, observer)} " + (verb(s, observer, "win", "wins") + f" {amount}" if r > 0
-                                                         else verb(s, observer, "lose", "loses") + f" {amount}"
-                                                         if r < 0 else verb(s, observer, "break", "breaks") + " even"))
-        label = "game over: " + ", ".join(parts)
+        def told(s, r):
+            if r == 0:
+                return f"{seat_name(s, observer)} {verb(s, observer, 'break', 'breaks')} even"
+            won = verb(s, observer, "win", "wins") if r > 0 else verb(s, observer, "lose", "loses")
+            return f"{seat_name(s, observer)} {won} {_amount(r, unit)}"
+        label = "game over: " + ", ".join(told(s, r) for s, r in enumerate(returns))
     else:
         winners = [s for s, r in enumerate(returns) if r > 0]
-        label = "game over: " + (f"{seats_text(winners, observer)} "
-                                 f"{'win' if observer in winners or len(winners) > 1 else 'wins'}"
+        plural = observer in winners or len(winners) > 1
+        label = "game over: " + (f"{seats_text(winners, observer)} {'win' if plural else 'wins'}"
                                  if winners else "nobody wins")
     return event(label, "result", summary=True, returns=list(returns))
 
