@@ -7,8 +7,21 @@ from fagin.engines.game import event, result_event, seat_name, verb
 from fagin.engines.gangs_of_kyoto import engine
 
 
+_SPECIAL = {"discard": "a Discard card", "stay_late": "a Stay Late card", "refuse": "a Refuse card"}
+
+
 def _name(card):
-    return engine.card_name(engine.kind_of_card(card, "card"))
+    """A card as a person says it: "a 4 with 2 bells", "a 2 with a draw symbol", "a Bell card
+    (1 bell)", "a Refuse card" (GK-2)."""
+    kind, bells = card["kind"], card.get("bells") or 0
+    bell_text = f"{bells} bell{'s' if bells != 1 else ''}"
+    if kind == "bell":
+        return f"a Bell card ({bell_text})"
+    if kind != "exploration":
+        return _SPECIAL[kind]
+    extras = ([bell_text] if bells else []) + (["a draw symbol"] if card.get("draw") else [])
+    value = card.get("value") or 0
+    return f"a {value}" + (" with " + " and ".join(extras) if extras else "")
 
 
 def events(move, seat):
@@ -33,7 +46,8 @@ def events(move, seat):
             card, to = before["arriving"], a
             label = (f"{seat_name(a, seat)} {verb(a, seat, 'keep', 'keeps')} {_name(card)}"
                      if typed["kind"] == "accept" else
-                     f"{seat_name(a, seat)} {verb(a, seat, 'refuse', 'refuses')} {_name(card)} with a Refuse card")
+                     f"{seat_name(a, seat)} {verb(a, seat, 'refuse', 'refuses')} {_name(card)}, by "
+                     f"{verb(a, seat, 'your', 'its')} Refuse card")
         out.append(event(label, "move", seat=a, action=typed, card=card, to=to))
     ended = engine.round_ended(move.after.to_bytes())
     if ended is not None:

@@ -18,7 +18,7 @@ def test_a_bust_is_told_with_the_buster_and_the_bells_banked():
         events = st.events(0, after, seat)
         move, end = events[0], events[1]
         assert move["seat"] == 0 and move["typed"]["action"] == {"kind": "give", "seat": 0}
-        assert move["label"] == ("you give 2 to yourself" if seat == 0 else "seat 0 gives 2 to itself")
+        assert move["label"] == ("you give a 2 to yourself" if seat == 0 else "seat 0 gives a 2 to itself")
         assert end["summary"] and end["typed"]["kind"] == "round_end"
         assert end["typed"]["buster"] == 0 and end["typed"]["round"] == 1
         assert end["typed"]["banked"] == [0, 2, 1] and end["typed"]["bells"] == [0, 2, 1]
