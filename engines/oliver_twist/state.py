@@ -164,8 +164,7 @@ def _read_last_round_end(r, d, pname, night, P):
     for p, st in enumerate(seats):
         f = f"last_round_end.seats[{p}]"
         st = _mapping(st, f)
-        if (st.get("seat") or 0) != p:
-            raise ValueError(f"{f}.seat: expected {p}")
+        int_in(st.get("seat") or 0, p, p, f + ".seat")
         r["ended_sets"][p] = int_in(st.get("sets") or 0, 0, 99, f + ".sets")
         types = _list(st.get("set_types"), f + ".set_types")
         mask = 0

@@ -54,10 +54,11 @@ def test_the_last_round_end_is_public_and_round_trips():
     assert all(blank.infoset_key(s) != GAME.from_description(d).infoset_key(s) for s in range(3))
     with pytest.raises(ValueError, match=r"^last_round_end\.round: the night's end"):
         GAME.from_description({**d, "last_round_end": {**d["last_round_end"], "round": "night"}})
-    with pytest.raises(ValueError, match=r"^last_round_end\.seats\[1\]\.fine"):
+    for field, bad in (("fine", 11), ("seat", 2), ("set_types", ["apple", "apple"]), ("file", ["crown"])):
         seats = [dict(s) for s in d["last_round_end"]["seats"]]
-        seats[1]["fine"] = 11
-        GAME.from_description({**d, "last_round_end": {"round": "day", "seats": seats}})
+        seats[1][field] = bad
+        with pytest.raises(ValueError, match=rf"^last_round_end\.seats\[1\]\.{field}"):
+            GAME.from_description({**d, "last_round_end": {"round": "day", "seats": seats}})
 
 
 def test_what_stays_a_seats_own_is_not_told_to_the_others():
