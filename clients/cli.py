@@ -28,6 +28,7 @@ import os
 import random
 import re
 import sys
+import textwrap
 
 import grpc
 from google.protobuf import descriptor_pool, json_format
@@ -245,8 +246,32 @@ def cmd_recommend(client, args):
     print(to_json(rec) if args.json else _stats_table(rec))
 
 
+#: The terminal's width: ``fagin play`` wraps every line it prints to it.
+COLUMNS = 80
+
+
+def _say(text, out, prefix="", indent=""):
+    """Prints ``text`` wrapped to COLUMNS, line by line (a table's short lines as they are)."""
+    for line in text.splitlines() or [""]:
+        if len(prefix + line) <= COLUMNS:
+            print(prefix + line, file=out)
+        else:
+            print(textwrap.fill(line, COLUMNS, initial_indent=prefix,
+                                subsequent_indent=indent or " " * (len(prefix) + 2),
+                                break_on_hyphens=False), file=out)
+        prefix = indent or prefix
+
+
+def narrate(events, out):
+    """A seat's events as ``fagin play`` prints them: "-- " before a move or a chance
+    outcome, "== " before a summary (a round's or the game's end), wrapped to COLUMNS."""
+    for e in events:
+        _say(e.label, out, "== " if e.summary else "-- ", "   ")
+
+
 def cmd_play(client, args, stdin=None, out=None):
-    """Plays a game in the terminal: you at --seat, bots (server recommendations) elsewhere."""
+    """Plays a game in the terminal: you at --seat, bots (server recommendations) elsewhere.
+    Every move and chance outcome is told as your seat saw it (ApplyAction's events)."""
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     rng = random.Random(args.seed)
@@ -257,14 +282,15 @@ def cmd_play(client, args, stdin=None, out=None):
     state, status = resp.state, resp.status
     if not 0 <= args.seat < args.players:
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")
-    print(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
-          "(or q to quit).", file=out)
-    print(client.view(state, args.seat).text, file=out)
+    _say(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
+         "(or q to quit).", out)
+    narrate(next((s.events for s in resp.events if s.seat == args.seat), []), out)
+    _say(client.view(state, args.seat).text, out)
     while not status.terminal:
         seat = status.current_seat
         if seat == args.seat:
             legal = client.legal_actions(state, seat).actions
-            print("your options: " + ", ".join(f"[{a.id}] {a.label}" for a in legal), file=out)
+            _say("your options: " + ", ".join(f"[{a.id}] {a.label}" for a in legal), out, indent="  ")
             while True:
                 print("> ", end="", file=out, flush=True)
                 line = stdin.readline()
@@ -277,22 +303,22 @@ def cmd_play(client, args, stdin=None, out=None):
                     choice = None
                 if choice in {a.id for a in legal}:
                     break
-                print(f"not an option: {line.strip()!r}", file=out)
-            who = "you"
+                _say(f"not an option: {line.strip()!r}", out)
         else:
             level = getattr(args, "level", None)      # absent when called with a plain namespace
             budget = {"level": level} if level is not None else {"iterations": args.iterations}
             rec = client.recommend(state, seat, seed=rng.getrandbits(63), **budget)
             choice = rec.action.id
-            who = f"seat {seat} (bot)"
-        resp = client.apply(state, choice, seat=seat, seed=rng.getrandbits(63))
+        resp = client.apply(state, choice, seat=seat, seed=rng.getrandbits(63), observer=args.seat)
         state, status = resp.state, resp.status
-        print(f"-- {who} acted", file=out)
-        print(client.view(state, args.seat).text, file=out)
+        narrate(resp.events[0].events, out)
+        if not status.terminal and status.current_seat == args.seat:
+            _say(client.view(state, args.seat).text, out)
+    _say(client.view(state, args.seat).text, out)
     returns = list(status.returns)
     winners = [s for s, r in enumerate(returns) if r > 0]
-    print(f"game over: returns {returns}; "
-          + ("you win!" if args.seat in winners else f"winners: {winners or 'nobody'}"), file=out)
+    _say(f"game over: returns {returns}; "
+         + ("you win!" if args.seat in winners else f"winners: {winners or 'nobody'}"), out)
 
 
 def _global_options(parser, defaults: bool):

@@ -206,10 +206,12 @@ def recommend_request(state, seat, **settings):
     return pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings))
 
 
-def _apply_request(state, action, seat, seed, stop_at_chance):
+def _apply_request(state, action, seat, seed, stop_at_chance, observer=None):
     req = pb.ApplyActionRequest(state=state, seed=seed, stop_at_chance=stop_at_chance)
     if seat is not None:
         req.seat = seat
+    if observer is not None:
+        req.observer = observer
     if isinstance(action, pb.Action):
         req.action.CopyFrom(action)
     elif action is not None:
@@ -270,9 +272,11 @@ class FaginClient:
         """LegalActionsResponse: ``.actions`` (and ``.probabilities`` at a chance node)."""
         return self._stub.LegalActions(_legal_request(state, seat), timeout=self._t(timeout))
 
-    def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, timeout=None):
-        """ApplyActionResponse after ``action`` (an id or an Action with its typed form)."""
-        return self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance),
+    def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, observer=None,
+              timeout=None):
+        """ApplyActionResponse after ``action`` (an id or an Action with its typed form), with
+        every seat's events, or only ``observer``'s."""
+        return self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance, observer),
                                       timeout=self._t(timeout))
 
     def view(self, state, seat, *, timeout=None):
@@ -337,8 +341,9 @@ class AsyncFaginClient:
     async def legal_actions(self, state, seat=None, *, timeout=None):
         return await self._stub.LegalActions(_legal_request(state, seat), timeout=self._t(timeout))
 
-    async def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, timeout=None):
-        return await self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance),
+    async def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, observer=None,
+                    timeout=None):
+        return await self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance, observer),
                                             timeout=self._t(timeout))
 
     async def view(self, state, seat, *, timeout=None):

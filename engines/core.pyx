@@ -269,6 +269,24 @@ cdef class State:
             self.game.gd.apply_action(self.data, self.game.gd.sample_chance(self.data, &rng))
         return self
 
+    def resolve_chance_with_events(self, seed, seats=None):
+        """:meth:`resolve_chance` (the very same draws from ``seed``), returning ``{seat:
+        events}`` of every outcome drawn, as :meth:`events` tells them, for each of ``seats``
+        (default: every seat): a game's opening deal as each seat saw it."""
+        cdef Rng rng
+        cdef State before
+        cdef int outcome
+        rng_seed(&rng, <uint64_t>seed)
+        seats = range(self.num_players) if seats is None else seats
+        told = {s: [] for s in seats}
+        while self.game.gd.current_player(self.data) == PLAYER_CHANCE:
+            before = self._copy()
+            outcome = self.game.gd.sample_chance(self.data, &rng)
+            self.game.gd.apply_action(self.data, outcome)
+            for s in seats:
+                told[s].extend(before.events(outcome, self, s))
+        return told
+
     def returns(self):
         """Per-seat returns (only meaningful at a terminal state)."""
         cdef double out[MAX_SEATS]
@@ -362,6 +380,17 @@ cdef class State:
         if at is not None and not self.is_chance_node():
             return at(self.to_bytes(), action, typed)
         return self.game.typed_action(action, self.is_chance_node(), self.options() or None)
+
+    def events(self, int action, State after, int seat):
+        """The events of the transition from this state by ``action`` (a chance outcome at a
+        chance node) to ``after``, described as ``seat`` saw them: a list of dicts shaped
+        like ``fagin.v1.Event`` (``label``, ``seat``, ``summary``, ``typed``), written once by
+        the game's room (``engines/<id>/events.py``) and holding nothing ``seat`` may not know."""
+        from fagin.engines.game import transition_events
+        self._check_seat(seat, "seat")
+        if after.game is not self.game:
+            raise ValueError("after: a state of another game")
+        return transition_events(self, action, after, seat)
 
     def _check_seat(self, int seat, str name):
         n = self.game.gd.num_players(self.data)

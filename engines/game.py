@@ -7,13 +7,15 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
   Python-side functions listed in :class:`Engine`;
 * ``__init__.py`` — ``GAME = GameSpec(...)``: name, player range, options,
   spec file, heuristic bot;
+* ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
+  (:class:`Move`, :func:`event`);
 * optionally ``heuristic.py`` (its rule-based bot) and ``data/`` (component
   data the engine loads and checks).
 
 The registry finds every such folder; the build compiles every
 ``engines/*/engine.pyx``; the server, the bots and the command line read
 the :class:`GameSpec`. Nothing outside the room names the game, except the
-two typed ``oneof``s of ``proto/fagin/v1/fagin.proto`` (guarded by the
+three typed ``oneof``s of ``proto/fagin/v1/fagin.proto`` (guarded by the
 catalogue test).
 """
 from __future__ import annotations
@@ -106,10 +108,10 @@ class GameSpec:
     min_players: int
     max_players: int
     spec: str
-    #: The field numbers of the game's entries in ``fagin.proto``'s two oneofs,
-    #: (``GameState.game``, ``Action.typed``): part of the wire format, so fixed once and
-    #: never reused; a new game takes numbers no game holds (the catalogue test checks the
-    #: proto against every room).
+    #: The field numbers of the game's entries in ``fagin.proto``'s three oneofs,
+    #: (``GameState.game``, ``Action.typed``, ``Event.typed``): part of the wire format, so
+    #: fixed once and never reused; a new game takes numbers no game holds (the catalogue
+    #: test checks the proto against every room).
     proto_fields: tuple = ()
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     heuristic: str | None = None
@@ -187,6 +189,147 @@ class EngineHeuristicBot:
         if action < 0:
             raise ValueError(f"seat: seat {seat} has no decision pending")
         return action
+
+
+# ------------------------------------------------------------------ events
+
+class Move:
+    """One transition, as a room's event writer reads it: the state ``before``, the
+    ``action`` applied there (a chance outcome when ``chance``), the state ``after``, and
+    ``actor``, the seat that decided (None at a chance event).
+
+    The writer describes it to one seat, and must use only what that seat may know: its
+    views (:meth:`view_before`, :meth:`view_after`), the action's label and typed form
+    where the seat may know the action, and public figures of the engine (a final score
+    shown to all). The contract suite plays random games and checks that positions the
+    seat cannot tell apart give it equal events.
+    """
+
+    __slots__ = ("before", "action", "after", "actor", "chance", "_views")
+
+    def __init__(self, before, action, after):
+        player = before.current_player()
+        self.before, self.action, self.after = before, action, after
+        self.chance = player < 0
+        self.actor = None if self.chance else player
+        self._views = {}
+
+    def view_before(self, seat):
+        """``before`` as ``seat`` sees it (a description dict; cached)."""
+        return self._view(0, seat)
+
+    def view_after(self, seat):
+        """``after`` as ``seat`` sees it (a description dict; cached)."""
+        return self._view(1, seat)
+
+    def _view(self, which, seat):
+        key = (which, seat)
+        if key not in self._views:
+            self._views[key] = (self.after if which else self.before).view(seat)
+        return self._views[key]
+
+    @property
+    def label(self):
+        """The action's label where it was taken (``before``)."""
+        return self.before.action_label(self.action)
+
+    @property
+    def typed(self):
+        """The action's typed form where it was taken."""
+        return self.before.typed_action(self.action)
+
+
+def event(label, kind, seat=None, summary=False, **typed):
+    """An event as the API carries it (``fagin.v1.Event``, a dict): ``label``, what happened
+    in English as a person says it; ``seat``, the seat that acted (None for a chance event
+    or a summary); ``summary``, whether it sums up a round's or the game's end; ``typed``,
+    the game's ``<Game>Event`` message as a dict, whose ``kind`` is ``kind``."""
+    return {"label": label, "seat": seat, "summary": bool(summary),
+            "typed": {"kind": kind, **{k: v for k, v in typed.items() if v is not None}}}
+
+
+def seat_name(seat, observer):
+    """"you" for the observer's own seat, else "seat N"."""
+    return "you" if seat == observer else f"seat {seat}"
+
+
+def verb(seat, observer, you, other):
+    """The verb after :func:`seat_name`: ``you`` for the observer, ``other`` for the rest."""
+    return you if seat == observer else other
+
+
+def action_event(move, observer, verbs, kind="action"):
+    """A decision told with a verb: ``verbs`` maps the action's label to its two forms
+    (``{"bet": ("bet", "bets")}``): "you bet", "seat 1 bets"."""
+    a = move.actor
+    return event(f"{seat_name(a, observer)} {verb(a, observer, *verbs[move.label])}", kind,
+                 seat=a, action=move.typed)
+
+
+def dealt_event(to, observer, card, shown, kind="deal", **typed):
+    """A card dealt to seat ``to``: "you are dealt the King" (``shown``: how the observer
+    may name it) or "seat 1 is dealt a card"; ``card`` in the typed form only if shown."""
+    label = f"{seat_name(to, observer)} {verb(to, observer, 'are', 'is')} dealt {shown or 'a card'}"
+    return event(label, kind, to=to, card=card if shown else None, **typed)
+
+
+def seat_changes(before_seats, after_seats, observer, bits_of):
+    """What changed for each seat, as "seat 1: money £2 → £6, takes 1 loan": ``bits_of(seat,
+    before, after)`` lists a seat's changes (its entries of the views' ``seats``)."""
+    parts = []
+    for p, (b, a) in enumerate(zip(before_seats, after_seats)):
+        bits = bits_of(p, b, a)
+        if bits:
+            parts.append(f"{seat_name(p, observer)}: " + ", ".join(bits))
+    return parts
+
+
+def seats_text(seats, observer):
+    """"you", "seat 2", "you and seat 2", "seats 0, 1 and 3" (the observer first, as "you")."""
+    seats = list(seats)
+    others = [str(s) for s in seats if s != observer]
+    parts = ["you"] if observer in seats else []
+    if others:
+        joined = others[0] if len(others) == 1 else ", ".join(others[:-1]) + " and " + others[-1]
+        parts.append(("seat " if len(others) == 1 else "seats ") + joined)
+    return " and ".join(parts) or "nobody"
+
+
+def _amount(r, unit):
+    """"2 chips", "1 chip"."""
+    return f"{abs(r):g} {unit[:-1] if abs(r) == 1 and unit.endswith('s') else unit}"
+
+
+def result_event(state, observer, unit=None):
+    """The game's end as every seat sees it (returns are public once a game is over):
+    with ``unit`` (chips, points), each seat's return in it; otherwise the winners (the
+    seats with a positive return)."""
+    returns = state.returns()
+    if unit:
+        def told(s, r):
+            if r == 0:
+                return f"{seat_name(s, observer)} {verb(s, observer, 'break', 'breaks')} even"
+            won = verb(s, observer, "win", "wins") if r > 0 else verb(s, observer, "lose", "loses")
+            return f"{seat_name(s, observer)} {won} {_amount(r, unit)}"
+        label = "game over: " + ", ".join(told(s, r) for s, r in enumerate(returns))
+    else:
+        winners = [s for s, r in enumerate(returns) if r > 0]
+        plural = observer in winners or len(winners) > 1
+        label = "game over: " + (f"{seats_text(winners, observer)} {'win' if plural else 'wins'}"
+                                 if winners else "nobody wins")
+    return event(label, "result", summary=True, returns=list(returns))
+
+
+def transition_events(before, action, after, seat):
+    """The events of the transition ``before`` --``action``--> ``after`` as ``seat`` saw them:
+    the room's ``events`` module (``engines/<id>/events.py``) writes them; checked here to
+    have a label each."""
+    module = importlib.import_module(f"fagin.engines.{before.game.id}.events")
+    out = module.events(Move(before, action, after), seat)
+    for e in out:
+        if not (isinstance(e.get("label"), str) and e["label"].strip()):
+            raise TypeError(f"{before.game.id}: an event without a label: {e!r}")
+    return out
 
 
 # --------------------------------------------------------- engine interface

@@ -362,6 +362,24 @@ def _encoded_action(game_id, action_id, chance, options_key):
     return msg
 
 
+def encode_event(game, ev):
+    """An event dict (as :meth:`State.events` gives it: ``label``, ``seat``, ``summary``,
+    ``typed``) -> Event, its typed form in the game's ``<Game>Event`` message."""
+    msg = fagin_pb2.Event(label=ev["label"], summary=bool(ev.get("summary")))
+    if ev.get("seat") is not None:
+        msg.seat = ev["seat"]
+    if ev.get("typed") is not None:
+        dict_to_message(ev["typed"], getattr(msg, game.id), f"{game.id}")
+        getattr(msg, game.id).SetInParent()
+    return msg
+
+
+def encode_seat_events(game, by_seat):
+    """``{seat: [event dicts]}`` -> [SeatEvents], seats in order."""
+    return [fagin_pb2.SeatEvents(seat=s, events=[encode_event(game, e) for e in by_seat[s]])
+            for s in sorted(by_seat)]
+
+
 def decode_typed(game, action_msg, path):
     """An Action given in typed form -> the typed form as a dict (it must match the state's
     game); :func:`decode_action` reads its id."""

@@ -324,8 +324,9 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             state = load_game(gi.id).new_initial_state(request.players, **dict(request.options))
         except ValueError as e:         # the message names the field: players or options.<name>
             raise BadRequest(str(e)) from None
-        state.resolve_chance(request.seed)
-        return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state))
+        told = state.resolve_chance_with_events(request.seed)
+        return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state),
+                                         events=codec.encode_seat_events(load_game(gi.id), told))
 
     @unary_call
     def LegalActions(self, request, context, info):
@@ -356,6 +357,17 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         info["game"] = game.id
         if state.is_terminal():
             raise BadRequest("state: the game is over; no action can be applied")
+        if request.HasField("observer") and not 0 <= request.observer < state.num_players:
+            raise BadRequest(f"observer: {request.observer} is not a seat of this "
+                             f"{state.num_players}-player game")
+        observers = [request.observer] if request.HasField("observer") else range(state.num_players)
+        events = {s: [] for s in observers}
+
+        def record(before, action):
+            # What each observer saw of this step (the room's events, engines/<game>/events.py).
+            for s in observers:
+                events[s].extend(before.events(action, state, s))
+
         applied = []
         options = state.options()          # the game's options: they fix what an id means
         which = request.WhichOneof("choice")
@@ -385,16 +397,20 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
             except IllegalActionError as e:
                 raise BadRequest(f"{which}: {e}") from None
             applied.append(codec.encode_action(game, action, at_chance, options, state=before, typed=typed))
+            record(before, action)
         if not request.stop_at_chance:
             # Chance events are drawn one by one so that each can be reported.
             seed = request.seed
             while state.is_chance_node():
                 outcome = state.sample_chance(seed)
+                before = state.clone()
                 state.apply(outcome)
                 applied.append(codec.encode_action(game, outcome, True, options))
+                record(before, outcome)
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
         return fagin_pb2.ApplyActionResponse(
-            state=codec.encode_state(state), status=codec.status_of(state), applied=applied)
+            state=codec.encode_state(state), status=codec.status_of(state), applied=applied,
+            events=codec.encode_seat_events(game, events))
 
     @unary_call
     def ViewState(self, request, context, info):

@@ -32,6 +32,7 @@ RUNS = {
     "strength.py": (["--game", "kids_of_london", "--ns", "4", "--games", "4", "--positions", "2",
                      "--diag-budgets", "8", "16"], "differs from next"),
     "fuzz_states.py": (["--inputs", "300", "--games", "kuhn_poker,liars_dice", "--quiet"], "0 defects"),
+    "events_cost.py": (["--games", "1", "--players", "2"], "every seat, median/mean us"),
 }
 
 

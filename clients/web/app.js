@@ -281,6 +281,7 @@ async function startGame(event) {
     if (myGeneration !== generation) return;
     game = { info, players, human, levels, seed, over: false, at: 0, hint: null,
       history: [{ state: answer.state, status: answer.status }] };
+    game.history[0].events = eventsOf(answer);     // the opening deal, as the human saw it
     $("game-area").hidden = false;
     $("setup-panel").open = false;        // the table, not the form, once a game is on
     $("view-seat").textContent = `Seat ${human} (you)`;
@@ -334,7 +335,8 @@ async function advance(myGeneration) {
 
 async function applyMove(seat, action, rec, myGeneration) {
   const last = game.history.length - 1;
-  const request = { state: game.history[last].state, seed: String(seedFor(last, 101)) };
+  // Only the human's events: what its seat saw of the move (ApplyActionResponse.events).
+  const request = { state: game.history[last].state, seed: String(seedFor(last, 101)), observer: game.human };
   if (seat !== null) {
     request.seat = seat;
     request.actionId = action.id;
@@ -343,12 +345,19 @@ async function applyMove(seat, action, rec, myGeneration) {
   try {
     const answer = await call("ApplyAction", request);
     if (myGeneration !== generation) return;
+    const seen = eventsOf(answer);
     game.history.push({ state: answer.state, status: answer.status, by: seat,
-      label: action ? action.label : "chance", rec });
+      label: action ? action.label : "chance", rec, events: seen });
     game.hint = null;
   } finally {
     setBusy(-1);
   }
+}
+
+// The human's events in a NewGame or ApplyAction answer (SeatEvents; seat 0 is left out of JSON).
+function eventsOf(answer) {
+  const seen = (answer.events || []).find((e) => (e.seat || 0) === game.human);
+  return seen ? seen.events || [] : [];
 }
 
 async function humanMove(action) {
@@ -430,14 +439,26 @@ function renderStats(entry) {
 }
 
 function renderLog() {
+  // The opening chance events (a deal, the first character), as the human saw them.
+  const opening = game.history[0].events || [];
+  $("opening").hidden = !opening.length;
+  $("opening").textContent = opening.length ? `The opening: ${opening.map((e) => e.label).join("; ")}` : "";
   const log = $("log");
   log.replaceChildren();
   game.history.forEach((entry, i) => {
     if (i === 0) return;
-    const shown = entry.by === game.human || entry.by === null || revealed();
-    const text = `${seatName(entry.by)}: ${shown ? entry.label : "moved"}`;
-    const item = el("li", { value: String(i) }, el("button", { type: "button", class: "link",
+    // The move told as the human's seat saw it, then any round or game summary it brought.
+    const told = entry.events || [];
+    const moves = told.filter((e) => !e.summary);
+    const text = `${seatName(entry.by)}: ${moves.length ? moves.map((e) => e.label).join("; ")
+      : "made a move you cannot see"}`;
+    const item = el("li", { value: String(i) }, el("button", { type: "button", class: "link event",
       "aria-current": i === game.at ? "step" : "false", onclick: () => goTo(i) }, text));
+    const summaries = told.filter((e) => e.summary);
+    if (summaries.length) {
+      item.append(el("ul", { class: "summaries" },
+        ...summaries.map((e) => el("li", { class: "summary" }, e.label))));
+    }
     log.append(item);
   });
 }

@@ -3,7 +3,7 @@ from fagin.engines.game import GameSpec
 
 GAME = GameSpec(
     id="fagins_gang",
-    proto_fields=(9, 19),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(9, 19, 19),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Fagin's Gang",
     min_players=2,
     max_players=6,

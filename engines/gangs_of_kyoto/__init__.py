@@ -3,7 +3,7 @@ from fagin.engines.game import GameOption, GameSpec, parse_bool
 
 GAME = GameSpec(
     id="gangs_of_kyoto",
-    proto_fields=(2, 11),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(2, 11, 11),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Gangs of Kyoto",
     min_players=2,
     max_players=5,

@@ -128,6 +128,10 @@ ctypedef struct GKState:
     uint8_t play_through                    # variant: play through the deck (GK-16)
     uint8_t open_piles                      # variant: victory piles face up (GK-17)
     int16_t rounds                          # rounds completed
+    # What the last apply_action ended, for its events (off the rules, never described:
+    # cleared by every apply_action): a round (1), and who busted (-1: nobody, GK-12).
+    int8_t ended_round
+    int8_t ended_buster
 
 # ------------------------------------------------------------------ helpers
 
@@ -248,6 +252,8 @@ cdef void end_round(GKState* s, int buster) noexcept nogil:
     s.revealed = -1
     s.arriving = -1
     bank_rows(s, buster)
+    s.ended_round = 1
+    s.ended_buster = buster
     s.rounds += 1
     fold_public(s, EV_ROUND_END, buster, 0)
     if s.play_through:
@@ -437,6 +443,7 @@ cdef void after_card(GKState* s, int status) noexcept nogil:
 cdef void gk_apply_action(void* st, int action) noexcept nogil:
     cdef GKState* s = <GKState*>st
     cdef int k, r, i, j
+    s.ended_round = 0
     if s.phase == PH_DRAW_DEAL:
         k = action - A_DRAW
         s.pool[k] -= 1
@@ -1354,6 +1361,16 @@ cdef _check_over(GKState* s, dict d, bint dealt_unseen):
         raise ValueError(f"winner: seat {given}, but seat {best} wins by the bells and the First Player card "
                          f"(GK-14)")
     s.winner = best
+
+
+def round_ended(data):
+    """Whether the apply_action that made ``data`` ended a round, and who busted: None (no
+    round ended), or ``{"buster": seat or None}`` (GK-11, GK-12): the engine's own record
+    of the move, for its events."""
+    cdef GKState s = _read(data)
+    if not s.ended_round:
+        return None
+    return {"buster": s.ended_buster if s.ended_buster >= 0 else None}
 
 
 def summary(data):

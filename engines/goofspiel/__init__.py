@@ -3,7 +3,7 @@ from fagin.engines.game import GameOption, GameSpec, choice_parser, int_parser, 
 
 GAME = GameSpec(
     id="goofspiel",
-    proto_fields=(5, 14),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(5, 14, 14),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Goofspiel",
     min_players=2,
     max_players=2,

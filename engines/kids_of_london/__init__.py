@@ -3,7 +3,7 @@ from fagin.engines.game import GameSpec
 
 GAME = GameSpec(
     id="kids_of_london",
-    proto_fields=(1, 10),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(1, 10, 10),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Kids of London",
     min_players=2,
     max_players=5,

@@ -3,7 +3,7 @@ from fagin.engines.game import GameSpec
 
 GAME = GameSpec(
     id="kuhn_poker",
-    proto_fields=(3, 12),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(3, 12, 12),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Kuhn poker",
     min_players=2,
     max_players=2,

@@ -3,7 +3,7 @@ from fagin.engines.game import GameSpec
 
 GAME = GameSpec(
     id="leduc_poker",
-    proto_fields=(4, 13),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(4, 13, 13),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Leduc poker",
     min_players=2,
     max_players=2,

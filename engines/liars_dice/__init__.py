@@ -8,7 +8,7 @@ from fagin.engines.game import GameOption, GameSpec, choice_parser, int_parser
 
 GAME = GameSpec(
     id="liars_dice",
-    proto_fields=(6, 15),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(6, 15, 15),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Liar's Dice",
     min_players=2,
     max_players=2,

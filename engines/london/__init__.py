@@ -3,7 +3,7 @@ from fagin.engines.game import GameSpec
 
 GAME = GameSpec(
     id="london",
-    proto_fields=(7, 16),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(7, 16, 16),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="London",
     min_players=2,
     max_players=4,

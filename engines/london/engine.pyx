@@ -982,36 +982,73 @@ cdef inline int poverty_penalty(int n) noexcept nogil:
         return POVERTY_TABLE[n]
     return POVERTY_TABLE[POVERTY_TABLE_N - 1] + POVERTY_BEYOND * (n - POVERTY_TABLE_N + 1)
 
-cdef void final_scores(const LNState* s, int* vp_out, int* poverty_out, int* boroughs,
-                       int* top_card) noexcept nogil:
-    """The position scored as the end of the game scores it (LN-75 to LN-80), without
-    changing it: final VP, poverty before the adjustment, boroughs and best card (LN-81)."""
-    cdef int p, repay, m, pov, vp, b, i, x, lowest = 1 << 14
+ctypedef struct LNScore:
+    # One seat's final scoring by category (LN-75 to LN-80), as the end of the game scores it.
+    int vp_counters         # VP counters taken in play
+    int repaid              # loans repaid, £15 each (LN-76)
+    int unpaid              # loans left, 7 VP each (LN-78)
+    int money_left          # money after the repayments
+    int money_vp            # 1 VP per £3 of it
+    int borough_vp          # the boroughs' VP (LN-78)
+    int underground_vp      # 2 VP per Underground counter in an owned borough
+    int card_vp             # the VP of the Building Display's cards
+    int poverty             # poverty points, the cards left in hand counted (LN-77)
+    int poverty_penalty     # VP lost for poverty above the lowest player's (LN-79)
+    int boroughs            # boroughs owned (a tie-break, LN-81)
+    int top_card            # the best card's VP (a tie-break, LN-81)
+    int vp                  # the total
+
+cdef void score_seats(const LNState* s, LNScore* out) noexcept nogil:
+    """The position scored as the end of the game scores it (LN-75 to LN-80), category by
+    category, without changing it; the one statement of the final scoring."""
+    cdef int p, b, i, x, lowest = 1 << 14
+    cdef LNScore* c
     for p in range(s.players):
-        m = s.money[p]
-        repay = m // 15
-        if repay > s.loans[p]:
-            repay = s.loans[p]
-        m -= 15 * repay
-        pov = s.poverty[p] + s.hand_n[p]
-        vp = s.vp[p] + m // 3 - 7 * (s.loans[p] - repay)
-        boroughs[p] = 0
+        c = &out[p]
+        c.vp_counters = s.vp[p]
+        c.repaid = s.money[p] // 15
+        if c.repaid > s.loans[p]:
+            c.repaid = s.loans[p]
+        c.unpaid = s.loans[p] - c.repaid
+        c.money_left = s.money[p] - 15 * c.repaid
+        c.money_vp = c.money_left // 3
+        c.poverty = s.poverty[p] + s.hand_n[p]
+        c.boroughs = 0
+        c.borough_vp = 0
+        c.underground_vp = 0
         for b in range(NB):
             if s.owner[b] == p:
-                boroughs[p] += 1
-                vp += B_VP[b] + (UNDERGROUND_VP if s.underground[b] else 0)
-        top_card[p] = 0
+                c.boroughs += 1
+                c.borough_vp += B_VP[b]
+                if s.underground[b]:
+                    c.underground_vp += UNDERGROUND_VP
+        c.top_card = 0
+        c.card_vp = 0
         for i in range(s.pc_n[p]):
             x = V_VP[s.pc_version[p][i]]
-            vp += x
-            if x > top_card[p]:
-                top_card[p] = x
-        vp_out[p] = vp
-        poverty_out[p] = pov
-        if pov < lowest:
-            lowest = pov
+            c.card_vp += x
+            if x > c.top_card:
+                c.top_card = x
+        if c.poverty < lowest:
+            lowest = c.poverty
     for p in range(s.players):
-        vp_out[p] -= poverty_penalty(poverty_out[p] - lowest)
+        c = &out[p]
+        c.poverty_penalty = poverty_penalty(c.poverty - lowest)
+        c.vp = (c.vp_counters + c.money_vp - 7 * c.unpaid + c.borough_vp + c.underground_vp
+                + c.card_vp - c.poverty_penalty)
+
+cdef void final_scores(const LNState* s, int* vp_out, int* poverty_out, int* boroughs,
+                       int* top_card) noexcept nogil:
+    """The final scoring's totals (score_seats): final VP, poverty before the adjustment,
+    boroughs and best card (LN-81)."""
+    cdef LNScore sc[LN_MAX_PLAYERS]
+    cdef int p
+    score_seats(s, sc)
+    for p in range(s.players):
+        vp_out[p] = sc[p].vp
+        poverty_out[p] = sc[p].poverty
+        boroughs[p] = sc[p].boroughs
+        top_card[p] = sc[p].top_card
 
 cdef void game_over(LNState* s) noexcept nogil:
     """Final scoring and the winners (LN-75 to LN-81)."""
@@ -2327,6 +2364,16 @@ def heuristic_action(data, seed=0):
         return -1
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     return hx_choose(&s, &rng)
+
+
+def final_scoring(data):
+    """Each seat's scoring by category as the end of the game scores this position
+    (``score_seats``, LN-75 to LN-80): a dict per seat, seat 0 first, with the keys of
+    ``LNScore`` (the poverty penalty read from the table, LN-79)."""
+    cdef LNState s = _read(data)
+    cdef LNScore sc[LN_MAX_PLAYERS]
+    score_seats(&s, sc)
+    return [dict(sc[p]) for p in range(s.players)]
 
 
 def poverty_penalty_of(int points):

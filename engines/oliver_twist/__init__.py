@@ -3,7 +3,7 @@ from fagin.engines.game import GameSpec
 
 GAME = GameSpec(
     id="oliver_twist",
-    proto_fields=(20, 30),  # its field numbers in GameState.game and Action.typed, fixed for good
+    proto_fields=(20, 30, 30),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
     name="Oliver Twist",
     min_players=2,
     max_players=4,

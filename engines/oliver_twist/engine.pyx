@@ -201,6 +201,14 @@ ctypedef struct OTState:
     int16_t burg_draw[NBV]
     int16_t burg_drawn[NBV]
     int16_t kept[MAXP][NK]             # by Burglary value kind (the first NBV used; NK wide, see _pack)
+    # The last round's end, laid open (OT-38; public, for display, no rule reads it): the
+    # round (0 none yet, 1 the day, 2 the night), each seat's money from its leftover sets
+    # and the Object types laid (bit t), its Police file as shown (the stash added), its fine.
+    int8_t ended_round
+    int16_t ended_sets[MAXP]
+    int16_t ended_types[MAXP]
+    int16_t ended_fine[MAXP]
+    int16_t ended_file[MAXP][NK]
 
 # ------------------------------------------------------------ small helpers
 
@@ -639,11 +647,16 @@ cdef void end_round(OTState* s) noexcept nogil:
     cdef int use[NOT]
     cdef int seen[NTYPES]
     cdef bint any_set
+    s.ended_round = 2 if s.night else 1
     for p in range(s.players):
-        s.money[p] += leftover_sets(s, p, use)
+        s.ended_sets[p] = leftover_sets(s, p, use)
+        s.money[p] += s.ended_sets[p]
+        s.ended_types[p] = 0
+        s.ended_fine[p] = 0
         any_set = False
         for t in range(NOT):
             if use[t]:
+                s.ended_types[p] |= 1 << t
                 any_set = True
                 for k in range(K_WALLET):
                     if KTYPE[k] == t:
@@ -661,6 +674,7 @@ cdef void end_round(OTState* s) noexcept nogil:
         for k in range(NK):
             s.pfile[p][k] += s.stash[p][k]
             s.stash[p][k] = 0
+            s.ended_file[p][k] = s.pfile[p][k]
     m = 0
     for p in range(s.players):
         n = file_n(s, p)
@@ -679,6 +693,7 @@ cdef void end_round(OTState* s) noexcept nogil:
                     types += seen[t]
                 pay = types if types <= s.money[p] else s.money[p]
                 s.money[p] -= pay
+                s.ended_fine[p] = pay
     for p in range(s.players):
         for k in range(NK):
             while s.pfile[p][k] > 0:
@@ -1466,6 +1481,14 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
         if p == o or s.phase == PH_OVER:          # OT-29: every Burglary card is shown at the end
             for k in range(NBV):
                 h = mix64(h, <uint64_t>(7000000 + k * 64 + s.kept[p][k]))
+    # OT-38: the last round's end, laid open to all.
+    h = mix64(h, <uint64_t>(8000000 + s.ended_round))
+    if s.ended_round:
+        for p in range(s.players):
+            h = mix64(h, <uint64_t>(p * 13 + 64 * (s.ended_sets[p] + 1) + 65536 * s.ended_types[p]
+                                    + 16777216 * (s.ended_fine[p] + 1)))
+            for k in range(NK):
+                h = mix64(h, <uint64_t>(9000000 + p * 4096 + k * 64 + s.ended_file[p][k]))
     h = mix64(h, <uint64_t>(s.char_disc + 65536 * popcount16(s.char_draw)))
     n = 0
     v = 0

@@ -126,7 +126,59 @@ def describe(data):
         "pick_dest": _pick_dest_out(r["pick_dest"]) if phase == "pick_from_file" else "",
         "pick_last": KINDS[r["pick_last"]] if phase == "pick_from_file" else "",
         "winners": [p for p in range(P) if (r["winners"] >> p) & 1],
+        "last_round_end": _last_round_end(r),
     }
+
+
+_ROUNDS = ("day", "night")
+
+
+def _last_round_end(r):
+    """OT-38: the last round's end as laid open to all (None before the first one)."""
+    if not r["ended_round"]:
+        return None
+    return {"round": _ROUNDS[r["ended_round"] - 1],
+            "seats": [{"seat": p, "sets": r["ended_sets"][p],
+                       "set_types": [TYPES[t] for t in range(len(TYPES)) if (r["ended_types"][p] >> t) & 1],
+                       "file": _names(r["ended_file"][p]), "fine": r["ended_fine"][p]}
+                      for p in range(r["players"])]}
+
+
+def _read_last_round_end(r, d, pname, night, P):
+    """OT-38: the last round's end (display only, optional on input), checked against the
+    round the position is in: the day's end by night, the night's at the end."""
+    e = d.get("last_round_end")
+    if e is None:
+        return
+    e = _mapping(e, "last_round_end")
+    rnd = e.get("round")
+    if rnd not in _ROUNDS:
+        raise ValueError(f"last_round_end.round: {rnd!r}; expected day or night")
+    if not night or (rnd == "night") != (pname == "over"):
+        raise ValueError(f"last_round_end.round: the {rnd}'s end cannot precede a position "
+                         + ("of the day" if not night else "at night" if pname != "over" else "at the end"))
+    seats = _list(e.get("seats"), "last_round_end.seats")
+    if len(seats) != P:
+        raise ValueError(f"last_round_end.seats: expected {P} entries, got {len(seats)}")
+    r["ended_round"] = _ROUNDS.index(rnd) + 1
+    for p, st in enumerate(seats):
+        f = f"last_round_end.seats[{p}]"
+        st = _mapping(st, f)
+        int_in(st.get("seat") or 0, p, p, f + ".seat")
+        r["ended_sets"][p] = int_in(st.get("sets") or 0, 0, 99, f + ".sets")
+        types = _list(st.get("set_types"), f + ".set_types")
+        mask = 0
+        for i, name in enumerate(types):
+            if name not in TYPES or (mask >> TYPES.index(name)) & 1:
+                raise ValueError(f"{f}.set_types[{i}]: {name!r}; expected distinct types of "
+                                 + ", ".join(TYPES))
+            mask |= 1 << TYPES.index(name)
+        r["ended_types"][p] = mask
+        for k in _kinds(st.get("file"), f + ".file"):
+            r["ended_file"][p][k] += 1
+            if r["ended_file"][p][k] > 30:
+                raise ValueError(f"{f}.file: more than 30 tokens of {KINDS[k]}")
+        r["ended_fine"][p] = int_in(st.get("fine") or 0, 0, 10, f + ".fine")
 
 
 def view(data, seat):
@@ -619,6 +671,7 @@ def from_description(d):
                 else "a seat has a final score only once the game is over (OT-29)"))
         r["final"][p] = want
     _check_phase(r, d, pname, P, sd, NS, undecided)
+    _read_last_round_end(r, d, pname, night, P)
     return E._pack(r)
 
 

@@ -42,16 +42,18 @@ def test_a_span_of_rulings_cites_neither_end():
 
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_the_oneof_field_numbers_are_the_rooms(game_id):
-    """Each game's numbers in GameState.game and Action.typed are recorded in its room
-    (GameSpec.proto_fields): the proto must use them, and no two rooms may share one."""
+    """Each game's numbers in GameState.game, Action.typed and Event.typed are recorded in its
+    room (GameSpec.proto_fields): the proto must use them, and no two rooms may share one."""
     spec = GAMES[game_id]
-    assert len(spec.proto_fields) == 2, f"{game_id}: declare proto_fields=(state, action) in its GameSpec"
+    assert len(spec.proto_fields) == 3, \
+        f"{game_id}: declare proto_fields=(state, action, event) in its GameSpec"
     state_field = fagin_pb2.GameState.DESCRIPTOR.fields_by_name[game_id]
     action_field = fagin_pb2.Action.DESCRIPTOR.fields_by_name[game_id]
-    assert (state_field.number, action_field.number) == spec.proto_fields, \
-        f"{game_id}: fagin.proto numbers it {(state_field.number, action_field.number)}, its room {spec.proto_fields}"
+    event_field = fagin_pb2.Event.DESCRIPTOR.fields_by_name[game_id]
+    numbers = (state_field.number, action_field.number, event_field.number)
+    assert numbers == spec.proto_fields, f"{game_id}: fagin.proto numbers it {numbers}, its room {spec.proto_fields}"
     others = [g for g, s in GAMES.items() if g != game_id]
-    for i, what in enumerate(("GameState.game", "Action.typed")):
+    for i, what in enumerate(("GameState.game", "Action.typed", "Event.typed")):
         clash = [g for g in others if GAMES[g].proto_fields[i:i + 1] == spec.proto_fields[i:i + 1]]
         assert not clash, f"{game_id}: {what} number {spec.proto_fields[i]} is also {clash}'s"
 
@@ -66,11 +68,28 @@ def test_game_is_in_both_oneofs(game_id):
         f"add `{_camel(game_id)}Action {game_id} = N;` to Action's oneof in fagin.proto"
     assert state_field.message_type.name == f"{_camel(game_id)}State"
     assert action_field.message_type.name == f"{_camel(game_id)}Action"
+    event_field = fagin_pb2.Event.DESCRIPTOR.fields_by_name.get(game_id)
+    assert event_field is not None and event_field.containing_oneof.name == "typed", \
+        f"add `{_camel(game_id)}Event {game_id} = N;` to Event's oneof in fagin.proto"
+    assert event_field.message_type.name == f"{_camel(game_id)}Event"
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_game_defines_its_events_in_its_room(game_id):
+    """A room writes its events once (engines/<game>/events.py, beside its actions), and its
+    event message has the kinds the shared helpers give (a game's end: KIND_RESULT)."""
+    import importlib
+    module = importlib.import_module(f"fagin.engines.{game_id}.events")
+    assert callable(getattr(module, "events", None)), f"engines/{game_id}/events.py: define events(move, seat)"
+    message = fagin_pb2.Event.DESCRIPTOR.fields_by_name[game_id].message_type
+    assert "KIND_RESULT" in message.enum_types_by_name["Kind"].values_by_name
+    assert "returns" in message.fields_by_name
 
 
 def test_every_oneof_entry_is_a_registered_game():
     assert {f.name for f in fagin_pb2.GameState.DESCRIPTOR.oneofs_by_name["game"].fields} == set(GAMES)
     assert {f.name for f in fagin_pb2.Action.DESCRIPTOR.oneofs_by_name["typed"].fields} == set(GAMES)
+    assert {f.name for f in fagin_pb2.Event.DESCRIPTOR.oneofs_by_name["typed"].fields} == set(GAMES)
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))

@@ -78,6 +78,16 @@ def test_the_frontend_is_served_by_default(site):
         srv.stop()
 
 
+def bot_moves_told(page):
+    """The log's text for every bot move (after "Seat N (bot, level L): "), each checked to
+    be a described event: not the bare "moved" the log showed before (issue 26)."""
+    entries = page.locator("#log > li > button").all_inner_texts()
+    told = [text.split(": ", 1)[1] for text in entries if "(bot, level" in text.split(": ", 1)[0]]
+    for text in told:
+        assert text.strip() and text != "moved" and text != "made a move you cannot see", entries
+    return told
+
+
 def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page_errors, view_seats, api_methods = [], [], []
@@ -108,13 +118,20 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
             break
         # During the game the page shows what seat 0 sees and nothing of the bot's search.
         assert page.locator("#stats table.stats").count() == 0
-        assert "moved" in page.inner_text("#log") or moves == 0
+        # Each bot move is told as seat 0 saw it: that a card went down, never which (KL-23).
+        told = bot_moves_told(page)
+        assert all(text.endswith("puts a card down") or "chooses" in text or "takes" in text
+                   or "robs" in text for text in told), told
         buttons = page.locator("#actions button.move")
         buttons.nth(moves % buttons.count()).click()
         moves += 1
         assert moves <= MAX_MOVES, "the game does not end"
 
     assert moves >= 8          # a card an hour for eight hours; the ninth hour's is forced (KL-3)
+    # Every hour's reveal and thefts are in the log, and the game's end.
+    summaries = page.locator("#log .summary").all_inner_texts()
+    assert sum("the cards are" in s for s in summaries) == 9, summaries
+    assert any(s.startswith("game over") for s in summaries), summaries
     result = page.inner_text("#result")
     assert "Seat 0 (you)" in result and "Seat 1 (bot, level 1)" in result and "Seat 2 (bot, level 2)" in result
     assert any(verdict in result for verdict in ("You win.", "You lose.", "You share the best result."))
@@ -262,9 +279,19 @@ def test_every_seed_game_fits_the_screen(browser, site, width):
         page.select_option("#game", game_id)
         page.select_option("#players", "3")
         page.fill("#seed", "5")
+        stale = page.query_selector("#log > li")      # the last game's log, gone once this one is drawn
         page.click("#start")
+        if stale is not None:
+            stale.wait_for_element_state("hidden", timeout=30_000)
         page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=30_000)
         assert not page.evaluate("document.getElementById('setup-panel').open"), game_id
+        # The human's first options, until the bots have moved too: each is a described event.
+        for _ in range(40):
+            if page.is_visible("#result") or bot_moves_told(page):
+                break
+            page.locator("#actions button.move").first.click()
+            page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
+        assert bot_moves_told(page), f"{game_id}: no bot move in the log: {page.inner_text('#log')!r}"
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert widths[0] <= widths[1], f"{game_id} at {width} px: the page is {widths[0]} px wide"
         shot = ROOT / "build" / "screenshots" / f"{game_id}-{width}.png"

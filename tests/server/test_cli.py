@@ -87,7 +87,11 @@ def test_play_a_full_game_in_the_terminal(server, capsys, monkeypatch):
     assert code == 0
     assert "You are seat 0" in out and "not an option: 'x'" in out
     assert "game over: returns" in out
-    assert out.count("-- you acted") >= 8
+    # Each move is told as seat 0 saw it (issue 26): its own card named, the bots' not.
+    assert out.count("-- you put your ") >= 8
+    assert out.count("-- seat 1 puts a card down") >= 8 and out.count("-- seat 2 puts a card down") >= 8
+    assert out.count("== hour ") == 9 and "== game over: " in out
+    assert max(len(line) for line in out.splitlines()) <= cli.COLUMNS
 
 
 def test_play_quits_on_q(server, capsys, monkeypatch):
@@ -152,6 +156,24 @@ def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
     code, out, _ = run(server, "play", "gangs_of_kyoto", "--players", "3", "--seed", "3",
                        "--iterations", "50", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
     assert code == 0 and "Gangs of Kyoto" in out and "game over: returns" in out
+    # The bots' gifts and every round's end are narrated, within 80 columns.
+    assert "-- seat 1 gives " in out and "== round 1 is over: " in out
+    assert max(len(line) for line in out.splitlines()) <= cli.COLUMNS
+
+
+@pytest.mark.parametrize("game_id", ["london", "oliver_twist", "fagins_gang"])
+def test_play_narrates_the_bots_turns_and_the_round_summaries(server, capsys, monkeypatch, game_id):
+    """Issue 26, item 4: `fagin play` prints every move as your seat saw it, with the round
+    summaries, and keeps to 80 columns: here until your first decisions (the first option
+    each time), then quits."""
+    moves = "\n".join(["0"] * 12 + ["q"]) + "\n"
+    code, out, err = run(server, "play", game_id, "--players", "3", "--seat", "2", "--seed", "4",
+                         "--iterations", "20", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= cli.COLUMNS, max(lines, key=len)
+    assert any(line.startswith("-- seat 0") for line in lines) and any(line.startswith("-- seat 1") for line in lines)
+    assert "acted" not in out and "moved" not in out
 
 
 def test_global_options_work_before_and_after_the_command(server, capsys):
@@ -274,7 +296,7 @@ def test_new_game_errors_name_the_flags(server, capsys):
 def test_play_takes_labels_too(server, capsys, monkeypatch):
     code, out, _ = run(server, "play", "kids_of_london", "--players", "2", "--seed", "2",
                        "--iterations", "20", stdin="Play 4\nq\n", capsys=capsys, monkeypatch=monkeypatch)
-    assert code == 0 and "-- you acted" in out and "not an option" not in out
+    assert code == 0 and "-- you put your 4 down" in out and "not an option" not in out
 
 
 def test_read_state_closes_its_file(tmp_path, monkeypatch):
@@ -368,7 +390,7 @@ def test_play_takes_a_label_start_and_a_bot_level(server, capsys, monkeypatch):
     code, out, err = run(server, "play", "kuhn_poker", "--seed", "3", "--level", "4", stdin="b\nq\n",
                          capsys=capsys, monkeypatch=monkeypatch)
     assert code == 0, err
-    assert "not an option" not in out and ("-- you acted" in out or "game over" in out)
+    assert "not an option" not in out and ("-- you bet" in out or "game over" in out)
     with pytest.raises(SystemExit):
         cli.main(["--server", server.target, "play", "kuhn_poker", "--level", "11"])
     with pytest.raises(SystemExit):

@@ -1,0 +1,157 @@
+"""Oliver Twist's events (``OliverTwistEvent``), as each seat sees them (OT-30).
+
+A move is told with its label and every seat's money change, except what another seat may
+not know: which token a seat moves from a full stash to its file (OT-14) or picks from its
+file, and which Burglary card it keeps (OT-29); those are told without the token or card.
+A token drawn into a stash, a Character card, a Burglary card or a face-down token looked
+at is named to the seat that sees it only (OT-30). A round's end is told from the engine's
+record laid open to all (``last_round_end``, OT-38): the leftover sets, the Police files
+with their tokens, the fines; the game's end with each seat's final score (OT-29).
+"""
+from collections import Counter
+
+from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.oliver_twist import state as _st
+
+_CHANCE_NOUN = {"draw_token": "token", "draw_character": "Character card", "draw_burglary": "Burglary card"}
+
+
+def _token(name):
+    return _st.token_name(_st.KINDS.index(name))
+
+
+def _money(before, after, seat):
+    return [f"{seat_name(p, seat)} £{b['money']} → £{a['money']}"
+            for p, (b, a) in enumerate(zip(before["seats"], after["seats"])) if a["money"] != b["money"]]
+
+
+def _private_move(before, after, typed):
+    """The words for another seat's move whose detail it may not know; None if public."""
+    kind, phase = typed["kind"], before["phase"]
+    # A set for Fagin is open to all while it is laid (OT-30); one that a forced completion
+    # delivers at once (OT-37) is seen by its money only.
+    if kind == "fagin" and after["fagin_type"] != typed["object_type"]:
+        return "goes to Fagin's with a set"
+    if kind == "token" and phase == "fagin" and \
+            Counter(after["set"]) - Counter(before["set"]) != Counter([typed["token"]]):
+        return "completes a set for Fagin"
+    if kind == "keep":
+        return "keeps one of the Burglary cards drawn"
+    if kind == "token" and phase == "make_room":
+        return "moves a token from its full stash to its Police file"
+    if kind == "token" and phase == "pick_from_file":
+        return "picks a token from its Police file"
+    return None
+
+
+#: What a space chosen means in each phase: (the words for "you", for another seat).
+_SPACE = {"turn": ("prowl, starting the line at space {}", "prowls, starting the line at space {}"),
+          "line": ("add space {} to the line", "adds space {} to the line"),
+          "flip_direction": ("flip towards space {}", "flips towards space {}"),
+          "peek": ("look at the face-down token on space {}", "looks at the face-down token on space {}"),
+          "place_pawn": ("put the Gang pawn on space {}", "puts the Gang pawn on space {}"),
+          "dodger": ("take the token on space {} with the Artful Dodger",
+                     "takes the token on space {} with the Artful Dodger")}
+
+
+def _said(move, seat, before):
+    """A public decision in words after the seat's name, with the token on the space it names
+    where the seat sees it; other decisions by their label."""
+    typed, a = move.typed, move.actor
+    board = before["board"]
+    where = None
+    if typed["kind"] == "space" and before["phase"] in _SPACE:
+        where = typed["space"]
+        text = verb(a, seat, *_SPACE[before["phase"]]).format(where)
+    elif typed["kind"] == "take":
+        where = before["line"][-1] if before["line"] else None
+        text = verb(a, seat, "take", "takes") + " the token at the end of the line"
+    else:
+        return f": {move.label}"
+    if where is not None and where < len(board) and board[where]["token"]:
+        text += f": {_token(board[where]['token'])}"
+    return " " + text
+
+
+def _chance(move, seat, before, after):
+    typed = move.typed
+    kind = typed["kind"]
+    phase = before["phase"]
+    if kind == "draw_token" and phase in ("fill", "flip"):
+        return event(f"{_token(typed['token'])} comes up on the board", "chance", token=typed["token"])
+    # Drawn for one seat: the stash's owner (the opening deal) or the active seat.
+    to = before["active_player"]
+    for p, (b, a) in enumerate(zip(before["seats"], after["seats"])):
+        if a["stash_size"] > b["stash_size"]:
+            to = p
+    sees = seat == to
+    who = seat_name(to, seat)
+    if kind == "draw_token":
+        if phase == "peek_draw":
+            what = f"{verb(to, seat, 'look', 'looks')} at " + (
+                _token(typed["token"]) if sees else "a face-down token")
+        else:
+            what = f"{verb(to, seat, 'draw', 'draws')} " + (
+                _token(typed["token"]) if sees else "a starting token")
+        return event(f"{who} {what}", "chance", token=typed["token"] if sees else None)
+    noun = _CHANCE_NOUN[kind]
+    if kind == "draw_character":
+        detail = _st.CHARACTER_NAMES[_st.CHARS.index(typed["character"])]
+        fields = {"character": typed["character"]} if sees else {}
+    else:
+        detail = f"{typed['burglary_value']:+d}"
+        fields = {"burglary_value": typed["burglary_value"]} if sees else {}
+    label = f"you draw {noun} {detail}" if sees else f"{who} draws a {noun}"
+    return event(label, "chance", **fields)
+
+
+def _round_end(after, seat):
+    end = after["last_round_end"]
+    out = []
+    title = "nightfall" if end["round"] == "day" else "the night is over"
+    for st in end["seats"]:
+        p = st["seat"]
+        sets = (f"leftover sets ({', '.join(st['set_types'])}) sold for £{st['sets']}" if st["set_types"]
+                else "no leftover set")
+        files = Counter(st["file"])
+        file_text = (", ".join(f"{n} × {_token(k)}" if n > 1 else _token(k) for k, n in sorted(files.items()))
+                     or "empty")
+        out.append(event(f"{title}, {seat_name(p, seat)}: {sets}; Police file: {file_text}; "
+                         f"fine £{st['fine']}; money now £{after['seats'][p]['money']}",
+                         "round_end", summary=True, round_end={"round": end["round"], "seats": [st]}))
+    return out
+
+
+def _final(after, seat):
+    scores = []
+    parts = []
+    for p, st in enumerate(after["seats"]):
+        cards = st["burglary_cards"]
+        scores.append({"seat": p, "money": st["money"], "burglary_cards": cards, "total": st["final_score"]})
+        parts.append(f"{seat_name(p, seat)} £{st['money']}"
+                     + (" + Burglary cards " + " ".join(f"{c:+d}" for c in cards) if cards else "")
+                     + f" = {st['final_score']}")
+    return event("final scores: " + "; ".join(parts), "final_score", summary=True, scores=scores)
+
+
+def events(move, seat):
+    before, after = move.view_before(seat), move.view_after(seat)
+    if move.chance:
+        out = [_chance(move, seat, before, after)]
+    else:
+        a, typed = move.actor, move.typed
+        private = _private_move(before, after, typed) if a != seat else None
+        if private:
+            label = f"seat {a} {private}"
+        else:
+            label = seat_name(a, seat) + _said(move, seat, before)
+        money = _money(before, after, seat)
+        if money:
+            label += " (" + ", ".join(money) + ")"
+        out = [event(label, "move", seat=a, action=None if private else typed)]
+    if after["last_round_end"] is not None and after["last_round_end"] != before["last_round_end"]:
+        out.extend(_round_end(after, seat))
+    if move.after.is_terminal():
+        out.append(_final(after, seat))
+        out.append(result_event(move.after, seat))
+    return out
