@@ -266,23 +266,24 @@ def analysis_table(rec) -> str:
     if root.score_margins:
         lines.append("          margin " + ", ".join(f"seat {p} {m:+.2f}" for p, m in enumerate(root.score_margins)))
     lines.append(f"{'#':>2}  {'action':<34}{'win':>7}{'lcb':>7}  {'margin':>15}{'visits':>8}{'prior':>7}  pv")
-    for s in sorted((s for s in rec.actions if s.rank), key=lambda s: s.rank):
-        win = _percent(s.win_probability) if s.HasField("win_probability") else f"{s.mean_value:6.3f}"
-        lcb = _percent(s.win_probability_lcb) if s.HasField("win_probability") else f"{s.win_probability_lcb:6.3f}"
-        margin = (f"{s.score_margin:+7.2f} ± {s.score_margin_error:5.2f}" if s.HasField("score_margin")
+    for s in sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank):
+        x = s.analysis
+        win = _percent(x.win_probability) if x.HasField("win_probability") else f"{s.mean_value:6.3f}"
+        lcb = _percent(x.win_probability_lcb) if x.HasField("win_probability") else f"{x.win_probability_lcb:6.3f}"
+        margin = (f"{x.score_margin:+7.2f} ± {x.score_margin_error:5.2f}" if x.HasField("score_margin")
                   else "-")
         pv = "; ".join(m.action.label + ("" if m.visits or m.seat < 0 else "°") if m.seat in (rec.seat, -1)
-                       else f"[seat {m.seat}] {m.action.label}" for m in s.pv)
-        lines.append(f"{s.rank:>2}  {s.action.label[:34]:<34}{win:>7}{lcb:>7}  {margin:>15}{s.visits:>8}"
-                     f"{s.prior:>7.3f}  {pv}")
-    if any(m.visits == 0 and m.seat == rec.seat for s in rec.actions for m in s.pv):
+                       else f"[seat {m.seat}] {m.action.label}" for m in x.pv)
+        lines.append(f"{x.rank:>2}  {s.action.label[:34]:<34}{win:>7}{lcb:>7}  {margin:>15}{s.visits:>8}"
+                     f"{x.prior:>7.3f}  {pv}")
+    if any(m.visits == 0 and m.seat == rec.seat for s in rec.actions for m in s.analysis.pv):
         lines.append("° past the search tree: the game's rollout policy finishes the turn")
-    if rec.analysis.beliefs:
-        if not rec.beliefs:
+    if rec.HasField("beliefs"):
+        if not rec.beliefs.places:
             lines.append("beliefs: nothing hidden that the search's determinizations fix")
         else:
-            lines.append(f"beliefs ({rec.determinizations} determinizations):")
-        for place in rec.beliefs:
+            lines.append(f"beliefs ({rec.beliefs.determinizations} determinizations):")
+        for place in rec.beliefs.places:
             items = ", ".join(f"{b.item} {_percent(b.share).strip()}" +
                               (f" (x{b.copies:.2f})" if abs(b.copies - b.share) > 1e-9 else "")
                               for b in place.items)

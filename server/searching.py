@@ -394,29 +394,32 @@ def analysis_bytes(job: SearchJob, reason: str, result, encoded) -> bytes:
         x = by_action.get(stat.action.id)
         if x is None or not x.rank:
             continue
-        stat.rank = x.rank
+        out = stat.analysis
+        out.rank = x.rank
         if x.win_probability is not None:
-            stat.win_probability = x.win_probability
-            stat.seat_win_probabilities.extend(x.win_probabilities)
-        stat.win_probability_error = x.win_error
-        stat.win_probability_lcb = x.win_lcb
+            out.win_probability = x.win_probability
+            out.seat_win_probabilities.extend(x.win_probabilities)
+        out.win_probability_error = x.win_error
+        out.win_probability_lcb = x.win_lcb
         if x.margin is not None:
-            stat.score_margin = x.margin
-            stat.score_margin_error = x.margin_error
-            stat.score_margin_lcb = x.margin_lcb
-        stat.prior = x.prior
+            out.score_margin = x.margin
+            out.score_margin_error = x.margin_error
+            out.score_margin_lcb = x.margin_lcb
+        out.prior = x.prior
         for move in x.pv:
-            stat.pv.add(action=_pv_action(job, move), seat=move.seat, visits=move.visits)
+            out.pv.add(action=_pv_action(job, move), seat=move.seat, visits=move.visits)
     rec.analysis.CopyFrom(a)
     rec.root.visits = report.visits
     rec.root.values.extend(report.values)
     rec.root.win_probabilities.extend(report.win_probabilities)
     rec.root.score_margins.extend(report.margins)
-    for place in report.beliefs:
-        msg = rec.beliefs.add(place=place.place)
-        if place.seat is not None:
-            msg.seat = place.seat
-        for item in place.items:
-            msg.items.add(item=item.item, share=item.share, copies=item.copies)
-    rec.determinizations = report.determinizations
+    if a.beliefs:
+        rec.beliefs.SetInParent()
+        rec.beliefs.determinizations = report.determinizations
+        for place in report.beliefs:
+            msg = rec.beliefs.places.add(place=place.place)
+            if place.seat is not None:
+                msg.seat = place.seat
+            for item in place.items:
+                msg.items.add(item=item.item, share=item.share, copies=item.copies)
     return rec.SerializeToString()

@@ -185,20 +185,21 @@ function shareBar(share, text) {
 }
 
 function analysisTable(rec, caption) {
-  const rows = [...rec.actions].filter((s) => s.rank).sort((a, b) => a.rank - b.rank);
+  const rows = [...rec.actions].filter((s) => s.analysis).sort((a, b) => a.analysis.rank - b.analysis.rank);
   const table = el("table", { class: "stats analysis" },
     el("caption", {}, caption),
     el("thead", {}, el("tr", {},
       ...["Move", "Win", "Margin", "Visits", "Prior", "Plan"].map((h) => el("th", { scope: "col" }, h)))));
   const body = el("tbody");
   for (const s of rows) {
-    const win = s.winProbability !== undefined ? s.winProbability : null;
+    const x = s.analysis;
+    const win = x.winProbability !== undefined ? s.winProbability : null;
     const winCell = win !== null
-      ? shareBar(win, `${(100 * win).toFixed(1)}% (≥ ${(100 * Math.max(0, s.winProbabilityLcb || 0)).toFixed(1)}%)`)
+      ? shareBar(win, `${(100 * win).toFixed(1)}% (≥ ${(100 * Math.max(0, x.winProbabilityLcb || 0)).toFixed(1)}%)`)
       : el("span", {}, (s.meanValue || 0).toFixed(3));
-    const margin = s.scoreMargin !== undefined
-      ? `${s.scoreMargin >= 0 ? "+" : ""}${s.scoreMargin.toFixed(2)} ± ${(s.scoreMarginError || 0).toFixed(2)}` : "–";
-    const plan = (s.pv || []).map((m) => {
+    const margin = x.scoreMargin !== undefined
+      ? `${x.scoreMargin >= 0 ? "+" : ""}${x.scoreMargin.toFixed(2)} ± ${(x.scoreMarginError || 0).toFixed(2)}` : "–";
+    const plan = (x.pv || []).map((m) => {
       const seat = m.seat === undefined ? 0 : m.seat;
       const who = seat === rec.seat || seat === -1 ? "" : `[seat ${seat}] `;
       return who + m.action.label + (Number(m.visits || 0) === 0 && seat === rec.seat ? "°" : "");
@@ -207,7 +208,7 @@ function analysisTable(rec, caption) {
     body.append(el("tr", chosen ? { class: "chosen" } : {},
       el("th", { scope: "row" }, s.action.label + (chosen ? " ✔" : "")),
       el("td", {}, winCell), el("td", {}, margin), el("td", {}, String(Number(s.visits || 0))),
-      el("td", {}, (s.prior || 0).toFixed(3)), el("td", { class: "plan" }, plan)));
+      el("td", {}, (x.prior || 0).toFixed(3)), el("td", { class: "plan" }, plan)));
   }
   table.append(body);
   const box = el("div", {}, table);
@@ -220,10 +221,10 @@ function analysisTable(rec, caption) {
   box.append(el("p", { class: "summary" },
     `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${Math.round(rec.elapsedMs || 0)} ms. ` +
     "° past the search tree: the game's rollout policy finishes the turn."));
-  if (rec.analysis && rec.analysis.beliefs) {
-    const beliefs = rec.beliefs || [];
+  if (rec.beliefs) {
+    const beliefs = rec.beliefs.places || [];
     box.append(el("h3", {}, beliefs.length
-      ? `What seat ${rec.seat} cannot see (${Number(rec.determinizations || 0)} determinizations)`
+      ? `What seat ${rec.seat} cannot see (${Number(rec.beliefs.determinizations || 0)} determinizations)`
       : "Beliefs: nothing hidden that the search's determinizations fix"));
     for (const place of beliefs) {
       const t = el("table", { class: "stats beliefs" }, el("caption", {}, place.place));

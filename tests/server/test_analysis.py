@@ -28,34 +28,32 @@ def test_an_analysis_answer_reports_candidates_root_and_beliefs(client):
     state, seat = _position()
     rec = client.recommend(_message(state), seat, iterations=400, seed=2,
                            analysis=dict(candidates=3, pv_depth=2, beliefs=True))
-    ranked = sorted((s for s in rec.actions if s.rank), key=lambda s: s.rank)
+    ranked = sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank)
     assert len(rec.actions) >= 2
-    assert [s.rank for s in ranked] == list(range(1, min(3, len(rec.actions)) + 1))
+    assert [s.analysis.rank for s in ranked] == list(range(1, min(3, len(rec.actions)) + 1))
     assert rec.action.id == ranked[0].action.id
     for s in ranked:
-        assert s.HasField("win_probability") and 0 <= s.win_probability <= 1
-        assert s.win_probability == pytest.approx(s.mean_value)
-        assert len(s.seat_win_probabilities) == 3
-        assert s.HasField("score_margin") and s.score_margin_error >= 0
-        assert s.win_probability_lcb <= s.win_probability
-        assert 0 <= s.prior <= 1
-        assert s.pv[0].action.id == s.action.id and s.pv[0].seat == seat
-    for s in rec.actions:
-        if not s.rank:
-            assert not s.HasField("win_probability") and not s.pv
+        x = s.analysis
+        assert x.HasField("win_probability") and 0 <= x.win_probability <= 1
+        assert x.win_probability == pytest.approx(s.mean_value)
+        assert len(x.seat_win_probabilities) == 3
+        assert x.HasField("score_margin") and x.score_margin_error >= 0
+        assert x.win_probability_lcb <= x.win_probability
+        assert 0 <= x.prior <= 1
+        assert x.pv[0].action.id == s.action.id and x.pv[0].seat == seat
     assert rec.analysis == pb.AnalysisSettings(candidates=3, pv_depth=2, beliefs=True, final_move="visits")
     assert len(rec.root.win_probabilities) == 3 and len(rec.root.score_margins) == 3
     assert rec.root.visits == sum(s.visits for s in rec.actions)
-    assert rec.beliefs and rec.determinizations == 400
-    assert all(place.seat != seat for place in rec.beliefs)
+    assert rec.beliefs.places and rec.beliefs.determinizations == 400
+    assert all(place.seat != seat for place in rec.beliefs.places)
     assert not rec.settings.sample_action and not rec.settings.HasField("temperature")
 
 
 def test_a_plain_request_carries_no_analysis(client):
     state, seat = _position()
     rec = client.recommend(_message(state), seat, iterations=100)
-    assert not rec.HasField("analysis") and not rec.HasField("root") and not rec.beliefs
-    assert all(not s.rank and not s.pv for s in rec.actions)
+    assert not rec.HasField("analysis") and not rec.HasField("root") and not rec.HasField("beliefs")
+    assert not any(s.HasField("analysis") for s in rec.actions)
 
 
 def test_stream_progress_reports_carry_the_analysis(client):
@@ -66,7 +64,7 @@ def test_stream_progress_reports_carry_the_analysis(client):
     for progress in reports:
         rec = progress.recommendation
         assert rec.HasField("analysis") and rec.HasField("root")
-        assert any(s.rank == 1 and s.pv for s in rec.actions)
+        assert any(s.analysis.rank == 1 and s.analysis.pv for s in rec.actions)
 
 
 def test_twin_positions_get_the_same_analysis(client):
@@ -114,7 +112,8 @@ def test_batch_answers_carry_the_analysis(client):
     req = recommend_request(_message(state), seat, iterations=200, analysis=dict(beliefs=True))
     [resp] = list(client.batch_recommend([("a", req)]))
     rec = resp.recommendation
-    assert rec.HasField("root") and rec.beliefs == [] and rec.analysis.beliefs   # FG-30: nothing hidden
+    # FG-30: nothing hidden, so the beliefs asked for are there, with no place.
+    assert rec.HasField("root") and rec.HasField("beliefs") and not rec.beliefs.places
 
 
 def test_fagin_analyse_prints_the_plays_and_the_beliefs(server, tmp_path, capsys):
@@ -135,4 +134,4 @@ def test_fagin_analyse_prints_the_plays_and_the_beliefs(server, tmp_path, capsys
     code, out, _ = run(server, "analyse", "--state", str(game), "--seat", str(seat), "--iterations", "100",
                        "--no-beliefs", "--json", capsys=capsys)
     rec = json.loads(out)
-    assert rec.get("beliefs", []) == [] and not rec["analysis"].get("beliefs") and rec["analysis"]["candidates"] == 5
+    assert "beliefs" not in rec and not rec["analysis"].get("beliefs") and rec["analysis"]["candidates"] == 5
