@@ -237,12 +237,14 @@ def _rank_key(final_move, wins):
 
 
 def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_PV_DEPTH, beliefs=False,
-            final_move="visits", seed=0, labels=None):
+            final_move="visits", seed=0, labels=None, own_best=None):
     """The :class:`Analysis` of the searches `parts` (analysis searches of `state` for
     `seat`, e.g. ``RootParallelSearch.parts``).  `candidates` actions (the best under
     `final_move`: "visits", "value" or "lcb") get every statistic and a principal
     variation `pv_depth` moves past the seat's turn; the others only their visits.
-    ``labels``: {action: label}, else the state labels them."""
+    ``labels``: {action: label}, else the state labels them.  ``own_best``: the action the
+    search itself recommends (``SearchResult.action``), which "visits" ranks first (for
+    "ismcts_rm" and "oos" it is the highest-policy action, not the most visited)."""
     if final_move not in FINAL_MOVES:
         raise ValueError(f"final_move: one of {', '.join(FINAL_MOVES)}, got {final_move!r}")
     root, picks, draws, copies, present = _merged_sums(parts)
@@ -250,20 +252,23 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
     wins = game.spec.reference is None       # seed games: 1 for a win, 0 for a loss (tests check)
     scored = game.has_scores
     players = state.num_players
-    legal = state.with_seat_to_act(seat).legal_actions()
+    actor = state.with_seat_to_act(seat)
+    legal = actor.legal_actions()
     total = sum(root.get(a, (0,))[0] for a in legal)
     r_all = [sum(root[a][1][p] for a in root) for p in range(players)]
     m_all = [sum(root[a][2][p] for a in root) for p in range(players)]
     r2_all = sum(root[a][3] for a in root)
     m2_all = sum(root[a][4] for a in root)
 
-    def pooled(s, sq):
+    def pooled(sums, squares, unknown):
+        """The variance of every root iteration's value (`unknown` below 2 of them)."""
         if total < 2:
-            return 0.25 if s is r_all else 0.0
-        mean = s[seat] / total
-        return max(0.0, (sq - total * mean * mean) / (total - 1))
+            return unknown
+        mean = sums[seat] / total
+        return max(0.0, (squares - total * mean * mean) / (total - 1))
 
-    var_r, var_m = pooled(r_all, r2_all), pooled(m_all, m2_all)
+    # With no spread to measure, a share's variance is at most 1/4; a margin's is unknown (0).
+    var_r, var_m = pooled(r_all, r2_all, 0.25), pooled(m_all, m2_all, 0.0)
     use_prior = any(getattr(p, "prior", 0) > 0 for p in parts) and sum(picks.values()) > 0
     pick_total = sum(picks.get(a, 0.0) for a in legal)
     out = []
@@ -274,7 +279,7 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
         merr = _error(n, m[seat], m2, var_m) if scored else 0.0
         margin = (m[seat] / n if n else 0.0) if scored else None
         prior = (picks.get(a, 0.0) / pick_total) if use_prior and pick_total else 1.0 / len(legal)
-        label = labels[a] if labels and a in labels else state.with_seat_to_act(seat).action_label(a)
+        label = labels[a] if labels and a in labels else actor.action_label(a)
         out.append(ActionAnalysis(
             a, label, n, value, value if wins else None,
             [x / n if n else 0.0 for x in r] if wins else [], err, value - Z * err,
@@ -285,6 +290,8 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
         most = max(x.visits for x in pool)
         pool = [x for x in pool if x.visits >= LCB_MIN_SHARE * most] or pool
     ranked = sorted(pool, key=key, reverse=True)
+    if final_move == "visits" and own_best is not None:
+        ranked.sort(key=lambda x: x.action != own_best)      # stable: the rest keep their order
     ranked += sorted((x for x in out if x not in ranked), key=key, reverse=True)
     for i, x in enumerate(ranked[:max(1, candidates)]):
         x.rank = i + 1

@@ -384,7 +384,8 @@ def analysis_bytes(job: SearchJob, reason: str, result, encoded) -> bytes:
     a = job.analysis
     report = analysis_mod.analyse(job.searcher.parts, job.state, job.seat, candidates=a.candidates,
                                   pv_depth=a.pv_depth, beliefs=a.beliefs, final_move=a.final_move,
-                                  seed=job.settings.seed, labels={s.action: s.label for s in result.stats})
+                                  seed=job.settings.seed, labels={s.action: s.label for s in result.stats},
+                                  own_best=result.action)
     rec = fagin_pb2.Recommendation.FromString(wire.recommendation_bytes(
         encoded(report.best), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
         result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,

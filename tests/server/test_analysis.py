@@ -135,3 +135,22 @@ def test_fagin_analyse_prints_the_plays_and_the_beliefs(server, tmp_path, capsys
                        "--no-beliefs", "--json", capsys=capsys)
     rec = json.loads(out)
     assert "beliefs" not in rec and not rec["analysis"].get("beliefs") and rec["analysis"]["candidates"] == 5
+
+
+@pytest.mark.parametrize("algorithm", ["ismcts", "ismcts_rm", "oos"])
+def test_the_default_final_move_is_the_searchs_own(client, algorithm):
+    # "visits" (the default) keeps the search's own rule: the most visited for ismcts, the
+    # highest policy for the regret-matching searches; an analysis only adds to the answer.
+    # (In this position ismcts_rm's highest-policy action is not its most visited.)
+    state, seat = _position("london", moves=10)
+    plain = client.recommend(_message(state), seat, iterations=300, seed=3, algorithm=algorithm, temperature=0,
+                             rollout="random")
+    analysed = client.recommend(_message(state), seat, iterations=300, seed=3, algorithm=algorithm,
+                                rollout="random", analysis={})
+    assert analysed.action.id == plain.action.id
+    assert [(s.action.id, s.visits, s.mean_value, s.policy) for s in analysed.actions] == \
+        [(s.action.id, s.visits, s.mean_value, s.policy) for s in plain.actions]
+    best = next(s for s in analysed.actions if s.HasField("analysis") and s.analysis.rank == 1)
+    assert best.action.id == plain.action.id
+    if algorithm == "ismcts_rm":
+        assert best.visits < max(s.visits for s in analysed.actions)
