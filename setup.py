@@ -70,15 +70,23 @@ if os.environ.get("FAGIN_DEBUG_BUILD"):
 if os.environ.get("CI") or os.environ.get("FAGIN_STRICT_BUILD"):
     extra_compile_args.append("-Werror")
 
+
+def extension(name, src):
+    """An extension; the C headers beside its source (search/tree_memory.h) are on its include
+    path and are its dependencies, so that a changed header rebuilds it (pyproject.toml's
+    package data ships them)."""
+    folder = (HERE / src).parent
+    headers = sorted(str(h.relative_to(HERE)) for h in folder.glob("*.h"))
+    return Extension(name, [src], extra_compile_args=extra_compile_args, depends=headers,
+                     include_dirs=[str(folder.relative_to(HERE))] if headers else [])
+
+
 setup(
     packages=["fagin", "fagin.v1", "fagin.engines", "fagin.search", "fagin.server", "fagin.clients",
               *find_game_packages()],
     cmdclass={"build_py": BuildPyWithStubs},
     ext_modules=cythonize(
-        [
-            Extension(name, [src], extra_compile_args=extra_compile_args)
-            for name, src in EXTENSIONS
-        ],
+        [extension(name, src) for name, src in EXTENSIONS],
         include_path=["."],
         compiler_directives=HOT,
     ),

@@ -26,8 +26,15 @@ with the CFR solvers.
 The loop holds no Python objects and runs without the GIL.  The tree never
 moves once built, so no iteration pays for the tree's size: nodes and slots
 live in fixed chunks that are added, never copied, and the hash table grows
-incrementally (see "tree storage" below).  A finished search hands its chunks
-to the next one (see "recycled tree memory").
+incrementally (see "tree storage" in ``search/tree.pxi``).  A finished search
+hands its chunks to the next one (see "recycled tree memory").
+
+The module is in parts, each compiled into this one extension: the tree's
+memory is the C header ``search/tree_memory.h``; the tree's types are in
+``search/tree.pxd`` and its functions (find, add, grow) in ``search/tree.pxi``;
+the selection kernels (UCB, RM, OS) in ``search/selection.pxi``; the result
+classes in the plain Python module ``search/results.py``.  What stays here is
+the search: its settings, the iteration loop, the backups and the results.
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.math cimport log, sqrt
@@ -38,194 +45,19 @@ from libc.string cimport memcpy, memset
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, mix64, rng_below, rng_double, rng_seed
 from search.regret cimport regret_matching
-
-from dataclasses import dataclass
+from search.tree cimport (Chunk, Node, Slot, Tree, FIRST_NODES, FIRST_SLOTS, HUGE_BYTES, MIGRATE_STEP, NODE_CHUNK,
+                          NODE_SHIFT, PAGE_BYTES, SLOT_CHUNK_BYTES, TABLE_MAP_BYTES, add_size, chunk_give,
+                          chunk_take, load_flag, load_size, now_ms, pool_release, pool_stats, store_flag,
+                          table_alloc, table_free, touch)
 
 from fagin.search.limits import (PRIOR_WEIGHT, MAX_PRIOR, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
                                  MAX_ITERATIONS, MAX_NODES, MAX_TIME_MS)
+# The result classes are plain Python; importers take them from here too.
+from fagin.search.results import ActionStats, SearchError, SearchResult, best_action
 
-cdef extern from *:
-    """
-    #include <time.h>
-    static inline double fagin_now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-    }
-    static inline int fagin_load_flag(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-    static inline void fagin_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-    /* The tree's byte count is written by the searching thread and may be read from any other. */
-    static inline size_t fagin_load_size(size_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-    static inline void fagin_add_size(size_t *p, size_t v) {
-        __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
-    }
+include "tree.pxi"
+include "selection.pxi"
 
-    #include <pthread.h>
-    #include <stdint.h>
-    #include <stdlib.h>
-    #include <string.h>
-    #include <sys/mman.h>
-    /* Tree chunks of 2 MiB or more are 2 MiB-aligned and asked to live on
-       huge pages: the search reads nodes at random, so with 4 KiB pages most
-       reads miss the TLB, and where a chunk's pages fall in the caches
-       would differ from process to process. */
-    #define FAGIN_HUGE ((size_t)2 << 20)
-    /* Large chunks are mapped directly (aligned by trimming a larger
-       mapping), not taken from malloc, whose heap trimming made freeing a
-       tree of hundreds of 2 MiB chunks take ten times as long as unmapping them. */
-    static void *fagin_tree_alloc(size_t bytes, size_t *got) {
-        char *p;
-        size_t lead;
-        if (bytes < FAGIN_HUGE) {
-            *got = bytes;
-            return malloc(bytes);
-        }
-        bytes = (bytes + FAGIN_HUGE - 1) & ~(FAGIN_HUGE - 1);
-        p = (char *)mmap(NULL, bytes + FAGIN_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == (char *)MAP_FAILED) return NULL;
-        lead = (FAGIN_HUGE - ((uintptr_t)p & (FAGIN_HUGE - 1))) & (FAGIN_HUGE - 1);
-        if (lead) munmap(p, lead);
-        munmap(p + lead + bytes, FAGIN_HUGE - lead);
-        p += lead;
-    #ifdef MADV_HUGEPAGE
-        madvise(p, bytes, MADV_HUGEPAGE);
-    #endif
-        *got = bytes;
-        return p;
-    }
-    static void fagin_tree_free(void *p, size_t got) {
-        if (p == NULL) return;
-        if (got < FAGIN_HUGE) free(p);
-        else munmap(p, got);
-    }
-
-    /* Chunks kept from finished searches for the next ones (see "recycled
-       tree memory").  Searches take chunks while they run, without the GIL,
-       so the pool has its own lock; it is held for a scan of at most
-       FAGIN_POOL_ENTRIES entries, a few times per 2 MiB of tree. */
-    #define FAGIN_POOL_ENTRIES 128
-    #define FAGIN_POOL_MAX_BYTES ((size_t)256 << 20)
-    typedef struct { void *p; size_t want; size_t got; } fagin_chunk;
-    static fagin_chunk fagin_pool[FAGIN_POOL_ENTRIES];
-    static int fagin_pool_len = 0;
-    static size_t fagin_pool_bytes = 0;
-    static pthread_mutex_t fagin_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-
-    /* A chunk of `want` bytes (*got: what it really holds), kept or new; NULL if out of memory. */
-    static void *fagin_chunk_take(size_t want, size_t *got) {
-        void *p = NULL;
-        int i;
-        pthread_mutex_lock(&fagin_pool_lock);
-        for (i = fagin_pool_len - 1; i >= 0; i--) {
-            if (fagin_pool[i].want == want) {
-                p = fagin_pool[i].p;
-                *got = fagin_pool[i].got;
-                fagin_pool_bytes -= *got;
-                fagin_pool[i] = fagin_pool[--fagin_pool_len];
-                break;
-            }
-        }
-        pthread_mutex_unlock(&fagin_pool_lock);
-        return p != NULL ? p : fagin_tree_alloc(want, got);
-    }
-    /* Keeps a chunk for a later search while the pool has room, else frees it. */
-    static void fagin_chunk_give(void *p, size_t want, size_t got) {
-        if (p == NULL) return;
-        pthread_mutex_lock(&fagin_pool_lock);
-        if (fagin_pool_len < FAGIN_POOL_ENTRIES && fagin_pool_bytes + got <= FAGIN_POOL_MAX_BYTES) {
-            fagin_pool[fagin_pool_len].p = p;
-            fagin_pool[fagin_pool_len].want = want;
-            fagin_pool[fagin_pool_len].got = got;
-            fagin_pool_len++;
-            fagin_pool_bytes += got;
-            p = NULL;
-        }
-        pthread_mutex_unlock(&fagin_pool_lock);
-        fagin_tree_free(p, got);
-    }
-    static size_t fagin_pool_release(void) {
-        fagin_chunk kept[FAGIN_POOL_ENTRIES];
-        size_t total = 0;
-        int i, n;
-        pthread_mutex_lock(&fagin_pool_lock);
-        n = fagin_pool_len;
-        memcpy(kept, fagin_pool, n * sizeof(fagin_chunk));
-        fagin_pool_len = 0;
-        fagin_pool_bytes = 0;
-        pthread_mutex_unlock(&fagin_pool_lock);
-        for (i = 0; i < n; i++) {
-            total += kept[i].got;
-            fagin_tree_free(kept[i].p, kept[i].got);
-        }
-        return total;
-    }
-    static int fagin_pool_stats(size_t *bytes) {
-        int n;
-        pthread_mutex_lock(&fagin_pool_lock);
-        n = fagin_pool_len;
-        *bytes = fagin_pool_bytes;
-        pthread_mutex_unlock(&fagin_pool_lock);
-        return n;
-    }
-
-    /* Hash tables come zeroed.  A large one is mapped directly: its pages
-       are zeroed by the kernel as the table fills, where calloc from the
-       heap would clear it all at once (milliseconds at millions of nodes). */
-    #define FAGIN_TABLE_MAP_BYTES ((size_t)1 << 20)
-    static int32_t *fagin_table_alloc(size_t entries) {
-        size_t bytes = entries * sizeof(int32_t);
-        void *p;
-        if (bytes < FAGIN_TABLE_MAP_BYTES) return (int32_t *)calloc(entries, sizeof(int32_t));
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) return NULL;
-    #ifdef MADV_HUGEPAGE
-        if (bytes >= FAGIN_HUGE) madvise(p, bytes, MADV_HUGEPAGE);
-    #endif
-        return (int32_t *)p;
-    }
-    /* Writes (a zero) into the page of table byte `at`, so that the kernel maps
-       it now rather than when the table is in use. */
-    static inline void fagin_touch(int32_t *t, size_t at) { ((volatile char *)t)[at] = 0; }
-    static void fagin_table_free(int32_t *t, size_t entries) {
-        size_t bytes = entries * sizeof(int32_t);
-        if (t == NULL) return;
-        if (bytes < FAGIN_TABLE_MAP_BYTES) free(t);
-        else munmap(t, bytes);
-    }
-    """
-    double now_ms "fagin_now_ms"() noexcept nogil
-    void* chunk_take "fagin_chunk_take"(size_t want, size_t* got) noexcept nogil
-    void chunk_give "fagin_chunk_give"(void* p, size_t want, size_t got) noexcept nogil
-    size_t pool_release "fagin_pool_release"() noexcept nogil
-    int pool_stats "fagin_pool_stats"(size_t* nbytes) noexcept nogil
-    int32_t* table_alloc "fagin_table_alloc"(size_t entries) noexcept nogil
-    void table_free "fagin_table_free"(int32_t* t, size_t entries) noexcept nogil
-    void touch "fagin_touch"(int32_t* t, size_t at) noexcept nogil
-    int load_flag "fagin_load_flag"(int* p) noexcept nogil
-    void store_flag "fagin_store_flag"(int* p, int v) noexcept nogil
-    size_t load_size "fagin_load_size"(size_t* p) noexcept nogil
-    void add_size "fagin_add_size"(size_t* p, size_t v) noexcept nogil
-
-
-ctypedef struct Slot:
-    int32_t action
-    uint32_t visits
-    uint32_t avail       # iterations in which the action was legal here
-    double value_sum
-    double regret        # regret-matching selection: cumulative regret
-    double avg           # regret-matching selection: cumulative strategy
-
-ctypedef struct Node:
-    uint64_t key
-    Slot* slots          # its first slot (all of a node's slots are in one slot chunk)
-    int32_t seat
-    int32_t num_slots    # its legal actions when it was added, in ascending order
-
-# A chunk of tree memory: `want` bytes asked for, `got` held (see fagin_tree_alloc).
-ctypedef struct Chunk:
-    void* p
-    size_t want
-    size_t got
 
 cdef enum:
     STOP_NONE = 0
@@ -251,43 +83,7 @@ cdef enum:
 
 # Sentinel for "no limit" on iterations.
 cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
-# ------------------------------------------------------------ tree storage
-# Growing the tree must cost about the same whatever its size: the server stops
-# a search a few tens of ms before its deadline, and copying or rehashing a
-# tree of millions of nodes in one iteration took a second (a doubling of the
-# node and slot blocks plus a rebuilt hash table: 0.2 s at 262k nodes, 1.7 s
-# at 2M).  So:
-# - nodes live in chunks of NODE_CHUNK; node i is node_chunks[i >> NODE_SHIFT]
-#   [i & (NODE_CHUNK - 1)].  Only chunk 0 moves: it doubles from FIRST_NODES
-#   up to NODE_CHUNK (a copy of at most 1.5 MiB), so a small search stays small;
-#   later chunks are added whole.  Iterations hold node indices, never pointers.
-# - slots live in chunks that never move: each node's slots are contiguous in
-#   one chunk (a node whose slots do not fit in what is left of the current
-#   chunk starts a new one), chunk sizes doubling from FIRST_SLOTS slots to
-#   SLOT_CHUNK_BYTES, whole 2 MiB huge pages from 2 MiB up: the chunk being
-#   filled is written in order, so it costs one page fault at a time, and
-#   large chunks keep freeing a big tree quick (unmapping 2 MiB chunks one by
-#   one took 76 ms for a tree of 600 MiB, against 8 ms for one block).
-# - the hash table doubles incrementally: the new table takes new nodes, the
-#   old one is still searched, and each added node moves MIGRATE_STEP of the
-#   old table's buckets into the new one; the old table is gone well before
-#   the new one is half full.  The new table itself is allocated ahead, when
-#   the current one is 3/8 full, and each added node writes into one more of
-#   its pages: a fresh table is written at random, so its first inserts would
-#   otherwise fault in all its pages at once (57 ms for the 32 MiB table of
-#   2M nodes, where the kernel has to zero fresh pages).
 cdef enum:
-    NODE_SHIFT = 16
-    NODE_CHUNK = 1 << NODE_SHIFT
-    FIRST_NODES = 1024
-    FIRST_SLOTS = 4096
-    HUGE_BYTES = 2 << 20             # FAGIN_HUGE
-    SLOT_CHUNK_BYTES = 16 << 20
-    # Old buckets moved per added node: at least 2, so that the old table
-    # (S buckets, S/2 nodes) is emptied before the new one (2S buckets) is half full.
-    MIGRATE_STEP = 8
-    PAGE_BYTES = 4096
-    TABLE_MAP_BYTES = 1 << 20        # FAGIN_TABLE_MAP_BYTES
     PATH_START = 16                  # path entries allocated at first (grown by doubling)
 
 
@@ -320,9 +116,9 @@ DEFAULT_ROLLOUT = "random"
 # server worker thread the malloc arena also hands freed memory back to the
 # kernel, so every search paid for it again.  A finished search therefore
 # leaves its node and slot chunks in a pool (up to 128 chunks, 256 MiB in all)
-# and later searches take chunks of the same sizes from it: already mapped.
-# (With the huge pages: 1.02-1.04x at 10,000 iterations and 1.06x at 100,000
-# in the Kids of London opening, measured when the tree was two blocks.)
+# and later searches take chunks of the same sizes from it: already mapped
+# (the pool itself is in search/tree_memory.h; its speed-up: docs/search.md,
+# "Tree memory").
 
 
 def release_tree_memory():
@@ -340,72 +136,6 @@ def kept_tree_memory():
     cdef size_t total = 0
     cdef int n = pool_stats(&total)
     return n, total
-
-
-class SearchError(ValueError):
-    """The search cannot run from this state/seat (terminal, chance, no decision pending)."""
-
-
-class ActionStats:
-    """Statistics of one legal action at the root.
-
-    ``label`` may be given as a function of the action id: it is then worked out
-    when first read, since a server answering with its cached action messages
-    never reads it (London's labels cost ~1 us each).  Compares and hashes by
-    value, like the frozen dataclass it replaces (a slotted class is ~4x cheaper
-    to build, and a result has one per legal action)."""
-
-    __slots__ = ("action", "visits", "mean_value", "policy", "_label")
-
-    def __init__(self, action, label, visits, mean_value, policy):
-        self.action = action
-        self._label = label
-        self.visits = visits
-        self.mean_value = mean_value
-        self.policy = policy
-
-    @property
-    def label(self):
-        label = self._label
-        if not isinstance(label, str):
-            label = self._label = label(self.action)
-        return label
-
-    def with_counts(self, visits, mean_value, policy):
-        """These statistics for the same action with other counts (the label as given here)."""
-        return ActionStats(self.action, self._label, visits, mean_value, policy)
-
-    def _fields(self):
-        return (self.action, self.label, self.visits, self.mean_value, self.policy)
-
-    def __eq__(self, other):
-        if type(other) is not ActionStats:
-            return NotImplemented
-        return self._fields() == other._fields()
-
-    def __hash__(self):
-        return hash(self._fields())
-
-    def __repr__(self):
-        return (f"ActionStats(action={self.action!r}, label={self.label!r}, visits={self.visits!r}, "
-                f"mean_value={self.mean_value!r}, policy={self.policy!r})")
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """What a search concluded: the recommended action and the evidence."""
-
-    action: int
-    label: str
-    stats: list
-    iterations: int
-    nodes: int
-    elapsed_ms: float
-    stop_reason: str
-
-    def by_action(self):
-        return {s.action: s for s in self.stats}
-
 
 
 cdef class ISMCTS:
@@ -445,25 +175,8 @@ cdef class ISMCTS:
     cdef double* path_w         # os: others' reach / sample reach at the node
     cdef double* path_m         # os: own reach / sample reach at the node
     cdef double* path_sig_a     # os: the strategy's probability of the chosen slot
-    cdef double reach_own, reach_others, reach_sample   # os: along the current descent
-    cdef Node** node_chunks        # see "tree storage"
-    cdef Chunk* node_chunk_info
-    cdef int64_t node_chunks_len, node_chunks_cap
-    cdef int64_t num_nodes, node_room, max_nodes   # node_room: nodes the chunks hold
-    cdef Chunk* slot_chunks
-    cdef int64_t slot_chunks_len, slot_chunks_cap
-    cdef Slot* slot_next           # the first free slot of the current slot chunk
-    cdef int64_t slot_left         # free slots after it
-    cdef size_t last_slot_chunk    # bytes asked for the latest slot chunk
-    cdef int64_t num_slots         # slots in use
-    cdef size_t held_bytes         # bytes held by the chunks and hash tables (see tree_bytes)
-    cdef int32_t* table            # node index + 1, 0 = empty
-    cdef uint64_t table_mask
-    cdef int32_t* old_table        # the table being emptied into `table`, or NULL
-    cdef uint64_t old_mask
-    cdef uint64_t migrated         # old_table buckets already moved
-    cdef int32_t* next_table       # the table that will replace `table` (pages being written), or NULL
-    cdef size_t next_touched       # bytes of next_table whose pages are written
+    cdef Reach reach            # os: along the current descent
+    cdef Tree tree              # nodes, slots and the hash table (search/tree.pxi)
     cdef Rng rng
     cdef readonly int64_t iterations
     cdef readonly double elapsed_ms
@@ -498,12 +211,7 @@ cdef class ISMCTS:
         self.path_w = NULL
         self.path_m = NULL
         self.path_sig_a = NULL
-        self.node_chunks = NULL
-        self.node_chunk_info = NULL
-        self.slot_chunks = NULL
-        self.table = NULL
-        self.old_table = NULL
-        self.next_table = NULL
+        memset(&self.tree, 0, sizeof(Tree))
         self.an_root = NULL
         self.an_picks = NULL
         self.an_counts = NULL
@@ -534,19 +242,11 @@ cdef class ISMCTS:
         ``"policy"`` uses the game's rollout policy (``GameDef.rollout_action``,
         a cheap heuristic mixed with randomness) where the game has one and
         plays uniformly where it has none; ``"random"`` always plays
-        uniformly.  The default is ``"random"``, chosen by arena evidence at
-        equal wall time (50 ms a move, ``python -m fagin.search.arena``, 800
-        seat-rotated games each, 95 % Wilson intervals): the policy made no
-        measurable difference against the heuristic bots.  Kids of London,
-        ISMCTS + 3 heuristic: policy 43.9 % [40.5, 47.3] of games won,
-        random 44.1 % [40.7, 47.6]; Gangs of Kyoto, ISMCTS + 2 heuristic:
-        policy 50.2 % [46.8, 53.7], random 50.5 % [47.0, 54.0].  Meanwhile it
-        costs about 30 % of the iterations per second in Gangs of Kyoto
-        (about none in Kids of London; ``bench/ismcts_speed.py --compare``),
-        and against uniformly random opponents, whom it models
-        worse, it did worse (43.8 % vs 48.8 % of 80 Kids of London games at
-        300 iterations; weak evidence).  Uniform playouts also keep a
-        search's answers those of the search before the policy existed.
+        uniformly.  The default is ``"random"``: at equal wall time the
+        policy made no measurable difference against the heuristic bots and
+        costs iterations, and uniform playouts keep a search's answers those
+        of the search before the policy existed (the arena figures:
+        docs/search.md, "The rollout setting").
 
         ``prior`` (UCB selection with the policy rollout only): at each node
         of the tree the game's rollout policy is asked for its pick, which
@@ -591,7 +291,7 @@ cdef class ISMCTS:
         self.state = state
         self.seat = seat
         self.exploration = exploration
-        self.max_nodes = max_nodes
+        self.tree.max_nodes = max_nodes
         cdef int size = self.gd.state_size
         self.root = <unsigned char*>malloc(size)
         self.work = <unsigned char*>malloc(size)
@@ -601,6 +301,7 @@ cdef class ISMCTS:
         # so an engine that lists more than it declared still cannot write
         # past this buffer.
         self.slot_bound = max(1, self.gd.max_decision_actions)
+        self.tree.slot_bound = self.slot_bound
         self.legal_cap = max(self.slot_bound, self.gd.max_legal_actions, self.gd.num_distinct_actions)
         self.legal = <int*>malloc(sizeof(int) * self.legal_cap)
         self.mapped = <int*>malloc(sizeof(int) * self.slot_bound)
@@ -648,19 +349,7 @@ cdef class ISMCTS:
         free(self.path_w)
         free(self.path_m)
         free(self.path_sig_a)
-        table_free(self.table, self.table_mask + 1)
-        table_free(self.old_table, self.old_mask + 1)
-        table_free(self.next_table, 2 * (self.table_mask + 1))
-        cdef int64_t i
-        if self.node_chunk_info != NULL:
-            for i in range(self.node_chunks_len):
-                chunk_give(self.node_chunk_info[i].p, self.node_chunk_info[i].want, self.node_chunk_info[i].got)
-        if self.slot_chunks != NULL:
-            for i in range(self.slot_chunks_len):
-                chunk_give(self.slot_chunks[i].p, self.slot_chunks[i].want, self.slot_chunks[i].got)
-        free(self.node_chunks)
-        free(self.node_chunk_info)
-        free(self.slot_chunks)
+        tree_free(&self.tree)
         free(self.an_root)
         free(self.an_picks)
         free(self.an_counts)
@@ -708,251 +397,6 @@ cdef class ISMCTS:
         self.path_len = length
         return True
 
-    cdef int _start_tree(self) noexcept nogil:
-        """Node chunk 0 and the first hash table; -1 if out of memory."""
-        cdef int64_t room = FIRST_NODES if self.max_nodes > FIRST_NODES else self.max_nodes
-        cdef uint64_t size = 16
-        self.node_chunks_cap = 8
-        self.node_chunks = <Node**>malloc(sizeof(Node*) * self.node_chunks_cap)
-        self.node_chunk_info = <Chunk*>malloc(sizeof(Chunk) * self.node_chunks_cap)
-        if self.node_chunks == NULL or self.node_chunk_info == NULL:
-            return -1
-        if self._take_chunk(&self.node_chunk_info[0], sizeof(Node) * room) < 0:
-            return -1
-        self.node_chunks[0] = <Node*>self.node_chunk_info[0].p
-        self.node_chunks_len = 1
-        self.node_room = room
-        while size < <uint64_t>(2 * room):
-            size <<= 1
-        self.table = table_alloc(size)
-        if self.table == NULL:
-            return -1
-        self.table_mask = size - 1
-        add_size(&self.held_bytes, sizeof(int32_t) * size)
-        return 0
-
-    cdef int _take_chunk(self, Chunk* c, size_t want) noexcept nogil:
-        c.want = want
-        c.p = chunk_take(want, &c.got)
-        if c.p == NULL:
-            return -1
-        add_size(&self.held_bytes, c.got)
-        return 0
-
-    cdef void _give_chunk(self, Chunk* c) noexcept nogil:
-        add_size(&self.held_bytes, -c.got)
-        chunk_give(c.p, c.want, c.got)
-        c.p = NULL
-
-    cdef int _grow_nodes(self) noexcept nogil:
-        """Room for at least one more node: chunk 0 doubled while it is not
-        full-sized, else a new chunk; -1 if out of memory."""
-        cdef Chunk c
-        cdef int64_t room
-        cdef void* grown
-        if self.node_room < NODE_CHUNK:
-            room = 2 * self.node_room
-            if room > NODE_CHUNK:
-                room = NODE_CHUNK
-            if room > self.max_nodes:
-                room = self.max_nodes
-            if self._take_chunk(&c, sizeof(Node) * room) < 0:
-                return -1
-            memcpy(c.p, self.node_chunks[0], sizeof(Node) * self.num_nodes)
-            self._give_chunk(&self.node_chunk_info[0])
-            self.node_chunk_info[0] = c
-            self.node_chunks[0] = <Node*>c.p
-            self.node_room = room
-            return 0
-        cdef int64_t last = self.node_chunks_len - 1
-        cdef int64_t first = last << NODE_SHIFT      # the last chunk's first node
-        if self.node_room - first < NODE_CHUNK:
-            # The last chunk was cut to a cap since raised (cap_nodes): it grows in place
-            # of a new chunk, since node i is found in chunk i >> NODE_SHIFT.
-            room = NODE_CHUNK
-            if room > self.max_nodes - first:
-                room = self.max_nodes - first
-            if self._take_chunk(&c, sizeof(Node) * room) < 0:
-                return -1
-            memcpy(c.p, self.node_chunks[last], sizeof(Node) * (self.num_nodes - first))
-            self._give_chunk(&self.node_chunk_info[last])
-            self.node_chunk_info[last] = c
-            self.node_chunks[last] = <Node*>c.p
-            self.node_room = first + room
-            return 0
-        if self.node_chunks_len == self.node_chunks_cap:
-            grown = realloc(self.node_chunks, sizeof(Node*) * 2 * self.node_chunks_cap)
-            if grown == NULL:
-                return -1
-            self.node_chunks = <Node**>grown
-            grown = realloc(self.node_chunk_info, sizeof(Chunk) * 2 * self.node_chunks_cap)
-            if grown == NULL:
-                return -1
-            self.node_chunk_info = <Chunk*>grown
-            self.node_chunks_cap *= 2
-        room = NODE_CHUNK
-        if room > self.max_nodes - self.node_room:
-            room = self.max_nodes - self.node_room      # the last chunk a capped tree needs
-        if self._take_chunk(&self.node_chunk_info[self.node_chunks_len], sizeof(Node) * room) < 0:
-            return -1
-        self.node_chunks[self.node_chunks_len] = <Node*>self.node_chunk_info[self.node_chunks_len].p
-        self.node_chunks_len += 1
-        self.node_room += room
-        return 0
-
-    cdef int _grow_slots(self) noexcept nogil:
-        """A new current slot chunk (the rest of the old one stays unused); -1 if out of memory."""
-        cdef size_t want
-        cdef void* grown
-        if self.slot_chunks_len == self.slot_chunks_cap:
-            grown = realloc(self.slot_chunks, sizeof(Chunk) * (2 * self.slot_chunks_cap + 8))
-            if grown == NULL:
-                return -1
-            self.slot_chunks = <Chunk*>grown
-            self.slot_chunks_cap = 2 * self.slot_chunks_cap + 8
-        if self.slot_chunks_len == 0:
-            want = sizeof(Slot) * (FIRST_SLOTS if FIRST_SLOTS > self.slot_bound else self.slot_bound)
-        else:
-            want = 2 * self.last_slot_chunk
-        if want > HUGE_BYTES:
-            want = (want + HUGE_BYTES - 1) & ~(<size_t>HUGE_BYTES - 1)    # whole huge pages
-        if want > SLOT_CHUNK_BYTES:
-            want = SLOT_CHUNK_BYTES
-        if self._take_chunk(&self.slot_chunks[self.slot_chunks_len], want) < 0:
-            return -1
-        self.slot_next = <Slot*>self.slot_chunks[self.slot_chunks_len].p
-        self.slot_left = self.slot_chunks[self.slot_chunks_len].got // sizeof(Slot)
-        self.slot_chunks_len += 1
-        self.last_slot_chunk = want
-        return 0
-
-    cdef inline Node* _node(self, int64_t i) noexcept nogil:
-        return &self.node_chunks[i >> NODE_SHIFT][i & (NODE_CHUNK - 1)]
-
-    cdef inline int64_t _probe(self, const int32_t* table, uint64_t mask, uint64_t h,
-                               int seat, uint64_t key) noexcept nogil:
-        cdef int32_t idx
-        cdef Node* nd
-        h &= mask
-        while True:
-            idx = table[h]
-            if idx == 0:
-                return -1
-            nd = self._node(idx - 1)
-            if nd.key == key and nd.seat == seat:
-                return idx - 1
-            h = (h + 1) & mask
-
-    cdef inline int64_t _find(self, int seat, uint64_t key) noexcept nogil:
-        if self.table == NULL:
-            return -1                       # not run yet: no tree
-        cdef uint64_t h = mix64(key, <uint64_t>seat)
-        cdef int64_t i = self._probe(self.table, self.table_mask, h, seat, key)
-        if i >= 0 or self.old_table == NULL:
-            return i
-        return self._probe(self.old_table, self.old_mask, h, seat, key)
-
-    cdef inline void _insert(self, uint64_t h, int32_t entry) noexcept nogil:
-        h &= self.table_mask
-        while self.table[h] != 0:
-            h = (h + 1) & self.table_mask
-        self.table[h] = entry
-
-    cdef void _migrate(self, uint64_t buckets) noexcept nogil:
-        """Moves up to `buckets` buckets of the old table into the new one (the
-        old table is left intact, so searches of it stay right meanwhile) and
-        frees the old table once all are moved."""
-        cdef uint64_t size = self.old_mask + 1
-        cdef uint64_t end = self.migrated + buckets
-        cdef int32_t entry
-        cdef Node* nd
-        if end > size:
-            end = size
-        while self.migrated < end:
-            entry = self.old_table[self.migrated]
-            if entry != 0:
-                nd = self._node(entry - 1)
-                self._insert(mix64(nd.key, <uint64_t>nd.seat), entry)
-            self.migrated += 1
-        if self.migrated == size:
-            table_free(self.old_table, size)
-            self.old_table = NULL
-            add_size(&self.held_bytes, -(sizeof(int32_t) * size))
-
-    cdef void _prepare_table(self) noexcept nogil:
-        """Allocates the next table (twice the size), its pages to be written
-        in by later additions; leaves it NULL if out of memory."""
-        cdef uint64_t size = 2 * (self.table_mask + 1)
-        self.next_table = table_alloc(size)
-        if self.next_table == NULL:
-            return
-        add_size(&self.held_bytes, sizeof(int32_t) * size)
-        # A small table comes from calloc, already written.
-        self.next_touched = 0 if sizeof(int32_t) * size >= TABLE_MAP_BYTES else sizeof(int32_t) * size
-
-    cdef int _grow_table(self) noexcept nogil:
-        """Starts moving to a table twice the size; -1 if out of memory."""
-        cdef uint64_t size = 2 * (self.table_mask + 1)
-        cdef int32_t* table
-        if self.old_table != NULL:
-            self._migrate(self.old_mask + 1)     # never: MIGRATE_STEP empties it first
-        if self.next_table == NULL:
-            self._prepare_table()
-            if self.next_table == NULL:
-                return -1
-        table = self.next_table
-        self.next_table = NULL
-        self.old_table = self.table
-        self.old_mask = self.table_mask
-        self.migrated = 0
-        self.table = table
-        self.table_mask = size - 1
-        return 0
-
-    cdef int64_t _add(self, int seat, uint64_t key, int n) noexcept nogil:
-        """Adds a node with one slot per action in self.legal[0:n]; -1 if the
-        tree is at max_nodes (or memory ran out).  Costs about the same
-        whatever the tree's size (see "tree storage")."""
-        cdef int64_t i = self.num_nodes
-        cdef int j
-        cdef Node* nd
-        cdef Slot* sl
-        if i >= self.max_nodes:
-            return -1
-        if self.old_table != NULL:
-            self._migrate(MIGRATE_STEP)
-        if self.next_table != NULL:
-            if self.next_touched < sizeof(int32_t) * 2 * (self.table_mask + 1):
-                touch(self.next_table, self.next_touched)
-                self.next_touched += PAGE_BYTES
-        elif <uint64_t>(8 * (i + 1)) > 3 * (self.table_mask + 1):
-            self._prepare_table()
-        if <uint64_t>(2 * (i + 1)) > self.table_mask + 1 and self._grow_table() < 0:
-            return -1
-        if i == self.node_room and self._grow_nodes() < 0:
-            return -1
-        if n > self.slot_left and self._grow_slots() < 0:
-            return -1
-        sl = self.slot_next
-        self.slot_next += n
-        self.slot_left -= n
-        self.num_slots += n
-        for j in range(n):
-            sl[j].action = self.legal[j]
-            sl[j].visits = 0
-            sl[j].avail = 0
-            sl[j].value_sum = 0.0
-            sl[j].regret = 0.0
-            sl[j].avg = 0.0
-        self.num_nodes += 1
-        nd = self._node(i)
-        nd.key = key
-        nd.seat = seat
-        nd.slots = sl
-        nd.num_slots = n
-        self._insert(mix64(key, <uint64_t>seat), <int32_t>(i + 1))
-        return i
-
     cdef inline int _legal(self, const void* st) noexcept nogil:
         """Fills self.legal; the count is clamped to the buffer (an engine that
         returns more than it declared is not trusted past it)."""
@@ -967,110 +411,6 @@ cdef class ISMCTS:
         if n <= 0:
             return -1
         return self.legal[rng_below(&self.rng, n)]
-
-    cdef int _map(self, int64_t node, int n) noexcept nogil:
-        """Maps the legal actions self.legal[0:n] to the node's slots in
-        self.mapped (counting their availability); returns how many map.
-
-        Slots and legal actions are both ascending, so one merge walk finds
-        them.  An information set should always show the same legal actions,
-        but an action without a slot (a hash collision, an engine bug) is
-        left out of selection rather than trusted."""
-        cdef Node* nd = self._node(node)
-        cdef Slot* base = nd.slots
-        cdef int num = nd.num_slots
-        cdef int i, j = 0, m = 0
-        for i in range(n):
-            while j < num and base[j].action < self.legal[i]:
-                j += 1
-            if j == num:
-                break
-            if base[j].action == self.legal[i]:
-                base[j].avail += 1
-                self.mapped[m] = j
-                m += 1
-                j += 1
-        return m
-
-    cdef int _select_ucb(self, Slot* base, int m, bint fresh, int hint) noexcept nogil:
-        """UCB1 with availability counts over the mapped slots; an untried one
-        first (uniformly), and a uniform pick at a node just added.  With a
-        prior, `hint` (the rollout policy's pick, -1: none) is tried first and
-        its score gets the progressive bias."""
-        cdef int i, j, best = -1, unvisited = 0, hinted = -1
-        cdef double score, best_score = -1e300
-        cdef Slot* sl
-        if hint >= 0:
-            for i in range(m):
-                if base[self.mapped[i]].action == hint:
-                    hinted = self.mapped[i]
-                    break
-            if hinted >= 0 and (fresh or base[hinted].visits == 0):
-                return hinted
-        for i in range(m):
-            if base[self.mapped[i]].visits == 0:
-                unvisited += 1
-                if rng_below(&self.rng, unvisited) == 0:
-                    best = self.mapped[i]
-        if best >= 0:
-            return best
-        if fresh:
-            return self.mapped[rng_below(&self.rng, m)]
-        for i in range(m):
-            j = self.mapped[i]
-            sl = &base[j]
-            score = sl.value_sum / sl.visits + self.exploration * sqrt(log(<double>sl.avail) / sl.visits)
-            if j == hinted:
-                score += self.prior / (sl.visits + 1.0)
-            if score > best_score:
-                best_score = score
-                best = j
-        return best
-
-    cdef int _sample(self, const double* sigma, int m, double mix) noexcept nogil:
-        """An index drawn from (1 - mix) * sigma + mix * uniform; its probability
-        goes to self.sample_prob."""
-        cdef double r = rng_double(&self.rng), q = 0.0
-        cdef int i
-        for i in range(m):
-            q = (1.0 - mix) * sigma[i] + mix / m
-            r -= q
-            if r < 0:
-                self.sample_prob = q
-                return i
-        self.sample_prob = q            # rounding left r >= 0: the last one
-        return m - 1
-
-    cdef int _select_rm(self, Slot* base, int m) noexcept nogil:
-        """Regret matching mixed with gamma-uniform exploration; the node's
-        average strategy takes the unmixed strategy."""
-        cdef int i
-        regret_matching(&base[0].regret, sizeof(Slot), self.mapped, m, self.sigma)
-        for i in range(m):
-            base[self.mapped[i]].avg += self.sigma[i]
-        return self.mapped[self._sample(self.sigma, m, self.gamma)]
-
-    cdef int _select_os(self, Slot* base, int m, int depth, bint updating) noexcept nogil:
-        """Outcome sampling: regret matching, explored with probability gamma by
-        the updating seat only; records what the update of this node needs."""
-        cdef double* sig = &self.path_sigma[depth * self.slot_bound]
-        cdef int i, chosen
-        regret_matching(&base[0].regret, sizeof(Slot), self.mapped, m, sig)
-        for i in range(m):
-            self.path_legal[depth * self.slot_bound + i] = self.mapped[i]
-        chosen = self._sample(sig, m, self.gamma if updating else 0.0)
-        if self.sample_prob <= 0:
-            self.sample_prob = 1e-12
-        self.path_sig_a[depth] = sig[chosen]
-        self.path_n[depth] = m
-        self.path_w[depth] = self.reach_others / self.reach_sample
-        self.path_m[depth] = self.reach_own / self.reach_sample
-        if updating:
-            self.reach_own *= sig[chosen]
-        else:
-            self.reach_others *= sig[chosen]
-        self.reach_sample *= self.sample_prob
-        return self.mapped[chosen]
 
     cdef int _iterate(self, int update) noexcept nogil:
         """One iteration: a determinization, one descent and its backup.
@@ -1091,9 +431,9 @@ cdef class ISMCTS:
         gd.determinize(st, self.seat, &self.rng)
         if self.want_beliefs:
             self._tally_beliefs(st)
-        self.reach_own = 1.0
-        self.reach_others = 1.0
-        self.reach_sample = 1.0
+        self.reach.own = 1.0
+        self.reach.others = 1.0
+        self.reach.sample = 1.0
         while True:
             p = gd.current_player(st)
             if p == PLAYER_TERMINAL:
@@ -1116,31 +456,34 @@ cdef class ISMCTS:
             if n <= 0:
                 return -1
             key = gd.infoset_key(st, p)
-            node = self._find(p, key)
+            node = tree_find(&self.tree, p, key)
             if node < 0:
                 # The first unseen information set ends the in-tree part.
                 in_tree = False
-                node = self._add(p, key, n if n <= self.slot_bound else self.slot_bound)
+                node = tree_add(&self.tree, p, key, self.legal, n if n <= self.slot_bound else self.slot_bound)
                 if node < 0:
                     gd.apply_action(st, self.legal[rng_below(&self.rng, n)])     # the tree is full
                     continue
-            m = self._map(node, n)
+            m = tree_map(&self.tree, node, self.legal, n, self.mapped)
             if m == 0:
                 # No legal action has a slot here: the node cannot be trusted.
                 in_tree = False
                 gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
                 continue
-            base = self._node(node).slots
+            base = tree_node(&self.tree, node).slots
             if self.use_os:
-                slot = self._select_os(base, m, depth, p == update)
+                slot = select_os(base, self.mapped, m, p == update, self.gamma, &self.rng, &self.reach,
+                                 &self.path_sigma[depth * self.slot_bound],
+                                 &self.path_legal[depth * self.slot_bound], &self.path_sig_a[depth],
+                                 &self.path_n[depth], &self.path_w[depth], &self.path_m[depth], &self.sample_prob)
             elif self.use_rm:
-                slot = self._select_rm(base, m)
+                slot = select_rm(base, self.mapped, m, self.gamma, &self.rng, self.sigma, &self.sample_prob)
             else:
                 # The policy's pick is asked before any of this node's moves is made.
                 hint = gd.rollout_action(st, &self.rng) if self.prior > 0 else -1
                 if depth == 0 and self.analysis and hint >= 0:
                     self.an_picks[hint] += 1
-                slot = self._select_ucb(base, m, not in_tree, hint)
+                slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior, &self.rng)
             self.path_node[depth] = node
             self.path_slot[depth] = slot
             self.path_prob[depth] = self.sample_prob
@@ -1164,7 +507,7 @@ cdef class ISMCTS:
         cdef Slot* sl
         cdef Node* nd
         for i in range(depth):
-            nd = self._node(self.path_node[i])
+            nd = tree_node(&self.tree, self.path_node[i])
             u = returns[nd.seat]
             base = nd.slots
             sl = &base[self.path_slot[i]]
@@ -1184,7 +527,7 @@ cdef class ISMCTS:
         cdef Slot* base
         cdef double* sig
         for i in range(depth - 1, -1, -1):
-            nd = self._node(self.path_node[i])
+            nd = tree_node(&self.tree, self.path_node[i])
             base = nd.slots
             base[self.path_slot[i]].visits += 1
             base[self.path_slot[i]].value_sum += returns[nd.seat]
@@ -1227,7 +570,7 @@ cdef class ISMCTS:
 
     cdef void _record_root(self, const void* st, const double* returns) noexcept nogil:
         """Adds an iteration's outcome to the sums of the root action it took."""
-        cdef Node* nd = self._node(self.path_node[0])
+        cdef Node* nd = tree_node(&self.tree, self.path_node[0])
         cdef double scores[MAX_SEATS]
         cdef double* row
         cdef double best, u, margin
@@ -1282,9 +625,9 @@ cdef class ISMCTS:
         sums = {}
         picks = {}
         if self.analysis:
-            root = self._find(self.seat, self.root_key) if self.table != NULL else -1
+            root = tree_find(&self.tree, self.seat, self.root_key)
             if root >= 0:
-                nd = self._node(root)
+                nd = tree_node(&self.tree, root)
                 for j in range(nd.num_slots):
                     row = &self.an_root[j * AN_STRIDE]
                     sums[nd.slots[j].action] = (int(row[0]), [row[1 + p] for p in range(n)],
@@ -1298,12 +641,10 @@ cdef class ISMCTS:
     def node_visits(self, int seat, uint64_t key):
         """{action: visits} of seat's node at information set ``key`` (None if the tree has
         no such node): what a principal variation follows."""
-        if self.table == NULL:
-            return None
-        cdef int64_t node = self._find(seat, key)
+        cdef int64_t node = tree_find(&self.tree, seat, key)
         if node < 0:
             return None
-        cdef Node* nd = self._node(node)
+        cdef Node* nd = tree_node(&self.tree, node)
         return {nd.slots[j].action: nd.slots[j].visits for j in range(nd.num_slots)}
 
     def run(self, iterations=None, time_ms=None):
@@ -1335,7 +676,7 @@ cdef class ISMCTS:
         # that reads come about every CHECK_MS whatever an iteration costs
         # (well under a microsecond in Kuhn poker, a millisecond in London).
         cdef int64_t stride = 1, next_check = 0
-        if self.table == NULL and self._start_tree() < 0:
+        if self.tree.table == NULL and tree_start(&self.tree) < 0:
             raise MemoryError()
         self.running = 1
         try:
@@ -1377,12 +718,12 @@ cdef class ISMCTS:
 
     @property
     def num_nodes(self):
-        return self.num_nodes
+        return self.tree.num_nodes
 
     @property
     def max_nodes(self):
         """The most nodes the tree may hold (see ``cap_nodes``)."""
-        return self.max_nodes
+        return self.tree.max_nodes
 
     def cap_nodes(self, int64_t n):
         """Sets the most nodes the tree may hold from the next ``run`` on, up or down
@@ -1392,20 +733,20 @@ cdef class ISMCTS:
             raise RuntimeError("cap_nodes: the search is running")
         if not 1 <= n <= MAX_NODES:
             raise ValueError(f"max_nodes: must be in 1..{MAX_NODES}, got {n}")
-        self.max_nodes = n if n > self.num_nodes else self.num_nodes
+        self.tree.max_nodes = n if n > self.tree.num_nodes else self.tree.num_nodes
 
     @property
     def num_slots(self):
         """Slots in use: one per legal action of each node when it was added."""
-        return self.num_slots
+        return self.tree.num_slots
 
     def node_actions(self, int seat, uint64_t key):
         """The actions of the slots of seat's node at information set ``key``
         (None if the tree has no such node)."""
-        cdef int64_t node = self._find(seat, key)
+        cdef int64_t node = tree_find(&self.tree, seat, key)
         if node < 0:
             return None
-        cdef Node* nd = self._node(node)
+        cdef Node* nd = tree_node(&self.tree, node)
         return [nd.slots[j].action for j in range(nd.num_slots)]
 
     @property
@@ -1420,12 +761,12 @@ cdef class ISMCTS:
         moved into the other).  Chunks come from the pool of recycled tree
         memory and go back to it when the search is freed.  May be read from
         any thread while the search runs."""
-        return load_size(&self.held_bytes)
+        return load_size(&self.tree.held_bytes)
 
     def result(self, stop_reason="iterations"):
         """The recommendation so far: most visited root action (ties: best mean)."""
         cdef int i, j, n
-        cdef int64_t root = self._find(self.seat, self.root_key)
+        cdef int64_t root = tree_find(&self.tree, self.seat, self.root_key)
         cdef Slot* base
         cdef uint32_t visits
         st = self.state
@@ -1433,42 +774,33 @@ cdef class ISMCTS:
         actions = [self.legal[i] for i in range(n)]
         counts = {a: (0, 0.0) for a in actions}
         if root >= 0:
-            base = self._node(root).slots
-            for j in range(self._node(root).num_slots):
+            base = tree_node(&self.tree, root).slots
+            for j in range(tree_node(&self.tree, root).num_slots):
                 if base[j].action in counts:
                     visits = base[j].visits
                     counts[base[j].action] = (visits, base[j].value_sum / visits if visits else 0.0)
         policy = self.node_policy(self.seat, self.root_key, actions)
         stats = [ActionStats(a, st.action_label, counts[a][0], counts[a][1], policy[a]) for a in actions]
         best = best_action(stats, self.selection)
-        return SearchResult(best.action, best.label, stats, self.iterations, self.num_nodes,
+        return SearchResult(best.action, best.label, stats, self.iterations, self.tree.num_nodes,
                             self.elapsed_ms, stop_reason)
 
     def node_policy(self, int seat, uint64_t key, actions):
         """The search's policy at an information set: visit shares (UCB) or the
         average strategy (RM); uniform over ``actions`` where the set was never reached."""
-        cdef int64_t node = self._find(seat, key)
+        cdef int64_t node = tree_find(&self.tree, seat, key)
         cdef Slot* base
         cdef int j
         weights = {a: 0.0 for a in actions}
         if node >= 0:
-            base = self._node(node).slots
-            for j in range(self._node(node).num_slots):
+            base = tree_node(&self.tree, node).slots
+            for j in range(tree_node(&self.tree, node).num_slots):
                 if base[j].action in weights:
                     weights[base[j].action] = base[j].avg if self.use_rm else base[j].visits
         total = sum(weights.values())
         if total <= 0:
             return {a: 1.0 / len(actions) for a in actions}
         return {a: w / total for a, w in weights.items()}
-
-
-def best_action(stats, selection):
-    """The recommended one of a root's ActionStats: the most visited (ties: the
-    higher mean value) for UCB; the highest average-strategy probability for
-    regret-matching selections ("rm", "os").  Lower ids win remaining ties."""
-    if selection in ("rm", "os"):
-        return max(stats, key=lambda s: (s.policy, s.visits, -s.action))
-    return max(stats, key=lambda s: (s.visits, s.mean_value, -s.action))
 
 
 def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=DEFAULT_EXPLORATION,

@@ -51,6 +51,6 @@ def test_the_readme_layout_names_every_module():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     layout = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
     modules = [p for folder in ("engines", "search", "server", "clients") for p in (ROOT / folder).iterdir()
-               if p.suffix in (".py", ".pyx", ".pxd") and p.name != "__init__.py"]
+               if p.suffix in (".py", ".pyx", ".pxd", ".pxi", ".h") and p.name != "__init__.py"]
     missing = [f"{m.parent.name}/{m.name}" for m in modules if f"{m.parent.name}/{m.name}" not in layout]
     assert not missing, f"README's layout table does not name: {', '.join(sorted(missing))}"

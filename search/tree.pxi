@@ -1,0 +1,329 @@
+# The ISMCTS tree: nodes, their slots and the hash table that finds them.
+# Included by search/ismcts.pyx (the types are in search/tree.pxd), so these
+# are plain C functions of that module: the search loop calls them directly.
+# The names they use (libc, mix64, the tree's types and the functions of
+# search/tree_memory.h) are cimported there.
+#
+# ------------------------------------------------------------ tree storage
+# Growing the tree must cost about the same whatever its size: the server stops
+# a search a few tens of ms before its deadline, and copying or rehashing a
+# tree of millions of nodes in one iteration took most of a second (figures:
+# docs/search.md, "Tree memory").  So:
+# - nodes live in chunks of NODE_CHUNK; node i is node_chunks[i >> NODE_SHIFT]
+#   [i & (NODE_CHUNK - 1)].  Only chunk 0 moves: it doubles from FIRST_NODES
+#   up to NODE_CHUNK (a copy of at most 1.5 MiB), so a small search stays small;
+#   later chunks are added whole.  Iterations hold node indices, never pointers.
+# - slots live in chunks that never move: each node's slots are contiguous in
+#   one chunk (a node whose slots do not fit in what is left of the current
+#   chunk starts a new one), chunk sizes doubling from FIRST_SLOTS slots to
+#   SLOT_CHUNK_BYTES, whole 2 MiB huge pages from 2 MiB up: the chunk being
+#   filled is written in order, so it costs one page fault at a time, and
+#   large chunks keep freeing a big tree quick.
+# - the hash table doubles incrementally: the new table takes new nodes, the
+#   old one is still searched, and each added node moves MIGRATE_STEP of the
+#   old table's buckets into the new one; the old table is gone well before
+#   the new one is half full.  The new table itself is allocated ahead, when
+#   the current one is 3/8 full, and each added node writes into one more of
+#   its pages: a fresh table is written at random, so its first inserts would
+#   otherwise fault in all its pages at once.
+
+
+cdef void tree_free(Tree* t) noexcept nogil:
+    """Gives the tree's chunks back to the pool and frees its tables and indexes."""
+    cdef int64_t i
+    table_free(t.table, t.table_mask + 1)
+    table_free(t.old_table, t.old_mask + 1)
+    table_free(t.next_table, 2 * (t.table_mask + 1))
+    if t.node_chunk_info != NULL:
+        for i in range(t.node_chunks_len):
+            chunk_give(t.node_chunk_info[i].p, t.node_chunk_info[i].want, t.node_chunk_info[i].got)
+    if t.slot_chunks != NULL:
+        for i in range(t.slot_chunks_len):
+            chunk_give(t.slot_chunks[i].p, t.slot_chunks[i].want, t.slot_chunks[i].got)
+    free(t.node_chunks)
+    free(t.node_chunk_info)
+    free(t.slot_chunks)
+
+
+cdef int tree_take_chunk(Tree* t, Chunk* c, size_t want) noexcept nogil:
+    c.want = want
+    c.p = chunk_take(want, &c.got)
+    if c.p == NULL:
+        return -1
+    add_size(&t.held_bytes, c.got)
+    return 0
+
+
+cdef void tree_give_chunk(Tree* t, Chunk* c) noexcept nogil:
+    add_size(&t.held_bytes, -c.got)
+    chunk_give(c.p, c.want, c.got)
+    c.p = NULL
+
+
+cdef int tree_start(Tree* t) noexcept nogil:
+    """Node chunk 0 and the first hash table; -1 if out of memory."""
+    cdef int64_t room = FIRST_NODES if t.max_nodes > FIRST_NODES else t.max_nodes
+    cdef uint64_t size = 16
+    t.node_chunks_cap = 8
+    t.node_chunks = <Node**>malloc(sizeof(Node*) * t.node_chunks_cap)
+    t.node_chunk_info = <Chunk*>malloc(sizeof(Chunk) * t.node_chunks_cap)
+    if t.node_chunks == NULL or t.node_chunk_info == NULL:
+        return -1
+    if tree_take_chunk(t, &t.node_chunk_info[0], sizeof(Node) * room) < 0:
+        return -1
+    t.node_chunks[0] = <Node*>t.node_chunk_info[0].p
+    t.node_chunks_len = 1
+    t.node_room = room
+    while size < <uint64_t>(2 * room):
+        size <<= 1
+    t.table = table_alloc(size)
+    if t.table == NULL:
+        return -1
+    t.table_mask = size - 1
+    add_size(&t.held_bytes, sizeof(int32_t) * size)
+    return 0
+
+
+cdef int tree_grow_nodes(Tree* t) noexcept nogil:
+    """Room for at least one more node: chunk 0 doubled while it is not
+    full-sized, else a new chunk; -1 if out of memory."""
+    cdef Chunk c
+    cdef int64_t room
+    cdef void* grown
+    if t.node_room < NODE_CHUNK:
+        room = 2 * t.node_room
+        if room > NODE_CHUNK:
+            room = NODE_CHUNK
+        if room > t.max_nodes:
+            room = t.max_nodes
+        if tree_take_chunk(t, &c, sizeof(Node) * room) < 0:
+            return -1
+        memcpy(c.p, t.node_chunks[0], sizeof(Node) * t.num_nodes)
+        tree_give_chunk(t, &t.node_chunk_info[0])
+        t.node_chunk_info[0] = c
+        t.node_chunks[0] = <Node*>c.p
+        t.node_room = room
+        return 0
+    cdef int64_t last = t.node_chunks_len - 1
+    cdef int64_t first = last << NODE_SHIFT      # the last chunk's first node
+    if t.node_room - first < NODE_CHUNK:
+        # The last chunk was cut to a cap since raised (cap_nodes): it grows in place
+        # of a new chunk, since node i is found in chunk i >> NODE_SHIFT.
+        room = NODE_CHUNK
+        if room > t.max_nodes - first:
+            room = t.max_nodes - first
+        if tree_take_chunk(t, &c, sizeof(Node) * room) < 0:
+            return -1
+        memcpy(c.p, t.node_chunks[last], sizeof(Node) * (t.num_nodes - first))
+        tree_give_chunk(t, &t.node_chunk_info[last])
+        t.node_chunk_info[last] = c
+        t.node_chunks[last] = <Node*>c.p
+        t.node_room = first + room
+        return 0
+    if t.node_chunks_len == t.node_chunks_cap:
+        grown = realloc(t.node_chunks, sizeof(Node*) * 2 * t.node_chunks_cap)
+        if grown == NULL:
+            return -1
+        t.node_chunks = <Node**>grown
+        grown = realloc(t.node_chunk_info, sizeof(Chunk) * 2 * t.node_chunks_cap)
+        if grown == NULL:
+            return -1
+        t.node_chunk_info = <Chunk*>grown
+        t.node_chunks_cap *= 2
+    room = NODE_CHUNK
+    if room > t.max_nodes - t.node_room:
+        room = t.max_nodes - t.node_room      # the last chunk a capped tree needs
+    if tree_take_chunk(t, &t.node_chunk_info[t.node_chunks_len], sizeof(Node) * room) < 0:
+        return -1
+    t.node_chunks[t.node_chunks_len] = <Node*>t.node_chunk_info[t.node_chunks_len].p
+    t.node_chunks_len += 1
+    t.node_room += room
+    return 0
+
+
+cdef int tree_grow_slots(Tree* t) noexcept nogil:
+    """A new current slot chunk (the rest of the old one stays unused); -1 if out of memory."""
+    cdef size_t want
+    cdef void* grown
+    if t.slot_chunks_len == t.slot_chunks_cap:
+        grown = realloc(t.slot_chunks, sizeof(Chunk) * (2 * t.slot_chunks_cap + 8))
+        if grown == NULL:
+            return -1
+        t.slot_chunks = <Chunk*>grown
+        t.slot_chunks_cap = 2 * t.slot_chunks_cap + 8
+    if t.slot_chunks_len == 0:
+        want = sizeof(Slot) * (FIRST_SLOTS if FIRST_SLOTS > t.slot_bound else t.slot_bound)
+    else:
+        want = 2 * t.last_slot_chunk
+    if want > HUGE_BYTES:
+        want = (want + HUGE_BYTES - 1) & ~(<size_t>HUGE_BYTES - 1)    # whole huge pages
+    if want > SLOT_CHUNK_BYTES:
+        want = SLOT_CHUNK_BYTES
+    if tree_take_chunk(t, &t.slot_chunks[t.slot_chunks_len], want) < 0:
+        return -1
+    t.slot_next = <Slot*>t.slot_chunks[t.slot_chunks_len].p
+    t.slot_left = t.slot_chunks[t.slot_chunks_len].got // sizeof(Slot)
+    t.slot_chunks_len += 1
+    t.last_slot_chunk = want
+    return 0
+
+
+cdef inline Node* tree_node(const Tree* t, int64_t i) noexcept nogil:
+    return &t.node_chunks[i >> NODE_SHIFT][i & (NODE_CHUNK - 1)]
+
+
+cdef inline int64_t tree_probe(const Tree* t, const int32_t* table, uint64_t mask, uint64_t h,
+                               int seat, uint64_t key) noexcept nogil:
+    cdef int32_t idx
+    cdef Node* nd
+    h &= mask
+    while True:
+        idx = table[h]
+        if idx == 0:
+            return -1
+        nd = tree_node(t, idx - 1)
+        if nd.key == key and nd.seat == seat:
+            return idx - 1
+        h = (h + 1) & mask
+
+
+cdef inline int64_t tree_find(const Tree* t, int seat, uint64_t key) noexcept nogil:
+    """The index of seat's node at information set `key`; -1 if the tree has none."""
+    if t.table == NULL:
+        return -1                       # not run yet: no tree
+    cdef uint64_t h = mix64(key, <uint64_t>seat)
+    cdef int64_t i = tree_probe(t, t.table, t.table_mask, h, seat, key)
+    if i >= 0 or t.old_table == NULL:
+        return i
+    return tree_probe(t, t.old_table, t.old_mask, h, seat, key)
+
+
+cdef inline void tree_insert(Tree* t, uint64_t h, int32_t entry) noexcept nogil:
+    h &= t.table_mask
+    while t.table[h] != 0:
+        h = (h + 1) & t.table_mask
+    t.table[h] = entry
+
+
+cdef void tree_migrate(Tree* t, uint64_t buckets) noexcept nogil:
+    """Moves up to `buckets` buckets of the old table into the new one (the
+    old table is left intact, so searches of it stay right meanwhile) and
+    frees the old table once all are moved."""
+    cdef uint64_t size = t.old_mask + 1
+    cdef uint64_t end = t.migrated + buckets
+    cdef int32_t entry
+    cdef Node* nd
+    if end > size:
+        end = size
+    while t.migrated < end:
+        entry = t.old_table[t.migrated]
+        if entry != 0:
+            nd = tree_node(t, entry - 1)
+            tree_insert(t, mix64(nd.key, <uint64_t>nd.seat), entry)
+        t.migrated += 1
+    if t.migrated == size:
+        table_free(t.old_table, size)
+        t.old_table = NULL
+        add_size(&t.held_bytes, -(sizeof(int32_t) * size))
+
+
+cdef void tree_prepare_table(Tree* t) noexcept nogil:
+    """Allocates the next table (twice the size), its pages to be written
+    in by later additions; leaves it NULL if out of memory."""
+    cdef uint64_t size = 2 * (t.table_mask + 1)
+    t.next_table = table_alloc(size)
+    if t.next_table == NULL:
+        return
+    add_size(&t.held_bytes, sizeof(int32_t) * size)
+    # A small table comes from calloc, already written.
+    t.next_touched = 0 if sizeof(int32_t) * size >= TABLE_MAP_BYTES else sizeof(int32_t) * size
+
+
+cdef int tree_grow_table(Tree* t) noexcept nogil:
+    """Starts moving to a table twice the size; -1 if out of memory."""
+    cdef uint64_t size = 2 * (t.table_mask + 1)
+    cdef int32_t* table
+    if t.old_table != NULL:
+        tree_migrate(t, t.old_mask + 1)     # never: MIGRATE_STEP empties it first
+    if t.next_table == NULL:
+        tree_prepare_table(t)
+        if t.next_table == NULL:
+            return -1
+    table = t.next_table
+    t.next_table = NULL
+    t.old_table = t.table
+    t.old_mask = t.table_mask
+    t.migrated = 0
+    t.table = table
+    t.table_mask = size - 1
+    return 0
+
+
+cdef int64_t tree_add(Tree* t, int seat, uint64_t key, const int* actions, int n) noexcept nogil:
+    """Adds a node with one slot per action in actions[0:n]; -1 if the tree
+    is at max_nodes (or memory ran out).  Costs about the same whatever the
+    tree's size (see "tree storage")."""
+    cdef int64_t i = t.num_nodes
+    cdef int j
+    cdef Node* nd
+    cdef Slot* sl
+    if i >= t.max_nodes:
+        return -1
+    if t.old_table != NULL:
+        tree_migrate(t, MIGRATE_STEP)
+    if t.next_table != NULL:
+        if t.next_touched < sizeof(int32_t) * 2 * (t.table_mask + 1):
+            touch(t.next_table, t.next_touched)
+            t.next_touched += PAGE_BYTES
+    elif <uint64_t>(8 * (i + 1)) > 3 * (t.table_mask + 1):
+        tree_prepare_table(t)
+    if <uint64_t>(2 * (i + 1)) > t.table_mask + 1 and tree_grow_table(t) < 0:
+        return -1
+    if i == t.node_room and tree_grow_nodes(t) < 0:
+        return -1
+    if n > t.slot_left and tree_grow_slots(t) < 0:
+        return -1
+    sl = t.slot_next
+    t.slot_next += n
+    t.slot_left -= n
+    t.num_slots += n
+    for j in range(n):
+        sl[j].action = actions[j]
+        sl[j].visits = 0
+        sl[j].avail = 0
+        sl[j].value_sum = 0.0
+        sl[j].regret = 0.0
+        sl[j].avg = 0.0
+    t.num_nodes += 1
+    nd = tree_node(t, i)
+    nd.key = key
+    nd.seat = seat
+    nd.slots = sl
+    nd.num_slots = n
+    tree_insert(t, mix64(key, <uint64_t>seat), <int32_t>(i + 1))
+    return i
+
+
+cdef int tree_map(const Tree* t, int64_t node, const int* legal, int n, int* mapped) noexcept nogil:
+    """Maps the legal actions legal[0:n] to the node's slots in `mapped`
+    (counting their availability); returns how many map.
+
+    Slots and legal actions are both ascending, so one merge walk finds
+    them.  An information set should always show the same legal actions,
+    but an action without a slot (a hash collision, an engine bug) is
+    left out of selection rather than trusted."""
+    cdef Node* nd = tree_node(t, node)
+    cdef Slot* base = nd.slots
+    cdef int num = nd.num_slots
+    cdef int i, j = 0, m = 0
+    for i in range(n):
+        while j < num and base[j].action < legal[i]:
+            j += 1
+        if j == num:
+            break
+        if base[j].action == legal[i]:
+            base[j].avail += 1
+            mapped[m] = j
+            m += 1
+            j += 1
+    return m
