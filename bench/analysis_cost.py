@@ -1,14 +1,15 @@
 """What an analysis search costs (issue 25): ISMCTS iterations per second of the same
 search plain, with ``analysis=True`` (root sums: every seat's return and margin, the
 policy's picks) and with ``analysis=True, beliefs=True`` (each determinization's hidden
-counts tallied), at a mid-game position of each seed game (2 players, reached by the
-heuristic bot), rounds alternating the three, one core; then the time
+counts tallied), at a mid-game position of each seed game (2 players, reached by
+uniformly random play), rounds alternating the three, one core; then the time
 ``fagin.search.analysis.analyse`` takes to turn the sums into an answer (5 candidates,
 their principal variations, the beliefs).
 
     .venv/bin/python bench/analysis_cost.py [--iterations N] [--repeat R] [--moves M]
 """
 import argparse
+import random
 import statistics
 import time
 
@@ -21,17 +22,16 @@ MODES = (("plain", {}), ("analysis", {"analysis": True}), ("+beliefs", {"analysi
 
 
 def position(game_id, moves, seed=1):
+    """A 2-player position of `game_id` after `moves` uniformly random decisions."""
+    rng = random.Random(seed)
     state = new_game(game_id, players=2, seed=seed)
-    bot = state.game.spec.make_heuristic()
-    for i in range(moves):
-        if state.is_terminal():
-            break
+    done = 0
+    while not state.is_terminal() and (done < moves or state.is_chance_node()):
         if state.is_chance_node():
-            state.apply(state.sample_chance(seed + i))
+            state.resolve_chance(rng.getrandbits(32))
         else:
-            state.apply(bot.choose(state, state.current_player(), seed + i))
-    while state.is_chance_node():
-        state.apply(state.sample_chance(seed))
+            state.apply(rng.choice(state.legal_actions()))
+            done += 1
     return state
 
 
@@ -39,7 +39,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=20_000)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--moves", type=int, default=12, help="heuristic moves from the opening (default 12)")
+    ap.add_argument("--moves", type=int, default=12, help="random decisions from the opening (default 12)")
     args = ap.parse_args()
     print(f"{args.iterations:,} iterations a search, {args.repeat} rounds, modes alternating, one core")
     print(f"{'game':<16}" + "".join(f"{m + ' iter/s':>20}" for m, _ in MODES)
