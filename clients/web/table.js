@@ -137,12 +137,12 @@ function drawLondon(ln, data, human) {
 
   // The supply: deck, discard pile, Underground counters.
   root.append(el("p", { class: "supply" },
-    el("span", { title: `the deck: ${letters(ln.deckLetters) || "empty"} (LN-85)` }, `🂠 deck ${deckLeft}`),
+    el("span", { title: `the deck: ${letters(ln.deckLetters) || "empty"} (LN-85)` }, `deck ${deckLeft}`),
     " · ",
     el("span", { title: "the discard pile, face up (LN-34)" }, `discard ${(ln.discard || []).length}`),
     " · ",
     el("span", { title: "Underground counters in the supply (LN-66)" },
-      `Ⓤ ${ln.undergroundLeft ?? "?"} Underground counters left`)));
+      el("span", { class: "tube" }, "U"), ` ${ln.undergroundLeft ?? "?"} Underground counters left`)));
 
   // The Card Display, top row and bottom row (LN-19).
   const display = el("section", { class: "ln-display", "aria-label": "The Card Display" },
@@ -171,7 +171,7 @@ function drawLondon(ln, data, human) {
     box.append(el("p", { class: "purse" },
       el("span", { class: "money", title: "money (£)" }, `£${s.money || 0}`),
       el("span", { class: "loans", title: "loans taken: each £10, repaid at £15 or −7 VP at the end (LN-22 to LN-24, LN-78)" },
-        `🏦 ${s.loans || 0} loan${s.loans === 1 ? "" : "s"}`),
+        `${s.loans || 0} loan${s.loans === 1 ? "" : "s"}`),
       el("span", { class: "vp-counters", title: "VP counters won during the game" }, `★ ${s.vpCounters || 0} VP`),
       el("span", { class: "poverty", title: "poverty points (LN-5, LN-79)" }, `☹ ${s.poverty || 0} poverty`),
       el("span", { class: "counters", title: "building counters not yet on the board (LN-4)" },
@@ -240,10 +240,10 @@ function drawLondon(ln, data, human) {
           (b.start ? "; a first purchase may be made here" : ""),
       },
       el("span", { class: "b-name" }, b.name),
-      el("span", { class: "b-figures" }, `£${b.cost} · ${b.cards}🂠 · ${b.vp} VP`),
+      el("span", { class: "b-figures" }, `£${b.cost} · ${b.cards} cards · ${b.vp} VP`),
       el("span", { class: "b-marks" },
         owner !== undefined ? el("span", { class: `counter seat-${owner}` }, `⌂${owner}`) : null,
-        underground.has(b.id) ? el("span", { class: "tube" }, "Ⓤ") : null,
+        underground.has(b.id) ? el("span", { class: "tube" }, "U") : null,
         bridges.length ? el("span", { class: "bridge" }, "⌒") : null,
         b.start ? el("span", { class: "start" }, "•") : null)));
     }
@@ -259,13 +259,12 @@ function drawLondon(ln, data, human) {
     ["A B C", "the deck a card comes from; a card back shows only its letter (LN-86)"],
     ["⤓ flipped", "turned face down after its activation: its powers are gone (LN-41)"],
     ["★ new, ⚡ run, ✚ kept", "placed this turn (LN-29), activated in this Run City (LN-36), kept by a Hospital (LN-43)"],
-    ["🏦", "loans: £10 each (LN-22 to LN-24)"],
-    ["☹", "poverty points (LN-79)"],
+        ["☹", "poverty points (LN-79)"],
     ["⌂", "building counters: left to place, or a seat's on a borough"],
-    ["Ⓤ", "an Underground counter (LN-66)"],
+    ["U", "an Underground counter (LN-66)"],
     ["⌒", "a bridge over the Thames from this borough"],
     ["•", "a first purchase of the game may be made here"],
-    ["n🂠", "cards drawn when the borough is bought (LN-71)"],
+    ["n cards", "cards drawn when the borough is bought (LN-71)"],
     ["dashed border", "a card every seat knows is in that hand: taken from the Card Display (LN-84)"],
   ]));
   return root;
@@ -345,9 +344,9 @@ function drawOliver(ot, data, human) {
   const spaces = Object.fromEntries(side.spaces.map((sp) => [sp.id, sp]));
   const unit = 10;
   const xs = side.spaces.map((sp) => sp.x), ys = side.spaces.map((sp) => sp.y);
-  const w = (Math.max(...xs) + 1) * unit, h = (Math.max(...ys) + 1) * unit;
+  const w = (Math.max(...xs) + 1.5) * unit, h = (Math.max(...ys) + 1.5) * unit;
   const closed = (ot.players || 0) <= 2;
-  const map = svg("svg", { class: "ot-map", viewBox: `${-unit / 2} ${-unit / 2} ${w} ${h}`, role: "img",
+  const map = svg("svg", { class: "ot-map", viewBox: `${-unit * 0.75} ${-unit * 0.75} ${w} ${h}`, role: "img",
     "aria-label": `the street map (${ot.night ? "night" : "day"} side)` });
   for (const [a, b] of side.edges) {
     const pa = spaces[a], pb = spaces[b];
@@ -369,7 +368,7 @@ function drawOliver(ot, data, human) {
     else parts.push("empty");
     if ((cell.knownBy || []).length) parts.push(`looked at by seat ${cell.knownBy.join(", ")} (OT-27)`);
     if (line.has(sp.id)) parts.push("in the line being taken (OT-10)");
-    const g = svg("g", { class: `space ${sp.kind}${pawn ? " pawn" : ""}${cell.faceDown ? " face-down" : ""}` +
+    const g = svg("g", { class: `space kind-${sp.kind}${pawn ? " pawn" : ""}${cell.faceDown ? " face-down" : ""}` +
       `${line.has(sp.id) ? " in-line" : ""}`, "data-space": String(sp.id) }, svg("title", {}, parts.join("; ")));
     const r = sp.kind === "square" ? 4.4 : 4;
     g.append(svg("circle", { cx: sp.x * unit, cy: sp.y * unit, r, style: t ? `--tok: ${t.colour}` : "" }));
@@ -393,9 +392,9 @@ function drawOliver(ot, data, human) {
     const box = el("section", { class: `ot-seat seat-${p}${p === active ? " active" : ""}`, "aria-label": `seat ${p}` },
       el("h4", {}, seatTag(p, human), p === active ? " ◀ to act" : ""),
       el("p", { class: "purse" }, el("span", { class: "money", title: "money (£)" }, `£${s.money || 0}`),
-        el("span", { title: "Character cards in hand (OT-16)" }, `🂠 ${s.characterCount ?? (s.characters || []).length} character`),
+        el("span", { title: "Character cards in hand (OT-16)" }, `${s.characterCount ?? (s.characters || []).length} Character cards`),
         el("span", { title: "Burglary cards kept: their values count at the end (OT-29)" },
-          `Bu ${s.burglaryCount ?? (s.burglaryCards || []).length} burglary`),
+          `${s.burglaryCount ?? (s.burglaryCards || []).length} Burglary cards`),
         s.finalScore ? el("span", { title: "final score: money plus Burglary cards (OT-29)" }, `= ${s.finalScore}`) : null));
     const row = (name, title, chips) => el("div", { class: "ot-row", title },
       el("span", { class: "row-name" }, name), ...(chips.length ? chips : [el("span", { class: "muted" }, "none")]));
@@ -510,9 +509,10 @@ function drawKids(kl, data, human) {
 function gkCard(c, attrs = {}) {
   const kind = enumName(c.kind, "KIND_");
   const bells = c.bells || 0, value = c.value || 0;
+  const dots = (n) => el("span", { class: "bells" }, "●".repeat(n));
   const marks = {
-    exploration: `${value}${"🔔".repeat(bells)}${c.draw ? "↧" : ""}`,
-    bell: "🔔".repeat(Math.max(1, bells)), discard: "✕", "stay late": "18", refuse: "⊘",
+    exploration: [String(value), bells ? dots(bells) : null, c.draw ? "↧" : null],
+    bell: [dots(Math.max(1, bells))], discard: ["✕"], "stay late": ["18"], refuse: ["⊘"],
   };
   const titles = {
     exploration: `exploration card: time ${value}${bells ? `, ${bells} bell${bells > 1 ? "s" : ""}` : ""}` +
@@ -523,7 +523,7 @@ function gkCard(c, attrs = {}) {
     refuse: "Refuse card: lets its owner refuse a later card (GK-10)",
   };
   return el("span", { class: `gk-card ${kind.replace(/ /g, "-")}`, title: attrs.title || titles[kind] || kind,
-    "data-kind": kind }, attrs.back ? "?" : (marks[kind] ?? kind));
+    "data-kind": kind }, ...(attrs.back ? ["?"] : (marks[kind] ?? [kind])));
 }
 
 function drawKyoto(gk, data, human) {
@@ -536,7 +536,7 @@ function drawKyoto(gk, data, human) {
   if (gk.arriving) root.append(el("p", { class: "gk-revealed" }, `arriving at seat ${gk.receiver || 0}: `, gkCard(gk.arriving)));
   root.append(el("p", { class: "supply" },
     el("span", { title: "cards in the deck and face down in the deal" },
-      `🂠 ${(gk.unseen || []).length + (gk.deck || []).length} unseen`), " · ",
+      `${(gk.unseen || []).length + (gk.deck || []).length} cards unseen`), " · ",
     el("span", { title: "the discard pile (face up)" }, `discard ${(gk.discard || []).length}`)));
   (gk.seats || []).forEach((s, p) => {
     const row = s.row || [];
@@ -544,7 +544,7 @@ function drawKyoto(gk, data, human) {
     const hidden = Math.max(0, (s.hiddenBellCount || 0) - (s.hiddenBells || []).length);
     root.append(el("section", { class: `gk-seat seat-${p}${p === active ? " active" : ""}`, "aria-label": `seat ${p}` },
       el("h4", {}, seatTag(p, human), (gk.received || []).includes(p) ? " ✓ received" : "",
-        el("span", { class: "money", title: "bells you can count in the victory pile" }, ` 🔔 ${s.bells || 0}`)),
+        el("span", { class: "money", title: "bells you can count in the victory pile" }, ` ${s.bells || 0} bells`)),
       el("div", { class: "gk-row", "aria-label": `seat ${p}'s row` },
         el("span", { class: "row-name", title: "the row's time total and its limit: over it, the row is busted (GK-5, GK-9)" },
           `row ${s.rowSum || 0}/${s.limit || 13}`), ...(row.length ? row.map((c) => gkCard(c)) : [el("span", { class: "muted" }, "empty")])),
@@ -555,7 +555,7 @@ function drawKyoto(gk, data, human) {
         ...(pile.length || hidden ? [] : [el("span", { class: "muted" }, "empty")]))));
   });
   root.append(legend([
-    ["n", "an exploration card's time value"], ["🔔", "bells"], ["↧", "draw symbol (GK-10)"],
+    ["n", "an exploration card's time value"], ["●", "a bell (gold)"], ["↧", "draw symbol (GK-10)"],
     ["✕", "Discard card (GK-8)"], ["18", "Stay Late (GK-9)"], ["⊘", "Refuse card (GK-10)"],
     ["row n/13", "the row's time total and its limit"],
   ]));
