@@ -473,7 +473,7 @@ function drawKids(kl, data, human) {
   const [name, effect] = klCharacter(kl.character);
   root.append(el("p", { class: "table-status" }, `Hour ${Math.min(9, (kl.turn || 0) + 1)}/9 · ${enumName(kl.phase, "PHASE_")}`));
   root.append(el("div", { class: "kl-character", title: effect || "no character face up" },
-    el("span", { class: "row-name" }, "character"), el("strong", {}, name), effect ? el("span", { class: "muted" }, ` — ${effect}`) : null,
+    el("span", { class: "row-name" }, "character "), el("strong", {}, name), effect ? el("span", { class: "muted" }, ` — ${effect}`) : null,
     el("span", { class: "muted", title: "character tiles still face down (their order is unknown)" },
       ` · ${(kl.pile || []).length} tiles to come`)));
   (kl.seats || []).forEach((s, p) => {
@@ -485,7 +485,8 @@ function drawKids(kl, data, human) {
           : s.chosen ? klCard(0, { down: true, title: "a card put down face down: you cannot see it (KL-23)" })
             : el("span", { class: "muted" }, "nothing yet")),
       el("div", { class: `kl-row hand${p === human ? " mine" : ""}`, "aria-label": `seat ${p}'s hand` },
-        el("span", { class: "row-name" }, "hand"), ...(s.hand || []).map((v) => klCard(v)))));
+        el("span", { class: "row-name", title: s.chosen && !down ? "the card put down face down is one of these (KL-23)" : "cards not yet played" },
+          s.chosen && !down ? "hand (one is down)" : "hand"), ...(s.hand || []).map((v) => klCard(v)))));
   });
   if (kl.fictitious) {
     const f = kl.fictitious;
@@ -544,7 +545,7 @@ function drawKyoto(gk, data, human) {
     const hidden = Math.max(0, (s.hiddenBellCount || 0) - (s.hiddenBells || []).length);
     root.append(el("section", { class: `gk-seat seat-${p}${p === active ? " active" : ""}`, "aria-label": `seat ${p}` },
       el("h4", {}, seatTag(p, human), (gk.received || []).includes(p) ? " ✓ received" : "",
-        el("span", { class: "money", title: "bells you can count in the victory pile" }, ` ${s.bells || 0} bells`)),
+        el("span", { class: "money", title: "bells you can count in the victory pile" }, ` ${s.bells || 0} bell${s.bells === 1 ? "" : "s"}`)),
       el("div", { class: "gk-row", "aria-label": `seat ${p}'s row` },
         el("span", { class: "row-name", title: "the row's time total and its limit: over it, the row is busted (GK-5, GK-9)" },
           `row ${s.rowSum || 0}/${s.limit || 13}`), ...(row.length ? row.map((c) => gkCard(c)) : [el("span", { class: "muted" }, "empty")])),
@@ -582,7 +583,9 @@ function drawFagin(fg, data, human) {
     el("span", { class: "row-name" }, "stalls"), ...colours.map((c, i) => cube(i, (fg.stalls || [])[i] || 0, `${board.goods[i]} on the market stall`)),
     el("span", { class: "row-name" }, "warehouses"), ...colours.map((c, i) => cube(i, (fg.warehouses || [])[i] || 0, `${board.goods[i]} left in the warehouse`))));
   // The locations: each track from the street up to level 5, urchins and the constable on it.
-  const tracks = el("div", { class: "fg-tracks" });
+  const tracks = el("div", { class: "fg-tracks" }, el("div", { class: "fg-track fg-levels", "aria-hidden": "true" },
+    el("span", {}, ""), ...board.locations[0].spaces.map((sp) => el("span", { class: "fg-level" },
+      sp.level === "street" ? "street" : `level ${sp.level}`))));
   board.locations.forEach((loc, l) => {
     const cons = (fg.constables || [])[l] || {};
     const track = el("div", { class: "fg-track", style: `--cube: ${FG_COLOURS[loc.colour]}`, "aria-label": loc.name },

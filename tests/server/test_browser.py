@@ -270,6 +270,15 @@ def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
 
 
 SEED_GAMES = ("kids_of_london", "london", "oliver_twist", "gangs_of_kyoto", "fagins_gang")
+#: What each seed game's drawn table shows at least (3 players): a selector, the least count.
+DRAWN = {
+    "kids_of_london": [(".kl-character strong", 1), (".kl-seat", 3), (".hand.mine .kl-card[data-card]", 1)],
+    "london": [(".hand.mine .card[data-card] .cost", 1), (".ln-seat", 3), (".ln-display .card-row", 2),
+               (".borough", 20), (".river", 1)],
+    "oliver_twist": [("svg.ot-map g.space", 75), ("svg.ot-map g.space.pawn", 1), (".ot-seat", 3)],
+    "gangs_of_kyoto": [(".gk-seat", 3), (".gk-row", 6)],
+    "fagins_gang": [(".fg-track[aria-label]", 6), (".fg-space.constable", 6), (".fg-market .fg-cube", 18), (".fg-seat", 3)],
+}
 
 
 @pytest.mark.parametrize("width", [390, 1280])
@@ -301,6 +310,11 @@ def test_every_seed_game_fits_the_screen(browser, site, width):
             page.locator("#actions button.move").first.click()
             page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
         assert bot_moves_told(page), f"{game_id}: no bot move in the log: {page.inner_text('#log')!r}"
+        # The table is drawn (not the view's text in a box), with a legend of its symbols.
+        for selector, least in DRAWN[game_id]:
+            assert page.locator(f"#drawn-table {selector}").count() >= least, (game_id, selector)
+        assert page.locator("#drawn-table .legend dt").count() >= 3, game_id
+        assert page.is_hidden("#table") and page.is_visible("#text-toggle"), game_id
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert widths[0] <= widths[1], f"{game_id} at {width} px: the page is {widths[0]} px wide"
         shot = ROOT / "build" / "screenshots" / f"{game_id}-{width}.png"
