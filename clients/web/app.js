@@ -5,7 +5,7 @@
 // the full state of its game to send back; it renders only what the human's seat sees
 // (ViewState for that seat), except in analysis mode, where the user brings the position.
 
-import { canDraw, componentData, drawTable, el, moveNote } from "./table.js";
+import { canDraw, componentData, drawTable, el, linkMoves, moveNote } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -470,11 +470,15 @@ async function render(statusText) {
   actions.replaceChildren();
   if (humanToMove) {
     const legal = await call("LegalActions", { state: entry.state, seat: game.human });
+    const moves = [];
     for (const a of legal.actions) {
       const note = moveNote(game.info.id, a, view.state, data);
-      actions.append(el("button", { type: "button", class: "move", "data-action-id": String(a.id),
-        onclick: () => humanMove(a) }, a.label, ...(note ? [" ", note] : [])));
+      const button = el("button", { type: "button", class: "move", "data-action-id": String(a.id),
+        onclick: () => humanMove(a) }, a.label, ...(note ? [" ", note] : []));
+      actions.append(button);
+      moves.push({ action: a, button });
     }
+    linkMoves(game.info.id, $("drawn-table"), moves);
   }
   $("hint").hidden = !humanToMove;
   $("status").textContent = statusText

@@ -264,6 +264,7 @@ function drawLondon(ln, data, human) {
     ["U", "an Underground counter (LN-66)"],
     ["⌒", "a bridge over the Thames from this borough"],
     ["•", "a first purchase of the game may be made here"],
+    ["dotted border", "a borough you may buy now: click it or its button"],
     ["n cards", "cards drawn when the borough is bought (LN-71)"],
     ["dashed border", "a card every seat knows is in that hand: taken from the Card Display (LN-84)"],
   ]));
@@ -428,6 +429,8 @@ function drawOliver(ot, data, human) {
     ["underlined", "a starting token (OT-5)"], ["?", "a token you cannot see (face down, or another seat's)"],
     ["dashed street", "a yellow street, closed with 2 players"],
     ["ringed space", "a space in the line being taken (OT-10)"],
+    ["grey space with a mark", "a face-down token you looked at (OT-27)"],
+    ["dotted ring", "a space you may choose: click it or its button"],
   ]));
   return root;
 }
@@ -640,6 +643,32 @@ const MOVE_NOTES = {
   london: (action, state, data) => londonMoveNote(action.london, data),
   oliver_twist: (action, state, data) => oliverMoveNote(action.oliverTwist, state && state.oliverTwist, data),
 };
+
+// The drawn piece a legal move acts on, if any: a borough to buy, a space of the street map.
+const MOVE_PIECES = {
+  london: (action) => (action.london && action.london.borough && /BUY/.test(action.london.kind || "")
+    ? `.borough[data-borough="${action.london.borough}"]` : null),
+  oliver_twist: (action) => (action.oliverTwist && action.oliverTwist.space !== undefined
+    ? `g.space[data-space="${action.oliverTwist.space}"]` : null),
+};
+
+// Makes the drawn pieces that legal moves act on pressable: each presses its move's button
+// (the buttons stay, labelled, for keyboards and screen readers).
+export function linkMoves(game, root, moves) {
+  const piece = MOVE_PIECES[game];
+  if (!piece || !root) return;
+  for (const { action, button } of moves) {
+    const selector = piece(action);
+    const node = selector && root.querySelector(selector);
+    if (!node) continue;
+    node.classList.add("choice");
+    node.setAttribute("data-action-id", String(action.id));
+    node.addEventListener("click", () => { if (!button.disabled) button.click(); });
+    const title = node.querySelector("title");
+    if (title) title.textContent += ` — click: ${action.label}`;
+    else node.title += ` — click: ${action.label}`;
+  }
+}
 
 // Whether the page can draw `game`'s table.
 export function canDraw(game) {

@@ -400,6 +400,11 @@ def test_london_is_drawn_as_cards_stacks_display_and_boroughs(browser, site):
         borough = next(b for b in boroughs.values() if b["name"] == name)
         assert button.locator(".price").inner_text() == \
             f"£{borough['cost']} · {borough['cards']} cards · {borough['vp']} VP"
+        # The borough on the map is a control for the same move.
+        action_id = button.get_attribute("data-action-id")
+        assert page.locator(f"#drawn-table .borough.choice[data-borough='{borough['id']}']"
+                            f"[data-action-id='{action_id}']").count() == 1
+    assert page.locator("#drawn-table .borough.choice").count() == buys.count()
     assert not page_errors, page_errors
     page.close()
 
@@ -435,5 +440,15 @@ def test_oliver_twist_is_drawn_as_the_street_map_with_tokens_stashes_and_files(b
     assert page.locator("#drawn-table .legend dt").count() >= 10
     widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1], widths
+    # Each "space N" move is a control on the map too: pressing the space plays it.
+    spaces_moves = page.locator("#actions button.move", has_text=re.compile(r"^space \d+"))
+    assert spaces_moves.count() >= 1
+    for i in range(spaces_moves.count()):
+        number = spaces_moves.nth(i).inner_text().split()[1]
+        assert page.locator(f"#drawn-table g.space.choice[data-space='{number}']").count() == 1
+    assert page.locator("#drawn-table g.space.choice").count() == spaces_moves.count()
+    logged = page.locator("#log > li").count()
+    page.locator("#drawn-table g.space.choice").first.click()
+    page.wait_for_function(f"document.querySelectorAll('#log > li').length > {logged}")
     assert not page_errors, page_errors
     page.close()
