@@ -193,6 +193,11 @@ function drawLondon(ln, data, human) {
       }
     }
     box.append(el("h5", {}, `Hand: ${s.handSize || 0} card${s.handSize === 1 ? "" : "s"}`), handRow);
+    // Play Cards: the card being placed has left the hand (PHASE_WHERE, PHASE_PAY).
+    if (p === active && ln.placing) {
+      const onto = ln.placingOnStack !== undefined ? `onto stack ${ln.placingOnStack}` : "";
+      box.append(el("h5", {}, `Being placed ${onto}`.trim()), el("div", { class: "card-row placing" }, londonCard(cards[ln.placing])));
+    }
     // The Building Display: each stack bottom first; only the top card is uncovered (LN-30).
     const stacks = s.stacks || [];
     const display = el("div", { class: "stacks", "aria-label": `seat ${p}'s stacks in play` });

@@ -452,3 +452,62 @@ def test_oliver_twist_is_drawn_as_the_street_map_with_tokens_stashes_and_files(b
     page.wait_for_function(f"document.querySelectorAll('#log > li').length > {logged}")
     assert not page_errors, page_errors
     page.close()
+
+
+def _london_with_a_flipped_top_card():
+    """A London position reached by seeded random play in which a stack's top card is face
+    down (flipped after its activation, LN-41), as proto3 JSON."""
+    import random
+
+    from google.protobuf import json_format
+
+    from fagin.engines import new_game
+    from fagin.server.codec import encode_state
+    state, rng = new_game("london", players=2, seed=3), random.Random(1)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state = state.resolve_chance(rng.randrange(1 << 30))
+            continue
+        seats = state.describe()["seats"]
+        if any(stack["cards"][-1]["face_down"] for seat in seats for stack in seat["stacks"]):
+            return json_format.MessageToDict(encode_state(state))
+        state = state.child(rng.choice(state.legal_actions()))
+    raise AssertionError("no flipped top card in the game")
+
+
+def test_london_stacks_show_their_flip_state_and_only_the_top_card(browser, site):
+    """The table.js drawing of a seat's view (the page's own module, fed a ViewState): each
+    stack's top card whole, face down when flipped (LN-41), the covered ones as strips (LN-30)."""
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page_errors = []
+    page.on("pageerror", lambda error: page_errors.append(error))
+    page.goto(site)
+    view = page.evaluate("""async (state) => {
+        const answer = await fetch("fagin.v1.Fagin/ViewState", { method: "POST",
+          headers: { "Content-Type": "application/json" }, body: JSON.stringify({ state, seat: 1 }) });
+        const view = await answer.json();
+        const m = await import("./table.js");
+        const box = document.createElement("div");
+        box.id = "probe";
+        box.append(m.drawTable("london", view.state, await m.componentData("london"), 1));
+        document.body.prepend(box);
+        return view.state.london;
+    }""", _london_with_a_flipped_top_card())
+    cards = {c["id"]: c for c in _data("london", "cards")["cards"]}
+    flipped = 0
+    for p, seat in enumerate(view["seats"]):
+        stacks = page.locator(f"#probe .ln-seat.seat-{p} .stack")
+        assert stacks.count() == len(seat.get("stacks", []))
+        for i, stack in enumerate(seat.get("stacks", [])):
+            drawn, top = stacks.nth(i), stack["cards"][-1]
+            assert drawn.locator(".card").count() == 1 and drawn.locator(".covered").count() == len(stack["cards"]) - 1
+            card = drawn.locator(".card")
+            assert card.get_attribute("data-card") == top["card"]
+            assert card.locator(".cost").inner_text() == f"£{cards[top['card']]['cost']}"
+            face_down = top.get("faceDown", False)
+            assert ("face-down" in card.get_attribute("class")) == face_down
+            assert (card.locator(".flag", has_text="flipped").count() == 1) == face_down
+            flipped += face_down
+    assert flipped >= 1
+    assert not page_errors, page_errors
+    page.close()
