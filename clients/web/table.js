@@ -377,7 +377,7 @@ function drawOliver(ot, data, human) {
     const g = svg("g", { class: `space kind-${sp.kind}${pawn ? " pawn" : ""}${cell.faceDown ? " face-down" : ""}` +
       `${line.has(sp.id) ? " in-line" : ""}`, "data-space": String(sp.id) }, svg("title", {}, parts.join("; ")));
     const r = sp.kind === "square" ? 4.4 : 4;
-    g.append(svg("circle", { cx: sp.x * unit, cy: sp.y * unit, r, style: t ? `--tok: ${t.colour}` : "" }));
+    g.append(svg("circle", { cx: sp.x * unit, cy: sp.y * unit, r, ...(t ? { style: `--tok: ${t.colour}` } : {}) }));
     const label = pawn ? "@" : t ? t.mark : cell.faceDown ? "?" : "";
     if (label) {
       g.append(svg("text", { x: sp.x * unit, y: sp.y * unit + 1.6, "text-anchor": "middle",
@@ -440,10 +440,16 @@ function drawOliver(ot, data, human) {
   return root;
 }
 
+// The space a "space N" move names (proto3 JSON leaves out space 0), or null for other moves.
+function otSpaceOf(typed) {
+  return typed && typed.kind === "KIND_SPACE" ? typed.space || 0 : null;
+}
+
 // An Oliver Twist move's note: the token on the space a "space N" move names.
 function oliverMoveNote(typed, state, data) {
-  if (!typed || typed.space === undefined || !state) return null;
-  const cell = (state.board || [])[typed.space];
+  const space = otSpaceOf(typed);
+  if (space === null || !state) return null;
+  const cell = (state.board || [])[space];
   if (!cell) return null;
   if (!cell.token) return el("span", { class: "price", title: cell.faceDown ? "a face-down token you have not seen" : "empty" },
     cell.faceDown ? "?" : "empty");
@@ -581,8 +587,9 @@ function drawFagin(fg, data, human) {
   const root = el("div", { class: "drawn fagin" });
   const active = fg.activePlayer || 0;
   const colours = board.colours;
+  const trading = enumName(fg.phase, "PHASE_") === "market" && fg.marketSeat !== undefined;
   root.append(el("p", { class: "table-status" }, `Round ${(fg.round || 0) + 1} · ${enumName(fg.phase, "PHASE_")} · `,
-    seatTag(active, human), " to play"));
+    seatTag(trading ? fg.marketSeat : active, human), trading ? " trades at Smithfield Market (FG-17, FG-18)" : " to play"));
   const cube = (c, n, title) => el("span", { class: "fg-cube", style: `--cube: ${FG_COLOURS[colours[c]]}`, title }, String(n));
   // The market: the price wheel's prices, stalls, warehouses.
   root.append(el("div", { class: "fg-market" },
@@ -631,6 +638,21 @@ function drawFagin(fg, data, human) {
   return root;
 }
 
+// A Fagin's Gang market move's note: the colour's price on the wheel now (FG-16).
+function faginMoveNote(typed, state, data) {
+  if (!typed || !typed.colour || !state || !/SELL|BUY/.test(typed.kind || "")) return null;
+  const colour = enumName(typed.colour, "COLOUR_");
+  const i = data.board.colours.indexOf(colour);
+  const price = (state.prices || [])[i];
+  if (i < 0 || price === undefined) return null;
+  if (/SELL/.test(typed.kind)) {
+    return el("span", { class: "price", title: `${data.board.goods[i]}: sold at the wheel's price now, ${price} shillings (FG-16, FG-18)` },
+      `${price}s`);
+  }
+  return el("span", { class: "price", title: `${data.board.goods[i]}: the wheel's price now is ${price} shillings; a purchase costs more (FG-18)` },
+    `wheel ${price}s`);
+}
+
 // ------------------------------------------------------------------------------------------
 // The entry points
 
@@ -647,14 +669,17 @@ const DRAWERS = {
 const MOVE_NOTES = {
   london: (action, state, data) => londonMoveNote(action.london, data),
   oliver_twist: (action, state, data) => oliverMoveNote(action.oliverTwist, state && state.oliverTwist, data),
+  fagins_gang: (action, state, data) => faginMoveNote(action.faginsGang, state && state.faginsGang, data),
 };
 
 // The drawn piece a legal move acts on, if any: a borough to buy, a space of the street map.
 const MOVE_PIECES = {
   london: (action) => (action.london && action.london.borough && /BUY/.test(action.london.kind || "")
     ? `.borough[data-borough="${action.london.borough}"]` : null),
-  oliver_twist: (action) => (action.oliverTwist && action.oliverTwist.space !== undefined
-    ? `g.space[data-space="${action.oliverTwist.space}"]` : null),
+  oliver_twist: (action) => {
+    const space = otSpaceOf(action.oliverTwist);
+    return space === null ? null : `g.space[data-space="${space}"]`;
+  },
 };
 
 // Makes the drawn pieces that legal moves act on pressable: each presses its move's button
