@@ -154,6 +154,11 @@ function drawLondon(ln, data, human) {
   }
   root.append(display);
 
+  // Cards put back on the deck by University of London: known to the seat that put them back (LN-85).
+  if ((ln.deckTop || []).length) {
+    root.append(el("section", { class: "ln-looked" }, el("h4", {}, "On top of the deck, drawn next (you put them back, LN-50, LN-85)"),
+      el("div", { class: "card-row" }, ...ln.deckTop.map((id) => londonCard(cards[id])))));
+  }
   // University's look (only the active seat sees the cards; others see their letters).
   if ((ln.looked || []).length || (ln.lookedLetters || []).length) {
     root.append(el("section", { class: "ln-looked" }, el("h4", {}, "Looked at (University of London, LN-50)"),
