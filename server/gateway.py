@@ -19,12 +19,14 @@ that a gRPC client meets.  What is done here is only the translation:
 
 aiohttp serves the port on the server's own event loop (TLS and mTLS with the gRPC port's
 files); aiohttp-cors answers CORS preflights for the origins in ``--http-cors-origins``.
-``--http-static-dir`` serves a directory at ``/`` (the browser frontend).
+``--http-static-dir`` serves a directory at ``/`` (the browser frontend), and beside it
+``/data/<game>/<file>.json``, the served games' component data the page draws tables from.
 """
 from __future__ import annotations
 
 import base64
 import binascii
+import importlib
 import json
 import logging
 import math
@@ -42,6 +44,7 @@ from aiohttp import web
 from google.protobuf import json_format, message_factory
 from grpc_health.v1 import health_pb2
 
+from fagin.engines.registry import GAMES
 from fagin.server.service import HTTP_PEER_METADATA
 from fagin.v1 import fagin_pb2
 
@@ -244,6 +247,30 @@ def http_ssl_context(config):
 
 
 # ---------------------------------------------------------------------------------------------
+# The rooms' component data
+
+#: A data file's name: a plain JSON file name, nothing that could leave the room's folder.
+DATA_NAME = re.compile(r"[a-z0-9_]+\.json")
+
+
+def component_data_path(game, name):
+    """The path of `name` in served game `game`'s ``data/`` folder, or None: only a registered
+    game's id and a plain ``*.json`` name that is there, so no other file can be reached."""
+    if game not in GAMES or not DATA_NAME.fullmatch(name):
+        return None
+    package = importlib.import_module(f"fagin.engines.{game}")
+    path = os.path.join(os.path.dirname(package.__file__), "data", name)
+    return path if os.path.isfile(path) else None
+
+
+async def component_data(request):
+    path = component_data_path(request.match_info["game"], request.match_info["name"])
+    if path is None:
+        raise web.HTTPNotFound()
+    return web.FileResponse(path, headers={"Content-Type": "application/json"})
+
+
+# ---------------------------------------------------------------------------------------------
 # The gateway
 
 class HttpGateway:
@@ -304,6 +331,9 @@ class HttpGateway:
             # static directory, which would otherwise answer it (404).
             services = "|".join(re.escape(service.full_name) for service in SERVICES)
             app.router.add_get(f"/{{service:{services}}}/{{method}}", post_only)
+            # The rooms' component data (engines/<game>/data/*.json: cards, boards), which the
+            # page draws the table from: the same files the engines load, never a copy.
+            app.router.add_get("/data/{game}/{name}", component_data)
             app.router.add_static("/", self.config.http_static_dir)
         # handler_cancellation: a client that hangs up cancels its call, and with it the search.
         # The shutdown timeout is only a backstop: the gRPC server's stop ends the calls in

@@ -5,6 +5,8 @@
 // the full state of its game to send back; it renders only what the human's seat sees
 // (ViewState for that seat), except in analysis mode, where the user brings the position.
 
+import { canDraw, componentData, drawTable, el, linkMoves, moveNote } from "./table.js";
+
 const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------------------------------------
@@ -106,17 +108,6 @@ function option(value, text, selected = false) {
   o.textContent = text;
   o.selected = selected;
   return o;
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
 }
 
 function download(name, text) {
@@ -460,6 +451,14 @@ async function render(statusText) {
   const entry = game.history[i];
   const view = await viewAt(i);
   $("table").textContent = view.text;
+  // The drawn table, from the same view and the room's component data; the text view stays
+  // one click away (and is the table for the games without a drawing).
+  const drawn = canDraw(game.info.id);
+  const data = drawn ? await componentData(game.info.id) : {};
+  $("drawn-table").replaceChildren(...(drawn ? [drawTable(game.info.id, view.state, data, game.human)] : []));
+  $("drawn-table").hidden = !drawn;
+  $("text-toggle").hidden = !drawn;
+  showText(!drawn || $("text-toggle").getAttribute("aria-expanded") === "true");
   $("step-label").textContent = `Position ${i} of ${game.history.length - 1}`;
   $("first").disabled = $("back").disabled = i === 0;
   $("forward").disabled = $("last").disabled = latest;
@@ -471,10 +470,15 @@ async function render(statusText) {
   actions.replaceChildren();
   if (humanToMove) {
     const legal = await call("LegalActions", { state: entry.state, seat: game.human });
+    const moves = [];
     for (const a of legal.actions) {
-      actions.append(el("button", { type: "button", class: "move", "data-action-id": String(a.id),
-        onclick: () => humanMove(a) }, a.label));
+      const note = moveNote(game.info.id, a, view.state, data);
+      const button = el("button", { type: "button", class: "move", "data-action-id": String(a.id),
+        onclick: () => humanMove(a) }, a.label, ...(note ? [" ", note] : []));
+      actions.append(button);
+      moves.push({ action: a, button });
     }
+    linkMoves(game.info.id, $("drawn-table"), moves);
   }
   $("hint").hidden = !humanToMove;
   $("status").textContent = statusText
@@ -543,6 +547,13 @@ function renderResult(final) {
   box.prepend(el("p", { class: "verdict" }, winners.includes(game.human)
     ? (winners.length > 1 ? "You share the best result." : "You win.") : "You lose."));
   box.hidden = false;
+}
+
+// The table's text (ViewState.text) under the drawing, or not; the only table for the games
+// that have no drawing.
+function showText(shown) {
+  $("table").hidden = !shown;
+  $("text-toggle").setAttribute("aria-expanded", String(shown));
 }
 
 async function goTo(i) {
@@ -722,6 +733,7 @@ function init() {
   $("last").addEventListener("click", () => goTo(game.history.length - 1));
   $("take-back").addEventListener("click", takeBack);
   $("hint").addEventListener("click", hint);
+  $("text-toggle").addEventListener("click", () => showText($("table").hidden));
   $("download-view").addEventListener("click", downloadView);
   $("analyse-view").addEventListener("click", analyseView);
   $("show-position").addEventListener("click", showPosition);

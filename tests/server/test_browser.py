@@ -6,6 +6,7 @@ test is skipped locally and fails in CI (CI=true), so that CI never passes witho
 """
 import json
 import os
+import re
 import shutil
 import urllib.error
 import urllib.request
@@ -269,6 +270,15 @@ def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
 
 
 SEED_GAMES = ("kids_of_london", "london", "oliver_twist", "gangs_of_kyoto", "fagins_gang")
+#: What each seed game's drawn table shows at least (3 players): a selector, the least count.
+DRAWN = {
+    "kids_of_london": [(".kl-character strong", 1), (".kl-seat", 3), (".hand.mine .kl-card[data-card]", 1)],
+    "london": [(".hand.mine .card[data-card] .cost", 1), (".ln-seat", 3), (".ln-display .card-row", 2),
+               (".borough", 20), (".river", 1)],
+    "oliver_twist": [("svg.ot-map g.space", 75), ("svg.ot-map g.space.pawn", 1), (".ot-seat", 3)],
+    "gangs_of_kyoto": [(".gk-seat", 3), (".gk-row", 6)],
+    "fagins_gang": [(".fg-track[aria-label]", 6), (".fg-space.constable", 6), (".fg-market .fg-cube", 18), (".fg-seat", 3)],
+}
 
 
 @pytest.mark.parametrize("width", [390, 1280])
@@ -300,10 +310,204 @@ def test_every_seed_game_fits_the_screen(browser, site, width):
             page.locator("#actions button.move").first.click()
             page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
         assert bot_moves_told(page), f"{game_id}: no bot move in the log: {page.inner_text('#log')!r}"
+        # The table is drawn (not the view's text in a box), with a legend of its symbols.
+        for selector, least in DRAWN[game_id]:
+            assert page.locator(f"#drawn-table {selector}").count() >= least, (game_id, selector)
+        assert page.locator("#drawn-table .legend dt").count() >= 3, game_id
+        assert page.is_hidden("#table") and page.is_visible("#text-toggle"), game_id
         widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert widths[0] <= widths[1], f"{game_id} at {width} px: the page is {widths[0]} px wide"
         shot = ROOT / "build" / "screenshots" / f"{game_id}-{width}.png"
         shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot), full_page=True)
+    assert not page_errors, page_errors
+    page.close()
+
+
+def _start(page, site, game_id, players=3, seed=5):
+    """Opens the page and starts `game_id` with the human at seat 0; returns the ViewState
+    responses list the page's calls fill (the last one is the position drawn)."""
+    views = []
+    page.on("response", lambda r: r.url.endswith("/ViewState") and views.append(r))
+    page.goto(site)
+    page.wait_for_selector(f"#game option[value={game_id}]", state="attached")
+    page.select_option("#game", game_id)
+    page.select_option("#players", str(players))
+    page.select_option("#human-seat", "0")
+    page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
+    return views
+
+
+def _data(game_id, name):
+    return json.loads((ROOT / "engines" / game_id / "data" / f"{name}.json").read_text())
+
+
+def test_the_rooms_component_data_is_served_and_nothing_else(site):
+    """The page draws from the engines' own data files (data/<game>/<file>.json), the very
+    bytes the engine loads; no other file, game or path is reachable that way."""
+    status, body = _get(site + "data/london/cards.json")
+    assert status == 200 and json.loads(body) == _data("london", "cards")
+    for bad in ("data/london/../__init__.py", "data/london/engine.pyx", "data/nope/cards.json",
+                "data/london/missing.json", "data/london/%2e%2e%2fcomponents.py"):
+        assert _get(site + bad)[0] == 404, bad
+
+
+def test_london_is_drawn_as_cards_stacks_display_and_boroughs(browser, site):
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page_errors = []
+    page.on("pageerror", lambda error: page_errors.append(error))
+    views = _start(page, site, "london")
+    view = views[-1].json()["state"]["london"]
+    cards = {c["id"]: c for c in _data("london", "cards")["cards"]}
+    boroughs = {b["id"]: b for b in _data("london", "board")["boroughs"]}
+    # The seat's hand: a card element per card, with its cost, VP and effect text (LN-84).
+    hand = view["seats"][0]["hand"]
+    drawn = page.locator("#drawn-table .hand.mine .card[data-card]")
+    assert drawn.count() == len(hand) > 0
+    for i, card_id in enumerate(hand):
+        card = drawn.nth(i)
+        assert card.get_attribute("data-card") == card_id
+        assert card.locator(".cost").inner_text() == f"£{cards[card_id]['cost']}"
+        assert card.locator(".vp").inner_text() == f"{cards[card_id]['vp']} VP"
+        assert cards[card_id]["text"] in card.get_attribute("title")
+        assert f"colour-{cards[card_id]['colour']}" in card.get_attribute("class")
+    # The others' hands are card backs by deck letter (LN-86): no card of theirs is named.
+    for p in (1, 2):
+        seat = page.locator(f"#drawn-table .ln-seat.seat-{p}")
+        assert seat.locator(".card[data-card]").count() == len(view["seats"][p].get("hand", []))
+        assert seat.locator(".hand .card.back").count() == sum(view["seats"][p]["handHidden"].values())
+        assert f"£{view['seats'][p].get('money', 0)}" in seat.locator(".money").inner_text()
+    # Money, loans and poverty per seat; the Card Display's two rows; the 20 boroughs by the river.
+    assert page.locator("#drawn-table .ln-seat").count() == 3
+    assert page.locator("#drawn-table .ln-seat .loans").count() == 3
+    assert page.locator("#drawn-table .ln-seat .poverty").count() == 3
+    assert page.locator("#drawn-table .ln-display .card-row").count() == 2
+    assert page.locator("#drawn-table .borough").count() == len(boroughs)
+    assert page.locator("#drawn-table .river").count() == 1
+    assert page.locator("#drawn-table .legend dt").count() >= 10
+    # The text view is kept, folded.
+    assert page.inner_text("#table").startswith("London")
+    # Buy Land: every borough's button names its price, cards and VP from the board (LN-71).
+    page.locator("#actions button.move", has_text="Buy Land").click()
+    page.wait_for_selector("#actions button.move:enabled >> text=/^buy /")
+    buys = page.locator("#actions button.move", has_text=re.compile("^buy "))
+    assert buys.count() >= 1
+    for i in range(buys.count()):
+        button = buys.nth(i)
+        name = button.inner_text().split("buy ", 1)[1].split(" £", 1)[0].strip()
+        borough = next(b for b in boroughs.values() if b["name"] == name)
+        assert button.locator(".price").inner_text() == \
+            f"£{borough['cost']} · {borough['cards']} cards · {borough['vp']} VP"
+        # The borough on the map is a control for the same move.
+        action_id = button.get_attribute("data-action-id")
+        assert page.locator(f"#drawn-table .borough.choice[data-borough='{borough['id']}']"
+                            f"[data-action-id='{action_id}']").count() == 1
+    assert page.locator("#drawn-table .borough.choice").count() == buys.count()
+    assert not page_errors, page_errors
+    page.close()
+
+
+def test_oliver_twist_is_drawn_as_the_street_map_with_tokens_stashes_and_files(browser, site):
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page_errors = []
+    page.on("pageerror", lambda error: page_errors.append(error))
+    views = _start(page, site, "oliver_twist")
+    view = views[-1].json()["state"]["oliverTwist"]
+    side = _data("oliver_twist", "board")["night" if view.get("night") else "day"]
+    # Every space of the board's side, at its place; the Gang pawn on its space.
+    spaces = page.locator("#drawn-table svg.ot-map g.space")
+    assert spaces.count() == len(side["spaces"])
+    pawn = page.locator("#drawn-table svg.ot-map g.space.pawn")
+    assert pawn.count() == 1 and pawn.get_attribute("data-space") == str(view.get("pawn", 0))
+    # Each face-up token is on its space, named in the space's title (hover or tap).
+    for i, cell in enumerate(view.get("board", [])):
+        if cell.get("token") and i != view.get("pawn", 0):
+            space = page.locator(f"#drawn-table svg.ot-map g.space[data-space='{i}']")
+            kind = cell["token"].removeprefix("start_").split("_")[0]
+            assert kind in space.locator("title").text_content() or "tool" in space.locator("title").text_content()
+    # The stash as this seat may see it (OT-30): its own tokens named, the others' as backs.
+    for p, seat in enumerate(view["seats"]):
+        box = page.locator(f"#drawn-table .ot-seat.seat-{p}")
+        chips = box.locator(".ot-row").first.locator(".ot-chip")
+        assert chips.count() == seat.get("stashSize", len(seat.get("stash", [])))
+        named = box.locator(".ot-row").first.locator(".ot-chip[data-token]")
+        assert named.count() == (len(seat.get("stash", [])) if p == 0 else 0)
+        assert f"£{seat.get('money', 0)}" in box.locator(".money").inner_text()
+        assert box.locator(".ot-row", has_text="Police file").count() == 1
+        assert box.locator(".ot-row", has_text="tools").count() == 1
+    assert page.locator("#drawn-table .legend dt").count() >= 10
+    widths = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], widths
+    # Each "space N" move is a control on the map too: pressing the space plays it.
+    spaces_moves = page.locator("#actions button.move", has_text=re.compile(r"^space \d+"))
+    assert spaces_moves.count() >= 1
+    for i in range(spaces_moves.count()):
+        number = spaces_moves.nth(i).inner_text().split()[1]
+        assert page.locator(f"#drawn-table g.space.choice[data-space='{number}']").count() == 1
+    assert page.locator("#drawn-table g.space.choice").count() == spaces_moves.count()
+    logged = page.locator("#log > li").count()
+    page.locator("#drawn-table g.space.choice").first.click()
+    page.wait_for_function(f"document.querySelectorAll('#log > li').length > {logged}")
+    assert not page_errors, page_errors
+    page.close()
+
+
+def _london_with_a_flipped_top_card():
+    """A London position reached by seeded random play in which a stack's top card is face
+    down (flipped after its activation, LN-41), as proto3 JSON."""
+    import random
+
+    from google.protobuf import json_format
+
+    from fagin.engines import new_game
+    from fagin.server.codec import encode_state
+    state, rng = new_game("london", players=2, seed=3), random.Random(1)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state = state.resolve_chance(rng.randrange(1 << 30))
+            continue
+        seats = state.describe()["seats"]
+        if any(stack["cards"][-1]["face_down"] for seat in seats for stack in seat["stacks"]):
+            return json_format.MessageToDict(encode_state(state))
+        state = state.child(rng.choice(state.legal_actions()))
+    raise AssertionError("no flipped top card in the game")
+
+
+def test_london_stacks_show_their_flip_state_and_only_the_top_card(browser, site):
+    """The table.js drawing of a seat's view (the page's own module, fed a ViewState): each
+    stack's top card whole, face down when flipped (LN-41), the covered ones as strips (LN-30)."""
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page_errors = []
+    page.on("pageerror", lambda error: page_errors.append(error))
+    page.goto(site)
+    view = page.evaluate("""async (state) => {
+        const answer = await fetch("fagin.v1.Fagin/ViewState", { method: "POST",
+          headers: { "Content-Type": "application/json" }, body: JSON.stringify({ state, seat: 1 }) });
+        const view = await answer.json();
+        const m = await import("./table.js");
+        const box = document.createElement("div");
+        box.id = "probe";
+        box.append(m.drawTable("london", view.state, await m.componentData("london"), 1));
+        document.body.prepend(box);
+        return view.state.london;
+    }""", _london_with_a_flipped_top_card())
+    cards = {c["id"]: c for c in _data("london", "cards")["cards"]}
+    flipped = 0
+    for p, seat in enumerate(view["seats"]):
+        stacks = page.locator(f"#probe .ln-seat.seat-{p} .stack")
+        assert stacks.count() == len(seat.get("stacks", []))
+        for i, stack in enumerate(seat.get("stacks", [])):
+            drawn, top = stacks.nth(i), stack["cards"][-1]
+            assert drawn.locator(".card").count() == 1 and drawn.locator(".covered").count() == len(stack["cards"]) - 1
+            card = drawn.locator(".card")
+            assert card.get_attribute("data-card") == top["card"]
+            assert card.locator(".cost").inner_text() == f"£{cards[top['card']]['cost']}"
+            face_down = top.get("faceDown", False)
+            assert ("face-down" in card.get_attribute("class")) == face_down
+            assert (card.locator(".flag", has_text="flipped").count() == 1) == face_down
+            flipped += face_down
+    assert flipped >= 1
     assert not page_errors, page_errors
     page.close()
