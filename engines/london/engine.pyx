@@ -2163,6 +2163,84 @@ cdef void ln_evaluate(const void* st, double* out) noexcept nogil:
                 best = worth[q]
         out[p] = 1.0 / (1.0 + exp(-(worth[p] - best) / EVAL_SCALE))
 
+
+# ------------------------------------------------ features for a learned evaluation
+# Not rules: what a learned estimate of a seat's chance to win reads (python -m fagin.train,
+# seeds/london.md, "The bot and the search").  Defined once, here, and read both by the
+# trainer (features()) and by the search's learned evaluation.  Each reads only what every
+# seat sees (LN-83 to LN-86): money, loans, VP, poverty, hand sizes, the Building Displays,
+# the boroughs and the deck's size; never a hand's cards, so twins that differ only in
+# hidden cards have equal features.
+cdef enum:
+    LN_SEAT_FEATURES = 10       # per seat, each taken relative to the best other seat
+    LN_FEATURES = 13            # those, then the game's phase, the lead by phase, whose turn
+
+FEATURE_NAMES = ("vp_now", "money", "loans", "hand", "poverty", "boroughs", "face_up_cards",
+                 "yield_per_run", "underground", "worth", "deck_left", "worth_by_deck", "to_act")
+
+cdef int DECK_TOTAL = 1         # cards of the deck at the start (set by _load_features)
+
+cdef void seat_raw_features(const LNState* s, double* raw) noexcept nogil:
+    """Each seat's own feature values, seat p's at raw[p * LN_SEAT_FEATURES:]."""
+    cdef int vp[LN_MAX_PLAYERS]
+    cdef int poverty[LN_MAX_PLAYERS]
+    cdef int boroughs[LN_MAX_PLAYERS]
+    cdef int top_card[LN_MAX_PLAYERS]
+    cdef int p, i, b, up, under
+    cdef double* r
+    cdef double runs = deck_cards(s) / (EVAL_CARDS_PER_TURN * s.players) * EVAL_RUN_SHARE
+    final_scores(s, vp, poverty, boroughs, top_card)
+    for p in range(s.players):
+        r = &raw[p * LN_SEAT_FEATURES]
+        up = 0
+        for i in range(s.pc_n[p]):
+            if is_active_card(s, p, i):
+                up += 1
+        under = 0
+        for b in range(NB):
+            if s.owner[b] == p and s.underground[b]:
+                under += 1
+        r[0] = vp[p]
+        r[1] = s.money[p]
+        r[2] = s.loans[p]
+        r[3] = s.hand_n[p]
+        r[4] = poverty[p]
+        r[5] = boroughs[p]
+        r[6] = up
+        r[7] = future_yield(s, p, 1.0)
+        r[8] = under
+        r[9] = vp[p] + EVAL_HAND * s.hand_n[p] + future_yield(s, p, runs)
+
+cdef void ln_features_all(const LNState* s, double* out) noexcept nogil:
+    """The features of every seat, seat p's LN_FEATURES values at out[p * LN_FEATURES:]: each
+    seat feature minus the largest other seat's value, then the share of the deck still to
+    draw, the worth lead times that share, and 1 for the seat to act."""
+    cdef double raw[LN_MAX_PLAYERS * LN_SEAT_FEATURES]
+    cdef double best, deck = deck_cards(s) / <double>DECK_TOTAL
+    cdef int p, q, i
+    cdef double* f
+    seat_raw_features(s, raw)
+    for p in range(s.players):
+        f = &out[p * LN_FEATURES]
+        for i in range(LN_SEAT_FEATURES):
+            best = -1e9
+            for q in range(s.players):
+                if q != p and raw[q * LN_SEAT_FEATURES + i] > best:
+                    best = raw[q * LN_SEAT_FEATURES + i]
+            f[i] = raw[p * LN_SEAT_FEATURES + i] - best
+        f[LN_SEAT_FEATURES] = deck
+        f[LN_SEAT_FEATURES + 1] = f[9] * deck
+        f[LN_SEAT_FEATURES + 2] = 1.0 if s.active == p else 0.0
+
+def _load_features():
+    global DECK_TOTAL
+    cdef int v, n = 0
+    for v in range(NV):
+        n += V_COPIES[v]
+    DECK_TOTAL = n if n > 0 else 1
+
+_load_features()
+
 cdef GameDef LN_DEF
 LN_DEF.game_id = b"london"
 LN_DEF.state_size = sizeof(LNState)
@@ -2353,6 +2431,17 @@ def evaluation(data):
     cdef double out[LN_MAX_PLAYERS]
     ln_evaluate(&s, out)
     return [out[p] for p in range(s.players)]
+
+
+def features(data, int seat):
+    """Seat ``seat``'s features in this state (``ln_features_all``; names in
+    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
+    cdef LNState s = _read(data)
+    cdef double out[LN_MAX_PLAYERS * LN_FEATURES]
+    if not 0 <= seat < s.players:
+        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
+    ln_features_all(&s, out)
+    return [out[seat * LN_FEATURES + i] for i in range(LN_FEATURES)]
 
 
 def heuristic_action(data, seed=0):
