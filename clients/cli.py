@@ -9,6 +9,7 @@ before or after the command's name, as ``--timeout`` is.
     fagin new kids_of_london --players 4 --seed 1 > game.json
     fagin legal --state game.json
     fagin recommend --state game.json --seat 0 --iterations 20000
+    fagin analyse --state game.json --seat 0 --iterations 20000   # win %, margins, plans, beliefs
     fagin apply --state game.json --action 8 > next.json          # by id,
     fagin apply --state game.json --action "play 8" > next.json   # by label,
     fagin apply --state game.json --typed '{"kids_of_london": {"kind": "KIND_PLAY_CARD", "card": 8}}'
@@ -269,6 +270,65 @@ def narrate(events, out):
         _say(e.label, out, "== " if e.summary else "-- ", "   ")
 
 
+def _percent(x) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def analysis_table(rec) -> str:
+    """An analysis answer for people: the candidates with win %, margin +- error, visits,
+    prior and principal variation, the position's value, and the beliefs."""
+    lines = [f"analysis for seat {rec.seat}: {rec.action.label} (action {rec.action.id}, "
+             f"final move by {rec.analysis.final_move})",
+             f"{rec.iterations} iterations, {rec.nodes} nodes, {rec.elapsed_ms:.0f} ms, "
+             f"stopped by {pb.StopReason.Name(rec.stop_reason).removeprefix('STOP_REASON_').lower()}"]
+    root = rec.root
+    if root.win_probabilities:
+        lines.append("position: win " + ", ".join(f"seat {p} {_percent(w).strip()}"
+                                                 for p, w in enumerate(root.win_probabilities)))
+    else:
+        lines.append("position: value " + ", ".join(f"seat {p} {v:.3f}" for p, v in enumerate(root.values)))
+    if root.score_margins:
+        lines.append("          margin " + ", ".join(f"seat {p} {m:+.2f}" for p, m in enumerate(root.score_margins)))
+    lines.append(f"{'#':>2}  {'action':<34}{'win':>7}{'lcb':>7}  {'margin':>15}{'visits':>8}{'prior':>7}  pv")
+    for s in sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank):
+        x = s.analysis
+        win = _percent(x.win_probability) if x.HasField("win_probability") else f"{s.mean_value:6.3f}"
+        lcb = _percent(x.win_probability_lcb) if x.HasField("win_probability") else f"{x.win_probability_lcb:6.3f}"
+        margin = (f"{x.score_margin:+7.2f} ± {x.score_margin_error:5.2f}" if x.HasField("score_margin")
+                  else "-")
+        pv = "; ".join(m.action.label + ("" if m.visits or m.seat < 0 else "°") if m.seat in (rec.seat, -1)
+                       else f"[seat {m.seat}] {m.action.label}" for m in x.pv)
+        lines.append(f"{x.rank:>2}  {s.action.label[:34]:<34}{win:>7}{lcb:>7}  {margin:>15}{s.visits:>8}"
+                     f"{x.prior:>7.3f}  {pv}")
+    if any(m.visits == 0 and m.seat == rec.seat for s in rec.actions for m in s.analysis.pv):
+        lines.append("° past the search tree: the game's rollout policy finishes the turn")
+    if rec.HasField("beliefs"):
+        if not rec.beliefs.places:
+            lines.append("beliefs: nothing hidden that the search's determinizations fix")
+        else:
+            lines.append(f"beliefs ({rec.beliefs.determinizations} determinizations):")
+        for place in rec.beliefs.places:
+            items = ", ".join(f"{b.item} {_percent(b.share).strip()}" +
+                              (f" (x{b.copies:.2f})" if abs(b.copies - b.share) > 1e-9 else "")
+                              for b in place.items)
+            lines.append(f"  {place.place}: {items}")
+    lines += [f"note: {n}" for n in rec.notes]
+    return "\n".join(lines)
+
+
+def cmd_analyse(client, args):
+    budget = {}
+    if args.iterations is None and args.time_ms is None:
+        budget["iterations"] = 10000
+    rec = client.recommend(read_state(args.state), args.seat, iterations=args.iterations,
+                           time_ms=args.time_ms, seed=args.seed, threads=args.threads,
+                           algorithm=args.algorithm, rollout=args.rollout or "",
+                           analysis=dict(candidates=args.candidates, pv_depth=args.pv_depth,
+                                         beliefs=not args.no_beliefs, final_move=args.final_move),
+                           **budget)
+    print(to_json(rec) if args.json else analysis_table(rec))
+
+
 def cmd_play(client, args, stdin=None, out=None):
     """Plays a game in the terminal: you at --seat, bots (server recommendations) elsewhere.
     Every move and chance outcome is told as your seat saw it (ApplyAction's events)."""
@@ -404,6 +464,21 @@ def build_parser():
                    help="rollouts: uniformly random or the game's rollout policy (default: the game's choice, policy for London, random elsewhere)")
     p.add_argument("--sample", action="store_true", help="draw the action from the policy")
     p.add_argument("--json", action="store_true")
+    p = command("analyse", help="analyse a position: the best plays with win %%, margins, plans and beliefs")
+    p.add_argument("--state", required=True)
+    p.add_argument("--seat", type=INT32, required=True)
+    p.add_argument("--iterations", type=INT64, help="search budget (default 10000 when --time-ms is not given)")
+    p.add_argument("--time-ms", type=INT64)
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--threads", type=INT32)
+    p.add_argument("--algorithm", default="", help="auto (default), ismcts, ismcts_rm or oos")
+    p.add_argument("--rollout", choices=("random", "policy"))
+    p.add_argument("--candidates", type=INT32, help="plays reported in full (default 5)")
+    p.add_argument("--pv-depth", type=INT32, help="moves past the seat's turn in each plan (default 4)")
+    p.add_argument("--final-move", default="", choices=("", "visits", "value", "lcb"),
+                   help="how the best play is chosen (default visits)")
+    p.add_argument("--no-beliefs", action="store_true", help="leave out the beliefs")
+    p.add_argument("--json", action="store_true")
     p = command("play", help="play against bots in the terminal")
     p.add_argument("game")
     p.add_argument("--players", type=INT32, default=None,
@@ -441,7 +516,7 @@ def client_security(args, environ=None) -> dict:
 
 
 COMMANDS = {"games": cmd_games, "new": cmd_new, "legal": cmd_legal, "apply": cmd_apply,
-            "view": cmd_view, "recommend": cmd_recommend, "play": cmd_play}
+            "view": cmd_view, "recommend": cmd_recommend, "analyse": cmd_analyse, "play": cmd_play}
 
 
 def main(argv=None):

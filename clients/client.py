@@ -201,9 +201,25 @@ def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, alg
     return s
 
 
-def recommend_request(state, seat, **settings):
-    """A RecommendRequest; ``settings`` as for :func:`search_settings`."""
-    return pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings))
+def analysis_settings(candidates=None, pv_depth=None, beliefs=False, final_move=""):
+    """An AnalysisSettings message; None (or "") leaves a field to the server's default."""
+    a = pb.AnalysisSettings(beliefs=beliefs, final_move=final_move)
+    if candidates is not None:
+        a.candidates = candidates
+    if pv_depth is not None:
+        a.pv_depth = pv_depth
+    return a
+
+
+def recommend_request(state, seat, analysis=None, **settings):
+    """A RecommendRequest; ``settings`` as for :func:`search_settings`; ``analysis``: an
+    AnalysisSettings, a dict of :func:`analysis_settings`' arguments (``{}``: the
+    defaults) or None (not an analysis request)."""
+    req = pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings))
+    if analysis is not None:
+        req.analysis.CopyFrom(analysis if isinstance(analysis, pb.AnalysisSettings)
+                              else analysis_settings(**analysis))
+    return req
 
 
 def _apply_request(state, action, seat, seed, stop_at_chance, observer=None):
@@ -286,7 +302,7 @@ class FaginClient:
     def recommend(self, state, seat, *, timeout=None, **settings):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
         gamma, sample_action, threads, rollout, level, temperature, min_iterations (see
-        ``SearchSettings`` in fagin.proto)."""
+        ``SearchSettings`` in fagin.proto), and ``analysis`` (see :func:`recommend_request`)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
     def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,

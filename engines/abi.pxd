@@ -68,6 +68,28 @@ ctypedef struct GameDef:
     # mostly noise).
     void (*evaluate)(const void* st, double* out) noexcept nogil
     int rollout_depth
+    # Optional (NULL: the game reports no scores): each seat's score in the
+    # game's own units (London VP, Oliver Twist pounds, ...), written to
+    # out[0:num_players]: the final score at a terminal state, the score as it
+    # stands otherwise (where a "policy" rollout stopped early).  Read only by
+    # an analysis search (score margins, see search/analysis.py).
+    void (*scores)(const void* st, double* out) noexcept nogil
+    # Optional (NULL: the game hides nothing a determinization fixes): writes,
+    # for every place `observer` cannot see into and every item, the copies of
+    # the item there to out[place * belief_items + item] (every cell written,
+    # zeros included).  Called on determinized states by a search asked for
+    # beliefs only; the engine's Python side names the places and items
+    # (`belief_layout`).  Must read only the places it reports, so that twin
+    # positions give the same counts for the same determinization.
+    void (*hidden_counts)(const void* st, int observer, int* out) noexcept nogil
+    int belief_places
+    int belief_items
+    # Optional (NULL: none): a learned estimate of each seat's return, as
+    # `evaluate` (same scale, same use at a policy rollout's cut-off), fitted
+    # to self-play positions and shipped as data in the game's room.  A
+    # search takes it instead of `evaluate` when asked (ISMCTS
+    # evaluation="learned").
+    void (*evaluate_learned)(const void* st, double* out) noexcept nogil
 
 # Name of the PyCapsule that carries a `GameDef*`.
 cdef extern from *:

@@ -89,6 +89,21 @@ cdef class Game:
         return self.gd.rollout_action != NULL
 
     @property
+    def has_scores(self):
+        """Whether the engine reports each seat's score (``GameDef.scores``)."""
+        return self.gd.scores != NULL
+
+    @property
+    def has_beliefs(self):
+        """Whether the engine counts what a seat cannot see (``GameDef.hidden_counts``)."""
+        return self.gd.hidden_counts != NULL and self.gd.belief_places > 0 and self.gd.belief_items > 0
+
+    @property
+    def belief_shape(self):
+        """(places, items) of the engine's hidden counts (``GameDef.hidden_counts``)."""
+        return (self.gd.belief_places, self.gd.belief_items)
+
+    @property
     def num_distinct_actions(self):
         return self.gd.num_distinct_actions
 
@@ -299,6 +314,42 @@ cdef class State:
         """64-bit information-set key of ``player``."""
         self._check_seat(player, "player")
         return self.game.gd.infoset_key(self.data, player)
+
+    def scores(self):
+        """Each seat's score in the game's own units (final at a terminal state, as it
+        stands otherwise), or None if the engine reports none (``GameDef.scores``)."""
+        cdef double out[MAX_SEATS]
+        if self.game.gd.scores == NULL:
+            return None
+        self.game.gd.scores(self.data, out)
+        return [out[i] for i in range(self.game.gd.num_players(self.data))]
+
+    def hidden_counts(self, int observer):
+        """The copies of each item in each place ``observer`` cannot see into, as
+        ``GameDef.hidden_counts`` writes them (a list of ``places * items`` counts), or
+        None if the engine counts none."""
+        self._check_seat(observer, "observer")
+        if not self.game.has_beliefs:
+            return None
+        cdef int cells = self.game.gd.belief_places * self.game.gd.belief_items
+        cdef int* out = <int*>malloc(sizeof(int) * cells)
+        if out == NULL:
+            raise MemoryError()
+        try:
+            self.game.gd.hidden_counts(self.data, observer, out)
+            return [out[i] for i in range(cells)]
+        finally:
+            free(out)
+
+    def rollout_action(self, seed):
+        """The pick of the engine's rollout policy (``GameDef.rollout_action``) for the
+        player to act, from ``seed``; None without a policy or away from a decision."""
+        cdef Rng rng
+        cdef int p = self.game.gd.current_player(self.data)
+        if self.game.gd.rollout_action == NULL or p < 0:
+            return None
+        rng_seed(&rng, <uint64_t>seed)
+        return self.game.gd.rollout_action(self.data, &rng)
 
     def determinize(self, int observer, seed):
         """A copy in which everything ``observer`` cannot see is resampled from ``seed``."""

@@ -383,6 +383,12 @@ class Engine(Protocol):
         """The action id of a typed form, which must be a chance outcome's with ``chance``
         and a decision's without; ValueError naming the field if it fits no such action."""
 
+    # Optional, with ``GameDef.hidden_counts``: ``belief_layout(data, seat) -> (places,
+    # items)``, naming the cells the hook counts for ``seat``: ``places`` a list of
+    # ``(name, owner seat or None)`` (``GameDef.belief_places`` of them), ``items`` a list of
+    # names (``GameDef.belief_items``; None for an unused index). The names depend only on
+    # what ``seat`` knows (fagin.search.analysis reports them as beliefs).
+    #
     # Optional: ``options_of(data) -> dict``, the options a state was made with, for
     # games whose action ids depend on them (Liar's Dice). Absent: no options matter.
     #

@@ -76,6 +76,11 @@ cdef int64_t TREE_ITERATION_CAP = 0xFFFFFFFF - 1
 cdef double CHECK_MS = 0.1
 cdef int64_t MAX_CHECK_STRIDE = 64
 
+# Analysis sums per root slot: visits, each seat's return sum, each seat's margin sum,
+# the searching seat's return square sum and margin square sum (see _record_root).
+cdef enum:
+    AN_STRIDE = 2 * MAX_SEATS + 3
+
 # Sentinel for "no limit" on iterations.
 cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
 cdef enum:
@@ -103,6 +108,11 @@ cdef bint _grow_int32s(int32_t** p, int64_t n) noexcept nogil:
 #: actions and takes the evaluation's estimate; "random" always plays uniformly
 #: to the end.
 ROLLOUTS = ("policy", "random")
+#: What scores a cut-off playout (ISMCTS ``evaluation``): the game's hand-written
+#: ``GameDef.evaluate`` or its learned ``GameDef.evaluate_learned``.
+EVALUATIONS = ("handwritten", "learned")
+
+ctypedef void (*EvalFn)(const void* st, double* out) noexcept nogil
 DEFAULT_ROLLOUT = "random"
 
 
@@ -155,6 +165,8 @@ cdef class ISMCTS:
     cdef double* root_picks     # with a prior: per action id, root descents where the policy picked it
     cdef double* root_sq        # per root slot: the sum of squared returns (the final-move rules' spreads)
     cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
+    cdef EvalFn evaluate_fn     # what scores a cut-off playout: gd.evaluate, or gd.evaluate_learned
+    cdef readonly str evaluation  # EVALUATIONS: which of the two
     cdef unsigned char* root
     cdef unsigned char* work
     cdef int* legal             # the current legal actions (room for max_legal_actions)
@@ -182,6 +194,17 @@ cdef class ISMCTS:
     cdef int running
     cdef uint64_t root_key
     cdef double sample_prob
+    # Analysis (see "analysis" below): off unless asked for; the loop then pays one
+    # test of each flag an iteration and allocates nothing.
+    cdef int analysis            # gather the root's returns, margins and policy picks
+    cdef int want_beliefs        # tally the determinizations' hidden counts
+    cdef double* an_root         # per root slot: AN_STRIDE sums (see _record_root)
+    cdef double* an_picks        # per action id: root descents where the rollout policy picked it
+    cdef int* an_counts          # one determinization's hidden counts
+    cdef double* an_copies       # per cell: copies summed over the determinizations
+    cdef double* an_present      # per cell: determinizations with a copy there
+    cdef int an_cells
+    cdef int64_t an_draws        # determinizations tallied
 
     def __cinit__(self):
         self.root = NULL
@@ -201,10 +224,15 @@ cdef class ISMCTS:
         self.path_m = NULL
         self.path_sig_a = NULL
         memset(&self.tree, 0, sizeof(Tree))
+        self.an_root = NULL
+        self.an_picks = NULL
+        self.an_counts = NULL
+        self.an_copies = NULL
+        self.an_present = NULL
 
     def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
-                 prior=None, cutoff=None, final=None):
+                 prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -249,7 +277,11 @@ cdef class ISMCTS:
         default ``GameDef.rollout_depth``.  ``final``: the final-move rule,
         ``"visits"``, ``"lcb"`` or ``"prior"`` (``results.FINAL_RULES``).
 
-        ``exploration``, ``prior``, ``cutoff`` and ``final`` left out (None)
+        ``evaluation``: what scores a cut-off playout, ``"handwritten"``
+        (``GameDef.evaluate``, the default) or ``"learned"``
+        (``GameDef.evaluate_learned``, a model shipped in the game's room).
+
+        ``exploration``, ``prior``, ``cutoff``, ``final`` and ``evaluation`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
         ``limits.tuned``), else the defaults above.
         """
@@ -267,6 +299,10 @@ cdef class ISMCTS:
             final = own.get("final", "visits")
         if final not in FINAL_RULES:
             raise ValueError(f"final: one of {', '.join(FINAL_RULES)}, got {final!r}")
+        if evaluation is None:
+            evaluation = own.get("evaluation", "handwritten")
+        if evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation: one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
         if cutoff is not None and not (isinstance(cutoff, int) and 0 <= cutoff <= 100_000):
             raise ValueError(f"cutoff: must be from 0 to 100000 rollout actions, got {cutoff!r}")
         if gamma is None:
@@ -293,6 +329,12 @@ cdef class ISMCTS:
         self.cutoff = 0
         if self.use_policy and self.gd.evaluate != NULL:
             self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
+        self.evaluation = evaluation
+        self.evaluate_fn = self.gd.evaluate
+        if evaluation == "learned":
+            if self.gd.evaluate_learned == NULL:
+                raise ValueError(f"evaluation: {self.gd.game_id.decode()} has no learned evaluation")
+            self.evaluate_fn = self.gd.evaluate_learned
         if prior is None:
             prior = PRIOR_WEIGHT if self.cutoff > 0 else 0.0
         if not (prior >= 0 and prior <= MAX_PRIOR):
@@ -344,6 +386,8 @@ cdef class ISMCTS:
         if self.slot_bound * sizeof(Slot) > SLOT_CHUNK_BYTES:
             raise ValueError(f"the game's decisions have up to {self.slot_bound} actions; "
                              f"a search handles up to {SLOT_CHUNK_BYTES // sizeof(Slot)}")
+        if analysis or beliefs:
+            self._start_analysis(analysis, beliefs)
         # The tree's first chunks are made by the first run: a search made and not yet run
         # (one waiting for a server's admission) holds no tree memory.
 
@@ -365,6 +409,11 @@ cdef class ISMCTS:
         free(self.path_m)
         free(self.path_sig_a)
         tree_free(&self.tree)
+        free(self.an_root)
+        free(self.an_picks)
+        free(self.an_counts)
+        free(self.an_copies)
+        free(self.an_present)
 
     @property
     def path_entries(self):
@@ -429,7 +478,7 @@ cdef class ISMCTS:
         action at a decision), else 0."""
         cdef const GameDef* gd = self.gd
         cdef void* st = self.work
-        cdef int p, n, m, depth = 0, slot, a
+        cdef int p, n, m, depth = 0, slot, a, hint
         cdef int64_t node
         cdef uint64_t key
         cdef bint in_tree = True
@@ -439,6 +488,8 @@ cdef class ISMCTS:
         cdef double returns[MAX_SEATS]
         memcpy(st, self.root, gd.state_size)
         gd.determinize(st, self.seat, &self.rng)
+        if self.want_beliefs:
+            self._tally_beliefs(st)
         self.reach.own = 1.0
         self.reach.others = 1.0
         self.reach.sample = 1.0
@@ -451,7 +502,7 @@ cdef class ISMCTS:
                 continue
             if not in_tree or (depth >= self.path_len and not self._grow_path(2 * self.path_len)):
                 if self.cutoff > 0 and out_steps >= self.cutoff:
-                    gd.evaluate(st, returns)
+                    self.evaluate_fn(st, returns)
                     evaluated = True
                     break
                 a = self._rollout_action(st)
@@ -488,10 +539,12 @@ cdef class ISMCTS:
                 slot = select_rm(base, self.mapped, m, self.gamma, &self.rng, self.sigma, &self.sample_prob)
             else:
                 # The policy's pick is asked before any of this node's moves is made.
-                a = gd.rollout_action(st, &self.rng) if self.prior > 0 else -1
-                if depth == 0 and 0 <= a < self.legal_cap:
-                    self.root_picks[a] += 1
-                slot = select_ucb(base, self.mapped, m, not in_tree, a, self.exploration, self.prior, &self.rng)
+                hint = gd.rollout_action(st, &self.rng) if self.prior > 0 else -1
+                if depth == 0 and 0 <= hint < self.legal_cap:
+                    self.root_picks[hint] += 1
+                    if self.analysis:
+                        self.an_picks[hint] += 1
+                slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior, &self.rng)
             self.path_node[depth] = node
             self.path_slot[depth] = slot
             self.path_prob[depth] = self.sample_prob
@@ -499,6 +552,8 @@ cdef class ISMCTS:
             gd.apply_action(st, base[slot].action)
         if not evaluated:
             gd.returns(st, returns)
+        if self.analysis and depth > 0:
+            self._record_root(st, returns)
         if self.use_os:
             self._backup_os(depth, returns, update)
         else:
@@ -548,6 +603,112 @@ cdef class ISMCTS:
                     base[slot].regret += ((child if slot == self.path_slot[i] else 0.0) - est) * self.path_w[i]
                     base[slot].avg += self.path_m[i] * sig[k]
             value = est
+
+    # ------------------------------------------------------------ analysis
+    # An analysis search (``analysis=True``) also sums, for each root action, every
+    # seat's return and score margin (``GameDef.scores``: a seat's score less the best
+    # other seat's) and the squares of the searching seat's, and counts the root descents
+    # in which the rollout policy picked each action (the progressive bias's prior).  A
+    # search asked for ``beliefs`` tallies each determinization's hidden counts
+    # (``GameDef.hidden_counts``).  All of it is allocated here, once, never in the loop;
+    # search/analysis.py turns the sums into an answer.
+
+    cdef void _start_analysis(self, bint analysis, bint beliefs) except *:
+        cdef int cells
+        if analysis:
+            self.an_root = <double*>calloc(self.slot_bound * AN_STRIDE, sizeof(double))
+            self.an_picks = <double*>calloc(self.legal_cap, sizeof(double))
+            if self.an_root == NULL or self.an_picks == NULL:
+                raise MemoryError()
+            self.analysis = 1
+        if beliefs and self.gd.hidden_counts != NULL and self.gd.belief_places > 0 and self.gd.belief_items > 0:
+            cells = self.gd.belief_places * self.gd.belief_items
+            self.an_counts = <int*>calloc(cells, sizeof(int))
+            self.an_copies = <double*>calloc(cells, sizeof(double))
+            self.an_present = <double*>calloc(cells, sizeof(double))
+            if self.an_counts == NULL or self.an_copies == NULL or self.an_present == NULL:
+                raise MemoryError()
+            self.an_cells = cells
+            self.want_beliefs = 1
+
+    cdef void _record_root(self, const void* st, const double* returns) noexcept nogil:
+        """Adds an iteration's outcome to the sums of the root action it took."""
+        cdef Node* nd = tree_node(&self.tree, self.path_node[0])
+        cdef double scores[MAX_SEATS]
+        cdef double* row
+        cdef double best, u, margin
+        cdef int p, q, n
+        if nd.seat != self.seat or nd.key != self.root_key:
+            return
+        row = &self.an_root[self.path_slot[0] * AN_STRIDE]
+        n = self.gd.num_players(st)
+        row[0] += 1
+        for p in range(n):
+            row[1 + p] += returns[p]
+        u = returns[self.seat]
+        row[1 + 2 * MAX_SEATS] += u * u
+        if self.gd.scores == NULL:
+            return
+        self.gd.scores(st, scores)
+        for p in range(n):
+            best = -1e300
+            for q in range(n):
+                if q != p and scores[q] > best:
+                    best = scores[q]
+            margin = scores[p] - best if n > 1 else scores[p]
+            row[1 + MAX_SEATS + p] += margin
+            if p == self.seat:
+                row[2 + 2 * MAX_SEATS] += margin * margin
+
+    cdef void _tally_beliefs(self, const void* st) noexcept nogil:
+        """Adds a determinization's hidden counts to the beliefs' sums."""
+        cdef int i, c
+        self.gd.hidden_counts(st, self.seat, self.an_counts)
+        for i in range(self.an_cells):
+            c = self.an_counts[i]
+            if c > 0:
+                self.an_copies[i] += c
+                self.an_present[i] += 1
+        self.an_draws += 1
+
+    def analysis_sums(self):
+        """The analysis sums so far, or None for a search made without ``analysis`` or
+        ``beliefs``: a dict with ``root`` ({action: (visits, [return sum by seat],
+        [margin sum by seat], return square sum, margin square sum)}, every root slot,
+        margins 0 where the game has no scores), ``picks`` ({action: root descents where
+        the rollout policy picked it}), ``determinizations`` (those tallied for beliefs),
+        ``copies`` and ``present`` (per cell of ``GameDef.hidden_counts``: copies summed,
+        determinizations holding one; empty without beliefs)."""
+        cdef int64_t root
+        cdef Node* nd
+        cdef double* row
+        cdef int j, p, n = self.gd.num_players(self.root)
+        if not (self.analysis or self.want_beliefs):
+            return None
+        sums = {}
+        picks = {}
+        if self.analysis:
+            root = tree_find(&self.tree, self.seat, self.root_key)
+            if root >= 0:
+                nd = tree_node(&self.tree, root)
+                for j in range(nd.num_slots):
+                    row = &self.an_root[j * AN_STRIDE]
+                    sums[nd.slots[j].action] = (int(row[0]), [row[1 + p] for p in range(n)],
+                                                [row[1 + MAX_SEATS + p] for p in range(n)],
+                                                row[1 + 2 * MAX_SEATS], row[2 + 2 * MAX_SEATS])
+            picks = {a: self.an_picks[a] for a in range(self.legal_cap) if self.an_picks[a] > 0}
+        return {"root": sums, "picks": picks, "determinizations": self.an_draws,
+                "copies": [self.an_copies[j] for j in range(self.an_cells)],
+                "present": [self.an_present[j] for j in range(self.an_cells)]}
+
+    def node_visits(self, int seat, uint64_t key):
+        """{action: visits} of seat's node at information set ``key`` (None if the tree has
+        no such node): what a principal variation follows."""
+        cdef int64_t node = tree_find(&self.tree, seat, key)
+        if node < 0:
+            return None
+        cdef Node* nd = tree_node(&self.tree, node)
+        return {nd.slots[j].action: nd.slots[j].visits for j in range(nd.num_slots)}
 
     def run(self, iterations=None, time_ms=None):
         """Runs until ``iterations`` more iterations, ``time_ms`` more milliseconds, or cancel.

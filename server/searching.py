@@ -11,12 +11,13 @@ import random
 import time
 from dataclasses import dataclass, field
 
+from fagin.search import analysis as analysis_mod
 from fagin.search import levels, limits
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server import admission
 from fagin.server import wire
-from fagin.server.codec import BadRequest, action_encoder, decode_state
+from fagin.server.codec import BadRequest, _encoded_action, action_encoder, decode_state
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses; "auto" (the
@@ -92,6 +93,8 @@ class SearchJob:
     slice_iterations: int = 256
     # 0: answer the best move; above 0: a move drawn from policy^(1/temperature).
     temperature: float = 0.0
+    # An analysis request's settings, after defaults and limits (None: not one).
+    analysis: fagin_pb2.AnalysisSettings | None = None
 
     def remaining(self):
         """(iterations, time_ms) left of the budget; None where unlimited."""
@@ -177,6 +180,21 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         temperature = level.temperature
     else:
         temperature = 1.0 if sampled else 0.0
+    wants_analysis = request.HasField("analysis")
+    if wants_analysis:
+        analysis_settings = _analysis_settings(request.analysis, f"{p}analysis", notes)
+        # An analysis answers the best estimate, never a draw (issue 25).
+        if settings.HasField("temperature") and settings.temperature > 0:
+            raise BadRequest(f"{p}search.temperature: an analysis request never draws its move; "
+                             f"leave it unset or 0 (analysis.final_move chooses the rule)")
+        if settings.sample_action:
+            raise BadRequest(f"{p}search.sample_action: an analysis request never draws its move; "
+                             f"leave it unset (analysis.final_move chooses the rule)")
+        if temperature:
+            notes.append(f"analysis: the move is the best by analysis.final_move "
+                         f"({analysis_settings.final_move}), not drawn at the temperature {temperature:g} "
+                         f"the {'level' if level is not None and level.temperature else 'algorithm'} would use")
+            temperature = 0.0
     if iterations is not None and iterations <= 0:
         raise BadRequest(f"{p}search.iterations: must be positive, got {iterations}")
     if time_ms is not None and time_ms <= 0:
@@ -258,12 +276,15 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     try:
         searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
                                       exploration=exploration, max_nodes=node_cap,
-                                      selection=SELECTION[algorithm], gamma=gamma, rollout=rollout)
+                                      selection=SELECTION[algorithm], gamma=gamma, rollout=rollout,
+                                      **({"analysis": True, "beliefs": analysis_settings.beliefs}
+                                         if wants_analysis else {}))
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed,
                                          exploration=searcher.parts[0].exploration,
-                                         sample_action=settings.sample_action or temperature == 1.0,
+                                         sample_action=(settings.sample_action or temperature == 1.0)
+                                         and not wants_analysis,
                                          rollout=rollout)
     if temperature:
         effective.temperature = temperature
@@ -282,7 +303,26 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
                      started=time.monotonic(), min_iterations=min_iterations,
                      reserve_bytes=node_cap * threads * per_node, node_cap=node_cap, node_bytes=per_node,
-                     temperature=temperature)
+                     temperature=temperature, analysis=analysis_settings if wants_analysis else None)
+
+
+def _analysis_settings(given, path, notes):
+    """An AnalysisSettings checked, with its defaults filled in (raises BadRequest)."""
+    used = fagin_pb2.AnalysisSettings(beliefs=given.beliefs)
+    candidates = given.candidates if given.HasField("candidates") else analysis_mod.DEFAULT_CANDIDATES
+    if not 1 <= candidates <= analysis_mod.MAX_CANDIDATES:
+        raise BadRequest(f"{path}.candidates: must be from 1 to {analysis_mod.MAX_CANDIDATES}, got {candidates}")
+    depth = given.pv_depth if given.HasField("pv_depth") else analysis_mod.DEFAULT_PV_DEPTH
+    if not 0 <= depth <= analysis_mod.MAX_PV_DEPTH:
+        raise BadRequest(f"{path}.pv_depth: must be from 0 to {analysis_mod.MAX_PV_DEPTH}, got {depth}")
+    final_move = given.final_move or "visits"
+    if final_move not in analysis_mod.FINAL_MOVES:
+        raise BadRequest(f"{path}.final_move: unknown rule {_quoted(given.final_move)}; "
+                         f"use one of: {', '.join(analysis_mod.FINAL_MOVES)}")
+    used.candidates = candidates
+    used.pv_depth = depth
+    used.final_move = final_move
+    return used
 
 
 def check_min_iterations(job: SearchJob, reason: str):
@@ -300,6 +340,8 @@ def _chosen(job: SearchJob, reason: str):
     """(the search's SearchResult so far, the action to recommend)."""
     result = job.searcher.result(reason)
     action = result.action
+    if job.analysis is not None:
+        return result, action                 # analysis_bytes chooses by its own rule
     if job.temperature:
         # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
         rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
@@ -319,7 +361,68 @@ def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
     messages, the answer was fagin's costliest step of a small call)."""
     result, action = _chosen(job, reason)
     encoded = action_encoder(job.game, False, job.state.options(), state=job.state)
+    if job.analysis is not None:
+        return analysis_bytes(job, reason, result, encoded)
     return wire.recommendation_bytes(
         encoded(action), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
         result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
         job.settings.SerializeToString(), _notes(job, reason))
+
+
+def _pv_action(job, move):
+    """A principal variation's move as an Action: its id, typed form and label (the label
+    of the determinization the variation follows: it may name a card there)."""
+    options = job.state.options()
+    key = tuple(sorted(options.items())) if options else None
+    msg = fagin_pb2.Action()
+    msg.CopyFrom(_encoded_action(job.game.id, move.action, move.seat < 0, key))
+    msg.label = move.label
+    return msg
+
+
+def analysis_bytes(job: SearchJob, reason: str, result, encoded) -> bytes:
+    """The Recommendation of an analysis request, serialized: the plain answer's fields,
+    then the analysis of the search so far (fagin.search.analysis)."""
+    a = job.analysis
+    report = analysis_mod.analyse(job.searcher.parts, job.state, job.seat, candidates=a.candidates,
+                                  pv_depth=a.pv_depth, beliefs=a.beliefs, final_move=a.final_move,
+                                  seed=job.settings.seed, labels={s.action: s.label for s in result.stats},
+                                  own_best=result.action)
+    rec = fagin_pb2.Recommendation.FromString(wire.recommendation_bytes(
+        encoded(report.best), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
+        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
+        job.settings.SerializeToString(), _notes(job, reason)))
+    by_action = report.by_action()
+    for stat in rec.actions:
+        x = by_action.get(stat.action.id)
+        if x is None or not x.rank:
+            continue
+        out = stat.analysis
+        out.rank = x.rank
+        if x.win_probability is not None:
+            out.win_probability = x.win_probability
+            out.seat_win_probabilities.extend(x.win_probabilities)
+        out.win_probability_error = x.win_error
+        out.win_probability_lcb = x.win_lcb
+        if x.margin is not None:
+            out.score_margin = x.margin
+            out.score_margin_error = x.margin_error
+            out.score_margin_lcb = x.margin_lcb
+        out.prior = x.prior
+        for move in x.pv:
+            out.pv.add(action=_pv_action(job, move), seat=move.seat, visits=move.visits)
+    rec.analysis.CopyFrom(a)
+    rec.root.visits = report.visits
+    rec.root.values.extend(report.values)
+    rec.root.win_probabilities.extend(report.win_probabilities)
+    rec.root.score_margins.extend(report.margins)
+    if a.beliefs:
+        rec.beliefs.SetInParent()
+        rec.beliefs.determinizations = report.determinizations
+        for place in report.beliefs:
+            msg = rec.beliefs.places.add(place=place.place)
+            if place.seat is not None:
+                msg.seat = place.seat
+            for item in place.items:
+                msg.items.add(item=item.item, share=item.share, copies=item.copies)
+    return rec.SerializeToString()

@@ -8,6 +8,7 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 RUNS = {
+    "analysis_cost.py": (["--iterations", "50", "--repeat", "1", "--moves", "2"], "analysis/plain"),
     "playouts.py": (["--seconds", "0.05"], "playouts"),
     "ismcts_speed.py": (["--iterations", "200", "--repeat", "1"], "KoL 4 players, opening"),
     "gangs_of_kyoto_deck.py": (["--games", "3"], "Stay Late"),

@@ -174,6 +174,76 @@ function statsTable(rec, caption) {
   return box;
 }
 
+// The analysis of a position (RecommendRequest.analysis): the candidates best first with
+// win % as a bar, the margin ± its standard error, visits, prior and the principal variation;
+// then the position's value and the beliefs, each share as a bar.
+function shareBar(share, text) {
+  const pct = `${(100 * Math.max(0, Math.min(1, share))).toFixed(1)}%`;
+  return el("div", { class: "policy" },
+    el("div", { class: "bar", "aria-hidden": "true" }, el("div", { class: "fill", style: `width: ${pct}` })),
+    el("span", {}, text || pct));
+}
+
+function analysisTable(rec, caption) {
+  const rows = [...rec.actions].filter((s) => s.analysis).sort((a, b) => a.analysis.rank - b.analysis.rank);
+  const table = el("table", { class: "stats analysis" },
+    el("caption", {}, caption),
+    el("thead", {}, el("tr", {},
+      ...["Move", "Win", "Margin", "Visits", "Prior", "Plan"].map((h) => el("th", { scope: "col" }, h)))));
+  const body = el("tbody");
+  for (const s of rows) {
+    const x = s.analysis;
+    const win = x.winProbability !== undefined ? s.winProbability : null;
+    const winCell = win !== null
+      ? shareBar(win, `${(100 * win).toFixed(1)}% (≥ ${(100 * Math.max(0, x.winProbabilityLcb || 0)).toFixed(1)}%)`)
+      : el("span", {}, (s.meanValue || 0).toFixed(3));
+    const margin = x.scoreMargin !== undefined
+      ? `${x.scoreMargin >= 0 ? "+" : ""}${x.scoreMargin.toFixed(2)} ± ${(x.scoreMarginError || 0).toFixed(2)}` : "–";
+    const plan = (x.pv || []).map((m) => {
+      const seat = m.seat === undefined ? 0 : m.seat;
+      const who = seat === rec.seat || seat === -1 ? "" : `[seat ${seat}] `;
+      return who + m.action.label + (Number(m.visits || 0) === 0 && seat === rec.seat ? "°" : "");
+    }).join("; ");
+    const chosen = rec.action && s.action.id === rec.action.id;
+    body.append(el("tr", chosen ? { class: "chosen" } : {},
+      el("th", { scope: "row" }, s.action.label + (chosen ? " ✔" : "")),
+      el("td", {}, winCell), el("td", {}, margin), el("td", {}, String(Number(s.visits || 0))),
+      el("td", {}, (x.prior || 0).toFixed(3)), el("td", { class: "plan" }, plan)));
+  }
+  table.append(body);
+  const box = el("div", {}, table);
+  const root = rec.root || {};
+  if (root.winProbabilities && root.winProbabilities.length) {
+    box.append(el("p", { class: "summary" }, "Position: " +
+      root.winProbabilities.map((w, p) => `seat ${p} wins ${(100 * w).toFixed(1)}%`).join(", ") +
+      (root.scoreMargins ? "; margins " + root.scoreMargins.map((m, p) => `seat ${p} ${m >= 0 ? "+" : ""}${m.toFixed(2)}`).join(", ") : "")));
+  }
+  box.append(el("p", { class: "summary" },
+    `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${Math.round(rec.elapsedMs || 0)} ms. ` +
+    "° past the search tree: the game's rollout policy finishes the turn."));
+  if (rec.beliefs) {
+    const beliefs = rec.beliefs.places || [];
+    box.append(el("h3", {}, beliefs.length
+      ? `What seat ${rec.seat} cannot see (${Number(rec.beliefs.determinizations || 0)} determinizations)`
+      : "Beliefs: nothing hidden that the search's determinizations fix"));
+    for (const place of beliefs) {
+      const t = el("table", { class: "stats beliefs" }, el("caption", {}, place.place));
+      const b = el("tbody");
+      for (const item of place.items || []) {
+        const copies = item.copies || 0, share = item.share || 0;
+        b.append(el("tr", {}, el("th", { scope: "row" }, item.item),
+          el("td", {}, shareBar(share, `${(100 * share).toFixed(1)}%` +
+            (Math.abs(copies - share) > 1e-9 ? ` (×${copies.toFixed(2)})` : "")))));
+      }
+      t.append(b);
+      box.append(t);
+    }
+  }
+  const notes = (rec.notes || []).map((n) => el("li", {}, n));
+  if (notes.length) box.append(el("ul", { class: "notes" }, ...notes));
+  return box;
+}
+
 // ------------------------------------------------------------------------------------------
 // Setting up a game
 
@@ -587,8 +657,9 @@ async function bestMove() {
   $("analysis-status").textContent = `Searching for seat ${shown.seat}'s best move (${budgetText(budget)})…`;
   $("best-move").disabled = true;
   try {
-    const rec = await call("Recommend", { state: shown.state, seat: shown.seat, search: budgetSearch(budget, 1) });
-    $("analysis-stats").replaceChildren(statsTable(rec, `Best move for seat ${shown.seat}: ${rec.action.label}`));
+    const rec = await call("Recommend", { state: shown.state, seat: shown.seat, search: budgetSearch(budget, 1),
+                                          analysis: { beliefs: true } });
+    $("analysis-stats").replaceChildren(analysisTable(rec, `Best plays for seat ${shown.seat} (${budgetText(budget)})`));
     $("analysis-status").textContent = `Best move for seat ${shown.seat}: ${rec.action.label}.`;
   } catch (e) {
     showError(e);

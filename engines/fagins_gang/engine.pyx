@@ -766,6 +766,13 @@ cdef int fg_make_current(void* st, int seat) noexcept nogil:
 
 include "rollout.pxi"
 
+cdef void fg_scores(const void* st, double* out) noexcept nogil:
+    # FG-29: the analysis score is a seat's urchins home, the first key of FG-24's ranking.
+    cdef const FGState* s = <const FGState*>st
+    cdef int p
+    for p in range(s.players):
+        out[p] = s.home[p]
+
 cdef GameDef FG_DEF
 FG_DEF.game_id = b"fagins_gang"
 FG_DEF.state_size = sizeof(FGState)
@@ -786,6 +793,7 @@ FG_DEF.make_current = fg_make_current
 FG_DEF.rollout_action = fg_rollout_action
 FG_DEF.evaluate = fg_evaluate
 FG_DEF.rollout_depth = EVAL_DEPTH
+FG_DEF.scores = fg_scores
 
 # ------------------------------------------------------- the Python side
 

@@ -41,6 +41,11 @@ from fagin.engines.validation import int_in as _int_in
 cdef enum:
     GK_MAX_PLAYERS = 5
     MAX_KINDS = 32           # distinct kinds of card the data file may list
+    # Places of the beliefs (gk_hidden_counts): seat p's face-down pile is place p, then these.
+    GK_POOL = GK_MAX_PLAYERS
+    GK_HAND = GK_MAX_PLAYERS + 1
+    GK_TOP = GK_MAX_PLAYERS + 2
+    GK_PLACES = GK_MAX_PLAYERS + 3
     ROW_CAP = 64             # cards in one row (zero-valued cards make rows long)
     HIDDEN_CAP = 24          # hidden bell cards in one victory pile
     TOP_CAP = 8              # cards put back on top of the deck (at most one deal)
@@ -686,6 +691,30 @@ cdef int gk_rollout_action(const void* st, Rng* rng) noexcept nogil:
                 best = p
     return A_GIVE + (best if best >= 0 else me)
 
+cdef void gk_scores(const void* st, double* out) noexcept nogil:
+    # GK-21: the analysis score is a seat's bells (its victory pile, face-down cards included).
+    cdef const GKState* s = <const GKState*>st
+    cdef int p
+    for p in range(s.players):
+        out[p] = bells_of(s, p)
+
+cdef void gk_hidden_counts(const void* st, int observer, int* out) noexcept nogil:
+    # GK-22: beliefs count the places gk_determinize deals again (GK-18).
+    cdef const GKState* s = <const GKState*>st
+    cdef int p, i, t
+    memset(out, 0, sizeof(int) * GK_PLACES * MAX_KINDS)
+    for p in range(s.players):
+        if p == observer or s.open_piles:
+            continue
+        for i in range(s.hidden_len[p]):
+            out[p * MAX_KINDS + s.hidden[p][i]] += 1
+    for t in range(NUM_KINDS):
+        out[GK_POOL * MAX_KINDS + t] = s.pool[t]
+    for i in range(s.hand_len):
+        out[GK_HAND * MAX_KINDS + s.hand[i]] += 1
+    for i in range(s.top_len):
+        out[GK_TOP * MAX_KINDS + s.top[i]] += 1
+
 cdef GameDef GK_DEF
 GK_DEF.game_id = b"gangs_of_kyoto"
 GK_DEF.state_size = sizeof(GKState)
@@ -705,6 +734,10 @@ GK_DEF.determinize = gk_determinize
 GK_DEF.infoset_key = gk_infoset_key
 GK_DEF.make_current = gk_make_current
 GK_DEF.rollout_action = gk_rollout_action
+GK_DEF.scores = gk_scores
+GK_DEF.hidden_counts = gk_hidden_counts
+GK_DEF.belief_places = GK_PLACES
+GK_DEF.belief_items = MAX_KINDS
 
 GAME_DEF = PyCapsule_New(<void*>&GK_DEF, GAMEDEF_CAPSULE, NULL)
 
@@ -984,6 +1017,14 @@ _KIND_ORDER = {k: i for i, k in enumerate(KINDS)}
 
 def _canonical(cards):
     return sorted(cards, key=lambda c: (_KIND_ORDER[c["kind"]], c["value"], c["bells"], c["draw"]))
+
+
+def belief_layout(data, int seat):
+    """What gk_hidden_counts counts for ``seat`` (GK-22): the places, as (name, owner
+    seat or None), and the items (card names by kind, None past the deck's kinds)."""
+    places = [(f"seat {p}'s face-down pile", p) for p in range(GK_MAX_PLAYERS)]
+    places += [("the deck", None), ("the face-down deal", None), ("put back on the deck", None)]
+    return places, [card_name(k) if k < NUM_KINDS else None for k in range(MAX_KINDS)]
 
 
 def view(data, int seat):

@@ -526,6 +526,13 @@ cdef int kl_rollout_action(const void* st, Rng* rng) noexcept nogil:
         return A_LONE_CARD if card >= gain else A_LONE_CHARACTER
     return A_LONE_CARD if s.coins[me] + card <= rival else A_LONE_CHARACTER
 
+cdef void kl_scores(const void* st, double* out) noexcept nogil:
+    # KL-24: the analysis score is a seat's coins (the margin is in coins).
+    cdef const KLState* s = <const KLState*>st
+    cdef int seat
+    for seat in range(n_players(s)):
+        out[seat] = s.coins[seat]
+
 cdef GameDef KL_DEF
 KL_DEF.game_id = b"kids_of_london"
 KL_DEF.state_size = sizeof(KLState)
@@ -545,6 +552,7 @@ KL_DEF.determinize = kl_determinize
 KL_DEF.infoset_key = kl_infoset_key
 KL_DEF.make_current = kl_make_current
 KL_DEF.rollout_action = kl_rollout_action
+KL_DEF.scores = kl_scores
 
 GAME_DEF = PyCapsule_New(<void*>&KL_DEF, GAMEDEF_CAPSULE, NULL)
 

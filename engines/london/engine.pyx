@@ -65,6 +65,11 @@ from cpython.pycapsule cimport PyCapsule_New
 
 cdef enum:
     LN_MAX_PLAYERS = 4
+    # Places of the beliefs (ln_hidden_counts): seat p's hand is place p, then these.
+    LN_DECK = LN_MAX_PLAYERS
+    LN_TOP = LN_MAX_PLAYERS + 1
+    LN_LOOK = LN_MAX_PLAYERS + 2
+    LN_PLACES = LN_MAX_PLAYERS + 3
     MAX_V = 96                  # card versions the data may list (= MAX_PLACED: see _pack)
     MAX_K = 80                  # kinds of card
     NB = 20                     # boroughs
@@ -2163,6 +2168,41 @@ cdef void ln_evaluate(const void* st, double* out) noexcept nogil:
                 best = worth[q]
         out[p] = 1.0 / (1.0 + exp(-(worth[p] - best) / EVAL_SCALE))
 
+cdef void ln_scores(const void* st, double* out) noexcept nogil:
+    # LN-98: the analysis score is a seat's VP as the end of the game counts them
+    # (LN-75 to LN-80): final at the end, as if the game ended now before.
+    cdef const LNState* s = <const LNState*>st
+    cdef int vp[LN_MAX_PLAYERS]
+    cdef int poverty[LN_MAX_PLAYERS]
+    cdef int boroughs[LN_MAX_PLAYERS]
+    cdef int top_card[LN_MAX_PLAYERS]
+    cdef int p
+    if s.phase == PH_OVER:
+        for p in range(s.players):
+            out[p] = s.final_vp[p]
+        return
+    final_scores(s, vp, poverty, boroughs, top_card)
+    for p in range(s.players):
+        out[p] = vp[p]
+
+cdef void ln_hidden_counts(const void* st, int observer, int* out) noexcept nogil:
+    # LN-99: beliefs count the places redeal deals again (LN-85 to LN-87).
+    cdef const LNState* s = <const LNState*>st
+    cdef int p, v, i
+    memset(out, 0, sizeof(int) * LN_PLACES * MAX_V)
+    for p in range(s.players):
+        if p == observer:
+            continue
+        for v in range(NV):
+            out[p * MAX_V + v] = s.hand[p][v]
+    for v in range(NV):
+        out[LN_DECK * MAX_V + v] = s.deck[v]
+    if observer != s.uni_owner:
+        for i in range(s.top_n):
+            out[LN_TOP * MAX_V + s.top[i]] += 1
+    if s.look_n > 0 and s.active != observer:
+        for i in range(s.look_n):
+            out[LN_LOOK * MAX_V + s.look[i]] += 1
 
 # ------------------------------------------------ features for a learned evaluation
 # Not rules: what a learned estimate of a seat's chance to win reads (python -m fagin.train,
@@ -2241,6 +2281,63 @@ def _load_features():
 
 _load_features()
 
+# The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
+# above, one per player count, fitted by python -m fagin.train and shipped as data
+# (data/learned.json); loaded once at import into these arrays.
+cdef double LEARNED_W[LN_MAX_PLAYERS + 1][LN_FEATURES]
+cdef double LEARNED_B[LN_MAX_PLAYERS + 1]
+cdef int LEARNED_HAVE[LN_MAX_PLAYERS + 1]
+
+cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """Each seat's learned win probability (a logistic of its features); the hand-written
+    ln_evaluate for a player count the model holds no entry for."""
+    cdef const LNState* s = <const LNState*>st
+    cdef double f[LN_MAX_PLAYERS * LN_FEATURES]
+    cdef double z
+    cdef int p, i, n = s.players
+    if not LEARNED_HAVE[n]:
+        ln_evaluate(st, out)
+        return
+    ln_features_all(s, f)
+    for p in range(n):
+        z = LEARNED_B[n]
+        for i in range(LN_FEATURES):
+            z += LEARNED_W[n][i] * f[p * LN_FEATURES + i]
+        out[p] = 1.0 / (1.0 + exp(-z))
+
+LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED = None      # the model document loaded, or None
+
+def _load_learned(path=LEARNED_FILE):
+    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
+    global LEARNED
+    import json
+    cdef int n, i
+    for n in range(LN_MAX_PLAYERS + 1):
+        LEARNED_HAVE[n] = 0
+    LEARNED = None
+    path = pathlib.Path(path)
+    if not path.exists():
+        return False
+    doc = json.loads(path.read_text())
+    if list(doc.get("features", ())) != list(FEATURE_NAMES):
+        raise ValueError(f"{path.name}: features {doc.get('features')!r}, the engine defines {list(FEATURE_NAMES)!r}")
+    models = doc.get("models", {})
+    for key, m in models.items():
+        n = int(key)
+        if not 2 <= n <= LN_MAX_PLAYERS:
+            raise ValueError(f"{path.name}: models.{key}: not a player count of London")
+        w = [float(x) for x in m["weights"]]
+        if len(w) != LN_FEATURES:
+            raise ValueError(f"{path.name}: models.{key}.weights: {len(w)} values, {LN_FEATURES} features")
+        for i in range(LN_FEATURES):
+            LEARNED_W[n][i] = w[i]
+        LEARNED_B[n] = float(m["bias"])
+        LEARNED_HAVE[n] = 1
+    LEARNED = doc
+    return bool(models)
+
+
 cdef GameDef LN_DEF
 LN_DEF.game_id = b"london"
 LN_DEF.state_size = sizeof(LNState)
@@ -2266,6 +2363,12 @@ LN_DEF.make_current = ln_make_current
 LN_DEF.rollout_action = ln_rollout_action
 LN_DEF.evaluate = ln_evaluate
 LN_DEF.rollout_depth = EVAL_DEPTH
+LN_DEF.scores = ln_scores
+LN_DEF.hidden_counts = ln_hidden_counts
+if _load_learned():
+    LN_DEF.evaluate_learned = ln_evaluate_learned
+LN_DEF.belief_places = LN_PLACES
+LN_DEF.belief_items = MAX_V
 
 GAME_DEF = PyCapsule_New(<void*>&LN_DEF, GAMEDEF_CAPSULE, NULL)
 
@@ -2444,6 +2547,15 @@ def features(data, int seat):
     return [out[seat * LN_FEATURES + i] for i in range(LN_FEATURES)]
 
 
+def learned_evaluation(data):
+    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
+    the model of data/learned.json for this player count; the hand-written one without)."""
+    cdef LNState s = _read(data)
+    cdef double out[LN_MAX_PLAYERS]
+    ln_evaluate_learned(&s, out)
+    return [out[p] for p in range(s.players)]
+
+
 def heuristic_action(data, seed=0):
     """The rule-based player's action for the seat to act (rollout.pxi: ``hx_choose``, ties
     broken by ``seed``); -1 at a chance event or the end of the game."""
@@ -2463,6 +2575,15 @@ def final_scoring(data):
     cdef LNScore sc[LN_MAX_PLAYERS]
     score_seats(&s, sc)
     return [dict(sc[p]) for p in range(s.players)]
+
+
+def belief_layout(data, int seat):
+    """What ln_hidden_counts counts for ``seat`` (LN-99): the places, as (name, owner seat
+    or None), and the items (card names by version, None past the data's versions)."""
+    places = [(f"seat {p}'s hand", p) for p in range(LN_MAX_PLAYERS)]
+    places += [("the deck", None), ("put back on the deck (University of London)", None),
+               ("being looked at (University of London)", None)]
+    return places, [CARDS[v].name if v < NV else None for v in range(MAX_V)]
 
 
 def poverty_penalty_of(int points):

@@ -48,7 +48,21 @@ cdef enum:
     NSMAX = 80
     NK = 23            # kinds of token
     NCH = 13           # Character cards
+    # Places and items of the beliefs (ot_hidden_counts): tokens are items 0..NK-1,
+    # Character cards NK.., Burglary card values NK + NCH..; per seat p: OT_STASH + p, ...
+    OT_STASH = 0
+    OT_FILE = 4
+    OT_HAND = 8
+    OT_KEPT = 12
+    OT_BAG = 16
+    OT_FDPOOL = 17
+    OT_BOARD = 18
+    OT_CHAR_DRAW = 19
+    OT_BURG_DRAW = 20
+    OT_BURG_DRAWN = 21
+    OT_PLACES = 22
     NBV = 14           # Burglary card value kinds
+    OT_ITEMS = NK + NCH + NBV
     NOT = 6            # Object types that form sets
     NTOOL = 5
     STASH_CAP = 9
@@ -1506,6 +1520,50 @@ cdef int ot_make_current(void* st, int seat) noexcept nogil:
 
 include "rollout.pxi"
 
+cdef void ot_scores(const void* st, double* out) noexcept nogil:
+    # OT-39: the analysis score is a seat's pounds as the end of the game counts them
+    # (money and its Burglary cards, OT-29): final at the end, as it stands before.
+    cdef const OTState* s = <const OTState*>st
+    cdef int p, k, v
+    for p in range(s.players):
+        if s.phase == PH_OVER:
+            out[p] = s.final[p]
+            continue
+        v = s.money[p]
+        for k in range(NBV):
+            v += s.kept[p][k] * BV[k]
+        out[p] = v
+
+cdef void ot_hidden_counts(const void* st, int o, int* out) noexcept nogil:
+    # OT-40: beliefs count the places ot_determinize deals again (OT-31), as o sees them.
+    cdef const OTState* s = <const OTState*>st
+    cdef int p, k, sp, v
+    memset(out, 0, sizeof(int) * OT_PLACES * OT_ITEMS)
+    for p in range(s.players):
+        if p == o:
+            continue
+        for k in range(NK):
+            out[(OT_STASH + p) * OT_ITEMS + k] = s.stash[p][k]
+            out[(OT_FILE + p) * OT_ITEMS + k] = s.pfile[p][k]
+        for k in range(NCH):
+            out[(OT_HAND + p) * OT_ITEMS + NK + k] = (s.hand[p] >> k) & 1
+        if s.phase != PH_OVER:
+            for k in range(NBV):
+                out[(OT_KEPT + p) * OT_ITEMS + NK + NCH + k] = s.kept[p][k]
+    for k in range(NK):
+        out[OT_BAG * OT_ITEMS + k] = s.bag[k]
+        out[OT_FDPOOL * OT_ITEMS + k] = s.fdpool[k]
+    for sp in range(NSMAX):
+        v = s.board[sp]
+        if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
+            out[OT_BOARD * OT_ITEMS + v - FD_BASE] += 1
+    for k in range(NCH):
+        out[OT_CHAR_DRAW * OT_ITEMS + NK + k] = (s.char_draw >> k) & 1
+    for k in range(NBV):
+        out[OT_BURG_DRAW * OT_ITEMS + NK + NCH + k] = s.burg_draw[k]
+        if s.active != o:
+            out[OT_BURG_DRAWN * OT_ITEMS + NK + NCH + k] = s.burg_drawn[k]
+
 cdef GameDef OT_DEF
 OT_DEF.game_id = b"oliver_twist"
 OT_DEF.state_size = sizeof(OTState)
@@ -1530,6 +1588,10 @@ OT_DEF.make_current = ot_make_current
 OT_DEF.rollout_action = ot_rollout_action
 OT_DEF.evaluate = NULL
 OT_DEF.rollout_depth = 0
+OT_DEF.scores = ot_scores
+OT_DEF.hidden_counts = ot_hidden_counts
+OT_DEF.belief_places = OT_PLACES
+OT_DEF.belief_items = OT_ITEMS
 
 GAME_DEF = PyCapsule_New(<void*>&OT_DEF, GAMEDEF_CAPSULE, NULL)
 
@@ -1550,6 +1612,19 @@ PHASES = ("fill", "deal", "flip_direction", "flip", "choose_start", "turn", "lin
 RESTRICTS = ("none", "prowl", "fagin")
 CHARACTER_EFFECTS = {}
 BURGLARY_VALUES = []
+
+
+def belief_layout(data, int seat):
+    """What ot_hidden_counts counts for ``seat`` (OT-40): the places, as (name, owner seat
+    or None), and the items: token kinds, Character cards, Burglary card values."""
+    places = []
+    for what in ("stash", "Police file", "Character cards", "kept Burglary cards"):
+        places += [(f"seat {p}'s {what}", p) for p in range(MAXP)]
+    places += [("the bag", None), ("the face-down pool", None), ("face down on the streets", None),
+               ("the Character draw pile", None), ("the Burglary draw pile", None),
+               ("the burglar's drawn Burglary cards", None)]
+    items = list(KIND_NAMES) + list(CHARACTERS) + [f"Burglary £{v}" for v in BURGLARY_VALUES]
+    return places, items + [None] * (OT_ITEMS - len(items))
 BOARD = {}
 MAX_GAME_LENGTH_PY = 0
 

@@ -62,3 +62,20 @@ def test_what_a_seat_cannot_see_does_not_change_its_recommendation(client, game_
         for algorithm in ALGORITHMS:
             assert _answer(client, state, seat, algorithm) == _answer(client, twin, seat, algorithm), \
                 f"{game_id} seat {seat} {algorithm}: the answer depends on what the seat cannot see"
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_what_a_seat_cannot_see_does_not_change_its_analysis(client, game_id):
+    # An analysis answer too (issue 25): statistics, plans and beliefs, byte for byte but
+    # the search's wall time.
+    positions = _hidden_positions(game_id, count=2, seed=game_id + " analysis")
+    if not positions:
+        pytest.skip(f"{game_id}: no seat ever lacks information")
+    for state, twin, seat in positions:
+        answers = []
+        for position in (state, twin):
+            rec = client.recommend(codec.encode_state(position), seat, iterations=300, seed=11, threads=2,
+                                   analysis=dict(candidates=3, pv_depth=3, beliefs=True))
+            rec.ClearField("elapsed_ms")
+            answers.append(rec)
+        assert answers[0] == answers[1], f"{game_id} seat {seat}: the analysis depends on what the seat cannot see"

@@ -240,6 +240,14 @@ def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
     assert "Best move for seat 0" in page.inner_text("#analysis-status")
     assert page.inner_text("#analysis-table")
     assert recommended[-1]["search"] == {"seed": "1", "temperature": 0, "iterations": "1000"}
+    # An analysis request (issue 25): the plays best first, with win (here a value: a reference
+    # game's returns are chips), margin, visits, prior and plan, and what the beliefs found.
+    assert recommended[-1]["analysis"] == {"beliefs": True}
+    headers = page.locator("#analysis-stats table.analysis thead th").all_inner_texts()
+    assert headers == ["Move", "Win", "Margin", "Visits", "Prior", "Plan"]
+    plans = page.locator("#analysis-stats table.analysis td.plan").all_inner_texts()
+    assert len(plans) == 2 and all(plans)
+    assert "nothing hidden" in page.inner_text("#analysis-stats h3")
     page.select_option("#analysis-unit", "time")
     assert page.inner_text("#analysis-budget-value") == "1 s"
 

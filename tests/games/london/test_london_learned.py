@@ -87,3 +87,86 @@ def test_the_trainer_refuses_a_game_without_features():
     from fagin.search import train
     with pytest.raises(ValueError, match=r"^--game: "):
         train.train("kuhn_poker", games=5, players=(2,), progress=False)
+
+
+def test_the_shipped_model_matches_its_features():
+    """data/learned.json names the features the engine defines, holds a model for every player
+    count, and the engine loaded it into the search's hook."""
+    doc = E.LEARNED
+    assert doc is not None and doc["features"] == list(E.FEATURE_NAMES)
+    assert sorted(doc["models"]) == ["2", "3", "4"]
+    for m in doc["models"].values():
+        assert len(m["weights"]) == len(E.FEATURE_NAMES)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_learned_evaluation_in_c_agrees_with_the_model(players):
+    """GameDef.evaluate_learned (C, without the GIL) gives the logistic of the features that the
+    Python model computes from the same JSON."""
+    from fagin.search.train import predict_with
+    m = E.LEARNED["models"][str(players)]
+    predict = predict_with(m["weights"], m["bias"])
+    for st in _positions(players, 20 + players, 20):
+        data = st.to_bytes()
+        want = predict([E.features(data, p) for p in range(players)], None)
+        got = E.learned_evaluation(data)
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+        assert all(0.0 < x < 1.0 for x in got)
+
+
+def test_the_learned_evaluation_ignores_what_a_seat_cannot_see_LN_84_LN_85():
+    for st in _positions(3, 5, 15):
+        seat = st.current_player()
+        want = E.learned_evaluation(st.to_bytes())[seat]
+        for d in range(3):
+            assert E.learned_evaluation(st.determinize(seat, d).to_bytes())[seat] == want
+
+
+def test_a_model_file_must_name_the_engines_features(tmp_path):
+    import json
+    doc = dict(E.LEARNED)
+    try:
+        bad = tmp_path / "learned.json"
+        bad.write_text(json.dumps(dict(doc, features=list(E.FEATURE_NAMES)[:-1])))
+        with pytest.raises(ValueError, match=r"^learned.json: features"):
+            E._load_learned(bad)
+        short = {"2": {"bias": 0.0, "weights": [0.0]}}
+        bad.write_text(json.dumps(dict(doc, models=short)))
+        with pytest.raises(ValueError, match=r"^learned.json: models.2.weights"):
+            E._load_learned(bad)
+    finally:
+        assert E._load_learned()
+    assert E.LEARNED == doc
+
+
+def test_the_search_takes_the_learned_evaluation_when_asked():
+    """evaluation="learned" scores cut-off playouts by the model: the same seeded search then
+    reaches other values than with the hand-written evaluation; a bot spec sets it
+    (eval=learned), and an unknown evaluation is refused."""
+    from fagin.search import ismcts
+    from fagin.search.bots import make_bot
+    st = GAME.new_initial_state(3)
+    st.resolve_chance(3)
+    seat = st.current_player()
+    values = {}
+    for evaluation in ("handwritten", "learned"):
+        s = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", evaluation=evaluation)
+        assert s.evaluation == evaluation
+        s.run(iterations=200)
+        values[evaluation] = sorted((a.action, round(a.mean_value, 9)) for a in s.result().stats)
+    assert values["handwritten"] != values["learned"]
+    assert ismcts.ISMCTS(st, seat, rollout="policy").evaluation == "handwritten"
+    with pytest.raises(ValueError, match=r"^evaluation: "):
+        ismcts.ISMCTS(st, seat, rollout="policy", evaluation="neural")
+    bot = make_bot("ismcts:50:eval=learned")
+    assert bot.tuning == {"evaluation": "learned"}
+    assert bot.choose(st, seat, 1) in st.legal_actions(seat)
+
+
+def test_a_game_without_a_learned_evaluation_refuses_it():
+    from fagin.engines import new_game
+    from fagin.search import ismcts
+    st = new_game("kuhn_poker", 2)
+    st.resolve_chance(1)
+    with pytest.raises(ValueError, match=r"^evaluation: kuhn_poker has no learned evaluation"):
+        ismcts.ISMCTS(st, st.current_player(), evaluation="learned")

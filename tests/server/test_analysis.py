@@ -1,0 +1,156 @@
+"""Analysis requests through a real server (issue 25): RecommendRequest.analysis, the
+answer's analysis fields, StreamRecommend's progress reports, bad settings refused with
+the field named, and the hidden information kept."""
+import json
+
+import grpc
+import pytest
+
+from fagin.clients import recommend_request
+from fagin.engines import new_game
+from fagin.server import codec
+from fagin.v1 import fagin_pb2 as pb
+from google.protobuf import json_format
+
+from ..search.test_analysis import advance
+
+
+def _message(state):
+    return codec.encode_state(state)
+
+
+def _position(game_id="london", players=3, moves=12, seed=3):
+    state = advance(new_game(game_id, players=players, seed=seed), moves)
+    return state, state.current_player()
+
+
+def test_an_analysis_answer_reports_candidates_root_and_beliefs(client):
+    state, seat = _position()
+    rec = client.recommend(_message(state), seat, iterations=400, seed=2,
+                           analysis=dict(candidates=3, pv_depth=2, beliefs=True))
+    ranked = sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank)
+    assert len(rec.actions) >= 2
+    assert [s.analysis.rank for s in ranked] == list(range(1, min(3, len(rec.actions)) + 1))
+    assert rec.action.id == ranked[0].action.id
+    for s in ranked:
+        x = s.analysis
+        assert x.HasField("win_probability") and 0 <= x.win_probability <= 1
+        assert x.win_probability == pytest.approx(s.mean_value)
+        assert len(x.seat_win_probabilities) == 3
+        assert x.HasField("score_margin") and x.score_margin_error >= 0
+        assert x.win_probability_lcb <= x.win_probability
+        assert 0 <= x.prior <= 1
+        assert x.pv[0].action.id == s.action.id and x.pv[0].seat == seat
+    assert rec.analysis == pb.AnalysisSettings(candidates=3, pv_depth=2, beliefs=True, final_move="visits")
+    assert len(rec.root.win_probabilities) == 3 and len(rec.root.score_margins) == 3
+    assert rec.root.visits == sum(s.visits for s in rec.actions)
+    assert rec.beliefs.places and rec.beliefs.determinizations == 400
+    assert all(place.seat != seat for place in rec.beliefs.places)
+    assert not rec.settings.sample_action and not rec.settings.HasField("temperature")
+
+
+def test_a_plain_request_carries_no_analysis(client):
+    state, seat = _position()
+    rec = client.recommend(_message(state), seat, iterations=100)
+    assert not rec.HasField("analysis") and not rec.HasField("root") and not rec.HasField("beliefs")
+    assert not any(s.HasField("analysis") for s in rec.actions)
+
+
+def test_stream_progress_reports_carry_the_analysis(client):
+    state, seat = _position("gangs_of_kyoto", moves=8)
+    reports = list(client.stream_recommend(_message(state), seat, report_interval_ms=10, iterations=3000,
+                                           analysis=dict(beliefs=True)))
+    assert reports[-1].final
+    for progress in reports:
+        rec = progress.recommendation
+        assert rec.HasField("analysis") and rec.HasField("root")
+        assert any(s.analysis.rank == 1 and s.analysis.pv for s in rec.actions)
+
+
+def test_twin_positions_get_the_same_analysis(client):
+    # Hidden information: a twin differing only in what the seat cannot see.
+    state, seat = _position("oliver_twist", moves=20)
+    twin = state.determinize(seat, 777)
+    recs = [client.recommend(_message(s), seat, iterations=300, seed=6,
+                             analysis=dict(candidates=4, beliefs=True)) for s in (state, twin)]
+    for r in recs:
+        r.ClearField("elapsed_ms")
+    assert recs[0] == recs[1]
+
+
+@pytest.mark.parametrize("analysis, field", [
+    (dict(candidates=0), "analysis.candidates"),
+    (dict(candidates=257), "analysis.candidates"),
+    (dict(pv_depth=-1), "analysis.pv_depth"),
+    (dict(pv_depth=65), "analysis.pv_depth"),
+    (dict(final_move="temperature"), "analysis.final_move"),
+])
+def test_bad_analysis_settings_are_refused_naming_the_field(client, analysis, field):
+    state, seat = _position("kids_of_london", moves=0)
+    with pytest.raises(grpc.RpcError) as e:
+        client.recommend(_message(state), seat, iterations=10, analysis=analysis)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert e.value.details().startswith(field), e.value.details()
+
+
+def test_an_analysis_never_draws_its_move(client):
+    state, seat = _position("kids_of_london", moves=0)
+    for settings, field in ((dict(temperature=1.0), "search.temperature"), (dict(sample_action=True),
+                                                                             "search.sample_action")):
+        with pytest.raises(grpc.RpcError) as e:
+            client.recommend(_message(state), seat, iterations=10, analysis={}, **settings)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert e.value.details().startswith(field)
+    # A level's temperature is dropped, and the answer says so.
+    rec = client.recommend(_message(state), seat, level=2, analysis={})      # level 2: temperature 1
+    assert any("not drawn" in n for n in rec.notes), list(rec.notes)
+    assert not rec.settings.HasField("temperature")
+
+
+def test_batch_answers_carry_the_analysis(client):
+    state, seat = _position("fagins_gang", moves=4)
+    req = recommend_request(_message(state), seat, iterations=200, analysis=dict(beliefs=True))
+    [resp] = list(client.batch_recommend([("a", req)]))
+    rec = resp.recommendation
+    # FG-30: nothing hidden, so the beliefs asked for are there, with no place.
+    assert rec.HasField("root") and rec.HasField("beliefs") and not rec.beliefs.places
+
+
+def test_fagin_analyse_prints_the_plays_and_the_beliefs(server, tmp_path, capsys):
+    from .test_cli import run
+    state, seat = _position("london", players=2, moves=10)
+    game = tmp_path / "london.json"
+    game.write_text(json_format.MessageToJson(_message(state)))
+    code, out, err = run(server, "analyse", "--state", str(game), "--seat", str(seat), "--iterations", "300",
+                         "--candidates", "2", capsys=capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"analysis for seat {seat}: ")
+    assert "position: win seat 0" in out and "margin seat 0" in out
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("#"))
+    assert lines[header + 1].lstrip().startswith("1 ") and lines[header + 2].lstrip().startswith("2 ")
+    assert "%" in lines[header + 1] and "±" in lines[header + 1]
+    assert "beliefs (300 determinizations):" in out and f"seat {1 - seat}'s hand:" in out
+    code, out, _ = run(server, "analyse", "--state", str(game), "--seat", str(seat), "--iterations", "100",
+                       "--no-beliefs", "--json", capsys=capsys)
+    rec = json.loads(out)
+    assert "beliefs" not in rec and not rec["analysis"].get("beliefs") and rec["analysis"]["candidates"] == 5
+
+
+@pytest.mark.parametrize("algorithm", ["ismcts", "ismcts_rm", "oos"])
+def test_the_default_final_move_is_the_searchs_own(client, algorithm):
+    # "visits" (the default) keeps the search's own rule: the most visited for ismcts, the
+    # highest policy for the regret-matching searches; an analysis only adds to the answer.
+    # (In this position ismcts_rm's highest-policy action is not its most visited.)
+    state, seat = _position("london", moves=10)
+    plain = client.recommend(_message(state), seat, iterations=300, seed=3, algorithm=algorithm, temperature=0,
+                             rollout="random")
+    analysed = client.recommend(_message(state), seat, iterations=300, seed=3, algorithm=algorithm,
+                                rollout="random", analysis={})
+    assert analysed.action.id == plain.action.id
+    assert [(s.action.id, s.visits, s.mean_value, s.policy) for s in analysed.actions] == \
+        [(s.action.id, s.visits, s.mean_value, s.policy) for s in plain.actions]
+    best = next(s for s in analysed.actions if s.HasField("analysis") and s.analysis.rank == 1)
+    assert best.action.id == plain.action.id
+    if algorithm == "ismcts_rm":
+        assert best.visits < max(s.visits for s in analysed.actions)
