@@ -170,3 +170,14 @@ def test_a_game_without_a_learned_evaluation_refuses_it():
     st.resolve_chance(1)
     with pytest.raises(ValueError, match=r"^evaluation: kuhn_poker has no learned evaluation"):
         ismcts.ISMCTS(st, st.current_player(), evaluation="learned")
+
+
+def test_three_player_searches_default_to_the_learned_evaluation():
+    """GameSpec.search (seeds/london.md, "The bot and the search"): at 3 players a search that
+    names no evaluation takes the learned one; at 2 and 4 the hand-written one."""
+    from fagin.engines import new_game
+    from fagin.search import ismcts
+    for players, want in ((2, "handwritten"), (3, "learned"), (4, "handwritten")):
+        st = new_game("london", players)
+        st.resolve_chance(1)
+        assert ismcts.ISMCTS(st, st.current_player(), rollout="policy").evaluation == want
