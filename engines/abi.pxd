@@ -84,6 +84,12 @@ ctypedef struct GameDef:
     void (*hidden_counts)(const void* st, int observer, int* out) noexcept nogil
     int belief_places
     int belief_items
+    # Optional (NULL: none): a learned estimate of each seat's return, as
+    # `evaluate` (same scale, same use at a policy rollout's cut-off), fitted
+    # to self-play positions and shipped as data in the game's room.  A
+    # search takes it instead of `evaluate` when asked (ISMCTS
+    # evaluation="learned").
+    void (*evaluate_learned)(const void* st, double* out) noexcept nogil
 
 # Name of the PyCapsule that carries a `GameDef*`.
 cdef extern from *:

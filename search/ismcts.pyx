@@ -108,6 +108,11 @@ cdef bint _grow_int32s(int32_t** p, int64_t n) noexcept nogil:
 #: actions and takes the evaluation's estimate; "random" always plays uniformly
 #: to the end.
 ROLLOUTS = ("policy", "random")
+#: What scores a cut-off playout (ISMCTS ``evaluation``): the game's hand-written
+#: ``GameDef.evaluate`` or its learned ``GameDef.evaluate_learned``.
+EVALUATIONS = ("handwritten", "learned")
+
+ctypedef void (*EvalFn)(const void* st, double* out) noexcept nogil
 DEFAULT_ROLLOUT = "random"
 
 
@@ -160,6 +165,8 @@ cdef class ISMCTS:
     cdef double* root_picks     # with a prior: per action id, root descents where the policy picked it
     cdef double* root_sq        # per root slot: the sum of squared returns (the final-move rules' spreads)
     cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
+    cdef EvalFn evaluate_fn     # what scores a cut-off playout: gd.evaluate, or gd.evaluate_learned
+    cdef readonly str evaluation  # EVALUATIONS: which of the two
     cdef unsigned char* root
     cdef unsigned char* work
     cdef int* legal             # the current legal actions (room for max_legal_actions)
@@ -225,7 +232,7 @@ cdef class ISMCTS:
 
     def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
-                 prior=None, cutoff=None, final=None, analysis=False, beliefs=False):
+                 prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -270,7 +277,11 @@ cdef class ISMCTS:
         default ``GameDef.rollout_depth``.  ``final``: the final-move rule,
         ``"visits"``, ``"lcb"`` or ``"prior"`` (``results.FINAL_RULES``).
 
-        ``exploration``, ``prior``, ``cutoff`` and ``final`` left out (None)
+        ``evaluation``: what scores a cut-off playout, ``"handwritten"``
+        (``GameDef.evaluate``, the default) or ``"learned"``
+        (``GameDef.evaluate_learned``, a model shipped in the game's room).
+
+        ``exploration``, ``prior``, ``cutoff``, ``final`` and ``evaluation`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
         ``limits.tuned``), else the defaults above.
         """
@@ -288,6 +299,10 @@ cdef class ISMCTS:
             final = own.get("final", "visits")
         if final not in FINAL_RULES:
             raise ValueError(f"final: one of {', '.join(FINAL_RULES)}, got {final!r}")
+        if evaluation is None:
+            evaluation = own.get("evaluation", "handwritten")
+        if evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation: one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
         if cutoff is not None and not (isinstance(cutoff, int) and 0 <= cutoff <= 100_000):
             raise ValueError(f"cutoff: must be from 0 to 100000 rollout actions, got {cutoff!r}")
         if gamma is None:
@@ -314,6 +329,12 @@ cdef class ISMCTS:
         self.cutoff = 0
         if self.use_policy and self.gd.evaluate != NULL:
             self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
+        self.evaluation = evaluation
+        self.evaluate_fn = self.gd.evaluate
+        if evaluation == "learned":
+            if self.gd.evaluate_learned == NULL:
+                raise ValueError(f"evaluation: {self.gd.game_id.decode()} has no learned evaluation")
+            self.evaluate_fn = self.gd.evaluate_learned
         if prior is None:
             prior = PRIOR_WEIGHT if self.cutoff > 0 else 0.0
         if not (prior >= 0 and prior <= MAX_PRIOR):
@@ -481,7 +502,7 @@ cdef class ISMCTS:
                 continue
             if not in_tree or (depth >= self.path_len and not self._grow_path(2 * self.path_len)):
                 if self.cutoff > 0 and out_steps >= self.cutoff:
-                    gd.evaluate(st, returns)
+                    self.evaluate_fn(st, returns)
                     evaluated = True
                     break
                 a = self._rollout_action(st)

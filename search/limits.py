@@ -31,7 +31,7 @@ MAX_PRIOR = 100.0
 
 
 #: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords).
-TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final")
+TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation")
 
 
 def tuned(spec, players: int) -> dict:

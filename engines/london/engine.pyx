@@ -2204,6 +2204,140 @@ cdef void ln_hidden_counts(const void* st, int observer, int* out) noexcept nogi
         for i in range(s.look_n):
             out[LN_LOOK * MAX_V + s.look[i]] += 1
 
+# ------------------------------------------------ features for a learned evaluation
+# Not rules: what a learned estimate of a seat's chance to win reads (python -m fagin.train,
+# seeds/london.md, "The bot and the search").  Defined once, here, and read both by the
+# trainer (features()) and by the search's learned evaluation.  Each reads only what every
+# seat sees (LN-83 to LN-86): money, loans, VP, poverty, hand sizes, the Building Displays,
+# the boroughs and the deck's size; never a hand's cards, so twins that differ only in
+# hidden cards have equal features.
+cdef enum:
+    LN_SEAT_FEATURES = 10       # per seat, each taken relative to the best other seat
+    LN_FEATURES = 13            # those, then the game's phase, the lead by phase, whose turn
+
+FEATURE_NAMES = ("vp_now", "money", "loans", "hand", "poverty", "boroughs", "face_up_cards",
+                 "yield_per_run", "underground", "worth", "deck_left", "worth_by_deck", "to_act")
+
+cdef int DECK_TOTAL = 1         # cards of the deck at the start (set by _load_features)
+
+cdef void seat_raw_features(const LNState* s, double* raw) noexcept nogil:
+    """Each seat's own feature values, seat p's at raw[p * LN_SEAT_FEATURES:]."""
+    cdef int vp[LN_MAX_PLAYERS]
+    cdef int poverty[LN_MAX_PLAYERS]
+    cdef int boroughs[LN_MAX_PLAYERS]
+    cdef int top_card[LN_MAX_PLAYERS]
+    cdef int p, i, b, up, under
+    cdef double* r
+    cdef double runs = deck_cards(s) / (EVAL_CARDS_PER_TURN * s.players) * EVAL_RUN_SHARE
+    final_scores(s, vp, poverty, boroughs, top_card)
+    for p in range(s.players):
+        r = &raw[p * LN_SEAT_FEATURES]
+        up = 0
+        for i in range(s.pc_n[p]):
+            if is_active_card(s, p, i):
+                up += 1
+        under = 0
+        for b in range(NB):
+            if s.owner[b] == p and s.underground[b]:
+                under += 1
+        r[0] = vp[p]
+        r[1] = s.money[p]
+        r[2] = s.loans[p]
+        r[3] = s.hand_n[p]
+        r[4] = poverty[p]
+        r[5] = boroughs[p]
+        r[6] = up
+        r[7] = future_yield(s, p, 1.0)
+        r[8] = under
+        r[9] = vp[p] + EVAL_HAND * s.hand_n[p] + future_yield(s, p, runs)
+
+cdef void ln_features_all(const LNState* s, double* out) noexcept nogil:
+    """The features of every seat, seat p's LN_FEATURES values at out[p * LN_FEATURES:]: each
+    seat feature minus the largest other seat's value, then the share of the deck still to
+    draw, the worth lead times that share, and 1 for the seat to act."""
+    cdef double raw[LN_MAX_PLAYERS * LN_SEAT_FEATURES]
+    cdef double best, deck = deck_cards(s) / <double>DECK_TOTAL
+    cdef int p, q, i
+    cdef double* f
+    seat_raw_features(s, raw)
+    for p in range(s.players):
+        f = &out[p * LN_FEATURES]
+        for i in range(LN_SEAT_FEATURES):
+            best = -1e9
+            for q in range(s.players):
+                if q != p and raw[q * LN_SEAT_FEATURES + i] > best:
+                    best = raw[q * LN_SEAT_FEATURES + i]
+            f[i] = raw[p * LN_SEAT_FEATURES + i] - best
+        f[LN_SEAT_FEATURES] = deck
+        f[LN_SEAT_FEATURES + 1] = f[9] * deck
+        f[LN_SEAT_FEATURES + 2] = 1.0 if s.active == p else 0.0
+
+def _load_features():
+    global DECK_TOTAL
+    cdef int v, n = 0
+    for v in range(NV):
+        n += V_COPIES[v]
+    DECK_TOTAL = n if n > 0 else 1
+
+_load_features()
+
+# The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
+# above, one per player count, fitted by python -m fagin.train and shipped as data
+# (data/learned.json); loaded once at import into these arrays.
+cdef double LEARNED_W[LN_MAX_PLAYERS + 1][LN_FEATURES]
+cdef double LEARNED_B[LN_MAX_PLAYERS + 1]
+cdef int LEARNED_HAVE[LN_MAX_PLAYERS + 1]
+
+cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """Each seat's learned win probability (a logistic of its features); the hand-written
+    ln_evaluate for a player count the model holds no entry for."""
+    cdef const LNState* s = <const LNState*>st
+    cdef double f[LN_MAX_PLAYERS * LN_FEATURES]
+    cdef double z
+    cdef int p, i, n = s.players
+    if not LEARNED_HAVE[n]:
+        ln_evaluate(st, out)
+        return
+    ln_features_all(s, f)
+    for p in range(n):
+        z = LEARNED_B[n]
+        for i in range(LN_FEATURES):
+            z += LEARNED_W[n][i] * f[p * LN_FEATURES + i]
+        out[p] = 1.0 / (1.0 + exp(-z))
+
+LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED = None      # the model document loaded, or None
+
+def _load_learned(path=LEARNED_FILE):
+    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
+    global LEARNED
+    import json
+    cdef int n, i
+    for n in range(LN_MAX_PLAYERS + 1):
+        LEARNED_HAVE[n] = 0
+    LEARNED = None
+    path = pathlib.Path(path)
+    if not path.exists():
+        return False
+    doc = json.loads(path.read_text())
+    if list(doc.get("features", ())) != list(FEATURE_NAMES):
+        raise ValueError(f"{path.name}: features {doc.get('features')!r}, the engine defines {list(FEATURE_NAMES)!r}")
+    models = doc.get("models", {})
+    for key, m in models.items():
+        n = int(key)
+        if not 2 <= n <= LN_MAX_PLAYERS:
+            raise ValueError(f"{path.name}: models.{key}: not a player count of London")
+        w = [float(x) for x in m["weights"]]
+        if len(w) != LN_FEATURES:
+            raise ValueError(f"{path.name}: models.{key}.weights: {len(w)} values, {LN_FEATURES} features")
+        for i in range(LN_FEATURES):
+            LEARNED_W[n][i] = w[i]
+        LEARNED_B[n] = float(m["bias"])
+        LEARNED_HAVE[n] = 1
+    LEARNED = doc
+    return bool(models)
+
+
 cdef GameDef LN_DEF
 LN_DEF.game_id = b"london"
 LN_DEF.state_size = sizeof(LNState)
@@ -2231,6 +2365,8 @@ LN_DEF.evaluate = ln_evaluate
 LN_DEF.rollout_depth = EVAL_DEPTH
 LN_DEF.scores = ln_scores
 LN_DEF.hidden_counts = ln_hidden_counts
+if _load_learned():
+    LN_DEF.evaluate_learned = ln_evaluate_learned
 LN_DEF.belief_places = LN_PLACES
 LN_DEF.belief_items = MAX_V
 
@@ -2397,6 +2533,26 @@ def evaluation(data):
     cdef LNState s = _read(data)
     cdef double out[LN_MAX_PLAYERS]
     ln_evaluate(&s, out)
+    return [out[p] for p in range(s.players)]
+
+
+def features(data, int seat):
+    """Seat ``seat``'s features in this state (``ln_features_all``; names in
+    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
+    cdef LNState s = _read(data)
+    cdef double out[LN_MAX_PLAYERS * LN_FEATURES]
+    if not 0 <= seat < s.players:
+        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
+    ln_features_all(&s, out)
+    return [out[seat * LN_FEATURES + i] for i in range(LN_FEATURES)]
+
+
+def learned_evaluation(data):
+    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
+    the model of data/learned.json for this player count; the hand-written one without)."""
+    cdef LNState s = _read(data)
+    cdef double out[LN_MAX_PLAYERS]
+    ln_evaluate_learned(&s, out)
     return [out[p] for p in range(s.players)]
 
 

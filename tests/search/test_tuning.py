@@ -156,11 +156,3 @@ def test_a_match_on_a_local_ray_cluster_plays_the_same_games():
     here = arena.match("kuhn_poker", lineup, 8, seed=5, paired=True)
     there = arena.match("kuhn_poker", lineup, 8, seed=5, paired=True, ray_address="local")
     assert there.deal_scores == here.deal_scores and there.games == 8
-
-
-def test_london_holds_its_prior_harder_at_three_players():
-    """seeds/london.md, "Strength against budget": at 3 players the cut-off evaluation misleads a
-    search that leaves the policy's pick, so the tuned prior there is 40 (10 elsewhere)."""
-    assert limits.tuned(GAMES["london"], 3) == {"prior": 40.0}
-    assert ISMCTS(_london(3), _london(3).current_player(), rollout="policy").prior == 40.0
-    assert ISMCTS(_london(2), _london(2).current_player(), rollout="policy").prior == limits.PRIOR_WEIGHT
