@@ -199,7 +199,6 @@ cdef class ISMCTS:
     cdef int analysis            # gather the root's returns, margins and policy picks
     cdef int want_beliefs        # tally the determinizations' hidden counts
     cdef double* an_root         # per root slot: AN_STRIDE sums (see _record_root)
-    cdef double* an_picks        # per action id: root descents where the rollout policy picked it
     cdef int* an_counts          # one determinization's hidden counts
     cdef double* an_copies       # per cell: copies summed over the determinizations
     cdef double* an_present      # per cell: determinizations with a copy there
@@ -225,7 +224,6 @@ cdef class ISMCTS:
         self.path_sig_a = NULL
         memset(&self.tree, 0, sizeof(Tree))
         self.an_root = NULL
-        self.an_picks = NULL
         self.an_counts = NULL
         self.an_copies = NULL
         self.an_present = NULL
@@ -410,7 +408,6 @@ cdef class ISMCTS:
         free(self.path_sig_a)
         tree_free(&self.tree)
         free(self.an_root)
-        free(self.an_picks)
         free(self.an_counts)
         free(self.an_copies)
         free(self.an_present)
@@ -542,8 +539,6 @@ cdef class ISMCTS:
                 hint = gd.rollout_action(st, &self.rng) if self.prior > 0 else -1
                 if depth == 0 and 0 <= hint < self.legal_cap:
                     self.root_picks[hint] += 1
-                    if self.analysis:
-                        self.an_picks[hint] += 1
                 slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior, &self.rng)
             self.path_node[depth] = node
             self.path_slot[depth] = slot
@@ -617,8 +612,7 @@ cdef class ISMCTS:
         cdef int cells
         if analysis:
             self.an_root = <double*>calloc(self.slot_bound * AN_STRIDE, sizeof(double))
-            self.an_picks = <double*>calloc(self.legal_cap, sizeof(double))
-            if self.an_root == NULL or self.an_picks == NULL:
+            if self.an_root == NULL:
                 raise MemoryError()
             self.analysis = 1
         if beliefs and self.gd.hidden_counts != NULL and self.gd.belief_places > 0 and self.gd.belief_items > 0:
@@ -696,7 +690,9 @@ cdef class ISMCTS:
                     sums[nd.slots[j].action] = (int(row[0]), [row[1 + p] for p in range(n)],
                                                 [row[1 + MAX_SEATS + p] for p in range(n)],
                                                 row[1 + 2 * MAX_SEATS], row[2 + 2 * MAX_SEATS])
-            picks = {a: self.an_picks[a] for a in range(self.legal_cap) if self.an_picks[a] > 0}
+            # The root's policy picks are counted for the final-move rules too (root_picks).
+            if self.root_picks != NULL:
+                picks = {a: self.root_picks[a] for a in range(self.legal_cap) if self.root_picks[a] > 0}
         return {"root": sums, "picks": picks, "determinizations": self.an_draws,
                 "copies": [self.an_copies[j] for j in range(self.an_cells)],
                 "present": [self.an_present[j] for j in range(self.an_cells)]}
