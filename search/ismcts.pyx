@@ -822,6 +822,16 @@ cdef class ISMCTS:
         any thread while the search runs."""
         return load_size(&self.tree.held_bytes)
 
+    def bytes_at(self, int64_t nodes, int64_t slots_per_node):
+        """The most bytes the tree will hold (``tree_bytes``) once it has ``nodes`` nodes
+        under a cap of ``nodes`` (``cap_nodes``), each node added from now taking
+        ``slots_per_node`` slots: its chunks and tables as the tree allocates them, step by
+        step, so that a server can reserve for a tree before it grows and cap it to what it
+        reserved.  Never less than the tree holds now, for a tree of at least its nodes."""
+        if nodes > MAX_NODES:
+            raise ValueError(f"nodes: at most {MAX_NODES}, got {nodes}")
+        return max(<int64_t>tree_bytes_at(&self.tree, nodes, slots_per_node), <int64_t>self.tree_bytes)
+
     def result(self, stop_reason="iterations"):
         """The recommendation so far: most visited root action (ties: best mean)."""
         cdef int i, j, n

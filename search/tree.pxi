@@ -327,3 +327,108 @@ cdef int tree_map(const Tree* t, int64_t node, const int* legal, int n, int* map
             m += 1
             j += 1
     return m
+
+
+# ------------------------------------------------------------ memory ahead
+# A server reserves tree memory before a slice runs and caps the tree to it, so
+# it must know what the tree will hold at a given size.  Counting nodes at a
+# flat rate missed the allocation steps (a first slot chunk of FIRST_SLOTS slots
+# however small the tree, a slot chunk twice the last one, the table doubling),
+# so a tree could hold more than its reservation.  These follow tree_start,
+# tree_grow_nodes, tree_grow_slots and tree_add step by step.
+
+cdef inline size_t chunk_got(size_t want) noexcept nogil:
+    """What fagin_tree_alloc holds for `want` bytes: whole huge pages from HUGE_BYTES up."""
+    if want < HUGE_BYTES:
+        return want
+    return (want + HUGE_BYTES - 1) & ~(<size_t>HUGE_BYTES - 1)
+
+
+cdef size_t tree_bytes_at(const Tree* t, int64_t target, int64_t slots_per_node) noexcept nogil:
+    """The most bytes the tree holds once it has `target` nodes under a cap of `target`
+    (never fewer than it has), each node added from now taking `slots_per_node` slots."""
+    cdef int64_t have = t.num_nodes
+    cdef int64_t i, k, room, first, fit, adding
+    cdef size_t nodes_b = 0, slots_b = 0, table_b, want, last
+    cdef uint64_t size = 16
+    cdef int64_t left
+    cdef bint grew_table = False
+    if target < have:
+        target = have
+    if target < 1:
+        target = 1
+    # Node chunks: chunk 0 doubles up to NODE_CHUNK, later chunks are whole but for the
+    # last, which a cap cuts (a cap of `target` cuts every step to it).
+    if t.table == NULL:
+        room = FIRST_NODES if target > FIRST_NODES else target
+        while size < <uint64_t>(2 * room):
+            size <<= 1
+        nodes_b = chunk_got(sizeof(Node) * room)
+        have = 0
+    else:
+        for k in range(t.node_chunks_len):
+            nodes_b += t.node_chunk_info[k].got
+        room = t.node_room
+        size = t.table_mask + 1
+    if target > room:
+        if room < NODE_CHUNK:
+            # chunk 0 grows (doubling, cut to the cap) to hold min(target, NODE_CHUNK)
+            # (chunk 0 is then the only one: its size is `nodes_b` so far)
+            first = target if target < NODE_CHUNK else NODE_CHUNK
+            nodes_b = chunk_got(sizeof(Node) * first)
+            room = first
+        else:
+            # the last chunk, if cut, grows to a whole one or to the cap
+            first = (t.node_chunks_len - 1) << NODE_SHIFT      # the last chunk's first node
+            if room - first < NODE_CHUNK:
+                i = target - first if target - first < NODE_CHUNK else NODE_CHUNK
+                nodes_b -= t.node_chunk_info[t.node_chunks_len - 1].got
+                nodes_b += chunk_got(sizeof(Node) * i)
+                room = first + i
+        while room < target:
+            i = target - room if target - room < NODE_CHUNK else NODE_CHUNK
+            nodes_b += chunk_got(sizeof(Node) * i)
+            room += i
+    # Slot chunks: a node whose slots do not fit what is left starts a chunk twice the last.
+    if t.table == NULL:
+        slots_b = 0
+        left = 0
+        last = 0
+        i = 0                     # slot chunks so far
+    else:
+        for k in range(t.slot_chunks_len):
+            slots_b += t.slot_chunks[k].got
+        left = t.slot_left
+        last = t.last_slot_chunk
+        i = t.slot_chunks_len
+    adding = target - have
+    if slots_per_node < 1:
+        slots_per_node = 1
+    while adding > 0:
+        fit = left // slots_per_node
+        if fit >= adding:
+            break
+        adding -= fit
+        if i == 0:
+            want = sizeof(Slot) * (FIRST_SLOTS if FIRST_SLOTS > t.slot_bound else t.slot_bound)
+        else:
+            want = 2 * last
+        if want > HUGE_BYTES:
+            want = (want + HUGE_BYTES - 1) & ~(<size_t>HUGE_BYTES - 1)
+        if want > SLOT_CHUNK_BYTES:
+            want = SLOT_CHUNK_BYTES
+        slots_b += chunk_got(want)
+        left = chunk_got(want) // sizeof(Slot)
+        last = want
+        i += 1
+    # Hash tables: the table doubles when half full, the next one is allocated at 3/8,
+    # and the old one lingers while it is emptied into the new (MIGRATE_STEP buckets a node).
+    while <uint64_t>(2 * target) > size:
+        size <<= 1
+        grew_table = True
+    table_b = sizeof(int32_t) * size
+    if <uint64_t>(8 * target) > 3 * size:
+        table_b += sizeof(int32_t) * 2 * size
+    if grew_table or t.old_table != NULL:
+        table_b += sizeof(int32_t) * (size // 2)
+    return nodes_b + slots_b + table_b

@@ -15,13 +15,15 @@ Every search of the service passes through one :class:`Admission`:
   3 % of calls waited out their 30 s deadline while the median took 19 ms).
 - With each slice it *reserves* tree memory from the server's budget for what
   its tree may be at the slice's end (what it holds now plus room for twice
-  the iterations the slice is expected to run, at its game's bytes per node,
-  up to its node cap; its trees are capped to the reservation) and keeps it
-  until the call ends, so the trees held by all calls -- streams between
-  reports included -- stay within ``max_tree_memory_mb``, and a reservation
-  follows the tree's real size rather than the most it could ever reach.
-  (What a tree really holds is counted if it is more: a tree's first chunks,
-  or a chunk larger than the estimate.)
+  the iterations the slice is expected to run, up to its node cap, counted as
+  the tree allocates: its first chunks, slot chunks twice the last, its hash
+  tables (``ISMCTS.bytes_at``), at its game's slots per node; its trees are
+  capped to the reservation) and keeps it until the call ends, so the trees
+  held by all calls -- streams between reports included -- stay within
+  ``max_tree_memory_mb``, and a reservation follows the tree's real size
+  rather than the most it could ever reach.  (What a tree really holds is
+  counted if it is more: a position that branches more than its game's
+  measured figure.)
   Memory bounds what *starts*, never what already holds memory: a search that
   has started runs its slices whatever memory is left, its tree capped at
   what its reservation could grow to (``Ticket.bytes``).  A new search whose
@@ -55,6 +57,14 @@ from fagin.server.config import NODE_BYTES_FOR_DEFAULT
 NODE_FIXED_BYTES = 24 + 16
 #: Bytes of one action slot, doubled: the slot block doubles when it grows.
 SLOT_BYTES = 2 * 40
+
+
+def slots_per_node(node_bytes) -> int:
+    """The action slots a node is counted with, for a game's bytes per node (the inverse of
+    ``measure_bytes_per_node``'s figure: its slots with their margin, a whole number)."""
+    return max(1, math.ceil((node_bytes - NODE_FIXED_BYTES) / SLOT_BYTES))
+
+
 #: Iterations of the search that measures a game's slots per node, and how many positions.
 _PROBE_ITERATIONS = 1000
 _PROBE_POSITIONS = 3
@@ -105,16 +115,39 @@ def bytes_per_node(game) -> int:
     return _bytes_per_node.get(game.id, UNMEASURED_BYTES_PER_NODE)
 
 
+_probes_running = 0
+_probes_done = threading.Condition()
+
+
 def measure_games(games):
     """Measures the games' bytes per node in a background thread, once per process
-    (a probe takes from a few ms to half a second; the server must not wait for it)."""
+    (a probe takes from a few ms to half a second; the server must not wait for it).
+    A probe's tree (about half a MB, once per game and process) is outside the
+    tree-memory budget: see ``wait_for_measurements``."""
+    global _probes_running
+
     def run():
-        with _probe_lock:
-            for game in games:
-                if game.id not in _bytes_per_node:
-                    figure = measure_bytes_per_node(game)
-                    _bytes_per_node[game.id] = max(figure, _bytes_per_node.get(game.id, 0))
+        global _probes_running
+        try:
+            with _probe_lock:
+                for game in games:
+                    if game.id not in _bytes_per_node:
+                        figure = measure_bytes_per_node(game)
+                        _bytes_per_node[game.id] = max(figure, _bytes_per_node.get(game.id, 0))
+        finally:
+            with _probes_done:
+                _probes_running -= 1
+                _probes_done.notify_all()
+    with _probes_done:
+        _probes_running += 1
     threading.Thread(target=run, name="fagin-node-bytes", daemon=True).start()
+
+
+def wait_for_measurements(timeout=None) -> bool:
+    """Waits until no probe of ``measure_games`` runs (True), or `timeout` seconds (False):
+    for whoever counts the trees alive in the process, which the probes' trees are among."""
+    with _probes_done:
+        return _probes_done.wait_for(lambda: _probes_running == 0, timeout)
 
 
 #: Trees smaller than this say too little about a game's branching to raise its figure.

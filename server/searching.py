@@ -83,9 +83,8 @@ class SearchJob:
     # queued behind others still answers within its deadline.
     started: float | None = None
     min_iterations: int = 1
-    # The most tree memory the search may reserve from the server's budget (admission.py):
-    # its node cap (a thread) times its threads times its game's bytes per node.
-    reserve_bytes: int = 0
+    # Its trees' bounds (admission.py): nodes a thread at most, and its game's bytes per
+    # node (from which the slots a node is counted with follow).
     node_cap: int = 1               # nodes a thread at most
     node_bytes: int = 0             # its game's bytes per node (admission.bytes_per_node)
     # Iterations per thread of its next time slice (service.py adapts it to the
@@ -110,37 +109,67 @@ class SearchJob:
         its trees really hold if more (a small tree's first chunks)."""
         return max(self.searcher.num_nodes * self.node_bytes, self.searcher.tree_bytes)
 
+    def _slots_per_node(self):
+        return admission.slots_per_node(self.node_bytes)
+
+    def _trees_bytes_at(self, extra):
+        """What the trees will hold once each has `extra` more nodes (at most the node cap),
+        as the trees allocate (``ISMCTS.bytes_at``), at the game's slots per node."""
+        spn = self._slots_per_node()
+        return sum(p.bytes_at(min(self.node_cap, p.num_nodes + extra), spn) for p in self.searcher.parts)
+
     def tree_need(self, iterations):
         """Tree memory the search needs after `iterations` more (a tree adds at most a node
-        an iteration), up to its cap: what it reserves for a slice of that many."""
-        held = self.tree_held()
-        return max(held, min(self.reserve_bytes, held + (iterations + len(self.searcher.parts)) * self.node_bytes))
+        an iteration), up to its cap: what it reserves for a slice of that many.  Counted as
+        the trees allocate (first chunks, chunks twice the last, tables), so that a tree
+        capped to its reservation (``cap_trees``) never holds more than it."""
+        parts = len(self.searcher.parts)
+        return max(self.tree_held(), self._trees_bytes_at(-(-iterations // parts) + 1))
+
+    def _room_each(self, reserved_bytes):
+        """Nodes each thread's tree may add within `reserved_bytes` (an equal share each; at
+        most the node cap), by bisection on ``ISMCTS.bytes_at``.  Its bytes are not quite
+        monotone in the nodes (a tree capped lower starts a smaller hash table, and allocates
+        the next one sooner), so the cap itself is tried first: the whole room when it fits,
+        else a room that fits, within a table's few bytes of the most."""
+        parts = self.searcher.parts
+        share = reserved_bytes // len(parts)
+        spn = self._slots_per_node()
+        room = None
+        for p in parts:
+            lo, hi = 0, max(0, self.node_cap - p.num_nodes)
+            if p.bytes_at(p.num_nodes + hi, spn) <= share:
+                lo = hi
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if p.bytes_at(p.num_nodes + mid, spn) <= share:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            room = lo if room is None else min(room, lo)
+        return room
 
     def cap_trees(self, reserved_bytes):
-        """Caps each thread's tree at the nodes `reserved_bytes` holds at its game's bytes per
-        node, beyond those it has (an equal share each; at most the search's node cap): a tree
-        never outgrows its reservation.  Counted in nodes, as the reservation is: a tree's
-        spare chunk room must not shrink the room its slice was given (with an iteration
-        budget, that would change the answer)."""
-        parts = self.searcher.parts
-        extra = self.room_iterations(reserved_bytes) // len(parts)
-        for p in parts:
+        """Caps each thread's tree at the nodes its share of `reserved_bytes` holds, as the
+        trees allocate (``ISMCTS.bytes_at``), beyond those it has (at most the search's node
+        cap): a tree never outgrows its reservation.  Every tree gets the same room, which
+        ``room_iterations`` also gives a slice: a tree's spare chunk room must not shrink the
+        room its slice was given (with an iteration budget, that would change the answer)."""
+        extra = self._room_each(reserved_bytes)
+        for p in self.searcher.parts:
             p.cap_nodes(max(1, min(self.node_cap, p.num_nodes + extra)))
 
     def room_iterations(self, reserved_bytes):
         """Iterations (all threads, a whole number each) that `reserved_bytes` has room for:
         a slice of no more never meets its tree's cap."""
-        parts = len(self.searcher.parts)
-        room = reserved_bytes // max(1, self.node_bytes) - self.searcher.num_nodes
-        return max(0, room) // parts * parts
+        parts = self.searcher.parts
+        # a tree's first iteration adds its root as well
+        each = self._room_each(reserved_bytes) - any(p.num_nodes == 0 for p in parts)
+        return max(0, each) * len(parts)
 
     def ends(self):
         """The time.monotonic() instant by which the search will have stopped."""
         return (self.started or time.monotonic()) + (self.time_ms or 0) / 1000
-
-    def exhausted(self):
-        its, ms = self.remaining()
-        return its == 0 or (ms is not None and ms <= 0)
 
 
 def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, path="",
@@ -264,15 +293,6 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     if iterations is not None:
         node_cap = min(node_cap, -(-iterations // threads) + 1)
     per_node = admission.bytes_per_node(game)
-    budget = config.tree_memory_bytes
-    if node_cap * threads * per_node > budget:
-        fit = budget // (threads * per_node)
-        if fit < 1:
-            raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
-                             f"budget of {budget >> 20} MB")
-        notes.append(f"search tree capped at {fit} nodes a thread to fit the server's tree-memory "
-                     f"budget of {budget >> 20} MB")
-        node_cap = fit
     try:
         searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
                                       exploration=exploration, max_nodes=node_cap,
@@ -281,6 +301,27 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
                                          if wants_analysis else {}))
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
+    # The trees' memory at the node cap, counted as they allocate (ISMCTS.bytes_at): capped
+    # to the budget here, so that a reservation for the whole search can be granted.
+    budget = config.tree_memory_bytes
+    spn = admission.slots_per_node(per_node)
+    first = searcher.parts[0]
+    if first.bytes_at(node_cap, spn) * threads > budget:
+        lo, hi = 0, node_cap
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if first.bytes_at(mid, spn) * threads <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo < 1:
+            raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
+                             f"budget of {budget >> 20} MB")
+        notes.append(f"search tree capped at {lo} nodes a thread to fit the server's tree-memory "
+                     f"budget of {budget >> 20} MB")
+        node_cap = lo
+        for part in searcher.parts:
+            part.cap_nodes(node_cap)
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed,
                                          exploration=searcher.parts[0].exploration,
                                          sample_action=(settings.sample_action or temperature == 1.0)
@@ -302,7 +343,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         effective.min_iterations = min_iterations
     return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
                      started=time.monotonic(), min_iterations=min_iterations,
-                     reserve_bytes=node_cap * threads * per_node, node_cap=node_cap, node_bytes=per_node,
+                     node_cap=node_cap, node_bytes=per_node,
                      temperature=temperature, analysis=analysis_settings if wants_analysis else None)
 
 

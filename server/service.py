@@ -205,8 +205,10 @@ def _speed_key(job):
     return job.game.id, job.state.num_players, job.settings.algorithm, job.settings.rollout
 
 
-def _seat_field(state, request, path="seat"):
-    """The acting seat: request.seat if given (it must have a decision pending), else the current one."""
+def _make_seat_current(state, request, path="seat"):
+    """Makes request.seat, if given, the seat to act in `state` (it must have a decision
+    pending: in a simultaneous move that seat's choice is the one the state then asks
+    for), and returns it; else the current seat.  BadRequest names the field."""
     if request.HasField("seat"):
         seat = request.seat
         if not 0 <= seat < state.num_players:
@@ -345,7 +347,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
                 resp.actions.append(codec.encode_action(game, action, True, options))
                 resp.probabilities.append(p)
             return resp
-        _seat_field(state, request)
+        _make_seat_current(state, request)
         options = state.options()
         for action in state.legal_actions():
             resp.actions.append(codec.encode_action(game, action, False, options, state=state))
@@ -376,7 +378,7 @@ class FaginService(fagin_pb2_grpc.FaginServicer):
         if state.is_chance_node() and request.HasField("seat"):
             raise BadRequest("seat: a chance event is next; no seat has a decision pending")
         if not state.is_chance_node():
-            _seat_field(state, request)
+            _make_seat_current(state, request)
         if which is not None:
             at_chance = state.is_chance_node()
             before = state.clone()          # the applied action is reported as taken there

@@ -12,6 +12,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search.ismcts import ISMCTS
+from fagin.server.admission import wait_for_measurements
 from fagin.server.config import NODE_BYTES_FOR_DEFAULT, ServerConfig
 from fagin.server.codec import encode_state
 from fagin.server.service import FaginService, add_to_server
@@ -180,8 +181,10 @@ def test_open_unread_streams_keep_tree_memory_under_the_budget(serve):
     # report every 10 ms: the trees held between reports stay within the
     # server's budget (before: every stream grew its own tree, without limit).
     budget_mb = 4
-    earlier = _trees_alive()
     srv = serve(workers=2, max_tree_memory_mb=budget_mb, max_streams=64, max_queued=64)
+    # The games' bytes-per-node probes (once per process, outside the budget) hold trees too.
+    assert wait_for_measurements(60)
+    earlier = _trees_alive()
     calls = [srv.stub.StreamRecommend(stream_request(10, time_ms=3000, seed=i), timeout=30)
              for i in range(40)]
     try:
