@@ -340,7 +340,7 @@ async function startGame(event) {
   try {
     const answer = await call("NewGame", { game: info.id, players, options, seed: String(seed) });
     if (myGeneration !== generation) return;
-    game = { info, players, human, levels, seed, over: false, at: 0, hint: null,
+    game = { id: myGeneration, info, players, human, levels, seed, over: false, at: 0, hint: null,
       history: [{ state: answer.state, status: answer.status }] };
     game.history[0].events = eventsOf(answer);     // the opening deal, as the human saw it
     $("game-area").hidden = false;
@@ -517,24 +517,34 @@ function renderLog() {
   const opening = game.history[0].events || [];
   $("opening").hidden = !opening.length;
   $("opening").textContent = opening.length ? `The opening: ${opening.map((e) => e.label).join("; ")}` : "";
+  // Only the moves not yet listed are added (the list was rebuilt at every step, so a long
+  // game slowed down move by move): entries of another game, or past a take-back, go first.
   const log = $("log");
-  log.replaceChildren();
-  game.history.forEach((entry, i) => {
-    if (i === 0) return;
-    // The move told as the human's seat saw it, then any round or game summary it brought.
-    const told = entry.events || [];
-    const moves = told.filter((e) => !e.summary);
-    const text = `${seatName(entry.by)}: ${moves.length ? moves.map((e) => e.label).join("; ")
-      : "made a move you cannot see"}`;
-    const item = el("li", { value: String(i) }, el("button", { type: "button", class: "link event",
-      "aria-current": i === game.at ? "step" : "false", onclick: () => goTo(i) }, text));
-    const summaries = told.filter((e) => e.summary);
-    if (summaries.length) {
-      item.append(el("ul", { class: "summaries" },
-        ...summaries.map((e) => el("li", { class: "summary" }, e.label))));
-    }
-    log.append(item);
-  });
+  if (log.dataset.game !== String(game.id)) {
+    log.replaceChildren();
+    log.dataset.game = String(game.id);
+  }
+  while (log.children.length > game.history.length - 1) log.lastElementChild.remove();
+  for (let i = log.children.length + 1; i < game.history.length; i++) log.append(logItem(game.history[i], i));
+  const current = log.querySelector('button[aria-current="step"]');
+  if (current) current.setAttribute("aria-current", "false");
+  if (game.at > 0) log.children[game.at - 1].firstElementChild.setAttribute("aria-current", "step");
+}
+
+// One move of the log, told as the human's seat saw it, then any round or game summary it brought.
+function logItem(entry, i) {
+  const told = entry.events || [];
+  const moves = told.filter((e) => !e.summary);
+  const text = `${seatName(entry.by)}: ${moves.length ? moves.map((e) => e.label).join("; ")
+    : "made a move you cannot see"}`;
+  const item = el("li", { value: String(i) }, el("button", { type: "button", class: "link event",
+    "aria-current": "false", onclick: () => goTo(i) }, text));
+  const summaries = told.filter((e) => e.summary);
+  if (summaries.length) {
+    item.append(el("ul", { class: "summaries" },
+      ...summaries.map((e) => el("li", { class: "summary" }, e.label))));
+  }
+  return item;
 }
 
 function renderResult(final) {
