@@ -123,15 +123,15 @@ function drawLondon(ln, data, human) {
   const cards = londonCards(data);
   const boroughs = londonBoroughs(data);
   const seats = ln.seats || [];
-  const active = ln.activePlayer || 0;
+  const phase = enumName(ln.phase, "PHASE_");
+  const active = phase === "over" ? -1 : ln.activePlayer || 0;     // nobody plays once it is over
   const root = el("div", { class: "drawn london" });
 
-  const phase = enumName(ln.phase, "PHASE_");
   // The deck's letters leave out the cards put back on top; their letters are listed apart (LN-86).
   const deckLeft = ["a", "b", "c"].reduce((n, k) => n + ((ln.deckLetters || {})[k] || 0), 0)
     + (ln.deckTopLetters || []).length;
   root.append(el("p", { class: "table-status" },
-    `Turn ${(ln.turns || 0) + 1} · ${phase || "?"} · `, seatTag(active, human), " to play",
+    `Turn ${(ln.turns || 0) + 1} · ${phase || "?"}`, ...(active >= 0 ? [" · ", seatTag(active, human), " to play"] : []),
     ln.lastRound ? el("span", { class: "flag", title: "the deck's last card is taken (LN-74)" },
       ` · last round${ln.turnsLeft !== undefined ? `: ${ln.turnsLeft} turns left` : ""}`) : ""));
 
@@ -345,9 +345,11 @@ function otChip(id, data, extra = "") {
 function drawOliver(ot, data, human) {
   const side = ot.night ? data.board.night : data.board.day;
   const root = el("div", { class: "drawn oliver" });
-  const active = ot.activePlayer || 0;
+  const over = enumName(ot.phase, "PHASE_") === "over";
+  const active = over ? -1 : ot.activePlayer || 0;       // nobody acts once it is over
   root.append(el("p", { class: "table-status" },
-    `${ot.night ? "Night" : "Day"} · ${enumName(ot.phase, "PHASE_")} · `, seatTag(active, human), " to act",
+    `${ot.night ? "Night" : "Day"} · ${enumName(ot.phase, "PHASE_")}`,
+    ...(active >= 0 ? [" · ", seatTag(active, human), " to act"] : []),
     ` · Fagin's rewards taken ${ot.rewardsTaken || 0}/5`));
 
   // The street map: spaces at their places on the board's side, streets between them.
@@ -548,9 +550,9 @@ function gkCard(c, attrs = {}) {
 
 function drawKyoto(gk, data, human) {
   const root = el("div", { class: "drawn kyoto" });
-  const active = gk.activePlayer || 0;
-  root.append(el("p", { class: "table-status" }, `Round ${(gk.rounds || 0) + 1} · ${enumName(gk.phase, "PHASE_")} · `,
-    seatTag(active, human), " deals",
+  const active = enumName(gk.phase, "PHASE_") === "over" ? -1 : gk.activePlayer || 0;     // nobody deals once over
+  root.append(el("p", { class: "table-status" }, `Round ${(gk.rounds || 0) + 1} · ${enumName(gk.phase, "PHASE_")}`,
+    ...(active >= 0 ? [" · ", seatTag(active, human), " deals"] : []),
     el("span", { title: "the holder of the First Player card" }, ` · first player: seat ${gk.firstPlayer || 0}`)));
   if (gk.revealed) root.append(el("p", { class: "gk-revealed" }, "revealed, to give: ", gkCard(gk.revealed)));
   if (gk.arriving) root.append(el("p", { class: "gk-revealed" }, `arriving at seat ${gk.receiver || 0}: `, gkCard(gk.arriving)));
@@ -590,11 +592,12 @@ const FG_COLOURS = { blue: "#2f6db5", purple: "#7b1fa2", green: "#2e7d32", yello
 function drawFagin(fg, data, human) {
   const board = data.board;
   const root = el("div", { class: "drawn fagin" });
-  const active = fg.activePlayer || 0;
+  const active = enumName(fg.phase, "PHASE_") === "over" ? -1 : fg.activePlayer || 0;     // nobody plays once over
   const colours = board.colours;
   const trading = enumName(fg.phase, "PHASE_") === "market" && fg.marketSeat !== undefined;
-  root.append(el("p", { class: "table-status" }, `Round ${(fg.round || 0) + 1} · ${enumName(fg.phase, "PHASE_")} · `,
-    seatTag(trading ? fg.marketSeat : active, human), trading ? " trades at Smithfield Market (FG-17, FG-18)" : " to play"));
+  root.append(el("p", { class: "table-status" }, `Round ${(fg.round || 0) + 1} · ${enumName(fg.phase, "PHASE_")}`,
+    ...(active >= 0 ? [" · ", seatTag(trading ? fg.marketSeat : active, human),
+      trading ? " trades at Smithfield Market (FG-17, FG-18)" : " to play"] : [])));
   const cube = (c, n, title) => el("span", { class: "fg-cube", style: `--cube: ${FG_COLOURS[colours[c]]}`, title }, String(n));
   // The market: the price wheel's prices, stalls, warehouses.
   root.append(el("div", { class: "fg-market" },

@@ -377,6 +377,10 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     assert any(s.startswith("game over") for s in page.locator("#log .summary").all_inner_texts())
     widths = _overflow(page)
     assert widths[0] <= widths[1], f"at the end the page is {widths[0]} px wide"
+    # Once it is over, the drawn table names nobody to play.
+    for status in page.locator("#drawn-table .table-status").all_inner_texts():
+        assert not re.search(r"to (play|act)|deals|trades", status), status
+    assert page.locator("#drawn-table h4", has_text="◀").count() == 0
     shot = ROOT / "build" / "screenshots" / f"{game_id}-{width}.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shot), full_page=True)
