@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from fagin.search import analysis as analysis_mod
 from fagin.search import levels, limits
+from fagin.search import memory
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
-from fagin.server import admission
 from fagin.server import wire
 from fagin.server.codec import BadRequest, _encoded_action, action_encoder, decode_state
 from fagin.v1 import fagin_pb2
@@ -83,11 +83,11 @@ class SearchJob:
     # queued behind others still answers within its deadline.
     started: float | None = None
     min_iterations: int = 1
-    # Its trees' bounds (admission.py): nodes a thread at most, and its game's bytes per
+    # Its trees' bounds (scheduler.py): nodes a thread at most, and its game's bytes per
     # node (from which the slots a node is counted with follow).
     node_cap: int = 1               # nodes a thread at most
-    node_bytes: int = 0             # its game's bytes per node (admission.bytes_per_node)
-    # Iterations per thread of its next time slice (service.py adapts it to the
+    node_bytes: int = 0             # its game's bytes per node (memory.bytes_per_node)
+    # Iterations per thread of its next time slice (scheduler.py adapts it to the
     # measured speed so that a slice lasts about the server's slice_ms).
     slice_iterations: int = 256
     # 0: answer the best move; above 0: a move drawn from policy^(1/temperature).
@@ -110,7 +110,7 @@ class SearchJob:
         return max(self.searcher.num_nodes * self.node_bytes, self.searcher.tree_bytes)
 
     def _slots_per_node(self):
-        return admission.slots_per_node(self.node_bytes)
+        return memory.slots_per_node(self.node_bytes)
 
     def _trees_bytes_at(self, extra):
         """What the trees will hold once each has `extra` more nodes (at most the node cap),
@@ -292,7 +292,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     node_cap = config.node_cap
     if iterations is not None:
         node_cap = min(node_cap, -(-iterations // threads) + 1)
-    per_node = admission.bytes_per_node(game)
+    per_node = memory.bytes_per_node(game)
     try:
         searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
                                       exploration=exploration, max_nodes=node_cap,
@@ -304,7 +304,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     # The trees' memory at the node cap, counted as they allocate (ISMCTS.bytes_at): capped
     # to the budget here, so that a reservation for the whole search can be granted.
     budget = config.tree_memory_bytes
-    spn = admission.slots_per_node(per_node)
+    spn = memory.slots_per_node(per_node)
     first = searcher.parts[0]
     if first.bytes_at(node_cap, spn) * threads > budget:
         lo, hi = 0, node_cap
