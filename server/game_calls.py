@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
-from fagin.server import codec, searching
+from fagin.server import codec
 from fagin.server.codec import BadRequest
+from fagin.server.request import ALGORITHMS
 from fagin.server.rpc import unary_call
 from fagin.v1 import fagin_pb2
 
@@ -34,7 +35,7 @@ class GameCalls:
         resp = fagin_pb2.ListGamesResponse()
         for game_id, gi in GAMES.items():
             resp.games.add(id=game_id, name=gi.name, min_players=gi.min_players,
-                           max_players=gi.max_players, algorithms=searching.ALGORITHMS, spec=gi.spec,
+                           max_players=gi.max_players, algorithms=ALGORITHMS, spec=gi.spec,
                            options=[fagin_pb2.GameOption(name=o.name, default_value=str(o.default).lower()
                                                          if isinstance(o.default, bool) else str(o.default),
                                                          description=o.description)

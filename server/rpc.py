@@ -16,7 +16,7 @@ from fagin.server import codec
 from fagin.server.codec import BadRequest
 from fagin.server.logs import CALL_FIELDS
 from fagin.server.scheduler import Overloaded, ShuttingDown
-from fagin.server.searching import DeadlineTooShort
+from fagin.server.request import DeadlineTooShort
 from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server")
@@ -188,8 +188,8 @@ SERVICE = fagin_pb2.DESCRIPTOR.services_by_name["Fagin"]
 
 
 def _serializer(response_class):
-    """The response serializer: answers written straight to bytes (``searching.
-    recommendation_bytes``) go out as they are, messages are serialized."""
+    """The response serializer: answers written straight to bytes (``answer.py``) go out
+    as they are, messages are serialized."""
     serialize = response_class.SerializeToString
 
     def serializer(response):

@@ -1,10 +1,10 @@
 """The ``fagin.v1.Fagin`` service on ``grpc.aio``.
 
-A Recommend call is a pipeline: decode and prepare the request (``searching.prepare``,
-on the loop or, a large state, in the decoding threads), admit its search, run it in
-slices (``scheduler.py``), answer in the worker that ran its last slice.  The stateless
-calls are in ``game_calls.py``, the RPC plumbing (call log, statuses, registration) in
-``rpc.py``.
+A recommendation is a pipeline (``_recommend``): decode and prepare the request into a
+search job (``request.prepare``; on the loop, or for a large state in the decoding
+threads), admit its search and run it in slices (``scheduler.py``), and answer
+(``answer.py``) in the worker that ran its last slice.  The stateless calls are in
+``game_calls.py``, the RPC plumbing (call log, statuses, registration) in ``rpc.py``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from fagin.engines.registry import GAMES, load_game
 from fagin.search.memory import measure_games
-from fagin.server import codec, searching, wire
+from fagin.server import answer, codec, request
 from fagin.server.codec import BadRequest
 from fagin.server.game_calls import GameCalls
 from fagin.server.rpc import DECODE_THREADS, CallLog, drain_requests, end_call, error_of, parse, unary_call
@@ -25,26 +25,6 @@ from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
 MIN_REPORT_INTERVAL_MS = 10
 DEFAULT_REPORT_INTERVAL_MS = 100
-
-
-def _progress_bytes(job, reason, final=False):
-    """A serialized RecommendProgress: the recommendation so far (field 1), and ``final`` (2)."""
-    report = wire.length_delimited(1, searching.recommendation_bytes(job, reason))
-    return report + b"\x10\x01" if final else report
-
-
-def _answer(job, reason):
-    """A finished search's Recommendation, serialized, or TooFewIterations (runs in a
-    search thread, or on the loop after an inline search)."""
-    searching.check_min_iterations(job, reason)
-    return searching.recommendation_bytes(job, reason)
-
-
-def _batch_answer(job, request_id, reason):
-    """A finished search's BatchRecommendResponse, serialized (see ``_answer``)."""
-    rec = _answer(job, reason)
-    head = wire.length_delimited(1, request_id.encode("utf-8")) if request_id else b""
-    return head + wire.length_delimited(2, rec)
 
 
 # States up to this size are decoded and checked on the event loop.  States met
@@ -66,40 +46,47 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         self.batch_errors = collections.Counter()
         self.decoder = decoder or ThreadPoolExecutor(DECODE_THREADS, thread_name_prefix="fagin-decode")
 
-    async def _prepare(self, request, context, path=""):
-        """The request's SearchJob, decoded and checked here for a small state, in the
-        decoding threads for a larger one."""
-        data = codec.state_bytes(request.state)      # serialized once: sized here, read by the decoder
+    async def _prepare(self, message, context, path=""):
+        """Decode and prepare: the RecommendRequest's SearchJob, decoded and checked here for
+        a small state, in the decoding threads for a larger one."""
+        data = codec.state_bytes(message.state)      # serialized once: sized here, read by the decoder
         if len(data) <= INLINE_PREPARE_BYTES:
-            return searching.prepare(request, self.config, context.time_remaining(), path, data)
+            return request.prepare(message, self.config, context.time_remaining(), path, data)
         return await asyncio.get_running_loop().run_in_executor(
-            self.decoder, searching.prepare, request, self.config, context.time_remaining(), path)
+            self.decoder, request.prepare, message, self.config, context.time_remaining(), path)
 
-    @unary_call
-    async def Recommend(self, request, context, info):
-        job = await self._prepare(request, context)
-        info["game"] = job.game.id
+    async def _recommend(self, message, context, write, *args, path="", info=None):
+        """One recommendation, step by step: decode and prepare, admit, search, answer with
+        ``write(job, *args, stop reason)`` (in the worker that ran the last slice)."""
+        job = await self._prepare(message, context, path)
+        if info is not None:
+            info["game"] = job.game.id
         ticket = self.scheduler.admit(job)
         try:
-            _, answer = await self.scheduler.search(job, ticket, then=functools.partial(_answer, job))
-            return answer
+            _, reply = await self.scheduler.search(job, ticket, then=functools.partial(write, job, *args))
+            return reply
         finally:
-            info["iterations"] = job.searcher.iterations      # also when too few for an answer
+            if info is not None:
+                info["iterations"] = job.searcher.iterations      # also when too few for an answer
             self.scheduler.leave(job, ticket)
 
-    async def StreamRecommend(self, request, context):
+    @unary_call
+    async def Recommend(self, message, context, info):
+        return await self._recommend(message, context, answer.recommendation, info=info)
+
+    async def StreamRecommend(self, message, context):
         call = CallLog("StreamRecommend", context)
         info = call.info
         opened = False
         try:
-            request = await parse(request, self.decoder)
-            interval = request.report_interval_ms or DEFAULT_REPORT_INTERVAL_MS
+            message = await parse(message, self.decoder)
+            interval = message.report_interval_ms or DEFAULT_REPORT_INTERVAL_MS
             if interval < MIN_REPORT_INTERVAL_MS:
                 raise BadRequest(f"report_interval_ms: must be at least {MIN_REPORT_INTERVAL_MS}, "
-                                 f"got {request.report_interval_ms}")
+                                 f"got {message.report_interval_ms}")
             self.scheduler.admission.open_stream(self.config.stream_limit)
             opened = True
-            job = await self._prepare(request.request, context, "request")
+            job = await self._prepare(message.request, context, "request")
             info["game"] = job.game.id
             ticket = self.scheduler.admit(job, stream=True)
             try:
@@ -108,10 +95,10 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                     # report (flow control), and asks for no slice meanwhile.
                     reason, _ = await self.scheduler.search(job, ticket, time.monotonic() + interval / 1000)
                     if reason is not None:
-                        searching.check_min_iterations(job, reason)
-                        yield _progress_bytes(job, reason, final=True)
+                        answer.check_min_iterations(job, reason)
+                        yield answer.progress(job, reason, final=True)
                         return
-                    yield _progress_bytes(job, "time")
+                    yield answer.progress(job, "time")
             finally:
                 info["iterations"] = job.searcher.iterations
                 self.scheduler.leave(job, ticket)
@@ -140,21 +127,14 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                 if isinstance(item, (codec.Undecodable, codec.Pending)):
                     item, raw = fagin_pb2.BatchRecommendRequest(), item
                     item = await parse(raw, self.decoder)
-                job = await self._prepare(item.request, context, "request")
-                ticket = self.scheduler.admit(job)
-                try:
-                    _, resp = await self.scheduler.search(job, ticket, then=functools.partial(
-                        _batch_answer, job, item.request_id))
-                finally:
-                    self.scheduler.leave(job, ticket)
+                resp = await self._recommend(item.request, context, answer.batch_result, item.request_id,
+                                             path="request")
             except Exception as e:        # this request's answer is an error; the batch goes on
                 info["errors"] += 1
                 code, message = error_of(e, f"BatchRecommend request {item.request_id!r}")
                 self.batch_errors[code.name] += 1
-                resp = fagin_pb2.BatchRecommendResponse(
-                    request_id=item.request_id, error=fagin_pb2.Error(
-                        code=code.value[0], message=message,
-                        retry_pushback_ms=e.retry_ms if isinstance(e, Overloaded) else 0))
+                resp = answer.batch_error(item.request_id, code, message,
+                                          e.retry_ms if isinstance(e, Overloaded) else 0)
             finally:
                 slots.release()
             await queue.put(resp)

@@ -204,26 +204,27 @@ def test_a_search_slower_than_its_games_record_leaves_the_loop_at_the_cap(server
 
 def _recommendation_message(job, reason):
     """The oracle: the Recommendation built as a protobuf message, field by field."""
-    from fagin.server import searching
-    result, action = searching._chosen(job, reason)
+    from fagin.server import answer
+    result, action = answer._chosen(job, reason)
     rec = pb.Recommendation()
     options = job.state.options()
     rec.action.CopyFrom(codec.encode_action(job.game, action, False, options))
     rec.iterations = result.iterations
     rec.nodes = result.nodes
     rec.elapsed_ms = result.elapsed_ms
-    rec.stop_reason = searching.STOP_REASONS[reason]
+    rec.stop_reason = answer.STOP_REASONS[reason]
     rec.seat = job.seat
     rec.settings.CopyFrom(job.settings)
     for s in result.stats:
         rec.actions.add(action=codec.encode_action(job.game, s.action, False, options), visits=s.visits,
                         mean_value=s.mean_value, policy=s.policy)
-    rec.notes.extend(searching._notes(job, reason))
+    rec.notes.extend(answer._notes(job, reason))
     return rec
 
 
 def test_an_answer_written_as_bytes_is_the_message_protobuf_writes():
-    from fagin.server import config as config_mod, searching
+    from fagin.server import answer, config as config_mod
+    from fagin.server.request import prepare
     config = config_mod.ServerConfig(workers=1)
     cases = [("kids_of_london", 4, {}), ("gangs_of_kyoto", 5, {"temperature": 0.7}),
              ("london", 3, {"algorithm": "ismcts_rm"}), ("leduc_poker", 2, {"algorithm": "oos"}),
@@ -231,12 +232,12 @@ def test_an_answer_written_as_bytes_is_the_message_protobuf_writes():
     for game, players, settings in cases:
         settings = {"iterations": 64, "seed": 3, **settings}
         request = recommend_request(codec.encode_state(new_game(game, players, seed=3)), 0, **settings)
-        job = searching.prepare(request, config, 60.0)
+        job = prepare(request, config, 60.0)
         job.searcher.run(iterations=64)
         job.notes.append("a note with a non-ASCII character: \u00e9")
         for reason in ("iterations", "time", "cancelled"):
             message = _recommendation_message(job, reason)
-            written = searching.recommendation_bytes(job, reason)
+            written = answer.recommendation_bytes(job, reason)
             assert pb.Recommendation.FromString(written) == message, (game, reason)
             assert written == message.SerializeToString(deterministic=True), (game, reason)
 

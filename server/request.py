@@ -1,13 +1,10 @@
-"""From a RecommendRequest to a running search and back to a Recommendation.
-
-Validation of search settings, budgets clamped to the server's limits and to
-the call's deadline (each change reported in ``notes``), and the conversion of
-a search result into the API's message.
+"""A RecommendRequest prepared into a SearchJob: its state decoded, its settings checked,
+its budget cut to the server's limits and to the call's deadline (each change reported in
+``notes``), its trees fitted to the tree-memory budget.
 """
 from __future__ import annotations
 
 import math
-import random
 import time
 from dataclasses import dataclass, field
 
@@ -16,8 +13,7 @@ from fagin.search import levels, limits
 from fagin.search import memory
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
-from fagin.server import wire
-from fagin.server.codec import BadRequest, _encoded_action, action_encoder, decode_state
+from fagin.server.codec import BadRequest, decode_state
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses; "auto" (the
@@ -27,13 +23,6 @@ SELECTION = levels.SELECTION
 DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
 # limits keys gamma by selection; requests name an algorithm.
 DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
-
-STOP_REASONS = {
-    "iterations": fagin_pb2.STOP_REASON_ITERATIONS,
-    "time": fagin_pb2.STOP_REASON_TIME,
-    "cancelled": fagin_pb2.STOP_REASON_CANCELLED,
-}
-
 
 def _quoted(text, limit=60):
     """A client's string in an error message, cut short: a message never echoes megabytes."""
@@ -59,10 +48,6 @@ def timeout_rounding_ms(remaining_ms):
 
 class DeadlineTooShort(Exception):
     """The call's deadline leaves no time to search."""
-
-
-class TooFewIterations(DeadlineTooShort):
-    """The search ran out of time before the request's min_iterations: no answer."""
 
 
 @dataclass
@@ -364,106 +349,3 @@ def _analysis_settings(given, path, notes):
     used.pv_depth = depth
     used.final_move = final_move
     return used
-
-
-def check_min_iterations(job: SearchJob, reason: str):
-    """Raises TooFewIterations if the search did fewer than the request's min_iterations
-    (a cancelled call has no answer to check)."""
-    done = job.searcher.iterations
-    if reason != "cancelled" and done < job.min_iterations:
-        raise TooFewIterations(
-            f"the search did {done} iterations before its time ran out (the call's deadline, "
-            f"waits for a worker included), fewer than search.min_iterations {job.min_iterations}; "
-            f"the server is busy or the deadline too short")
-
-
-def _chosen(job: SearchJob, reason: str):
-    """(the search's SearchResult so far, the action to recommend)."""
-    result = job.searcher.result(reason)
-    action = result.action
-    if job.analysis is not None:
-        return result, action                 # analysis_bytes chooses by its own rule
-    if job.temperature:
-        # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
-        rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
-        action = levels.choose(result.stats, job.temperature, rng, action)
-    return result, action
-
-
-def _notes(job: SearchJob, reason: str):
-    if reason == "time" and job.time_note_if_hit:
-        return job.notes + [job.time_note_if_hit]
-    return job.notes
-
-
-def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
-    """The Recommendation message for the search's current statistics, serialized: written
-    straight from the cached serialized actions, without building Python messages (built as
-    messages, the answer was fagin's costliest step of a small call)."""
-    result, action = _chosen(job, reason)
-    encoded = action_encoder(job.game, False, job.state.options(), state=job.state)
-    if job.analysis is not None:
-        return analysis_bytes(job, reason, result, encoded)
-    return wire.recommendation_bytes(
-        encoded(action), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
-        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
-        job.settings.SerializeToString(), _notes(job, reason))
-
-
-def _pv_action(job, move):
-    """A principal variation's move as an Action: its id, typed form and label (the label
-    of the determinization the variation follows: it may name a card there)."""
-    options = job.state.options()
-    key = tuple(sorted(options.items())) if options else None
-    msg = fagin_pb2.Action()
-    msg.CopyFrom(_encoded_action(job.game.id, move.action, move.seat < 0, key))
-    msg.label = move.label
-    return msg
-
-
-def analysis_bytes(job: SearchJob, reason: str, result, encoded) -> bytes:
-    """The Recommendation of an analysis request, serialized: the plain answer's fields,
-    then the analysis of the search so far (fagin.search.analysis)."""
-    a = job.analysis
-    report = analysis_mod.analyse(job.searcher.parts, job.state, job.seat, candidates=a.candidates,
-                                  pv_depth=a.pv_depth, beliefs=a.beliefs, final_move=a.final_move,
-                                  seed=job.settings.seed, labels={s.action: s.label for s in result.stats},
-                                  own_best=result.action)
-    rec = fagin_pb2.Recommendation.FromString(wire.recommendation_bytes(
-        encoded(report.best), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
-        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
-        job.settings.SerializeToString(), _notes(job, reason)))
-    by_action = report.by_action()
-    for stat in rec.actions:
-        x = by_action.get(stat.action.id)
-        if x is None or not x.rank:
-            continue
-        out = stat.analysis
-        out.rank = x.rank
-        if x.win_probability is not None:
-            out.win_probability = x.win_probability
-            out.seat_win_probabilities.extend(x.win_probabilities)
-        out.win_probability_error = x.win_error
-        out.win_probability_lcb = x.win_lcb
-        if x.margin is not None:
-            out.score_margin = x.margin
-            out.score_margin_error = x.margin_error
-            out.score_margin_lcb = x.margin_lcb
-        out.prior = x.prior
-        for move in x.pv:
-            out.pv.add(action=_pv_action(job, move), seat=move.seat, visits=move.visits)
-    rec.analysis.CopyFrom(a)
-    rec.root.visits = report.visits
-    rec.root.values.extend(report.values)
-    rec.root.win_probabilities.extend(report.win_probabilities)
-    rec.root.score_margins.extend(report.margins)
-    if a.beliefs:
-        rec.beliefs.SetInParent()
-        rec.beliefs.determinizations = report.determinizations
-        for place in report.beliefs:
-            msg = rec.beliefs.places.add(place=place.place)
-            if place.seat is not None:
-                msg.seat = place.seat
-            for item in place.items:
-                msg.items.add(item=item.item, share=item.share, copies=item.copies)
-    return rec.SerializeToString()
