@@ -159,15 +159,47 @@ class SearchJob:
 
 def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, path="",
             state_bytes=None) -> SearchJob:
-    """Validates a RecommendRequest and builds its search (raises BadRequest).
+    """Validates a RecommendRequest and builds its search (raises BadRequest), step by step;
+    each step checks its fields in turn and adds to ``notes`` what it changed.
     ``state_bytes``: its state's game message, serialized (``codec.state_bytes``), if known."""
     p = (path + ".") if path else ""
     game, state = decode_state(request.state, p + "state", state_bytes)
     settings = request.search
+    notes = []
+    algorithm, sampled, level, iterations, time_ms = _asked(settings, game, state, p)
+    temperature, analysis = _move_rule(request, settings, level, sampled, p, notes)
+    exploration, gamma, threads = _parameters(settings, algorithm, iterations, time_ms, config, p, notes)
+    iterations, time_ms, limit_ms, time_note, min_iterations = _budget(
+        settings, iterations, time_ms, config, time_remaining_s, p, notes)
+    rollout = _rollout(settings, game, p, notes)
+    # A tree adds at most one node an iteration (plus its root), so a search
+    # with an iteration budget reserves no more than it can use.
+    node_cap = config.node_cap
+    if iterations is not None:
+        node_cap = min(node_cap, -(-iterations // threads) + 1)
+    per_node = memory.bytes_per_node(game)
+    try:
+        searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
+                                      exploration=exploration, max_nodes=node_cap,
+                                      selection=SELECTION[algorithm], gamma=gamma, rollout=rollout,
+                                      **({"analysis": True, "beliefs": analysis.beliefs}
+                                         if analysis is not None else {}))
+    except SearchError as e:
+        raise BadRequest(f"{p}{e}") from None
+    node_cap = _fit_trees(searcher, node_cap, per_node, config.tree_memory_bytes, p, notes)
+    effective = _effective(settings, searcher, algorithm, temperature, analysis, rollout, gamma, threads,
+                           iterations, time_ms, limit_ms, min_iterations)
+    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
+                     started=time.monotonic(), min_iterations=min_iterations,
+                     node_cap=node_cap, node_bytes=per_node, temperature=temperature, analysis=analysis)
+
+
+def _asked(settings, game, state, p):
+    """The search asked for: (algorithm, whether it draws its move, the level or None,
+    iterations, time_ms), a level filling in what the request leaves out."""
     if settings.algorithm and settings.algorithm not in ALGORITHMS:
         raise BadRequest(f"{p}search.algorithm: unknown algorithm {_quoted(settings.algorithm)}; "
                          f"{game.id} supports: {', '.join(ALGORITHMS)}")
-    notes = []
     iterations = settings.iterations if settings.HasField("iterations") else None
     time_ms = settings.time_ms if settings.HasField("time_ms") else None
     asked = settings.algorithm
@@ -183,6 +215,12 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         if not asked:
             asked = level.algorithm
     algorithm, sampled = levels.resolve(game.spec, state.num_players, asked)
+    return algorithm, sampled, level, iterations, time_ms
+
+
+def _move_rule(request, settings, level, sampled, p, notes):
+    """How the move is chosen: (the temperature it is drawn at, 0 for the best; the
+    AnalysisSettings, defaults filled in, or None).  An analysis never draws its move."""
     if settings.HasField("temperature"):
         try:
             temperature = levels.check_temperature(settings.temperature, f"{p}search.temperature")
@@ -194,21 +232,26 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         temperature = level.temperature
     else:
         temperature = 1.0 if sampled else 0.0
-    wants_analysis = request.HasField("analysis")
-    if wants_analysis:
-        analysis_settings = _analysis_settings(request.analysis, f"{p}analysis", notes)
-        # An analysis answers the best estimate, never a draw (issue 25).
-        if settings.HasField("temperature") and settings.temperature > 0:
-            raise BadRequest(f"{p}search.temperature: an analysis request never draws its move; "
-                             f"leave it unset or 0 (analysis.final_move chooses the rule)")
-        if settings.sample_action:
-            raise BadRequest(f"{p}search.sample_action: an analysis request never draws its move; "
-                             f"leave it unset (analysis.final_move chooses the rule)")
-        if temperature:
-            notes.append(f"analysis: the move is the best by analysis.final_move "
-                         f"({analysis_settings.final_move}), not drawn at the temperature {temperature:g} "
-                         f"the {'level' if level is not None and level.temperature else 'algorithm'} would use")
-            temperature = 0.0
+    if not request.HasField("analysis"):
+        return temperature, None
+    analysis = _analysis_settings(request.analysis, f"{p}analysis", notes)
+    # An analysis answers the best estimate, never a draw (issue 25).
+    if settings.HasField("temperature") and settings.temperature > 0:
+        raise BadRequest(f"{p}search.temperature: an analysis request never draws its move; "
+                         f"leave it unset or 0 (analysis.final_move chooses the rule)")
+    if settings.sample_action:
+        raise BadRequest(f"{p}search.sample_action: an analysis request never draws its move; "
+                         f"leave it unset (analysis.final_move chooses the rule)")
+    if temperature:
+        notes.append(f"analysis: the move is the best by analysis.final_move "
+                     f"({analysis.final_move}), not drawn at the temperature {temperature:g} "
+                     f"the {'level' if level is not None and level.temperature else 'algorithm'} would use")
+    return 0.0, analysis
+
+
+def _parameters(settings, algorithm, iterations, time_ms, config, p, notes):
+    """The search's numbers checked: (exploration, None for the game's tuned value; gamma;
+    threads, lowered to the server's workers and the search's maximum)."""
     if iterations is not None and iterations <= 0:
         raise BadRequest(f"{p}search.iterations: must be positive, got {iterations}")
     if time_ms is not None and time_ms <= 0:
@@ -233,6 +276,13 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         # A server may have more workers than one search may use.
         notes.append(f"search.threads lowered from {threads} to the search maximum {limits.MAX_THREADS}")
         threads = limits.MAX_THREADS
+    return exploration, gamma, threads
+
+
+def _budget(settings, iterations, time_ms, config, time_remaining_s, p, notes):
+    """The budget cut to the server's maxima and to the call's deadline: (iterations, time_ms
+    as asked after the maxima, the time limit in ms, the note if the search stops at that
+    limit, min_iterations); DeadlineTooShort if the deadline leaves no time."""
     if iterations is not None and iterations > config.max_iterations:
         notes.append(f"search.iterations lowered from {iterations} to the server maximum "
                      f"{config.max_iterations}")
@@ -266,51 +316,53 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
             else:
                 time_note = f"search stopped at {available:.0f} ms to meet the call's deadline"
             limit_ms = available
+    return iterations, time_ms, limit_ms, time_note, min_iterations
+
+
+def _rollout(settings, game, p, notes):
+    """The playout policy: the request's, or its game's default."""
     rollout = settings.rollout or game.spec.rollout
     if rollout not in ROLLOUTS:
         raise BadRequest(f"{p}search.rollout: unknown rollout {_quoted(settings.rollout)}; "
                          f"use one of: {', '.join(ROLLOUTS)}")
     if rollout == "policy" and not game.has_rollout_policy:
         notes.append(f"search.rollout: {game.id} has no rollout policy; rollouts are uniformly random")
-    # A tree adds at most one node an iteration (plus its root), so a search
-    # with an iteration budget reserves no more than it can use.
-    node_cap = config.node_cap
-    if iterations is not None:
-        node_cap = min(node_cap, -(-iterations // threads) + 1)
-    per_node = memory.bytes_per_node(game)
-    try:
-        searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
-                                      exploration=exploration, max_nodes=node_cap,
-                                      selection=SELECTION[algorithm], gamma=gamma, rollout=rollout,
-                                      **({"analysis": True, "beliefs": analysis_settings.beliefs}
-                                         if wants_analysis else {}))
-    except SearchError as e:
-        raise BadRequest(f"{p}{e}") from None
-    # The trees' memory at the node cap, counted as they allocate (ISMCTS.bytes_at): capped
-    # to the budget here, so that a reservation for the whole search can be granted.
-    budget = config.tree_memory_bytes
+    return rollout
+
+
+def _fit_trees(searcher, node_cap, per_node, budget, p, notes):
+    """The node cap, lowered if need be so that the trees at the cap, counted as they
+    allocate (ISMCTS.bytes_at), fit the tree-memory `budget`: a reservation for the whole
+    search can then be granted."""
+    threads = len(searcher.parts)
     spn = memory.slots_per_node(per_node)
     first = searcher.parts[0]
-    if first.bytes_at(node_cap, spn) * threads > budget:
-        lo, hi = 0, node_cap
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if first.bytes_at(mid, spn) * threads <= budget:
-                lo = mid
-            else:
-                hi = mid - 1
-        if lo < 1:
-            raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
-                             f"budget of {budget >> 20} MB")
-        notes.append(f"search tree capped at {lo} nodes a thread to fit the server's tree-memory "
-                     f"budget of {budget >> 20} MB")
-        node_cap = lo
-        for part in searcher.parts:
-            part.cap_nodes(node_cap)
+    if first.bytes_at(node_cap, spn) * threads <= budget:
+        return node_cap
+    lo, hi = 0, node_cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if first.bytes_at(mid, spn) * threads <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo < 1:
+        raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
+                         f"budget of {budget >> 20} MB")
+    notes.append(f"search tree capped at {lo} nodes a thread to fit the server's tree-memory "
+                 f"budget of {budget >> 20} MB")
+    for part in searcher.parts:
+        part.cap_nodes(lo)
+    return lo
+
+
+def _effective(settings, searcher, algorithm, temperature, analysis, rollout, gamma, threads,
+               iterations, time_ms, limit_ms, min_iterations):
+    """The SearchSettings the search runs with, as the answer reports them."""
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed,
                                          exploration=searcher.parts[0].exploration,
                                          sample_action=(settings.sample_action or temperature == 1.0)
-                                         and not wants_analysis,
+                                         and analysis is None,
                                          rollout=rollout)
     if temperature:
         effective.temperature = temperature
@@ -326,10 +378,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         effective.time_ms = int(limit_ms)
     if settings.HasField("min_iterations"):
         effective.min_iterations = min_iterations
-    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
-                     started=time.monotonic(), min_iterations=min_iterations,
-                     node_cap=node_cap, node_bytes=per_node,
-                     temperature=temperature, analysis=analysis_settings if wants_analysis else None)
+    return effective
 
 
 def _analysis_settings(given, path, notes):
