@@ -43,7 +43,9 @@ Every search passes through one :class:`Admission`:
 
 The plain attributes (``queued``, ``queued_streams``, ``waiting``, ``running``, ``active``,
 ``reserved_bytes``, ``open_streams``, ``refused``) are the admission state for
-monitoring.  Everything here runs on the server's event loop (no locks).
+monitoring.  The admission runs on the server's event loop (no locks); of the scheduler,
+only a search's last-slice callback runs in a worker thread, and ``cancel_searches`` may be
+called from any thread.
 """
 from __future__ import annotations
 
