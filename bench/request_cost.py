@@ -5,8 +5,8 @@ grpc.aio server, through sockets and two processes: on a busy machine its CPU
 figures wander by tenths of a millisecond.  This script measures only fagin's
 own work for a request, in one thread with ``time.thread_time`` (other
 processes do not count): parsing the request, decoding and checking the
-state and building the search (``searching.prepare``), then after a 100-
-iteration search writing the answer (``searching.recommendation_bytes``).  Positions come from seeded random play, the same for every
+state and building the search (``request.prepare``), then after a 100-
+iteration search writing the answer (``answer.recommendation_bytes``).  Positions come from seeded random play, the same for every
 run, so that two checkouts can be compared side by side:
 
     for d in /path/to/old /path/to/new; do (cd $d && .venv/bin/python bench/request_cost.py); done
@@ -19,7 +19,9 @@ import time
 from fagin.clients import recommend_request
 from fagin.engines import new_game
 from fagin.engines.registry import GAMES
-from fagin.server import codec, searching
+from fagin.server import codec
+from fagin.server.answer import recommendation_bytes
+from fagin.server.request import prepare as prepare_job
 from fagin.server.config import ServerConfig
 from fagin.v1 import fagin_pb2
 
@@ -50,11 +52,11 @@ def measure(data, config, rounds):
     prepare, answer = [], []
     for _ in range(rounds):
         t0 = time.thread_time()
-        job = searching.prepare(fagin_pb2.RecommendRequest.FromString(data), config, 60.0)
+        job = prepare_job(fagin_pb2.RecommendRequest.FromString(data), config, 60.0)
         t1 = time.thread_time()
         job.searcher.run(iterations=100)
         t2 = time.thread_time()
-        searching.recommendation_bytes(job, "iterations")
+        recommendation_bytes(job, "iterations")
         t3 = time.thread_time()
         prepare.append(t1 - t0)
         answer.append(t3 - t2)

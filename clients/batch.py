@@ -23,7 +23,7 @@ Where the searches run:
   policy on another one, and then by the batch itself (``--retries``).
 * ``--ray ADDRESS`` (``local`` for a Ray started here): each position is a Ray
   task that validates the request as the server does
-  (``fagin.server.searching.prepare``) and runs the Cython search in the Ray
+  (``fagin.server.request.prepare``) and runs the Cython search in the Ray
   worker; no gRPC.  The cluster's workers need fagin installed (the same
   image as the server, see deploy/).
 """
@@ -361,17 +361,17 @@ def search_position(request_bytes: bytes, config):
 
     Returns ``("ok", Recommendation bytes)`` or ``("error", code name, message)``.
     """
-    from fagin.server import searching
+    from fagin.server import answer, request
     from fagin.server.codec import BadRequest
 
-    request = pb.RecommendRequest.FromString(request_bytes)
+    message = pb.RecommendRequest.FromString(request_bytes)
     try:
-        job = searching.prepare(request, config)
+        job = request.prepare(message, config)
     except BadRequest as e:
         return ("error", "INVALID_ARGUMENT", str(e))
     job.started = time.monotonic()
     reason = job.searcher.run(*job.remaining())
-    return ("ok", searching.recommendation_bytes(job, reason))
+    return ("ok", answer.recommendation_bytes(job, reason))
 
 
 def search_chunk(requests: list, environ: dict) -> list:

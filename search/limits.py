@@ -1,7 +1,7 @@
 """The search's limits and defaults, in one place.
 
 The search (``ismcts.pyx``), the server's settings (``server/config.py``),
-its request validation (``server/searching.py``) and the command line read
+its request validation (``server/request.py``) and the command line read
 them from here; the proto comments and docs/search.md quote them.
 """
 

@@ -23,7 +23,8 @@ from fagin.server import loop as server_loop
 from fagin.server.gateway import HttpGateway
 from fagin.server.metrics import ServerMetrics
 from fagin.server import security
-from fagin.server.service import FaginService, add_to_server
+from fagin.server.rpc import add_to_server
+from fagin.server.service import FaginService
 from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server")
@@ -58,7 +59,7 @@ class Server:
             ("grpc.so_reuseport", 0),
         ])
         service = FaginService(config, executor)
-        service.idle_watch = server_loop.idle_watch(asyncio.get_running_loop())
+        service.scheduler.idle_watch = server_loop.idle_watch(asyncio.get_running_loop())
         add_to_server(service, server)
         health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -147,14 +148,14 @@ class Server:
         # At the end of the grace period the searches stop whatever grpc's stop
         # is doing; cancelling the calls alone would leave their search threads
         # running to the end of their budgets, and the process with them.
-        timer = loop.call_later(grace, self.service.cancel_searches)
+        timer = loop.call_later(grace, self.service.scheduler.cancel_searches)
         try:
             # The HTTP side drains beside the gRPC side: its calls are gRPC calls, which
             # the gRPC server's stop lets finish or ends at `grace`.
             await asyncio.gather(self.grpc_server.stop(grace), *([self.http.stop()] if self.http else []))
         finally:
             timer.cancel()
-        self.service.cancel_searches()
+        self.service.scheduler.cancel_searches()
         # Waited for in a thread: a blocking wait here would stall the event
         # loop, and with it the cancellations of the calls still running.
         for pool in (self.executor, self.service.decoder):

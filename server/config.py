@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field, fields
 
 from fagin.search import limits
+from fagin.search.memory import UNMEASURED_BYTES_PER_NODE
 
 
 def _builtin_frontend() -> str:
@@ -55,7 +56,7 @@ class ServerConfig:
     # Searches stop this many ms before the call's deadline, to answer in time.
     deadline_margin_ms: int = 50
     log_level: str = "INFO"
-    # Admission control (server/admission.py).  Searches waiting to start; one
+    # Admission control (server/scheduler.py).  Searches waiting to start; one
     # more is refused RESOURCE_EXHAUSTED with a retry hint.  0 = 16 per worker.
     max_queued: int = 0
     # Open StreamRecommend and BatchRecommend calls; one more is refused
@@ -186,9 +187,9 @@ class ServerConfig:
 
 
 #: Bytes a node is taken to cost when deriving the default max_nodes (above
-#: the largest figure measured among the served games, ~1.2 KB; admission.py
-#: also reserves this much a node for a game not measured yet).
-NODE_BYTES_FOR_DEFAULT = 2048
+#: the largest figure measured among the served games, ~1.2 KB; the scheduler
+#: also reserves this much a node for a game not measured yet: fagin.search.memory).
+NODE_BYTES_FOR_DEFAULT = UNMEASURED_BYTES_PER_NODE
 #: The derived node cap never goes below this (a small machine still searches).
 MIN_DERIVED_NODES = 10_000
 #: Budget when the available memory cannot be read.
@@ -196,9 +197,35 @@ FALLBACK_TREE_MEMORY = 1 << 30
 _tree_memory = []
 
 
+def available_memory_bytes():
+    """Memory this process may still use: MemAvailable, or less under a cgroup
+    (container) limit; None if neither can be read."""
+    found = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except OSError:
+        pass
+    for limit_path, usage_path in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        try:
+            with open(limit_path) as f:
+                raw = f.read().strip()
+            with open(usage_path) as f:
+                used = int(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if raw.isdigit() and int(raw) < 1 << 60:   # "max" or a huge number: no limit
+            found.append(max(0, int(raw) - used))
+        break
+    return min(found) if found else None
+
+
 def _default_tree_memory():
     if not _tree_memory:
-        from fagin.server.admission import available_memory_bytes
         available = available_memory_bytes()
         _tree_memory.append(FALLBACK_TREE_MEMORY if available is None else max(64 << 20, available // 2))
     return _tree_memory[0]

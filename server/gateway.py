@@ -45,7 +45,7 @@ from google.protobuf import json_format, message_factory
 from grpc_health.v1 import health_pb2
 
 from fagin.engines.registry import GAMES
-from fagin.server.service import HTTP_PEER_METADATA
+from fagin.server.rpc import HTTP_PEER_METADATA
 from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server.gateway")

@@ -2,7 +2,7 @@
 (``--log-format json``), for log collectors that index fields.
 
 Every line has ``time`` (UTC, ISO 8601 with ms), ``level``, ``logger`` and
-``message``; a call's line (``service.CallLog``) adds ``method``, ``peer``,
+``message``; a call's line (``rpc.CallLog``) adds ``method``, ``peer``,
 ``code``, ``ms`` and what the handler recorded (``game``, ``iterations``,
 ``requests``, ``errors``); a line with an exception adds ``exc``.
 """

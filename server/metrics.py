@@ -7,8 +7,8 @@ Two sources:
   the names of go-grpc-prometheus (``grpc_server_started_total``,
   ``grpc_server_handled_total``, ``grpc_server_handling_seconds``) so that
   existing gRPC dashboards and alerts apply unchanged;
-- a collector reads the admission state (``FaginService.admission``), the
-  service's iteration count and the search module's kept tree memory when
+- a collector reads the admission state (``FaginService.scheduler.admission``), the
+  scheduler's iteration count and the search module's kept tree memory when
   Prometheus scrapes, so the calls' paths carry no gauge updates.
 
 Nothing here is installed when the metrics port is 0 (the default): a call
@@ -199,7 +199,8 @@ class _SearchCollector:
         from fagin.search.ismcts import kept_tree_memory
 
         service = self.service
-        adm = service.admission
+        scheduler = service.scheduler
+        adm = scheduler.admission
         config = service.config
 
         def gauge(name, doc, value):
@@ -231,9 +232,9 @@ class _SearchCollector:
             errors.add_metric((code,), count)
         yield errors
         yield CounterMetricFamily("fagin_search_iterations", "Search iterations run (rate() = iterations/s).",
-                                  value=service.iterations_searched)
+                                  value=scheduler.iterations_searched)
         yield CounterMetricFamily("fagin_searches_inline", "Searches run on the event loop's thread rather "
-                                  "than handed to a worker (inline_search_ms).", value=service.searches_inline)
+                                  "than handed to a worker (inline_search_ms).", value=scheduler.searches_inline)
         yield gauge("fagin_tree_memory_reserved_bytes",
                     "Tree memory reserved by the searches under way.", adm.reserved_bytes)
         yield gauge("fagin_tree_memory_budget_bytes", "The server's tree-memory budget (max_tree_memory_mb).",

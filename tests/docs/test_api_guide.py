@@ -20,7 +20,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from fagin.clients import FaginClient, search_settings
 from fagin.engines.registry import GAMES
 from fagin.search import levels, limits
-from fagin.server import codec, service
+from fagin.server import codec, scheduler, service
 from fagin.server.config import ServerConfig
 from fagin.v1 import fagin_pb2 as pb
 
@@ -163,7 +163,7 @@ def test_the_limits_quote_the_code():
         "searches waiting": ["16 per worker" if config.queue_limit == 16 * config.workers else "?"],
         "open `StreamRecommend`": ["16 per worker" if config.stream_limit == 16 * config.workers else "?"],
         "one `BatchRecommend`": ["2 per worker" if config.batch_slots == 2 * config.workers else "?"],
-        "time slices": [f"{config.slice_ms} ms", "4x" if service.IDLE_SLICE_STRETCH == 4 else "?"],
+        "time slices": [f"{config.slice_ms} ms", "4x" if scheduler.IDLE_SLICE_STRETCH == 4 else "?"],
         "`search.exploration`": [f"0 to {limits.MAX_EXPLORATION:g}"],
         "`search.level`": [f"{levels.MIN_LEVEL} to {levels.MAX_LEVEL}"],
         "`search.temperature`": [f"0 to {levels.MAX_TEMPERATURE:g}"],

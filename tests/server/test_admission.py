@@ -12,10 +12,11 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search.ismcts import ISMCTS
-from fagin.server.admission import wait_for_measurements
+from fagin.search.memory import wait_for_measurements
 from fagin.server.config import NODE_BYTES_FOR_DEFAULT, ServerConfig
 from fagin.server.codec import encode_state
-from fagin.server.service import FaginService, add_to_server
+from fagin.server.rpc import add_to_server
+from fagin.server.service import FaginService
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
@@ -62,7 +63,7 @@ class ServiceServer:
 
     @property
     def admission(self):
-        return self.service.admission
+        return self.service.scheduler.admission
 
     def wait_until(self, condition, timeout=10):
         """Polls the admission state (read across threads; it has no event to await)."""
@@ -281,7 +282,7 @@ def test_a_long_search_is_not_starved_by_newer_small_ones():
     """Least attained service alone starves a long search while new small ones keep arriving
     (a 10-minute soak at 200 clients: 3 % of calls waited out 30 s deadlines); the aging credit
     gives a search that has been in the server long enough the next free worker."""
-    from fagin.server.admission import AGING, Admission
+    from fagin.server.scheduler import AGING, Admission
 
     async def scenario():
         admission = Admission(workers=1, max_queued=10, tree_budget_bytes=1 << 20, slice_ms=25)
@@ -359,7 +360,7 @@ def test_a_search_waiting_for_memory_leaves_no_worker_idle():
     """A new search whose tree does not fit waits for memory without holding back the one
     that holds it: that one's next slice is granted at once.  (Before: it waited until some
     other slice or call ended, and with none running, until its deadline.)"""
-    from fagin.server.admission import Admission
+    from fagin.server.scheduler import Admission
 
     async def scenario():
         admission = Admission(workers=2, max_queued=10, tree_budget_bytes=1000, slice_ms=25)
@@ -458,7 +459,7 @@ def test_unstarted_streams_do_not_fill_the_queue_for_unary_calls(serve):
 def test_memory_held_by_searches_that_may_end_any_time_is_waited_for_not_refused():
     # An iteration budget may be spent any moment: its memory may come back long before its
     # call's deadline, so a newcomer waits for it.  A time-only search runs to its time.
-    from fagin.server.admission import Admission, Overloaded
+    from fagin.server.scheduler import Admission, Overloaded
     admission = Admission(workers=2, max_queued=10, tree_budget_bytes=1000, slice_ms=25)
     now = time.monotonic()
     iterations_holder = admission.enter(1, 900, ends=now + 60, release_at=None)

@@ -1,7 +1,7 @@
 """The call log never touches a call's context once the call has ended."""
 import logging
 
-from fagin.server.service import CallLog
+from fagin.server.rpc import CallLog
 
 
 class EndedCallContext:

@@ -6,7 +6,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search import limits
-from fagin.server import searching
+from fagin.server import request
 from fagin.server.codec import encode_state
 from fagin.server.config import ServerConfig
 from fagin.v1 import fagin_pb2 as pb
@@ -31,28 +31,28 @@ def _request(**search):
     return pb.RecommendRequest(state=state, seat=0, search=pb.SearchSettings(**search))
 
 
-@pytest.mark.parametrize("algorithm", searching.SELECTION)
+@pytest.mark.parametrize("algorithm", request.SELECTION)
 def test_search_defaults_come_from_limits(algorithm):
-    job = searching.prepare(_request(algorithm=algorithm, iterations=10), ServerConfig(workers=1))
+    job = request.prepare(_request(algorithm=algorithm, iterations=10), ServerConfig(workers=1))
     assert job.settings.exploration == limits.DEFAULT_EXPLORATION
-    gamma = limits.DEFAULT_GAMMA[searching.SELECTION[algorithm]]
-    assert searching.DEFAULT_GAMMA[algorithm] == gamma
+    gamma = limits.DEFAULT_GAMMA[request.SELECTION[algorithm]]
+    assert request.DEFAULT_GAMMA[algorithm] == gamma
     if algorithm != "ismcts":
         assert job.settings.gamma == gamma
 
 
 def test_exploration_range_is_the_limits_one():
     config = ServerConfig(workers=1)
-    searching.prepare(_request(iterations=10, exploration=limits.MAX_EXPLORATION), config)
-    with pytest.raises(searching.BadRequest, match=r"^search\.exploration: must be a number from 0 to 100,"):
-        searching.prepare(_request(iterations=10, exploration=limits.MAX_EXPLORATION * 1.01), config)
+    request.prepare(_request(iterations=10, exploration=limits.MAX_EXPLORATION), config)
+    with pytest.raises(request.BadRequest, match=r"^search\.exploration: must be a number from 0 to 100,"):
+        request.prepare(_request(iterations=10, exploration=limits.MAX_EXPLORATION * 1.01), config)
 
 
 def test_threads_beyond_the_search_maximum_are_lowered_with_a_note():
     # A server may have more workers than one search may use: the request was
     # lowered to the workers only, and the search refused it as an internal error.
     workers = limits.MAX_THREADS + 44
-    job = searching.prepare(_request(iterations=10, threads=workers), ServerConfig(workers=workers))
+    job = request.prepare(_request(iterations=10, threads=workers), ServerConfig(workers=workers))
     assert job.settings.threads == limits.MAX_THREADS
     assert len(job.searcher.parts) == limits.MAX_THREADS
     assert any(f"to the search maximum {limits.MAX_THREADS}" in n for n in job.notes)
@@ -67,6 +67,6 @@ def test_proto_comments_quote_the_limits():
     assert limits.MAX_ITERATIONS == 10 ** (len(str(limits.MAX_ITERATIONS)) - 1)
     assert f"at most {limits.MAX_TIME_MS}, a day" in comments and limits.MAX_TIME_MS == 86_400_000
     assert f"0 to {limits.MAX_EXPLORATION:g}; default {limits.DEFAULT_EXPLORATION} (\"ismcts\")" in comments
-    gammas = {alg: limits.DEFAULT_GAMMA[sel] for alg, sel in searching.SELECTION.items() if sel != "ucb"}
+    gammas = {alg: limits.DEFAULT_GAMMA[sel] for alg, sel in request.SELECTION.items() if sel != "ucb"}
     assert (f"default {gammas['ismcts_rm']} (\"ismcts_rm\"), {gammas['oos']} (\"oos\")") in comments
     assert f"or above {limits.MAX_THREADS}, it is lowered" in comments

@@ -19,7 +19,7 @@ from fagin.engines import new_game
 from fagin.server import logs
 from fagin.server.codec import encode_state
 from fagin.server.config import ServerConfig
-from fagin.server.service import CallLog
+from fagin.server.rpc import CallLog
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
@@ -161,7 +161,7 @@ def test_searches_run_on_the_event_loop_are_counted(metered):
         assert stub.Recommend(recommend(iterations=20, seed=seed), timeout=30).iterations == 20
     m = scrape_when(srv.server.metrics.port, lambda m: m.call("grpc_server_handled_total", "Recommend",
                                                               grpc_code="OK") == 3)
-    assert m("fagin_searches_inline_total") == srv.server.service.searches_inline >= 1
+    assert m("fagin_searches_inline_total") == srv.server.service.scheduler.searches_inline >= 1
 
 
 def test_health_calls_are_counted_too(metered):

@@ -346,8 +346,8 @@ FAILS_AT_ONCE, FAILS_SECOND_RUN = 666, 667
 
 @pytest.fixture
 def failing_searches(monkeypatch):
-    from fagin.server import searching
-    real = searching.prepare
+    from fagin.server import request as request_module
+    real = request_module.prepare
 
     def prepare(request, *args, **kwargs):
         job = real(request, *args, **kwargs)
@@ -356,7 +356,7 @@ def failing_searches(monkeypatch):
             job.searcher.parts[0] = _FailingPart(job.searcher.parts[0], ok_runs)
         return job
 
-    monkeypatch.setattr(searching, "prepare", prepare)
+    monkeypatch.setattr(request_module, "prepare", prepare)
 
 
 def test_batch_answers_every_request_once_when_one_fails_unexpectedly(client, failing_searches, caplog):
@@ -410,11 +410,11 @@ def test_a_deadline_cut_budget_ends_before_the_clients_deadline(deadline_s):
     # Before: the budget was the deadline the server saw less 50 ms, and from 10 s on gRPC
     # rounds the deadline up by as much as 100 ms: 74 of 80 calls of 10-45 s overshot.
     from fagin.engines import new_game
-    from fagin.server import searching
+    from fagin.server.request import prepare
     config = ServerConfig(**{**TEST_CONFIG, "max_time_ms": 200_000, "deadline_margin_ms": 50})
     state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
     seen_s = _grpc_timeout_ms(deadline_s * 1000) / 1000
-    job = searching.prepare(recommend_request(state, 0, time_ms=200_000), config, seen_s)
+    job = prepare(recommend_request(state, 0, time_ms=200_000), config, seen_s)
     assert job.time_ms + config.deadline_margin_ms <= deadline_s * 1000
     assert any("to meet the call's deadline" in n for n in job.notes)
 

@@ -1,23 +1,19 @@
-"""From a RecommendRequest to a running search and back to a Recommendation.
-
-Validation of search settings, budgets clamped to the server's limits and to
-the call's deadline (each change reported in ``notes``), and the conversion of
-a search result into the API's message.
+"""A RecommendRequest prepared into a SearchJob: its state decoded, its settings checked,
+its budget cut to the server's limits and to the call's deadline (each change reported in
+``notes``), its trees fitted to the tree-memory budget.
 """
 from __future__ import annotations
 
 import math
-import random
 import time
 from dataclasses import dataclass, field
 
 from fagin.search import analysis as analysis_mod
 from fagin.search import levels, limits
+from fagin.search import memory
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
-from fagin.server import admission
-from fagin.server import wire
-from fagin.server.codec import BadRequest, _encoded_action, action_encoder, decode_state
+from fagin.server.codec import BadRequest, decode_state
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses; "auto" (the
@@ -27,13 +23,6 @@ SELECTION = levels.SELECTION
 DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
 # limits keys gamma by selection; requests name an algorithm.
 DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
-
-STOP_REASONS = {
-    "iterations": fagin_pb2.STOP_REASON_ITERATIONS,
-    "time": fagin_pb2.STOP_REASON_TIME,
-    "cancelled": fagin_pb2.STOP_REASON_CANCELLED,
-}
-
 
 def _quoted(text, limit=60):
     """A client's string in an error message, cut short: a message never echoes megabytes."""
@@ -61,10 +50,6 @@ class DeadlineTooShort(Exception):
     """The call's deadline leaves no time to search."""
 
 
-class TooFewIterations(DeadlineTooShort):
-    """The search ran out of time before the request's min_iterations: no answer."""
-
-
 @dataclass
 class SearchJob:
     """A validated search, ready to run in a worker thread."""
@@ -83,11 +68,11 @@ class SearchJob:
     # queued behind others still answers within its deadline.
     started: float | None = None
     min_iterations: int = 1
-    # Its trees' bounds (admission.py): nodes a thread at most, and its game's bytes per
+    # Its trees' bounds (scheduler.py): nodes a thread at most, and its game's bytes per
     # node (from which the slots a node is counted with follow).
     node_cap: int = 1               # nodes a thread at most
-    node_bytes: int = 0             # its game's bytes per node (admission.bytes_per_node)
-    # Iterations per thread of its next time slice (service.py adapts it to the
+    node_bytes: int = 0             # its game's bytes per node (memory.bytes_per_node)
+    # Iterations per thread of its next time slice (scheduler.py adapts it to the
     # measured speed so that a slice lasts about the server's slice_ms).
     slice_iterations: int = 256
     # 0: answer the best move; above 0: a move drawn from policy^(1/temperature).
@@ -110,7 +95,7 @@ class SearchJob:
         return max(self.searcher.num_nodes * self.node_bytes, self.searcher.tree_bytes)
 
     def _slots_per_node(self):
-        return admission.slots_per_node(self.node_bytes)
+        return memory.slots_per_node(self.node_bytes)
 
     def _trees_bytes_at(self, extra):
         """What the trees will hold once each has `extra` more nodes (at most the node cap),
@@ -174,15 +159,47 @@ class SearchJob:
 
 def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, path="",
             state_bytes=None) -> SearchJob:
-    """Validates a RecommendRequest and builds its search (raises BadRequest).
+    """Validates a RecommendRequest and builds its search (raises BadRequest), step by step;
+    each step checks its fields in turn and adds to ``notes`` what it changed.
     ``state_bytes``: its state's game message, serialized (``codec.state_bytes``), if known."""
     p = (path + ".") if path else ""
     game, state = decode_state(request.state, p + "state", state_bytes)
     settings = request.search
+    notes = []
+    algorithm, sampled, level, iterations, time_ms = _asked(settings, game, state, p)
+    temperature, analysis = _move_rule(request, settings, level, sampled, p, notes)
+    exploration, gamma, threads = _parameters(settings, algorithm, iterations, time_ms, config, p, notes)
+    iterations, time_ms, limit_ms, time_note, min_iterations = _budget(
+        settings, iterations, time_ms, config, time_remaining_s, p, notes)
+    rollout = _rollout(settings, game, p, notes)
+    # A tree adds at most one node an iteration (plus its root), so a search
+    # with an iteration budget reserves no more than it can use.
+    node_cap = config.node_cap
+    if iterations is not None:
+        node_cap = min(node_cap, -(-iterations // threads) + 1)
+    per_node = memory.bytes_per_node(game)
+    try:
+        searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
+                                      exploration=exploration, max_nodes=node_cap,
+                                      selection=SELECTION[algorithm], gamma=gamma, rollout=rollout,
+                                      **({"analysis": True, "beliefs": analysis.beliefs}
+                                         if analysis is not None else {}))
+    except SearchError as e:
+        raise BadRequest(f"{p}{e}") from None
+    node_cap = _fit_trees(searcher, node_cap, per_node, config.tree_memory_bytes, p, notes)
+    effective = _effective(settings, searcher, algorithm, temperature, analysis, rollout, gamma, threads,
+                           iterations, time_ms, limit_ms, min_iterations)
+    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
+                     started=time.monotonic(), min_iterations=min_iterations,
+                     node_cap=node_cap, node_bytes=per_node, temperature=temperature, analysis=analysis)
+
+
+def _asked(settings, game, state, p):
+    """The search asked for: (algorithm, whether it draws its move, the level or None,
+    iterations, time_ms), a level filling in what the request leaves out."""
     if settings.algorithm and settings.algorithm not in ALGORITHMS:
         raise BadRequest(f"{p}search.algorithm: unknown algorithm {_quoted(settings.algorithm)}; "
                          f"{game.id} supports: {', '.join(ALGORITHMS)}")
-    notes = []
     iterations = settings.iterations if settings.HasField("iterations") else None
     time_ms = settings.time_ms if settings.HasField("time_ms") else None
     asked = settings.algorithm
@@ -198,6 +215,12 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         if not asked:
             asked = level.algorithm
     algorithm, sampled = levels.resolve(game.spec, state.num_players, asked)
+    return algorithm, sampled, level, iterations, time_ms
+
+
+def _move_rule(request, settings, level, sampled, p, notes):
+    """How the move is chosen: (the temperature it is drawn at, 0 for the best; the
+    AnalysisSettings, defaults filled in, or None).  An analysis never draws its move."""
     if settings.HasField("temperature"):
         try:
             temperature = levels.check_temperature(settings.temperature, f"{p}search.temperature")
@@ -209,21 +232,26 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         temperature = level.temperature
     else:
         temperature = 1.0 if sampled else 0.0
-    wants_analysis = request.HasField("analysis")
-    if wants_analysis:
-        analysis_settings = _analysis_settings(request.analysis, f"{p}analysis", notes)
-        # An analysis answers the best estimate, never a draw (issue 25).
-        if settings.HasField("temperature") and settings.temperature > 0:
-            raise BadRequest(f"{p}search.temperature: an analysis request never draws its move; "
-                             f"leave it unset or 0 (analysis.final_move chooses the rule)")
-        if settings.sample_action:
-            raise BadRequest(f"{p}search.sample_action: an analysis request never draws its move; "
-                             f"leave it unset (analysis.final_move chooses the rule)")
-        if temperature:
-            notes.append(f"analysis: the move is the best by analysis.final_move "
-                         f"({analysis_settings.final_move}), not drawn at the temperature {temperature:g} "
-                         f"the {'level' if level is not None and level.temperature else 'algorithm'} would use")
-            temperature = 0.0
+    if not request.HasField("analysis"):
+        return temperature, None
+    analysis = _analysis_settings(request.analysis, f"{p}analysis", notes)
+    # An analysis answers the best estimate, never a draw (issue 25).
+    if settings.HasField("temperature") and settings.temperature > 0:
+        raise BadRequest(f"{p}search.temperature: an analysis request never draws its move; "
+                         f"leave it unset or 0 (analysis.final_move chooses the rule)")
+    if settings.sample_action:
+        raise BadRequest(f"{p}search.sample_action: an analysis request never draws its move; "
+                         f"leave it unset (analysis.final_move chooses the rule)")
+    if temperature:
+        notes.append(f"analysis: the move is the best by analysis.final_move "
+                     f"({analysis.final_move}), not drawn at the temperature {temperature:g} "
+                     f"the {'level' if level is not None and level.temperature else 'algorithm'} would use")
+    return 0.0, analysis
+
+
+def _parameters(settings, algorithm, iterations, time_ms, config, p, notes):
+    """The search's numbers checked: (exploration, None for the game's tuned value; gamma;
+    threads, lowered to the server's workers and the search's maximum)."""
     if iterations is not None and iterations <= 0:
         raise BadRequest(f"{p}search.iterations: must be positive, got {iterations}")
     if time_ms is not None and time_ms <= 0:
@@ -248,6 +276,13 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         # A server may have more workers than one search may use.
         notes.append(f"search.threads lowered from {threads} to the search maximum {limits.MAX_THREADS}")
         threads = limits.MAX_THREADS
+    return exploration, gamma, threads
+
+
+def _budget(settings, iterations, time_ms, config, time_remaining_s, p, notes):
+    """The budget cut to the server's maxima and to the call's deadline: (iterations, time_ms
+    as asked after the maxima, the time limit in ms, the note if the search stops at that
+    limit, min_iterations); DeadlineTooShort if the deadline leaves no time."""
     if iterations is not None and iterations > config.max_iterations:
         notes.append(f"search.iterations lowered from {iterations} to the server maximum "
                      f"{config.max_iterations}")
@@ -281,51 +316,53 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
             else:
                 time_note = f"search stopped at {available:.0f} ms to meet the call's deadline"
             limit_ms = available
+    return iterations, time_ms, limit_ms, time_note, min_iterations
+
+
+def _rollout(settings, game, p, notes):
+    """The playout policy: the request's, or its game's default."""
     rollout = settings.rollout or game.spec.rollout
     if rollout not in ROLLOUTS:
         raise BadRequest(f"{p}search.rollout: unknown rollout {_quoted(settings.rollout)}; "
                          f"use one of: {', '.join(ROLLOUTS)}")
     if rollout == "policy" and not game.has_rollout_policy:
         notes.append(f"search.rollout: {game.id} has no rollout policy; rollouts are uniformly random")
-    # A tree adds at most one node an iteration (plus its root), so a search
-    # with an iteration budget reserves no more than it can use.
-    node_cap = config.node_cap
-    if iterations is not None:
-        node_cap = min(node_cap, -(-iterations // threads) + 1)
-    per_node = admission.bytes_per_node(game)
-    try:
-        searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
-                                      exploration=exploration, max_nodes=node_cap,
-                                      selection=SELECTION[algorithm], gamma=gamma, rollout=rollout,
-                                      **({"analysis": True, "beliefs": analysis_settings.beliefs}
-                                         if wants_analysis else {}))
-    except SearchError as e:
-        raise BadRequest(f"{p}{e}") from None
-    # The trees' memory at the node cap, counted as they allocate (ISMCTS.bytes_at): capped
-    # to the budget here, so that a reservation for the whole search can be granted.
-    budget = config.tree_memory_bytes
-    spn = admission.slots_per_node(per_node)
+    return rollout
+
+
+def _fit_trees(searcher, node_cap, per_node, budget, p, notes):
+    """The node cap, lowered if need be so that the trees at the cap, counted as they
+    allocate (ISMCTS.bytes_at), fit the tree-memory `budget`: a reservation for the whole
+    search can then be granted."""
+    threads = len(searcher.parts)
+    spn = memory.slots_per_node(per_node)
     first = searcher.parts[0]
-    if first.bytes_at(node_cap, spn) * threads > budget:
-        lo, hi = 0, node_cap
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if first.bytes_at(mid, spn) * threads <= budget:
-                lo = mid
-            else:
-                hi = mid - 1
-        if lo < 1:
-            raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
-                             f"budget of {budget >> 20} MB")
-        notes.append(f"search tree capped at {lo} nodes a thread to fit the server's tree-memory "
-                     f"budget of {budget >> 20} MB")
-        node_cap = lo
-        for part in searcher.parts:
-            part.cap_nodes(node_cap)
+    if first.bytes_at(node_cap, spn) * threads <= budget:
+        return node_cap
+    lo, hi = 0, node_cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if first.bytes_at(mid, spn) * threads <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo < 1:
+        raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
+                         f"budget of {budget >> 20} MB")
+    notes.append(f"search tree capped at {lo} nodes a thread to fit the server's tree-memory "
+                 f"budget of {budget >> 20} MB")
+    for part in searcher.parts:
+        part.cap_nodes(lo)
+    return lo
+
+
+def _effective(settings, searcher, algorithm, temperature, analysis, rollout, gamma, threads,
+               iterations, time_ms, limit_ms, min_iterations):
+    """The SearchSettings the search runs with, as the answer reports them."""
     effective = fagin_pb2.SearchSettings(algorithm=algorithm, seed=settings.seed,
                                          exploration=searcher.parts[0].exploration,
                                          sample_action=(settings.sample_action or temperature == 1.0)
-                                         and not wants_analysis,
+                                         and analysis is None,
                                          rollout=rollout)
     if temperature:
         effective.temperature = temperature
@@ -341,10 +378,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         effective.time_ms = int(limit_ms)
     if settings.HasField("min_iterations"):
         effective.min_iterations = min_iterations
-    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
-                     started=time.monotonic(), min_iterations=min_iterations,
-                     node_cap=node_cap, node_bytes=per_node,
-                     temperature=temperature, analysis=analysis_settings if wants_analysis else None)
+    return effective
 
 
 def _analysis_settings(given, path, notes):
@@ -364,106 +398,3 @@ def _analysis_settings(given, path, notes):
     used.pv_depth = depth
     used.final_move = final_move
     return used
-
-
-def check_min_iterations(job: SearchJob, reason: str):
-    """Raises TooFewIterations if the search did fewer than the request's min_iterations
-    (a cancelled call has no answer to check)."""
-    done = job.searcher.iterations
-    if reason != "cancelled" and done < job.min_iterations:
-        raise TooFewIterations(
-            f"the search did {done} iterations before its time ran out (the call's deadline, "
-            f"waits for a worker included), fewer than search.min_iterations {job.min_iterations}; "
-            f"the server is busy or the deadline too short")
-
-
-def _chosen(job: SearchJob, reason: str):
-    """(the search's SearchResult so far, the action to recommend)."""
-    result = job.searcher.result(reason)
-    action = result.action
-    if job.analysis is not None:
-        return result, action                 # analysis_bytes chooses by its own rule
-    if job.temperature:
-        # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
-        rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
-        action = levels.choose(result.stats, job.temperature, rng, action)
-    return result, action
-
-
-def _notes(job: SearchJob, reason: str):
-    if reason == "time" and job.time_note_if_hit:
-        return job.notes + [job.time_note_if_hit]
-    return job.notes
-
-
-def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
-    """The Recommendation message for the search's current statistics, serialized: written
-    straight from the cached serialized actions, without building Python messages (built as
-    messages, the answer was fagin's costliest step of a small call)."""
-    result, action = _chosen(job, reason)
-    encoded = action_encoder(job.game, False, job.state.options(), state=job.state)
-    if job.analysis is not None:
-        return analysis_bytes(job, reason, result, encoded)
-    return wire.recommendation_bytes(
-        encoded(action), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
-        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
-        job.settings.SerializeToString(), _notes(job, reason))
-
-
-def _pv_action(job, move):
-    """A principal variation's move as an Action: its id, typed form and label (the label
-    of the determinization the variation follows: it may name a card there)."""
-    options = job.state.options()
-    key = tuple(sorted(options.items())) if options else None
-    msg = fagin_pb2.Action()
-    msg.CopyFrom(_encoded_action(job.game.id, move.action, move.seat < 0, key))
-    msg.label = move.label
-    return msg
-
-
-def analysis_bytes(job: SearchJob, reason: str, result, encoded) -> bytes:
-    """The Recommendation of an analysis request, serialized: the plain answer's fields,
-    then the analysis of the search so far (fagin.search.analysis)."""
-    a = job.analysis
-    report = analysis_mod.analyse(job.searcher.parts, job.state, job.seat, candidates=a.candidates,
-                                  pv_depth=a.pv_depth, beliefs=a.beliefs, final_move=a.final_move,
-                                  seed=job.settings.seed, labels={s.action: s.label for s in result.stats},
-                                  own_best=result.action)
-    rec = fagin_pb2.Recommendation.FromString(wire.recommendation_bytes(
-        encoded(report.best), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
-        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
-        job.settings.SerializeToString(), _notes(job, reason)))
-    by_action = report.by_action()
-    for stat in rec.actions:
-        x = by_action.get(stat.action.id)
-        if x is None or not x.rank:
-            continue
-        out = stat.analysis
-        out.rank = x.rank
-        if x.win_probability is not None:
-            out.win_probability = x.win_probability
-            out.seat_win_probabilities.extend(x.win_probabilities)
-        out.win_probability_error = x.win_error
-        out.win_probability_lcb = x.win_lcb
-        if x.margin is not None:
-            out.score_margin = x.margin
-            out.score_margin_error = x.margin_error
-            out.score_margin_lcb = x.margin_lcb
-        out.prior = x.prior
-        for move in x.pv:
-            out.pv.add(action=_pv_action(job, move), seat=move.seat, visits=move.visits)
-    rec.analysis.CopyFrom(a)
-    rec.root.visits = report.visits
-    rec.root.values.extend(report.values)
-    rec.root.win_probabilities.extend(report.win_probabilities)
-    rec.root.score_margins.extend(report.margins)
-    if a.beliefs:
-        rec.beliefs.SetInParent()
-        rec.beliefs.determinizations = report.determinizations
-        for place in report.beliefs:
-            msg = rec.beliefs.places.add(place=place.place)
-            if place.seat is not None:
-                msg.seat = place.seat
-            for item in place.items:
-                msg.items.add(item=item.item, share=item.share, copies=item.copies)
-    return rec.SerializeToString()

@@ -1,6 +1,10 @@
-"""Admission control: how many searches run, wait and hold tree memory at once.
+"""The search scheduler: admission control, and the searches run in time slices.
 
-Every search of the service passes through one :class:`Admission`:
+:class:`Scheduler` runs every search of the service: it admits it (a :class:`Ticket` from
+the :class:`Admission`), runs it in slices on the worker threads (or, a tiny one, inline
+on the event loop), and builds its answer in the worker that ran its last slice.
+
+Every search passes through one :class:`Admission`:
 
 - It *enters* (a :class:`Ticket`); if ``max_queued`` searches are already
   waiting to start, it is refused (:class:`Overloaded`: RESOURCE_EXHAUSTED
@@ -39,156 +43,27 @@ Every search of the service passes through one :class:`Admission`:
 
 The plain attributes (``queued``, ``queued_streams``, ``waiting``, ``running``, ``active``,
 ``reserved_bytes``, ``open_streams``, ``refused``) are the admission state for
-monitoring.  Everything here runs on the server's event loop (no locks).
+monitoring.  The admission runs on the server's event loop (no locks); of the scheduler,
+only a search's last-slice callback runs in a worker thread, and ``cancel_searches`` may be
+called from any thread.
 """
 from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import math
 import random
-import threading
 import time
 
-from fagin.server.config import NODE_BYTES_FOR_DEFAULT
+from fagin.search.memory import OBSERVE_MIN_NODES, observe_tree
 
-#: Bytes of a node and of its table entries (24-byte node, 4-byte hash slots at
-#: most twice the node cap rounded up to a power of two).
-NODE_FIXED_BYTES = 24 + 16
-#: Bytes of one action slot, doubled: the slot block doubles when it grows.
-SLOT_BYTES = 2 * 40
+log = logging.getLogger("fagin.server")
 
-
-def slots_per_node(node_bytes) -> int:
-    """The action slots a node is counted with, for a game's bytes per node (the inverse of
-    ``measure_bytes_per_node``'s figure: its slots with their margin, a whole number)."""
-    return max(1, math.ceil((node_bytes - NODE_FIXED_BYTES) / SLOT_BYTES))
-
-
-#: Iterations of the search that measures a game's slots per node, and how many positions.
-_PROBE_ITERATIONS = 1000
-_PROBE_POSITIONS = 3
-#: Margin over the measured slots per node (deeper positions branch differently).
-_PROBE_MARGIN = 1.25
-
-_bytes_per_node: dict = {}
-_probe_lock = threading.Lock()
-
-
-def measure_bytes_per_node(game, players=None, positions=_PROBE_POSITIONS, iterations=_PROBE_ITERATIONS):
-    """A game's tree memory per node, measured: searches from a few positions
-    (the opening and a few random plies on) and the most action slots per node
-    they built, with a margin; a node costs NODE_FIXED_BYTES plus SLOT_BYTES
-    per slot."""
-    from fagin.search.ismcts import ISMCTS
-    worst = 1.0
-    for seed in range(positions):
-        rng = random.Random(seed)
-        state = game.new_initial_state(players or game.spec.max_players)
-        state.resolve_chance(seed)
-        for _ in range(rng.randrange(0, 12)):
-            if state.is_terminal():
-                break
-            if state.is_chance_node():
-                state.apply(state.sample_chance(rng.randrange(1 << 30)))
-            else:
-                state.apply(rng.choice(state.legal_actions()))
-        while state.is_chance_node():
-            state.apply(state.sample_chance(seed))
-        if state.is_terminal():
-            continue
-        # Policy playouts: London's stop early, and the tree's shape is what is measured.
-        search = ISMCTS(state, state.current_player(), seed=seed,
-                        rollout="policy" if game.has_rollout_policy else "random")
-        search.run(iterations=iterations)
-        worst = max(worst, search.num_slots / max(1, search.num_nodes))
-    return int(NODE_FIXED_BYTES + SLOT_BYTES * worst * _PROBE_MARGIN)
-
-
-#: A game's figure until its measurement is done: above every game measured (~1.2 KB at most).
-UNMEASURED_BYTES_PER_NODE = NODE_BYTES_FOR_DEFAULT
-
-
-def bytes_per_node(game) -> int:
-    """The game's tree bytes per node: measured (see ``measure_games``), or
-    UNMEASURED_BYTES_PER_NODE until then -- never measured here, on the event loop."""
-    return _bytes_per_node.get(game.id, UNMEASURED_BYTES_PER_NODE)
-
-
-_probes_running = 0
-_probes_done = threading.Condition()
-
-
-def measure_games(games):
-    """Measures the games' bytes per node in a background thread, once per process
-    (a probe takes from a few ms to half a second; the server must not wait for it).
-    A probe's tree (about half a MB, once per game and process) is outside the
-    tree-memory budget: see ``wait_for_measurements``."""
-    global _probes_running
-
-    def run():
-        global _probes_running
-        try:
-            with _probe_lock:
-                for game in games:
-                    if game.id not in _bytes_per_node:
-                        figure = measure_bytes_per_node(game)
-                        _bytes_per_node[game.id] = max(figure, _bytes_per_node.get(game.id, 0))
-        finally:
-            with _probes_done:
-                _probes_running -= 1
-                _probes_done.notify_all()
-    with _probes_done:
-        _probes_running += 1
-    threading.Thread(target=run, name="fagin-node-bytes", daemon=True).start()
-
-
-def wait_for_measurements(timeout=None) -> bool:
-    """Waits until no probe of ``measure_games`` runs (True), or `timeout` seconds (False):
-    for whoever counts the trees alive in the process, which the probes' trees are among."""
-    with _probes_done:
-        return _probes_done.wait_for(lambda: _probes_running == 0, timeout)
-
-
-#: Trees smaller than this say too little about a game's branching to raise its figure.
-OBSERVE_MIN_NODES = 1000
-
-
-def observe_tree(game_id, nodes, slots):
-    """Raises a game's figure to what a finished tree used, if it branched more than
-    the probes did, so that later reservations cover such positions."""
-    if nodes >= OBSERVE_MIN_NODES:
-        observed = int(NODE_FIXED_BYTES + SLOT_BYTES * slots / nodes * _PROBE_MARGIN)
-        if observed > _bytes_per_node.get(game_id, 0):
-            _bytes_per_node[game_id] = observed
-
-
-def available_memory_bytes():
-    """Memory this process may still use: MemAvailable, or less under a cgroup
-    (container) limit; None if neither can be read."""
-    found = []
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    found.append(int(line.split()[1]) * 1024)
-    except OSError:
-        pass
-    for limit_path, usage_path in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
-                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
-        try:
-            with open(limit_path) as f:
-                raw = f.read().strip()
-            with open(usage_path) as f:
-                used = int(f.read().strip())
-        except (OSError, ValueError):
-            continue
-        if raw.isdigit() and int(raw) < 1 << 60:   # "max" or a huge number: no limit
-            found.append(max(0, int(raw) - used))
-        break
-    return min(found) if found else None
-
+# A search's slice is this many times slice_ms when no other search waits.
+IDLE_SLICE_STRETCH = 4
+# A slice reserves tree memory for this many times the iterations it is expected to run.
+SLICE_GROWTH_HEADROOM = 2
 
 #: Worker-seconds of credit per second a search has spent in the server: its priority is its
 #: worker time so far less this credit, so a search that keeps waiting while newer ones are
@@ -456,3 +331,241 @@ class Admission:
             ticket.future.set_result(True)
             if self.free == 0:
                 break
+
+
+class ShuttingDown(Exception):
+    """A search stopped by the server's shutdown: its call is not answered (UNAVAILABLE,
+    which clients retry on another replica)."""
+
+
+def _speed_key(job):
+    """What a search's speed is recorded under: its game, player count, algorithm and rollout."""
+    return job.game.id, job.state.num_players, job.settings.algorithm, job.settings.rollout
+
+
+class Scheduler:
+    """Admits the service's searches and runs them in time slices on the `executor`'s workers
+    (or inline on the event loop), fairly between waiting calls.  Runs on the event loop."""
+
+    def __init__(self, config, executor):
+        self.config = config
+        self.executor = executor
+        self.admission = Admission(config.workers, config.queue_limit, config.tree_memory_bytes,
+                                   config.slice_ms)
+        # Iterations of every search so far (a counter for the metrics, metrics.py).
+        self.iterations_searched = 0
+        # The searches running now, so that a server shutting down can stop them
+        # (cancel_searches) rather than wait for their budgets.
+        self.running = set()
+        self.stopping = False      # cancel_searches was called: the server is shutting down
+        # {(game id, players, algorithm, rollout): ms an iteration a thread}, from the
+        # searches so far (_note_speed).
+        self.iteration_ms = {}
+        # The event loop's count of idle waits (loop.py), set by the server on its loop; None:
+        # every search runs in the workers.  A search runs on the loop only if the loop has
+        # idled since the last one did, so that calls arriving meanwhile go to the workers.
+        self.idle_watch = None
+        self._idle_waits_at_inline = -1
+        self.searches_inline = 0           # searches (slices) run on the loop, for the metrics
+
+    def cancel_searches(self):
+        """Stops every running search; their calls end at once, UNAVAILABLE (safe from any thread)."""
+        self.stopping = True
+        for searcher in list(self.running):
+            searcher.cancel()
+
+    def admit(self, job, stream=False):
+        """The job's admission ticket (Overloaded if the queue is full, or if its first slice's
+        tree memory cannot be free before its deadline)."""
+        return self.admission.enter(len(job.searcher.parts), self._slice_need(job), job.ends(), stream,
+                                    job.searcher.tree_bytes,
+                                    release_at=job.ends() if job.iterations is None else None)
+
+    def _slice_need(self, job):
+        """The tree memory the job's next slice reserves: its trees now, and room for
+        SLICE_GROWTH_HEADROOM times the iterations a slice is expected to run (all threads;
+        an iteration adds a node at most).  Its trees are capped to the reservation
+        (``SearchJob.cap_trees``), so a slice that runs longer searches on without growing."""
+        its, ms = job.remaining()
+        parts = len(job.searcher.parts)
+        stretch = 1 if self.admission.wait_list else IDLE_SLICE_STRETCH
+        per_iteration = self.iteration_ms.get(_speed_key(job))
+        if its is None and per_iteration:
+            # A time slice: as many iterations as its game's searches run in that time.
+            expected = min(ms, self.config.slice_ms * stretch) / per_iteration * parts
+        else:
+            expected = job.slice_iterations * parts * stretch
+        grow = int(SLICE_GROWTH_HEADROOM * expected) + parts
+        return job.tree_need(grow if its is None else min(its, grow))
+
+    def leave(self, job, ticket):
+        """The job's search has ended: its ticket is returned, its speed and tree recorded."""
+        self.admission.leave(ticket)
+        self._note_speed(job)
+        nodes = job.searcher.num_nodes
+        if nodes >= OBSERVE_MIN_NODES:          # the slots are counted only where they are used
+            observe_tree(job.game.id, nodes, sum(p.num_slots for p in job.searcher.parts))
+
+    async def search(self, job, ticket, until=None, then=None):
+        """Runs the job's search in time slices granted by the admission until
+        its budget is spent; returns (the stop reason, or None at the
+        ``time.monotonic()`` instant `until` (a stream's report is due); what
+        ``then(stop reason)`` returned, or None).
+
+        ``then`` builds the call's answer: when the slice that ends the search
+        runs in one worker thread, it runs there too, right after the search,
+        so that the answer is built before the loop hears of the slice (one
+        trip through the loop a slice, none more to answer).  Otherwise (the
+        search ran out of time waiting for its turn, or ran on several
+        threads) it runs here.  A search the server's shutdown cut short raises
+        ShuttingDown instead.
+
+        A search with an iteration budget runs slices of a whole number of
+        iterations per thread, so that its answer does not depend on how it
+        was sliced; its slice length follows its measured speed."""
+        # Registered while it may run, so that a server shutting down can stop it.
+        self.running.add(job.searcher)
+        try:
+            reason, value = await self._slices(job, ticket, until, then)
+        finally:
+            self.running.discard(job.searcher)
+        if reason is not None:
+            self._check_not_stopped(reason)
+            if then is not None and value is None:
+                value = then(reason)
+        return reason, value
+
+    @staticmethod
+    def _final(job, reason):
+        """The stop reason if the job's search is over after a slice that stopped for `reason`, else None."""
+        if reason == "cancelled":
+            return reason
+        its, ms = job.remaining()
+        if its == 0:
+            return "iterations"
+        if ms <= 0:
+            return "time"
+        return None
+
+    async def _slices(self, job, ticket, until, then):
+        searcher = job.searcher
+        parts = len(searcher.parts)
+        finish = None
+        may_inline = True
+        if then is not None and until is None:
+            def finish(reason):
+                """In the worker, after the slice: the answer, if the search is over."""
+                final = self._final(job, reason)
+                if final is None:
+                    return None
+                self._check_not_stopped(final)
+                return final, then(final)
+        while True:
+            its, ms = job.remaining()
+            if its == 0:
+                return "iterations", None
+            if ms <= 0:
+                return "time", None
+            now = time.monotonic()
+            if until is not None and now >= until:
+                return None, None
+            # Checked before the turn is taken: the loop runs the search only if no other runs.
+            # At most one slice of a search runs there: one stopped at the cap goes on in a worker.
+            inline = may_inline and until is None and self._runs_inline(job, its, ms)
+            # The tree memory its slice may need; once granted, its trees are capped to it.
+            self.admission.need(ticket, self._slice_need(job), job.searcher.tree_bytes)
+            if self.admission.turn_now(ticket):
+                began = now              # no wait: the budget read above still holds
+            else:
+                wait_s = ms / 1000 if until is None else min(ms / 1000, until - now)
+                if not await self.admission.turn(ticket, wait_s):
+                    continue             # out of time, or a report is due
+                began = time.monotonic()
+                its, ms = job.remaining()
+                inline = False
+            job.cap_trees(ticket.bytes)
+            before = searcher.iterations
+            if before == 0 and log.isEnabledFor(logging.DEBUG):
+                log.debug("search started: %s", job.game.id)    # tests wait for this line
+            try:
+                if until is not None:
+                    ms = min(ms, (until - began) * 1000)
+                ms = max(0.0, ms)                # the turn may come just after the instant
+                # With no search waiting the slice is longer: fewer hops between
+                # the loop and the workers, and an arrival still waits little.
+                stretch = 1 if self.admission.wait_list else IDLE_SLICE_STRETCH
+                if inline:
+                    # Run here, on the loop's thread; capped, so that a search slower than
+                    # its game's record holds up the loop no longer than inline_search_ms.
+                    reason, done = searcher.run(iterations=its, time_ms=min(
+                        ms, self.config.inline_search_ms)), None
+                    self._idle_waits_at_inline = self.idle_watch.idle_waits
+                    self.searches_inline += 1
+                elif its is None:
+                    reason, done = await searcher.run_async_then(
+                        self.executor, finish, None, min(ms, self.config.slice_ms * stretch))
+                else:
+                    # No more than its reservation has room for (the tree would meet its cap
+                    # and the answer depend on the slicing), unless memory is short.
+                    slice_its = min(its, job.slice_iterations * parts * stretch)
+                    room = job.room_iterations(ticket.bytes)
+                    if room >= parts:
+                        slice_its = min(slice_its, room)
+                    reason, done = await searcher.run_async_then(self.executor, finish, slice_its, ms)
+            finally:
+                elapsed = time.monotonic() - began
+                self.admission.done_slice(ticket, elapsed)
+                self.iterations_searched += searcher.iterations - before
+            if done is not None:
+                return done
+            if reason == "cancelled":
+                return reason, None
+            if inline:
+                final = self._final(job, reason)
+                if final is not None:
+                    return final, None
+                # Stopped at the cap: slower than its game's record, which is corrected now,
+                # and the rest runs in the workers.
+                may_inline = False
+                self._note_speed(job, replace=True)
+                continue
+            if elapsed > 0:
+                per_ms = (searcher.iterations - before) / parts / (elapsed * 1000)
+                job.slice_iterations = int(max(16, min(4 * job.slice_iterations,
+                                                       per_ms * self.config.slice_ms)))
+
+    def _runs_inline(self, job, its, ms):
+        """Whether the job's next slice runs on the loop's thread: a one-thread search,
+        no other search running or waiting, and the budget left expected to take at most
+        ``inline_search_ms`` at the speed its game's searches have shown."""
+        limit = self.config.inline_search_ms
+        watch = self.idle_watch
+        if (limit <= 0 or watch is None or watch.idle_waits == self._idle_waits_at_inline
+                or len(job.searcher.parts) > 1 or self.admission.running or self.admission.wait_list):
+            return False
+        if ms is not None and ms <= limit:
+            return True
+        per_iteration = self.iteration_ms.get(_speed_key(job))
+        return its is not None and per_iteration is not None and its * per_iteration <= limit
+
+    def _note_speed(self, job, replace=False):
+        """Records the job's search speed (ms an iteration a thread), which decides
+        whether later searches of its game and player count run inline; ``replace``: the
+        record proved too fast (a search ran past the inline cap) and is replaced."""
+        searcher = job.searcher
+        done = searcher.iterations / len(searcher.parts)
+        if done > 0:
+            key = _speed_key(job)
+            ms = searcher.elapsed_ms / done
+            old = self.iteration_ms.get(key)
+            # A moving average (a game's positions differ in cost; the inline cap covers the
+            # error) that one slow search, stalled by another process, raises by a quarter
+            # at most: the record is of the game's speed, not the machine's worst moment.
+            self.iteration_ms[key] = ms if old is None or replace else old + 0.25 * (min(ms, 2 * old) - old)
+
+    def _check_not_stopped(self, reason):
+        """Raises ShuttingDown for a search the server's shutdown cut short: whether grpc's
+        stop or the answer reaches the client first must not decide if it looks like one."""
+        if reason == "cancelled" and self.stopping:
+            raise ShuttingDown("the server is shutting down; the search was stopped before its "
+                               "budget was spent: retry on another replica")

@@ -1,0 +1,156 @@
+"""The stateless calls of the ``fagin.v1.Fagin`` service, ListGames through ViewState:
+each decodes what a client sent, asks the game's engine, and answers at once.  They run in
+the decoding threads (``rpc.unary_call``), off the event loop.
+"""
+from __future__ import annotations
+
+from fagin.engines import IllegalActionError
+from fagin.engines.registry import GAMES, load_game
+from fagin.server import codec
+from fagin.server.codec import BadRequest
+from fagin.server.request import ALGORITHMS
+from fagin.server.rpc import unary_call
+from fagin.v1 import fagin_pb2
+
+
+def _make_seat_current(state, request, path="seat"):
+    """Makes request.seat, if given, the seat to act in `state` (it must have a decision
+    pending: in a simultaneous move that seat's choice is the one the state then asks
+    for), and returns it; else the current seat.  BadRequest names the field."""
+    if request.HasField("seat"):
+        seat = request.seat
+        if not 0 <= seat < state.num_players:
+            raise BadRequest(f"{path}: {seat} is not a seat of this {state.num_players}-player game")
+        if state.is_terminal() or state.is_chance_node() or not state.make_current(seat):
+            raise BadRequest(f"{path}: seat {seat} has no decision pending")
+        return seat
+    return state.current_player()
+
+
+class GameCalls:
+    """ListGames, NewGame, LegalActions, ApplyAction and ViewState, for the service to inherit."""
+
+    @unary_call
+    async def ListGames(self, request, context, info):
+        resp = fagin_pb2.ListGamesResponse()
+        for game_id, gi in GAMES.items():
+            resp.games.add(id=game_id, name=gi.name, min_players=gi.min_players,
+                           max_players=gi.max_players, algorithms=ALGORITHMS, spec=gi.spec,
+                           options=[fagin_pb2.GameOption(name=o.name, default_value=str(o.default).lower()
+                                                         if isinstance(o.default, bool) else str(o.default),
+                                                         description=o.description)
+                                    for o in gi.options])
+        return resp
+
+    @unary_call
+    def NewGame(self, request, context, info):
+        info["game"] = request.game
+        gi = GAMES.get(request.game)
+        if gi is None:
+            raise BadRequest(f"game: unknown game {request.game!r}; served: {', '.join(sorted(GAMES))}")
+        try:
+            state = load_game(gi.id).new_initial_state(request.players, **dict(request.options))
+        except ValueError as e:         # the message names the field: players or options.<name>
+            raise BadRequest(str(e)) from None
+        told = state.resolve_chance_with_events(request.seed)
+        return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state),
+                                         events=codec.encode_seat_events(load_game(gi.id), told))
+
+    @unary_call
+    def LegalActions(self, request, context, info):
+        game, state = codec.decode_state(request.state)
+        info["game"] = game.id
+        resp = fagin_pb2.LegalActionsResponse(status=codec.status_of(state))
+        if state.is_terminal():
+            if request.HasField("seat"):
+                raise BadRequest("seat: the game is over; no seat has a decision pending")
+            return resp
+        if state.is_chance_node():
+            if request.HasField("seat"):
+                raise BadRequest("seat: a chance event is next; no seat has a decision pending")
+            options = state.options()
+            for action, p in state.chance_outcomes():
+                resp.actions.append(codec.encode_action(game, action, True, options))
+                resp.probabilities.append(p)
+            return resp
+        _make_seat_current(state, request)
+        options = state.options()
+        for action in state.legal_actions():
+            resp.actions.append(codec.encode_action(game, action, False, options, state=state))
+        return resp
+
+    @unary_call
+    def ApplyAction(self, request, context, info):
+        game, state = codec.decode_state(request.state)
+        info["game"] = game.id
+        if state.is_terminal():
+            raise BadRequest("state: the game is over; no action can be applied")
+        if request.HasField("observer") and not 0 <= request.observer < state.num_players:
+            raise BadRequest(f"observer: {request.observer} is not a seat of this "
+                             f"{state.num_players}-player game")
+        observers = [request.observer] if request.HasField("observer") else range(state.num_players)
+        events = {s: [] for s in observers}
+
+        def record(before, action):
+            # What each observer saw of this step (the room's events, engines/<game>/events.py).
+            for s in observers:
+                events[s].extend(before.events(action, state, s))
+
+        applied = []
+        options = state.options()          # the game's options: they fix what an id means
+        which = request.WhichOneof("choice")
+        if which is None and not state.is_chance_node():
+            raise BadRequest("action_id: give the action (action_id or action)")
+        if state.is_chance_node() and request.HasField("seat"):
+            raise BadRequest("seat: a chance event is next; no seat has a decision pending")
+        if not state.is_chance_node():
+            _make_seat_current(state, request)
+        if which is not None:
+            at_chance = state.is_chance_node()
+            before = state.clone()          # the applied action is reported as taken there
+            typed = None
+            try:
+                if which == "action_id":
+                    action = request.action_id
+                    state.apply(action)
+                else:
+                    # A typed form may name the very card among identical ones (LN-93).
+                    typed = codec.decode_typed(game, request.action, "action")
+                    try:
+                        action = state.apply_typed(typed)
+                    except IllegalActionError:
+                        raise
+                    except ValueError as e:
+                        raise BadRequest(f"action.{game.id}.{e}") from None
+            except IllegalActionError as e:
+                raise BadRequest(f"{which}: {e}") from None
+            applied.append(codec.encode_action(game, action, at_chance, options, state=before, typed=typed))
+            record(before, action)
+        if not request.stop_at_chance:
+            # Chance events are drawn one by one so that each can be reported.
+            seed = request.seed
+            while state.is_chance_node():
+                outcome = state.sample_chance(seed)
+                before = state.clone()
+                state.apply(outcome)
+                applied.append(codec.encode_action(game, outcome, True, options))
+                record(before, outcome)
+                seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        return fagin_pb2.ApplyActionResponse(
+            state=codec.encode_state(state), status=codec.status_of(state), applied=applied,
+            events=codec.encode_seat_events(game, events))
+
+    @unary_call
+    def ViewState(self, request, context, info):
+        game, state = codec.decode_state(request.state)
+        info["game"] = game.id
+        if not 0 <= request.seat < state.num_players:
+            raise BadRequest(f"seat: {request.seat} is not a seat of this {state.num_players}-player game")
+        view = state.view(request.seat)
+        # Who may decide is read from the view (a seat does not see others'
+        # secret pending choices); the result of a finished game is public and
+        # comes from the real state, not from the stand-ins for hidden cards.
+        seen = state if state.is_terminal() else game.from_description(view)
+        return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
+                                           status=codec.status_of(seen),
+                                           text=state.render(request.seat))
