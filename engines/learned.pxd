@@ -27,6 +27,20 @@ ctypedef struct LearnedModel:
     double bias[MAX_SEATS + 1]
     double weights[MAX_SEATS + 1][LEARNED_MAX_FEATURES]
 
+cdef inline void learned_relative(const double* raw, int players, int k, double* out,
+                                  int stride) noexcept nogil:
+    """Seat features taken relative to the best other seat: out[p * stride + i], for i < k, is
+    seat p's own value raw[p * k + i] less the largest value of any other seat."""
+    cdef int p, q, i
+    cdef double best
+    for p in range(players):
+        for i in range(k):
+            best = -1e300
+            for q in range(players):
+                if q != p and raw[q * k + i] > best:
+                    best = raw[q * k + i]
+            out[p * stride + i] = raw[p * k + i] - best
+
 cdef inline bint learned_has(const LearnedModel* m, int players) noexcept nogil:
     """Whether the model holds an entry for this player count."""
     return 0 <= players <= MAX_SEATS and m.have[players] != 0
