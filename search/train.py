@@ -163,7 +163,7 @@ def train(game_id, seed=1, games=3000, players=(2, 3, 4), sample=0.02, workers=1
     if games < HOLD_OUT:
         raise ValueError(f"--games: at least {HOLD_OUT}, got {games}")
     names = list(engine.FEATURE_NAMES)
-    progress = names.index(engine.PROGRESS_FEATURE)
+    at = names.index(engine.PROGRESS_FEATURE)        # the progress feature's place
     doc = {"game": game_id, "seed": seed, "games": games, "sample": sample, "features": names,
            "models": {}, "held_out": {}}
     for n in players:
@@ -181,7 +181,7 @@ def train(game_id, seed=1, games=3000, players=(2, 3, 4), sample=0.02, workers=1
         if not train_rows or not test_rows:
             raise ValueError(f"--games/--sample: too few positions at {n} players ({len(rows)})")
         weights, bias = fit(train_rows, seed)
-        mid = [r for r in test_rows if MID[0] <= r[1][0][progress] <= MID[1]]
+        mid = [r for r in test_rows if MID[0] <= r[1][0][at] <= MID[1]]
         learned = predict_with(weights, bias)
         result = {
             "train_positions": len(train_rows),
