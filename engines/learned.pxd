@@ -7,8 +7,10 @@ fills it from the file with :func:`learned_load` (the file read and checked by
 ``fagin.engines.learned_model.read_model``) and evaluates it in the search loop
 with :func:`learned_has` and :func:`learned_logistic`, without the GIL.  The
 room defines its features (one function writing every seat's values, read from
-what every seat sees) and names them in ``FEATURE_NAMES``; the model holds one
-weight per feature.
+what every seat sees; :func:`learned_relative` takes seat features relative to
+the best other seat) and names them in ``FEATURE_NAMES``, and its
+``PROGRESS_FEATURE`` (the share of the game still ahead, for the trainer's
+mid-game figures); the model holds one weight per feature.
 
 Types and inline helpers only, so every engine that cimports it (``from
 engines.learned cimport ...``) compiles its own copy and no extension cimports
