@@ -1,7 +1,7 @@
 """Trains a game's learned evaluation: each seat's chance to win, from the room's features.
 
-    python -m fagin.train --game london --seed 1 [--games 3000] [--players 2,3,4]
-        [--sample 0.02] [--workers 2] [--ray ADDRESS] [--out engines/london/data/learned.json]
+    python -m fagin.train --game GAME --seed 1 [--games 3000] [--players 2,3,4]
+        [--sample 0.02] [--workers 2] [--ray ADDRESS] [--out engines/GAME/data/learned.json]
 
 Self-play positions come from games played by the game's rollout policy (the
 heuristic player with the search's small uniform share, ``GameDef.rollout_action``:
@@ -15,7 +15,9 @@ the win probability.  Every fifth game is held out, whole, so that no position o
 a held-out game is seen in training; the held-out log loss and the accuracy at
 naming the winner are printed beside the hand-written evaluation's
 (``engine.evaluation``, already a win probability), over every held-out
-position and over the mid-game ones (a third to two thirds of the deck left).
+position and over the mid-game ones: those where the room's progress feature
+(``engine.PROGRESS_FEATURE``, the share of the game still ahead, 1 at the start
+and 0 at the end: London's deck left) lies between a third and two thirds.
 
 Everything follows from ``--seed``: the games' seeds, their order (the pool's
 ``map`` keeps it) and the solver (lbfgs, no randomness), so a run is repeatable.
@@ -38,7 +40,8 @@ from fagin.engines.registry import GAMES, load_game
 GAMES_PER_TASK = 20
 #: Every HOLD_OUT-th game is held out for the figures.
 HOLD_OUT = 5
-#: The mid-game positions: the share of the deck left, from MID[0] to MID[1].
+#: The mid-game positions: the room's progress feature (the share of the game still ahead)
+#: from MID[0] to MID[1].
 MID = (1 / 3, 2 / 3)
 
 
@@ -48,6 +51,8 @@ def _engine(game_id):
     engine = load_game(game_id).engine
     if not hasattr(engine, "features") or not hasattr(engine, "FEATURE_NAMES"):
         raise ValueError(f"--game: {game_id} defines no features for a learned evaluation")
+    if getattr(engine, "PROGRESS_FEATURE", None) not in engine.FEATURE_NAMES:
+        raise ValueError(f"--game: {game_id} names no progress feature (PROGRESS_FEATURE) among its features")
     return engine
 
 
@@ -158,6 +163,7 @@ def train(game_id, seed=1, games=3000, players=(2, 3, 4), sample=0.02, workers=1
     if games < HOLD_OUT:
         raise ValueError(f"--games: at least {HOLD_OUT}, got {games}")
     names = list(engine.FEATURE_NAMES)
+    at = names.index(engine.PROGRESS_FEATURE)        # the progress feature's place
     doc = {"game": game_id, "seed": seed, "games": games, "sample": sample, "features": names,
            "models": {}, "held_out": {}}
     for n in players:
@@ -175,7 +181,7 @@ def train(game_id, seed=1, games=3000, players=(2, 3, 4), sample=0.02, workers=1
         if not train_rows or not test_rows:
             raise ValueError(f"--games/--sample: too few positions at {n} players ({len(rows)})")
         weights, bias = fit(train_rows, seed)
-        mid = [r for r in test_rows if MID[0] <= r[1][0][names.index("deck_left")] <= MID[1]]
+        mid = [r for r in test_rows if MID[0] <= r[1][0][at] <= MID[1]]
         learned = predict_with(weights, bias)
         result = {
             "train_positions": len(train_rows),

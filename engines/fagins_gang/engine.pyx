@@ -35,6 +35,7 @@ from libc.math cimport exp
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
+from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.validation import enum_index as _enum_index
@@ -773,6 +774,132 @@ cdef void fg_scores(const void* st, double* out) noexcept nogil:
     for p in range(s.players):
         out[p] = s.home[p]
 
+# ------------------------------------------------ features for a learned evaluation
+# Not rules: what a learned estimate of a seat's chance to win reads (python -m fagin.train,
+# seeds/fagins_gang.md, "The bot and the search").  Defined once, here, and read both by the
+# trainer (features()) and by the search's learned evaluation.  Nothing is hidden (FG-27), but
+# in the style of the rooms that hide things each reads only the open table: urchins home, on
+# the board and how far they climbed, goods and shillings held, the hand-written worth
+# (rollout.pxi), the game's progress and whose turn it is.
+cdef enum:
+    FG_SEAT_FEATURES = 10       # per seat, each taken relative to the best other seat
+    FG_FEATURES = 14            # those; the seat to act, its turn still ahead; progress, lead by progress
+
+FEATURE_NAMES = ("home", "way_done", "on_board", "height", "at_top", "at_risk", "shillings", "cubes",
+                 "useful_cubes", "worth", "to_act", "turn_ahead", "way_left", "worth_by_way_left")
+# The feature that measures the game's progress: the share of the way home the seat nearest to
+# winning still has to go (1 at the start, 0 with three urchins home); python -m fagin.train's
+# mid-game figures take a third to two thirds.
+PROGRESS_FEATURE = "way_left"
+
+cdef int seat_way(const FGState* s, int p) noexcept nogil:
+    """Steps seat p's HOME_TO_WIN most advanced urchins have made on the way home: an urchin home
+    NS + 1, one on space sp sp + 1 (the street 1, the top NS), one in the den none."""
+    cdef int steps[8]               # at most 5 urchins (checked when the board loads)
+    cdef int n = 0, L, sp, i, j, k, t, total = 0
+    for i in range(s.home[p]):
+        if n < 8:
+            steps[n] = NS + 1
+            n += 1
+    for L in range(NL):
+        for k in range(s.street[L][p]):
+            if n < 8:
+                steps[n] = 1
+                n += 1
+        for sp in range(1, NS):
+            if s.board[L][sp] == p + 1 and n < 8:
+                steps[n] = sp + 1
+                n += 1
+    for i in range(n):              # the largest HOME_TO_WIN, by a partial selection sort
+        if i >= HOME_TO_WIN:
+            break
+        k = i
+        for j in range(i + 1, n):
+            if steps[j] > steps[k]:
+                k = j
+        t = steps[i]
+        steps[i] = steps[k]
+        steps[k] = t
+        total += steps[i]
+    return total
+
+cdef void fg_features_all(const FGState* s, double* out) noexcept nogil:
+    """The features of every seat, seat p's FG_FEATURES values at out[p * FG_FEATURES:]: each
+    seat feature minus the largest other seat's value, then 1 for the seat to act, 1 while its
+    turn of the round is still ahead (or under way), the share of the way home left to the
+    seat nearest to winning, and the worth lead times that share."""
+    cdef double raw[FG_MAX_PLAYERS * FG_SEAT_FEATURES]
+    cdef double worth[FG_MAX_PLAYERS]
+    cdef int need[FG_MAX_PLAYERS][NC]
+    cdef int p, L, sp, c, q, board, height, top, risk, cubes, useful, way, best_way = 0
+    cdef int actor = fg_current_player(s)
+    cdef double full = HOME_TO_WIN * (NS + 1), left
+    cdef double* r
+    cdef double* f
+    hx_worths(s, worth)
+    hx_needs(s, &need[0][0])
+    for p in range(s.players):
+        board = height = top = risk = 0
+        for L in range(NL):
+            if s.street[L][p] > 0:
+                board += s.street[L][p]
+                if patrol_hits(s, L, 0):
+                    risk += s.street[L][p]
+            for sp in range(1, NS):
+                if s.board[L][sp] == p + 1:
+                    board += 1
+                    height += sp
+                    top += sp == TOP
+                    risk += patrol_hits(s, L, sp)
+        cubes = useful = 0
+        for c in range(NC):
+            cubes += s.hand[p][c]
+            useful += s.hand[p][c] if s.hand[p][c] < need[p][c] else need[p][c]
+        way = seat_way(s, p)
+        if way > best_way:
+            best_way = way
+        r = &raw[p * FG_SEAT_FEATURES]
+        r[0] = s.home[p]
+        r[1] = way
+        r[2] = board
+        r[3] = height
+        r[4] = top
+        r[5] = risk
+        r[6] = s.shillings[p]
+        r[7] = cubes
+        r[8] = useful
+        r[9] = worth[p]
+    learned_relative(raw, s.players, FG_SEAT_FEATURES, out, FG_FEATURES)
+    left = (full - best_way) / full if full > 0 else 0.0
+    if left < 0.0:
+        left = 0.0
+    for p in range(s.players):
+        f = &out[p * FG_FEATURES]
+        q = (p - s.first + s.players) % s.players       # p's place in the round's turn order
+        f[FG_SEAT_FEATURES] = 1.0 if actor == p else 0.0
+        f[FG_SEAT_FEATURES + 1] = 1.0 if s.phase != PH_OVER and q >= s.turns_done else 0.0
+        f[FG_SEAT_FEATURES + 2] = left
+        f[FG_SEAT_FEATURES + 3] = f[9] * left
+
+# The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
+# above, one per player count, fitted by python -m fagin.train and shipped as data
+# (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
+cdef LearnedModel LEARNED_MODEL
+
+cdef void fg_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """Each seat's learned win probability (a logistic of its features); the returns at the end,
+    the hand-written fg_evaluate for a player count the model holds no entry for."""
+    cdef const FGState* s = <const FGState*>st
+    cdef double f[FG_MAX_PLAYERS * FG_FEATURES]
+    if s.phase == PH_OVER:
+        fg_returns(st, out)
+        return
+    if not learned_has(&LEARNED_MODEL, s.players):
+        fg_evaluate(st, out)
+        return
+    fg_features_all(s, f)
+    learned_logistic(&LEARNED_MODEL, s.players, f, out)
+
 cdef GameDef FG_DEF
 FG_DEF.game_id = b"fagins_gang"
 FG_DEF.state_size = sizeof(FGState)
@@ -888,6 +1015,19 @@ _load()
 # (choose, three steps of at most 1 + 4 each, done) or a market visit (each seat at
 # most 6 sales, 3 purchases and done, then the wheel), and the patrol.
 FG_DEF.max_game_length = 8 + ROUNDS_CAP * (FG_MAX_PLAYERS * (2 + FG_MAX_PLAYERS * 10 + 1) + 1)
+
+LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED = None      # the model document loaded, or None
+
+def _load_learned(path=LEARNED_FILE):
+    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
+    global LEARNED
+    LEARNED = None
+    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, FG_MAX_PLAYERS, "Fagin's Gang")
+    return LEARNED is not None and bool(LEARNED.get("models"))
+
+if _load_learned():
+    FG_DEF.evaluate_learned = fg_evaluate_learned
 
 GAME_DEF = PyCapsule_New(<void*>&FG_DEF, GAMEDEF_CAPSULE, NULL)
 
@@ -1467,4 +1607,24 @@ def evaluation(data):
     cdef FGState s = _read(data)
     cdef double out[FG_MAX_PLAYERS]
     fg_evaluate(&s, out)
+    return [out[p] for p in range(s.players)]
+
+
+def features(data, int seat):
+    """Seat ``seat``'s features in this state (``fg_features_all``; names in
+    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
+    cdef FGState s = _read(data)
+    cdef double out[FG_MAX_PLAYERS * FG_FEATURES]
+    if not 0 <= seat < s.players:
+        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
+    fg_features_all(&s, out)
+    return [out[seat * FG_FEATURES + i] for i in range(FG_FEATURES)]
+
+
+def learned_evaluation(data):
+    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
+    the model of data/learned.json for this player count; the hand-written one without)."""
+    cdef FGState s = _read(data)
+    cdef double out[FG_MAX_PLAYERS]
+    fg_evaluate_learned(&s, out)
     return [out[p] for p in range(s.players)]

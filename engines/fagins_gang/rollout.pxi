@@ -41,23 +41,43 @@ cdef int patrol_hits(const FGState* s, int L, int sp) noexcept nogil:
             return 1
     return 0
 
+cdef void hx_needs(const FGState* s, int* need) noexcept nogil:
+    """The cubes of each colour every seat's next steps cost, seat p's at need[p * NC:]: each
+    urchin's next climb (from the top, its return), and an entry while urchins wait in the den."""
+    cdef int p, L, sp, c, q
+    memset(need, 0, sizeof(int) * FG_MAX_PLAYERS * NC)
+    for L in range(NL):
+        for sp in range(NS):
+            if sp == 0:
+                for c in range(s.players):
+                    if s.street[L][c] > 0:
+                        need[c * NC + L] += COST[L][1][L] * s.street[L][c]
+                continue
+            q = s.board[L][sp] - 1
+            if q < 0:
+                continue
+            for c in range(NC):
+                need[q * NC + c] += RET_COST[L][c] if sp == TOP else COST[L][sp + 1][c]
+    for p in range(s.players):
+        if s.den[p] > 0 and s.home[p] < HOME_TO_WIN:
+            for c in range(NC):
+                need[p * NC + c] += COST[c][0][c] > 0     # an entry somewhere: one cube of a location's colour
+
 cdef void hx_worths(const FGState* s, double* out) noexcept nogil:
     """Every seat's own worth (before rivals are taken off)."""
     cdef int p, L, sp, c, q, useful, target, sh, first, spare
     cdef int need[FG_MAX_PLAYERS][NC]
     cdef double w
-    memset(need, 0, sizeof(need))
+    hx_needs(s, &need[0][0])
     for p in range(s.players):
         out[p] = HX_HOME * s.home[p]
     for L in range(NL):
         for sp in range(NS):
             if sp == 0:
-                q = -1
                 for c in range(s.players):
                     if s.street[L][c] > 0:
                         w = urchin_worth(0) * (5.0 / 6.0 if patrol_hits(s, L, 0) else 1.0)
                         out[c] += w * s.street[L][c]
-                        need[c][L] += COST[L][1][L] * s.street[L][c]
                 continue
             q = s.board[L][sp] - 1
             if q < 0:
@@ -66,12 +86,7 @@ cdef void hx_worths(const FGState* s, double* out) noexcept nogil:
             if patrol_hits(s, L, sp):
                 w -= w / 6.0
             out[q] += w
-            for c in range(NC):
-                need[q][c] += RET_COST[L][c] if sp == TOP else COST[L][sp + 1][c]
     for p in range(s.players):
-        if s.den[p] > 0 and s.home[p] < HOME_TO_WIN:
-            for c in range(NC):
-                need[p][c] += COST[c][0][c] > 0       # an entry somewhere: one cube of a location's colour
         target = RET_SH * (HOME_TO_WIN - s.home[p])
         if target < 0:
             target = 0

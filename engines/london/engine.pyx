@@ -61,6 +61,7 @@ from libc.math cimport exp
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
+from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load
 from cpython.pycapsule cimport PyCapsule_New
 
 cdef enum:
@@ -2217,6 +2218,9 @@ cdef enum:
 
 FEATURE_NAMES = ("vp_now", "money", "loans", "hand", "poverty", "boroughs", "face_up_cards",
                  "yield_per_run", "underground", "worth", "deck_left", "worth_by_deck", "to_act")
+# The feature that measures the game's progress: the share of the deck still to draw (1 at the
+# start, 0 at the end); python -m fagin.train's mid-game figures take a third to two thirds.
+PROGRESS_FEATURE = "deck_left"
 
 cdef int DECK_TOTAL = 1         # cards of the deck at the start (set by _load_features)
 
@@ -2283,27 +2287,19 @@ _load_features()
 
 # The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
 # above, one per player count, fitted by python -m fagin.train and shipped as data
-# (data/learned.json); loaded once at import into these arrays.
-cdef double LEARNED_W[LN_MAX_PLAYERS + 1][LN_FEATURES]
-cdef double LEARNED_B[LN_MAX_PLAYERS + 1]
-cdef int LEARNED_HAVE[LN_MAX_PLAYERS + 1]
+# (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
+cdef LearnedModel LEARNED_MODEL
 
 cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
     """Each seat's learned win probability (a logistic of its features); the hand-written
     ln_evaluate for a player count the model holds no entry for."""
     cdef const LNState* s = <const LNState*>st
     cdef double f[LN_MAX_PLAYERS * LN_FEATURES]
-    cdef double z
-    cdef int p, i, n = s.players
-    if not LEARNED_HAVE[n]:
+    if not learned_has(&LEARNED_MODEL, s.players):
         ln_evaluate(st, out)
         return
     ln_features_all(s, f)
-    for p in range(n):
-        z = LEARNED_B[n]
-        for i in range(LN_FEATURES):
-            z += LEARNED_W[n][i] * f[p * LN_FEATURES + i]
-        out[p] = 1.0 / (1.0 + exp(-z))
+    learned_logistic(&LEARNED_MODEL, s.players, f, out)
 
 LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
 LEARNED = None      # the model document loaded, or None
@@ -2311,31 +2307,9 @@ LEARNED = None      # the model document loaded, or None
 def _load_learned(path=LEARNED_FILE):
     """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
     global LEARNED
-    import json
-    cdef int n, i
-    for n in range(LN_MAX_PLAYERS + 1):
-        LEARNED_HAVE[n] = 0
     LEARNED = None
-    path = pathlib.Path(path)
-    if not path.exists():
-        return False
-    doc = json.loads(path.read_text())
-    if list(doc.get("features", ())) != list(FEATURE_NAMES):
-        raise ValueError(f"{path.name}: features {doc.get('features')!r}, the engine defines {list(FEATURE_NAMES)!r}")
-    models = doc.get("models", {})
-    for key, m in models.items():
-        n = int(key)
-        if not 2 <= n <= LN_MAX_PLAYERS:
-            raise ValueError(f"{path.name}: models.{key}: not a player count of London")
-        w = [float(x) for x in m["weights"]]
-        if len(w) != LN_FEATURES:
-            raise ValueError(f"{path.name}: models.{key}.weights: {len(w)} values, {LN_FEATURES} features")
-        for i in range(LN_FEATURES):
-            LEARNED_W[n][i] = w[i]
-        LEARNED_B[n] = float(m["bias"])
-        LEARNED_HAVE[n] = 1
-    LEARNED = doc
-    return bool(models)
+    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, LN_MAX_PLAYERS, "London")
+    return LEARNED is not None and bool(LEARNED.get("models"))
 
 
 cdef GameDef LN_DEF

@@ -1,0 +1,84 @@
+# cython: language_level=3
+"""A kit for learned evaluations: a logistic regression per player count on a room's features.
+
+A room that ships ``data/learned.json`` (fitted by ``python -m fagin.train``) keeps
+one ``LearnedModel`` (a module-level ``cdef LearnedModel``, zeroed at import),
+fills it from the file with :func:`learned_load` (the file read and checked by
+``fagin.engines.learned_model.read_model``) and evaluates it in the search loop
+with :func:`learned_has` and :func:`learned_logistic`, without the GIL.  The
+room defines its features (one function writing every seat's values, read from
+what every seat sees; :func:`learned_relative` takes seat features relative to
+the best other seat) and names them in ``FEATURE_NAMES``, and its
+``PROGRESS_FEATURE`` (the share of the game still ahead, for the trainer's
+mid-game figures); the model holds one weight per feature.
+
+Types and inline helpers only, so every engine that cimports it (``from
+engines.learned cimport ...``) compiles its own copy and no extension cimports
+another's functions (see ``engines/abi.pxd``).
+"""
+from libc.math cimport exp
+from engines.abi cimport MAX_SEATS
+
+cdef enum:
+    # Most features a room's model may have (sizes LearnedModel).
+    LEARNED_MAX_FEATURES = 32
+
+ctypedef struct LearnedModel:
+    int features                                    # features per seat (the room's FEATURE_NAMES)
+    int have[MAX_SEATS + 1]                         # 1 if the model holds this player count
+    double bias[MAX_SEATS + 1]
+    double weights[MAX_SEATS + 1][LEARNED_MAX_FEATURES]
+
+cdef inline void learned_relative(const double* raw, int players, int k, double* out,
+                                  int stride) noexcept nogil:
+    """Seat features taken relative to the best other seat: out[p * stride + i], for i < k, is
+    seat p's own value raw[p * k + i] less the largest value of any other seat."""
+    cdef int p, q, i
+    cdef double best
+    for p in range(players):
+        for i in range(k):
+            best = -1e300
+            for q in range(players):
+                if q != p and raw[q * k + i] > best:
+                    best = raw[q * k + i]
+            out[p * stride + i] = raw[p * k + i] - best
+
+cdef inline bint learned_has(const LearnedModel* m, int players) noexcept nogil:
+    """Whether the model holds an entry for this player count."""
+    return 0 <= players <= MAX_SEATS and m.have[players] != 0
+
+cdef inline void learned_logistic(const LearnedModel* m, int players, const double* f,
+                                  double* out) noexcept nogil:
+    """Each seat's learned win probability: out[p], for p < players, is the logistic of seat p's
+    m.features values at f[p * m.features:] under the weights for this player count (which
+    learned_has must have found)."""
+    cdef int p, i, k = m.features
+    cdef double z
+    for p in range(players):
+        z = m.bias[players]
+        for i in range(k):
+            z += m.weights[players][i] * f[p * k + i]
+        out[p] = 1.0 / (1.0 + exp(-z))
+
+cdef inline object learned_load(LearnedModel* m, path, names, int max_players, str game):
+    """Empties the model, then reads the model file at ``path`` into it (checked against the
+    room's feature ``names`` and its player counts, 2 to ``max_players``; ValueError naming the
+    file and the field).  Returns the document read, or None when there is no file."""
+    from fagin.engines.learned_model import read_model
+    cdef int n, i
+    if len(names) > LEARNED_MAX_FEATURES or max_players > MAX_SEATS:
+        raise ValueError(f"{game}: {len(names)} features for up to {max_players} players; a learned "
+                         f"model holds at most {LEARNED_MAX_FEATURES} features, {MAX_SEATS} players")
+    for n in range(MAX_SEATS + 1):
+        m.have[n] = 0
+        m.bias[n] = 0.0
+        for i in range(LEARNED_MAX_FEATURES):
+            m.weights[n][i] = 0.0
+    m.features = len(names)
+    doc, models = read_model(path, names, max_players, game)
+    for n, (weights, bias) in models.items():
+        for i in range(m.features):
+            m.weights[n][i] = weights[i]
+        m.bias[n] = bias
+        m.have[n] = 1
+    return doc

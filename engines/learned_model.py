@@ -1,0 +1,65 @@
+"""Reads and checks a room's learned model (``data/learned.json``, written by ``python -m fagin.train``).
+
+The document names the features it was fitted on (``features``: they must be the room's
+``FEATURE_NAMES``, in order) and holds one logistic regression per player count (``models``:
+``{"3": {"bias": b, "weights": [w, ...]}}``, one weight per feature).  Everything else in it
+(the command, the seed, the held-out figures) is a record and is not read.  A file that
+does not fit is refused with a ValueError that starts with the file's name and the field:
+``learned.json: models.3.weights: 12 values, 13 features``.  ``engines/learned.pxd``
+copies what this returns into the C arrays the search reads.
+"""
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+
+
+def read_model(path, names, max_players, game, min_players=2):
+    """``(document, {players: (weights, bias)})`` from the model file at ``path``, checked
+    against the room's feature ``names`` and its player counts (``min_players`` to
+    ``max_players``; ``game`` names the game in messages); ``(None, {})`` when there is no file."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        return None, {}
+    where = path.name
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{where}: not a model file: {e}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{where}: not a model file: a JSON object expected")
+    names = list(names)
+    if list(doc.get("features", ())) != names:
+        raise ValueError(f"{where}: features {doc.get('features')!r}, the engine defines {names!r}")
+    entries = doc.get("models", {})
+    if not isinstance(entries, dict):
+        raise ValueError(f"{where}: models: an object of player counts expected")
+    models = {}
+    for key, entry in entries.items():
+        try:
+            n = int(key)
+        except ValueError:
+            n = None
+        if n is None or str(n) != key or not min_players <= n <= max_players:
+            raise ValueError(f"{where}: models.{key}: not a player count of {game}")
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: models.{key}: an object with bias and weights expected")
+        for field in ("weights", "bias"):
+            if field not in entry:
+                raise ValueError(f"{where}: models.{key}.{field}: missing")
+        raw = entry["weights"]
+        if not isinstance(raw, list):
+            raise ValueError(f"{where}: models.{key}.weights: a list of numbers expected")
+        if len(raw) != len(names):
+            raise ValueError(f"{where}: models.{key}.weights: {len(raw)} values, {len(names)} features")
+        weights = tuple(_number(x, f"{where}: models.{key}.weights[{i}]") for i, x in enumerate(raw))
+        bias = _number(entry["bias"], f"{where}: models.{key}.bias")
+        models[n] = (weights, bias)
+    return doc, models
+
+
+def _number(x, field):
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ValueError(f"{field}: {x!r} is not a finite number")
+    return float(x)

@@ -1,0 +1,69 @@
+"""The shared kit for learned evaluations (engines/learned.pxd, engines/learned_model.py): the
+loader refuses a model file that does not fit with the file and the field, and London, the
+first room to use it, evaluates exactly as before it moved there."""
+import json
+
+import pytest
+
+from fagin.engines import new_game
+from fagin.engines.learned_model import read_model
+
+NAMES = ("a", "b", "c")
+
+
+def _write(tmp_path, doc):
+    path = tmp_path / "learned.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return path
+
+
+def test_a_good_file_reads_and_a_missing_one_is_none(tmp_path):
+    doc = {"features": list(NAMES), "models": {"2": {"bias": 0.5, "weights": [1, 2.5, -3]}}, "note": "kept"}
+    got, models = read_model(_write(tmp_path, doc), NAMES, 4, "Test")
+    assert got == doc and models == {2: ((1.0, 2.5, -3.0), 0.5)}
+    assert read_model(tmp_path / "none.json", NAMES, 4, "Test") == (None, {})
+
+
+@pytest.mark.parametrize("models, field", [
+    ({"2": {"bias": 0.0, "weights": [0.0]}}, "models.2.weights: 1 values, 3 features"),
+    ({"2": {"weights": [0, 0, 0]}}, "models.2.bias: missing"),
+    ({"2": {"bias": 0.0}}, "models.2.weights: missing"),
+    ({"2": {"bias": "x", "weights": [0, 0, 0]}}, "models.2.bias: 'x' is not a finite number"),
+    ({"2": {"bias": 0.0, "weights": [0, None, 0]}}, r"models.2.weights\[1\]: None"),
+    ({"5": {"bias": 0.0, "weights": [0, 0, 0]}}, "models.5: not a player count of Test"),
+    ({"1": {"bias": 0.0, "weights": [0, 0, 0]}}, "models.1: not a player count of Test"),
+    ({"two": {"bias": 0.0, "weights": [0, 0, 0]}}, "models.two: not a player count of Test"),
+    ([], "models: an object"),
+])
+def test_a_bad_model_is_refused_naming_the_file_and_field(tmp_path, models, field):
+    path = _write(tmp_path, {"features": list(NAMES), "models": models})
+    with pytest.raises(ValueError, match=rf"^learned.json: {field}"):
+        read_model(path, NAMES, 4, "Test")
+
+
+def test_features_must_be_the_rooms_in_order(tmp_path):
+    path = _write(tmp_path, {"features": ["b", "a", "c"], "models": {}})
+    with pytest.raises(ValueError, match=r"^learned.json: features \['b', 'a', 'c'\], the engine defines"):
+        read_model(path, NAMES, 4, "Test")
+    with pytest.raises(ValueError, match=r"^learned.json: not a model file"):
+        read_model(_write(tmp_path, "{not json"), NAMES, 4, "Test")
+
+
+def test_londons_learned_evaluation_is_unchanged_by_the_kit():
+    """Values pinned from London's own arrays before they moved into the kit (the same
+    positions: 60 heuristic moves from seed 7)."""
+    from fagin.engines.london import engine as E
+    want = {2: [0.5729593177484151, 0.4273837526071265],
+            3: [0.2677865394593457, 0.49668955834379874, 0.4538149770456993],
+            4: [0.27605777507656487, 0.2695166624366672, 0.3181981305020551, 0.2695166624366672]}
+    for players, values in want.items():
+        st = new_game("london", players, seed=7)
+        k = 0
+        while k < 60 and not st.is_terminal():
+            if st.is_chance_node():
+                st.resolve_chance(k)
+                continue
+            st.apply(E.heuristic_action(st.to_bytes(), k))
+            k += 1
+        assert E.learned_evaluation(st.to_bytes()) == values
+    assert E.PROGRESS_FEATURE == "deck_left"
