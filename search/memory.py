@@ -26,6 +26,25 @@ def slots_per_node(node_bytes) -> int:
     return max(1, math.ceil((node_bytes - NODE_FIXED_BYTES) / SLOT_BYTES))
 
 
+def most_nodes_within(tree, share, slots, start, stop) -> int:
+    """The most nodes from `start` to `stop` at which `tree` (an ISMCTS) holds at most `share`
+    bytes, counted as it allocates (``ISMCTS.bytes_at`` at `slots` slots a node); ``start - 1``
+    if none does.  By bisection, `stop` tried first: the bytes are not quite monotone in the
+    nodes (a tree capped lower starts a smaller hash table, and allocates the next one
+    sooner), so the answer is the whole range when it fits, else a count that fits within a
+    table's few bytes of the most."""
+    lo, hi = start - 1, stop
+    if hi >= start and tree.bytes_at(hi, slots) <= share:
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if tree.bytes_at(mid, slots) <= share:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 #: Iterations of the search that measures a game's slots per node, and how many positions.
 _PROBE_ITERATIONS = 1000
 _PROBE_POSITIONS = 3

@@ -111,45 +111,22 @@ class SearchJob:
         parts = len(self.searcher.parts)
         return max(self.tree_held(), self._trees_bytes_at(-(-iterations // parts) + 1))
 
-    def _room_each(self, reserved_bytes):
-        """Nodes each thread's tree may add within `reserved_bytes` (an equal share each; at
-        most the node cap), by bisection on ``ISMCTS.bytes_at``.  Its bytes are not quite
-        monotone in the nodes (a tree capped lower starts a smaller hash table, and allocates
-        the next one sooner), so the cap itself is tried first: the whole room when it fits,
-        else a room that fits, within a table's few bytes of the most."""
-        parts = self.searcher.parts
-        share = reserved_bytes // len(parts)
-        spn = self._slots_per_node()
-        room = None
-        for p in parts:
-            lo, hi = 0, max(0, self.node_cap - p.num_nodes)
-            if p.bytes_at(p.num_nodes + hi, spn) <= share:
-                lo = hi
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if p.bytes_at(p.num_nodes + mid, spn) <= share:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            room = lo if room is None else min(room, lo)
-        return room
-
     def cap_trees(self, reserved_bytes):
         """Caps each thread's tree at the nodes its share of `reserved_bytes` holds, as the
         trees allocate (``ISMCTS.bytes_at``), beyond those it has (at most the search's node
-        cap): a tree never outgrows its reservation.  Every tree gets the same room, which
-        ``room_iterations`` also gives a slice: a tree's spare chunk room must not shrink the
-        room its slice was given (with an iteration budget, that would change the answer)."""
-        extra = self._room_each(reserved_bytes)
-        for p in self.searcher.parts:
-            p.cap_nodes(max(1, min(self.node_cap, p.num_nodes + extra)))
-
-    def room_iterations(self, reserved_bytes):
-        """Iterations (all threads, a whole number each) that `reserved_bytes` has room for:
-        a slice of no more never meets its tree's cap."""
+        cap): a tree never outgrows its reservation.  Every tree gets the same room.  Returns
+        the iterations (all threads, a whole number each) that room holds: a slice of no more
+        never meets its tree's cap (with an iteration budget, a slice that met it would make
+        the answer depend on the slicing)."""
         parts = self.searcher.parts
+        share = reserved_bytes // len(parts)
+        spn = self._slots_per_node()
+        extra = min(memory.most_nodes_within(p, share, spn, p.num_nodes + 1, self.node_cap) - p.num_nodes
+                    for p in parts)
+        for p in parts:
+            p.cap_nodes(max(1, min(self.node_cap, p.num_nodes + extra)))
         # a tree's first iteration adds its root as well
-        each = self._room_each(reserved_bytes) - any(p.num_nodes == 0 for p in parts)
+        each = extra - any(p.num_nodes == 0 for p in parts)
         return max(0, each) * len(parts)
 
     def ends(self):
@@ -336,24 +313,17 @@ def _fit_trees(searcher, node_cap, per_node, budget, p, notes):
     search can then be granted."""
     threads = len(searcher.parts)
     spn = memory.slots_per_node(per_node)
-    first = searcher.parts[0]
-    if first.bytes_at(node_cap, spn) * threads <= budget:
+    fit = memory.most_nodes_within(searcher.parts[0], budget // threads, spn, 1, node_cap)
+    if fit == node_cap:
         return node_cap
-    lo, hi = 0, node_cap
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if first.bytes_at(mid, spn) * threads <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    if lo < 1:
+    if fit < 1:
         raise BadRequest(f"{p}search.threads: {threads} trees do not fit the server's tree-memory "
                          f"budget of {budget >> 20} MB")
-    notes.append(f"search tree capped at {lo} nodes a thread to fit the server's tree-memory "
+    notes.append(f"search tree capped at {fit} nodes a thread to fit the server's tree-memory "
                  f"budget of {budget >> 20} MB")
     for part in searcher.parts:
-        part.cap_nodes(lo)
-    return lo
+        part.cap_nodes(fit)
+    return fit
 
 
 def _effective(settings, searcher, algorithm, temperature, analysis, rollout, gamma, threads,

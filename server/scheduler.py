@@ -483,7 +483,7 @@ class Scheduler:
                 began = time.monotonic()
                 its, ms = job.remaining()
                 inline = False
-            job.cap_trees(ticket.bytes)
+            room = job.cap_trees(ticket.bytes)     # iterations the trees have room for
             before = searcher.iterations
             if before == 0 and log.isEnabledFor(logging.DEBUG):
                 log.debug("search started: %s", job.game.id)    # tests wait for this line
@@ -508,7 +508,6 @@ class Scheduler:
                     # No more than its reservation has room for (the tree would meet its cap
                     # and the answer depend on the slicing), unless memory is short.
                     slice_its = min(its, job.slice_iterations * parts * stretch)
-                    room = job.room_iterations(ticket.bytes)
                     if room >= parts:
                         slice_its = min(slice_its, room)
                     reason, done = await searcher.run_async_then(self.executor, finish, slice_its, ms)

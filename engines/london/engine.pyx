@@ -61,7 +61,7 @@ from libc.math cimport exp
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
-from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load
+from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
 cdef enum:
@@ -2260,18 +2260,13 @@ cdef void ln_features_all(const LNState* s, double* out) noexcept nogil:
     seat feature minus the largest other seat's value, then the share of the deck still to
     draw, the worth lead times that share, and 1 for the seat to act."""
     cdef double raw[LN_MAX_PLAYERS * LN_SEAT_FEATURES]
-    cdef double best, deck = deck_cards(s) / <double>DECK_TOTAL
-    cdef int p, q, i
+    cdef double deck = deck_cards(s) / <double>DECK_TOTAL
+    cdef int p
     cdef double* f
     seat_raw_features(s, raw)
+    learned_relative(raw, s.players, LN_SEAT_FEATURES, out, LN_FEATURES)
     for p in range(s.players):
         f = &out[p * LN_FEATURES]
-        for i in range(LN_SEAT_FEATURES):
-            best = -1e9
-            for q in range(s.players):
-                if q != p and raw[q * LN_SEAT_FEATURES + i] > best:
-                    best = raw[q * LN_SEAT_FEATURES + i]
-            f[i] = raw[p * LN_SEAT_FEATURES + i] - best
         f[LN_SEAT_FEATURES] = deck
         f[LN_SEAT_FEATURES + 1] = f[9] * deck
         f[LN_SEAT_FEATURES + 2] = 1.0 if s.active == p else 0.0
