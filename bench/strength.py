@@ -16,7 +16,11 @@ actions), the best move's share of the root's visits, and how often the
 move chosen differs from the one chosen at the next budget (at 256 and
 1,024 iterations: the question whether a longer search still changes its
 mind), and how often it is the move of one iteration (where the game has a
-prior, the rollout policy's pick: how often the search overrides it).
+prior, the rollout policy's pick: how often the search overrides it).  Then
+where the tree grew: the share of its nodes that are the searching seat's
+decisions ("own nodes"; the rest are the other seats'), the share visited
+more than once ("revisited": a node visited once only added itself), and the
+mean actions a playout played outside the tree ("playout").
 "ms a search" is wall time, so it grows when the machine is shared.
 
     .venv/bin/python bench/strength.py --game london [--players 2] [--ns 64 256 1024 4096]
@@ -81,11 +85,20 @@ def diagnostics(game, players, budgets, count, seed, options=None):
     share = {b: [] for b in budgets}
     branching, first = [], []
     spent = {b: 0.0 for b in budgets}
+    own = {b: [] for b in budgets}
+    revisited = {b: [] for b in budgets}
+    playout = {b: [] for b in budgets}
     for k, (st, seat) in enumerate(positions(game, players, count, seed, options)):
         branching.append(len(st.legal_actions(seat)))
         first.append(ismcts.search(st, seat, iterations=1, seed=seed * 7919 + k, rollout=rollout).action)
         for b in budgets:
-            r = ismcts.search(st, seat, iterations=b, seed=seed * 7919 + k, rollout=rollout)
+            s = ismcts.ISMCTS(st, seat, seed=seed * 7919 + k, rollout=rollout)
+            r = s.result(s.run(iterations=b))
+            census = s.tree_census()
+            nodes = sum(row[0] for row in census.values()) or 1
+            own[b].append(census.get(seat, (0, 0, 0))[0] / nodes)
+            revisited[b].append(sum(row[1] for row in census.values()) / nodes)
+            playout[b].append(s.rollout_actions / max(1, s.iterations))
             total = sum(s.visits for s in r.stats) or 1
             picks[b].append(r.action)
             share[b].append(max(s.visits for s in r.stats) / total)
@@ -94,12 +107,13 @@ def diagnostics(game, players, budgets, count, seed, options=None):
     print(f"\n{n} decisions from heuristic self-play, {players} players; mean root branching "
           f"{sum(branching) / n:.1f} (median {sorted(branching)[n // 2]}, most {max(branching)})")
     print(f"{'iterations':>10}{'best share':>12}{'differs from next':>19}{'same as 1 iteration':>21}"
-          f"{'ms a search':>13}")
+          f"{'ms a search':>13}{'own nodes':>11}{'revisited':>11}{'playout':>9}")
     for i, b in enumerate(budgets):
         nxt = budgets[i + 1] if i + 1 < len(budgets) else None
         differ = (f"{sum(x != y for x, y in zip(picks[b], picks[nxt])) / n:>12.0%} ({nxt})" if nxt else "")
         same = sum(x == y for x, y in zip(picks[b], first)) / n
-        print(f"{b:>10}{sum(share[b]) / n:>12.1%}{differ:>19}{same:>21.0%}{spent[b] / n:>13.1f}")
+        print(f"{b:>10}{sum(share[b]) / n:>12.1%}{differ:>19}{same:>21.0%}{spent[b] / n:>13.1f}"
+              f"{sum(own[b]) / n:>11.1%}{sum(revisited[b]) / n:>11.1%}{sum(playout[b]) / n:>9.1f}")
     return picks, share, branching
 
 

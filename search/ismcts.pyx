@@ -111,6 +111,14 @@ ROLLOUTS = ("policy", "random")
 #: What scores a cut-off playout (ISMCTS ``evaluation``): the game's hand-written
 #: ``GameDef.evaluate`` or its learned ``GameDef.evaluate_learned``.
 EVALUATIONS = ("handwritten", "learned")
+#: Whose view keys a node where another seat than the searching one decides (ISMCTS
+#: ``opponents``): "own", that seat's own information set (which holds its hidden cards, so
+#: in a game with hidden hands each determinization makes a new node and the tree stops at
+#: the first such decision); "observer", the searching seat's information set and the
+#: decision's legal actions (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012): the
+#: node is shared by every determinization that shows the searching seat the same position
+#: and the decider the same options, so the tree grows through the other seats' turns.
+OPPONENT_KEYS = ("own", "observer")
 
 ctypedef void (*EvalFn)(const void* st, double* out) noexcept nogil
 DEFAULT_ROLLOUT = "random"
@@ -162,9 +170,12 @@ cdef class ISMCTS:
     cdef int use_policy         # play out with gd.rollout_action
     cdef readonly double prior  # ucb: weight of the rollout policy's pick in the tree (progressive bias)
     cdef readonly str final     # the final-move rule (results.FINAL_RULES)
+    cdef readonly str opponents # OPPONENT_KEYS: whose view keys the other seats' nodes
+    cdef int observer_keys      # opponents == "observer"
     cdef double* root_picks     # with a prior: per action id, root descents where the policy picked it
     cdef double* root_sq        # per root slot: the sum of squared returns (the final-move rules' spreads)
     cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
+    cdef readonly int turns     # > 0: policy rollouts also stop where the turns-th turn out of the tree ends
     cdef EvalFn evaluate_fn     # what scores a cut-off playout: gd.evaluate, or gd.evaluate_learned
     cdef readonly str evaluation  # EVALUATIONS: which of the two
     cdef unsigned char* root
@@ -189,6 +200,8 @@ cdef class ISMCTS:
     cdef Tree tree              # nodes, slots and the hash table (search/tree.pxi)
     cdef Rng rng
     cdef readonly int64_t iterations
+    cdef readonly int64_t rollout_actions   # actions played outside the tree, all iterations
+    cdef readonly int64_t evaluated         # playouts scored by the evaluation at a cut-off
     cdef readonly double elapsed_ms
     cdef int cancel_flag
     cdef int running
@@ -230,7 +243,8 @@ cdef class ISMCTS:
 
     def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
-                 prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None):
+                 prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None,
+                 opponents=None, turns=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -279,7 +293,19 @@ cdef class ISMCTS:
         (``GameDef.evaluate``, the default) or ``"learned"``
         (``GameDef.evaluate_learned``, a model shipped in the game's room).
 
-        ``exploration``, ``prior``, ``cutoff``, ``final`` and ``evaluation`` left out (None)
+        ``turns`` (games with an evaluation, policy rollouts): a playout also
+        stops, and is scored, where the ``turns``-th turn out of the tree ends
+        (a turn ends where another seat than the last to decide is to decide);
+        0, the default, cuts by ``cutoff`` alone.  ``opponents``: whose view
+        keys a node where another seat decides (``OPPONENT_KEYS``): ``"own"``
+        (the default: that seat's information set, one tree per seat) or
+        ``"observer"`` (the searching seat's view and the decider's options:
+        one tree, grown through the other seats' turns).  A simultaneous
+        choice is best left to ``"own"``: under the searching seat's view the
+        others' nodes would follow its own secret choice.
+
+        ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns`` and
+        ``opponents`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
         ``limits.tuned``), else the defaults above.
         """
@@ -297,10 +323,20 @@ cdef class ISMCTS:
             final = own.get("final", "visits")
         if final not in FINAL_RULES:
             raise ValueError(f"final: one of {', '.join(FINAL_RULES)}, got {final!r}")
+        if opponents is None:
+            opponents = own.get("opponents", "own")
+        if opponents not in OPPONENT_KEYS:
+            raise ValueError(f"opponents: one of {', '.join(OPPONENT_KEYS)}, got {opponents!r}")
+        self.opponents = opponents
+        self.observer_keys = opponents == "observer"
         if evaluation is None:
             evaluation = own.get("evaluation", "handwritten")
         if evaluation not in EVALUATIONS:
             raise ValueError(f"evaluation: one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
+        if turns is None:
+            turns = own.get("turns", 0)
+        if not (isinstance(turns, int) and 0 <= turns <= 10_000):
+            raise ValueError(f"turns: must be from 0 to 10000 turns, got {turns!r}")
         if cutoff is not None and not (isinstance(cutoff, int) and 0 <= cutoff <= 100_000):
             raise ValueError(f"cutoff: must be from 0 to 100000 rollout actions, got {cutoff!r}")
         if gamma is None:
@@ -325,8 +361,10 @@ cdef class ISMCTS:
         self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
         self.final = final
         self.cutoff = 0
+        self.turns = 0
         if self.use_policy and self.gd.evaluate != NULL:
             self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
+            self.turns = turns
         self.evaluation = evaluation
         self.evaluate_fn = self.gd.evaluate
         if evaluation == "learned":
@@ -468,6 +506,16 @@ cdef class ISMCTS:
             return -1
         return self.legal[rng_below(&self.rng, n)]
 
+    cdef uint64_t _node_key(self, const void* st, int p, int n) noexcept nogil:
+        """The key of seat p's node under "observer" keys: the searching seat's information
+        set and p's legal actions (self.legal[0:n]), so that every determinization that
+        leads here with the same options shares the node and all of them have slots."""
+        cdef uint64_t h = mix64(self.gd.infoset_key(st, self.seat), <uint64_t>(0x0B5E77E5 + n))
+        cdef int i
+        for i in range(n):
+            h = mix64(h, <uint64_t>self.legal[i])
+        return h
+
     cdef int _iterate(self, int update) noexcept nogil:
         """One iteration: a determinization, one descent and its backup.
         `update` is the seat whose regrets an "os" iteration updates.
@@ -481,6 +529,7 @@ cdef class ISMCTS:
         cdef bint in_tree = True
         cdef bint evaluated = False
         cdef int out_steps = 0
+        cdef int last_seat = -1, turns_out = 0
         cdef Slot* base
         cdef double returns[MAX_SEATS]
         memcpy(st, self.root, gd.state_size)
@@ -498,7 +547,11 @@ cdef class ISMCTS:
                 gd.apply_action(st, gd.sample_chance(st, &self.rng))
                 continue
             if not in_tree or (depth >= self.path_len and not self._grow_path(2 * self.path_len)):
-                if self.cutoff > 0 and out_steps >= self.cutoff:
+                # A turn ends where another seat than the last decider is to decide.
+                if last_seat >= 0 and p != last_seat:
+                    turns_out += 1
+                last_seat = p
+                if (self.cutoff > 0 and out_steps >= self.cutoff) or (self.turns > 0 and turns_out >= self.turns):
                     self.evaluate_fn(st, returns)
                     evaluated = True
                     break
@@ -511,7 +564,8 @@ cdef class ISMCTS:
             n = self._legal(st)
             if n <= 0:
                 return -1
-            key = gd.infoset_key(st, p)
+            last_seat = p
+            key = self._node_key(st, p, n) if self.observer_keys and p != self.seat else gd.infoset_key(st, p)
             node = tree_find(&self.tree, p, key)
             if node < 0:
                 # The first unseen information set ends the in-tree part.
@@ -545,7 +599,10 @@ cdef class ISMCTS:
             self.path_prob[depth] = self.sample_prob
             depth += 1
             gd.apply_action(st, base[slot].action)
-        if not evaluated:
+        self.rollout_actions += out_steps
+        if evaluated:
+            self.evaluated += 1
+        else:
             gd.returns(st, returns)
         if self.analysis and depth > 0:
             self._record_root(st, returns)
@@ -696,6 +753,26 @@ cdef class ISMCTS:
         return {"root": sums, "picks": picks, "determinizations": self.an_draws,
                 "copies": [self.an_copies[j] for j in range(self.an_cells)],
                 "present": [self.an_present[j] for j in range(self.an_cells)]}
+
+    def tree_census(self):
+        """{seat: (nodes, nodes visited more than once, visits through them)}: where the tree
+        grew, for diagnostics (bench/strength.py)."""
+        cdef int64_t i
+        cdef int j
+        cdef uint64_t v
+        cdef Node* nd
+        out = {}
+        for i in range(self.tree.num_nodes):
+            nd = tree_node(&self.tree, i)
+            v = 0
+            for j in range(nd.num_slots):
+                v += nd.slots[j].visits
+            row = out.setdefault(nd.seat, [0, 0, 0])
+            row[0] += 1
+            if v > 1:
+                row[1] += 1
+            row[2] += v
+        return {seat: tuple(row) for seat, row in sorted(out.items())}
 
     def node_visits(self, int seat, uint64_t key):
         """{action: visits} of seat's node at information set ``key`` (None if the tree has

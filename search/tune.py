@@ -14,6 +14,10 @@ seeded, proposes the next settings.  The settings searched:
   whose default rollout is the policy (0 to 30);
 * ``cut``: rollout actions before the game's evaluation scores the playout
   (0: played to the end), for games that have an evaluation;
+* ``turns``: for games that have an evaluation, also cut a playout where its
+  first, second or fourth turn out of the tree ends (0: by ``cut`` alone);
+* ``opp``: whose view keys the other seats' nodes, their own ("own": one tree
+  per seat's information sets) or the searching seat's ("observer": one tree);
 * ``final``: the final-move rule, most visits or the lower confidence bound.
 
 It prints every trial and the best settings, as a game's ``GameSpec.search``
@@ -33,11 +37,13 @@ import sys
 from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search import arena
-from fagin.search.ismcts import FINAL_RULES
+from fagin.search.ismcts import FINAL_RULES, OPPONENT_KEYS
 from fagin.search.playouts import has_evaluation, has_rollout_policy
 
 #: The cut-offs a game with an evaluation tries, in rollout actions (0: to the end).
 CUTOFFS = (0, 6, 12, 24, 48, 96)
+#: The turn cut-offs it tries: turns out of the tree (0: none).
+TURN_CUTOFFS = (0, 1, 2, 4)
 
 
 def space(game_id: str, players: int) -> dict:
@@ -50,6 +56,8 @@ def space(game_id: str, players: int) -> dict:
         out["prior"] = ("float", 0.0, 30.0)
         if has_evaluation(state):
             out["cut"] = ("choice", CUTOFFS)
+            out["turns"] = ("choice", TURN_CUTOFFS)
+    out["opp"] = ("choice", OPPONENT_KEYS)
     out["final"] = ("choice", FINAL_RULES)
     return out
 

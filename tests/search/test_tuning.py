@@ -137,8 +137,8 @@ def test_every_rooms_tuned_settings_are_valid():
 
 
 def test_the_tuning_space_follows_what_the_game_has():
-    assert set(tune.space("london", 2)) == {"c", "prior", "cut", "final"}
-    assert set(tune.space("kuhn_poker", 2)) == {"c", "final"}
+    assert set(tune.space("london", 2)) == {"c", "prior", "cut", "turns", "opp", "final"}
+    assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}
     assert tune.bot_spec(64, {"c": 0.123456, "final": "lcb"}) == "ismcts:64:c=0.1235:final=lcb"
     make_bot(tune.bot_spec(64, {"c": 0.1, "prior": 3.0, "cut": 12, "final": "lcb"}))
 
@@ -156,3 +156,61 @@ def test_a_match_on_a_local_ray_cluster_plays_the_same_games():
     here = arena.match("kuhn_poker", lineup, 8, seed=5, paired=True)
     there = arena.match("kuhn_poker", lineup, 8, seed=5, paired=True, ray_address="local")
     assert there.deal_scores == here.deal_scores and there.games == 8
+
+
+def _kuhn_root():
+    st = new_game("kuhn_poker", 2)
+    while st.is_chance_node():
+        st.apply(st.sample_chance(3))
+    return st
+
+
+def test_observer_keys_share_the_other_seats_nodes_across_determinizations():
+    # Kuhn poker: seat 1's own information set holds its card, so under "own" keys each
+    # of the two cards seat 0 does not hold makes its own node after each of seat 0's
+    # actions; keyed by seat 0's view (and the options) the two are one node.
+    st = _kuhn_root()
+    own = ISMCTS(st, 0, seed=1, opponents="own")
+    observer = ISMCTS(st, 0, seed=1, opponents="observer")
+    own.run(iterations=2000)
+    observer.run(iterations=2000)
+    assert own.opponents == "own" and observer.opponents == "observer"
+    assert own.tree_census()[1][0] == 4             # 2 histories x 2 cards
+    assert observer.tree_census()[1][0] == 2        # 2 histories
+    assert observer.tree_census()[0][0] == own.tree_census()[0][0] == 2   # the root, pass-bet
+    with pytest.raises(ValueError, match="opponents: one of own, observer"):
+        ISMCTS(st, 0, opponents="mine")
+
+
+def test_observer_keys_never_show_a_seat_what_it_cannot_know():
+    # The position and its view for the searching seat (every hidden card forgotten) give
+    # the same answer for the same seed: "observer" keys read only the searcher's view.
+    for st in (_kuhn_root(), _london()):
+        seat = st.current_player()
+        twin = st.game.from_description(st.view(seat))
+        answers = []
+        for position in (st, twin):
+            s = ISMCTS(position, seat, seed=4, opponents="observer", rollout="policy", turns=1)
+            s.run(iterations=300)
+            answers.append((s.result().stats, s.tree_census()))
+        assert answers[0] == answers[1]
+
+
+def test_turn_cutoffs_stop_playouts_where_a_turn_ends():
+    # London 2 players: a playout cut where the first turn out of the tree ends is shorter
+    # than one cut at the end of the third, and both are scored by the evaluation.
+    st = _london()
+    seat = st.current_player()
+    lengths = {}
+    for turns in (1, 3):
+        s = ISMCTS(st, seat, rollout="policy", cutoff=100_000, turns=turns, seed=5)
+        s.run(iterations=100)
+        assert s.turns == turns and s.evaluated == 100
+        lengths[turns] = s.rollout_actions / 100
+    assert 0 < lengths[1] < lengths[3]
+    plain = ISMCTS(st, seat, rollout="policy", cutoff=12, seed=5)
+    plain.run(iterations=100)
+    assert plain.turns == 0 and plain.rollout_actions <= 12 * 100
+    assert make_bot("ismcts:64:turns=2:opp=observer").tuning == {"turns": 2, "opponents": "observer"}
+    with pytest.raises(ValueError, match="turns: must be from 0"):
+        ISMCTS(st, seat, rollout="policy", turns=-1)
