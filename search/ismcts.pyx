@@ -547,10 +547,11 @@ cdef class ISMCTS:
                 gd.apply_action(st, gd.sample_chance(st, &self.rng))
                 continue
             if not in_tree or (depth >= self.path_len and not self._grow_path(2 * self.path_len)):
-                # A turn ends where another seat than the last decider is to decide.
-                if last_seat >= 0 and p != last_seat:
-                    turns_out += 1
-                last_seat = p
+                if self.turns > 0:
+                    # A turn ends where another seat than the last decider is to decide.
+                    if last_seat >= 0 and p != last_seat:
+                        turns_out += 1
+                    last_seat = p
                 if (self.cutoff > 0 and out_steps >= self.cutoff) or (self.turns > 0 and turns_out >= self.turns):
                     self.evaluate_fn(st, returns)
                     evaluated = True

@@ -14,14 +14,16 @@ GAME = GameSpec(
                 "against mounting poverty, buy boroughs",
     max_list=110,  # 110 cards; every other list (seats, boroughs, stacks) is shorter
     # Bot levels 1-10 (iterations, temperature): one iteration plays the rollout policy's pick
-    # (the prior), strong already, and the search gains little past 256 iterations, so level 1
-    # draws all but uniformly from a small search's moves (temperature 10), levels 2-6 play a
-    # few iterations' policy hot, level 7 one iteration and levels 8-10 the best move after 32,
-    # 128 and 256 (seeds/london.md, "Bot levels").
+    # (the prior), strong already, so level 1 draws all but uniformly from a small search's moves
+    # (temperature 10), levels 2-6 play a few iterations' policy hot, level 7 one iteration and
+    # levels 8-10 the best move after 64, 256 and 1,024, each 4x step measured stronger with the
+    # longer playouts (seeds/london.md, "Bot levels").
     # At 3 players the cut-off playouts are scored by the learned evaluation (data/learned.json,
     # python -m fagin.train --game london --seed 1): it predicts the winner better than the
     # hand-written one and wins more at equal time (seeds/london.md, "The bot and the search").
-    search=((3, {"evaluation": "learned"}),),
-    levels=((64, 10.0), (4, 1.0), (2, 1.0), (8, 1.0), (12, 1.0), (16, 0.7), (1, 0.0), (32, 0.0), (128, 0.0),
-            (256, 0.0)),
+    # At 2 players playouts run 96 policy actions before the evaluation instead of 48: twice the
+    # cost of an iteration, and stronger at equal time (seeds/london.md, "Longer playouts").
+    search=((2, {"cutoff": 96}), (3, {"evaluation": "learned"})),
+    levels=((64, 10.0), (4, 1.0), (2, 1.0), (8, 1.0), (12, 1.0), (16, 0.7), (1, 0.0), (64, 0.0), (256, 0.0),
+            (1024, 0.0)),
 )
