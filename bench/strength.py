@@ -92,13 +92,13 @@ def diagnostics(game, players, budgets, count, seed, options=None):
         branching.append(len(st.legal_actions(seat)))
         first.append(ismcts.search(st, seat, iterations=1, seed=seed * 7919 + k, rollout=rollout).action)
         for b in budgets:
-            s = ismcts.ISMCTS(st, seat, seed=seed * 7919 + k, rollout=rollout)
-            r = s.result(s.run(iterations=b))
-            census = s.tree_census()
+            search = ismcts.ISMCTS(st, seat, seed=seed * 7919 + k, rollout=rollout)
+            r = search.result(search.run(iterations=b))
+            census = search.tree_census()
             nodes = sum(row[0] for row in census.values()) or 1
             own[b].append(census.get(seat, (0, 0, 0))[0] / nodes)
             revisited[b].append(sum(row[1] for row in census.values()) / nodes)
-            playout[b].append(s.rollout_actions / max(1, s.iterations))
+            playout[b].append(search.rollout_actions / max(1, search.iterations))
             total = sum(s.visits for s in r.stats) or 1
             picks[b].append(r.action)
             share[b].append(max(s.visits for s in r.stats) / total)
