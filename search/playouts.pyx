@@ -26,10 +26,15 @@ def has_rollout_policy(state):
 
 
 def has_evaluation(state):
-    """Whether the state's game declares an evaluation of cut-off policy playouts
-    (``GameDef.evaluate`` with a positive ``rollout_depth``)."""
-    cdef const GameDef* gd = _game_def(state)
-    return gd.evaluate != NULL and gd.rollout_depth > 0
+    """Whether the state's game declares an evaluation that can score a cut-off policy playout
+    (``GameDef.evaluate``; its ``rollout_depth`` may be 0: playouts then run to the end unless a
+    search asks for a cut-off)."""
+    return _game_def(state).evaluate != NULL
+
+
+def has_learned_evaluation(state):
+    """Whether the state's game ships a learned evaluation (``GameDef.evaluate_learned``)."""
+    return _game_def(state).evaluate_learned != NULL
 
 
 def random_playouts(state, int64_t count, seed=0, policy=False):

@@ -16,6 +16,8 @@ seeded, proposes the next settings.  The settings searched:
   (0: played to the end), for games that have an evaluation;
 * ``turns``: for games that have an evaluation, also cut a playout where its
   first, second or fourth turn out of the tree ends (0: by ``cut`` alone);
+* ``eval``: what scores a cut-off playout, the hand-written evaluation or the
+  learned one, for games that ship a learned evaluation;
 * ``opp``: whose view keys the other seats' nodes, their own ("own": one tree
   per seat's information sets) or the searching seat's ("observer": one tree);
 * ``final``: the final-move rule, most visits or the lower confidence bound.
@@ -37,8 +39,8 @@ import sys
 from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search import arena
-from fagin.search.ismcts import FINAL_RULES, OPPONENT_KEYS
-from fagin.search.playouts import has_evaluation, has_rollout_policy
+from fagin.search.ismcts import EVALUATIONS, FINAL_RULES, OPPONENT_KEYS
+from fagin.search.playouts import has_evaluation, has_learned_evaluation, has_rollout_policy
 
 #: The cut-offs a game with an evaluation tries, in rollout actions (0: to the end).
 CUTOFFS = (0, 6, 12, 24, 48, 96)
@@ -57,6 +59,8 @@ def space(game_id: str, players: int) -> dict:
         if has_evaluation(state):
             out["cut"] = ("choice", CUTOFFS)
             out["turns"] = ("choice", TURN_CUTOFFS)
+            if has_learned_evaluation(state):
+                out["eval"] = ("choice", EVALUATIONS)
     out["opp"] = ("choice", OPPONENT_KEYS)
     out["final"] = ("choice", FINAL_RULES)
     return out

@@ -37,10 +37,12 @@ import pathlib
 cimport cython
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
+from libc.math cimport exp
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
+from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
 cdef enum:
@@ -1520,6 +1522,86 @@ cdef int ot_make_current(void* st, int seat) noexcept nogil:
 
 include "rollout.pxi"
 
+# ------------------------------------------------ features for a learned evaluation
+# Not rules: what a learned estimate of a seat's chance to win reads (python -m fagin.train,
+# seeds/oliver_twist.md, "The bot and the search").  Defined once, here, and read both by the
+# trainer (features()) and by the search's learned evaluation.  Like the hand-written
+# evaluation they read the world they are given, stashes, files and cards included: the search
+# only scores its determinizations (OT-31), dealt from what the searching seat knows.
+cdef enum:
+    OT_SEAT_FEATURES = 12       # per seat, each taken relative to the best other seat
+    OT_FEATURES = 16            # those; the seat to act, the night, the game left, worth by it
+
+FEATURE_NAMES = ("money", "burglary", "stash", "stash_coins", "wallets", "set_now", "leftover",
+                 "file", "file_types", "tools", "cards", "worth", "to_act", "night", "game_left",
+                 "worth_by_game_left")
+# The feature that measures the game's progress: the share of the game still ahead (1 at the
+# start, 0.5 at nightfall, 0 at the end); python -m fagin.train's mid-game figures take a third
+# to two thirds.
+PROGRESS_FEATURE = "game_left"
+
+cdef void ot_features_all(const OTState* s, double* out) noexcept nogil:
+    """The features of every seat, seat p's OT_FEATURES values at out[p * OT_FEATURES:]: each
+    seat feature less the largest other seat's, then 1 for the seat to act, 1 at night, the
+    share of the game left (ot_game_left) and the worth lead times that share."""
+    cdef double raw[MAXP * OT_SEAT_FEATURES]
+    cdef double worth[MAXP]
+    cdef int use[NOT]
+    cdef int p, k, t, coins
+    cdef int actor = ot_current_player(s)
+    cdef double left = ot_game_left(s), best, v
+    cdef double* r
+    cdef double* f
+    ot_worths(s, worth)
+    for p in range(s.players):
+        coins = 0
+        for k in range(K_WALLET):
+            coins += s.stash[p][k] * KCOINS[k]
+        best = 0.0
+        for t in range(NOT):
+            v = set_value(s, p, t, 3)
+            if v > best:
+                best = v
+        r = &raw[p * OT_SEAT_FEATURES]
+        r[0] = s.money[p]
+        r[1] = burglary_pounds(s, p)
+        r[2] = stash_n(s, p)
+        r[3] = coins
+        r[4] = s.stash[p][K_WALLET] + s.stash[p][K_SWALLET]
+        r[5] = best
+        r[6] = leftover_sets(s, p, use)
+        r[7] = file_n(s, p)
+        r[8] = file_types(s, p)
+        r[9] = tool_types(s, p)
+        r[10] = popcount16(s.hand[p])
+        r[11] = worth[p]
+    learned_relative(raw, s.players, OT_SEAT_FEATURES, out, OT_FEATURES)
+    for p in range(s.players):
+        f = &out[p * OT_FEATURES]
+        f[OT_SEAT_FEATURES] = 1.0 if actor == p else 0.0
+        f[OT_SEAT_FEATURES + 1] = 1.0 if s.night else 0.0
+        f[OT_SEAT_FEATURES + 2] = left
+        f[OT_SEAT_FEATURES + 3] = f[11] * left
+
+# The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
+# above, one per player count, fitted by python -m fagin.train and shipped as data
+# (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
+cdef LearnedModel LEARNED_MODEL
+
+cdef void ot_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """Each seat's learned win probability (a logistic of its features); the returns at the end,
+    the hand-written ot_evaluate for a player count the model holds no entry for."""
+    cdef const OTState* s = <const OTState*>st
+    cdef double f[MAXP * OT_FEATURES]
+    if s.phase == PH_OVER:
+        ot_returns(st, out)
+        return
+    if not learned_has(&LEARNED_MODEL, s.players):
+        ot_evaluate(st, out)
+        return
+    ot_features_all(s, f)
+    learned_logistic(&LEARNED_MODEL, s.players, f, out)
+
 cdef void ot_scores(const void* st, double* out) noexcept nogil:
     # OT-39: the analysis score is a seat's pounds as the end of the game counts them
     # (money and its Burglary cards, OT-29): final at the end, as it stands before.
@@ -1586,12 +1668,27 @@ OT_DEF.determinize = ot_determinize
 OT_DEF.infoset_key = ot_infoset_key
 OT_DEF.make_current = ot_make_current
 OT_DEF.rollout_action = ot_rollout_action
-OT_DEF.evaluate = NULL
+# The evaluation scores a playout only where a search asks for a cut-off (GameSpec.search,
+# a bot spec's cut=N): by default playouts run to the game's end.
+OT_DEF.evaluate = ot_evaluate
 OT_DEF.rollout_depth = 0
 OT_DEF.scores = ot_scores
 OT_DEF.hidden_counts = ot_hidden_counts
 OT_DEF.belief_places = OT_PLACES
 OT_DEF.belief_items = OT_ITEMS
+
+LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED = None      # the model document loaded, or None
+
+def _load_learned(path=LEARNED_FILE):
+    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
+    global LEARNED
+    LEARNED = None
+    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, MAXP, "Oliver Twist")
+    return LEARNED is not None and bool(LEARNED.get("models"))
+
+if _load_learned():
+    OT_DEF.evaluate_learned = ot_evaluate_learned
 
 GAME_DEF = PyCapsule_New(<void*>&OT_DEF, GAMEDEF_CAPSULE, NULL)
 
@@ -1852,6 +1949,34 @@ def heuristic_action(data, seed=0):
         return -1
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     return hx_choose(&s, &rng, 0.0)
+
+
+def evaluation(data):
+    """ot_evaluate's estimate of each seat's chance to win (rollout.pxi; the trainer's baseline)."""
+    cdef OTState s = _read(data)
+    cdef double out[MAXP]
+    ot_evaluate(&s, out)
+    return [out[p] for p in range(s.players)]
+
+
+def features(data, int seat):
+    """Seat ``seat``'s features in this state (``ot_features_all``; names in
+    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
+    cdef OTState s = _read(data)
+    cdef double out[MAXP * OT_FEATURES]
+    if not 0 <= seat < s.players:
+        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
+    ot_features_all(&s, out)
+    return [out[seat * OT_FEATURES + i] for i in range(OT_FEATURES)]
+
+
+def learned_evaluation(data):
+    """The learned estimate of each seat's chance to win in this state (``GameDef.evaluate_learned``,
+    the model of data/learned.json for this player count; the hand-written one without)."""
+    cdef OTState s = _read(data)
+    cdef double out[MAXP]
+    ot_evaluate_learned(&s, out)
+    return [out[p] for p in range(s.players)]
 
 
 def coins_of(int k):

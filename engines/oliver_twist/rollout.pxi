@@ -232,3 +232,81 @@ cdef int ot_rollout_action(const void* st, Rng* rng) noexcept nogil:
     # The search's playout policy (GameDef.rollout_action): the heuristic player with one
     # action in ten uniform, so that playouts stay diverse.
     return hx_choose(<const OTState*>st, rng, 0.1)
+
+# ------------------------------------------------ the hand-written evaluation (not rules)
+# Scores a world where a policy playout is cut off (GameDef.evaluate; only when a search asks
+# for a cut-off: OT_DEF.rollout_depth is 0, so by default playouts still run to the end).  It
+# reads the world it is given, every seat's stash, file and cards included: in the search that
+# world is a determinization (OT-31), dealt from what the searching seat knows, so nothing
+# hidden from that seat reaches its answer.
+
+cdef double EVAL_TEMP_END = 4.0     # softmax temperature (pounds) as the game ends ...
+cdef double EVAL_TEMP_SPAN = 10.0   # ... and how much wider it is at the start
+
+cdef double ot_game_left(const OTState* s) noexcept nogil:
+    """The share of the game still ahead: 1 at the start, 0.5 at nightfall, 0 at the end;
+    within a round, the share of its open spaces that still hold a token."""
+    cdef int sp, open_n = 0, full = 0, sd = side(s)
+    if s.phase == PH_OVER:
+        return 0.0
+    if not s.night and s.phase == PH_FILL:
+        return 1.0                  # the day board is still being laid
+    for sp in range(NSP[sd]):
+        if is_open(s, sp):
+            open_n += 1
+            if has_token(s.board[sp]):
+                full += 1
+    return (0.0 if s.night else 0.5) + 0.5 * (<double>full / open_n if open_n > 0 else 0.0)
+
+cdef int file_types(const OTState* s, int p) noexcept nogil:
+    """How many types the seat's Police file holds: its fine should it hold the most (OT-22)."""
+    cdef int seen[NTYPES]
+    cdef int t, k, n = 0
+    for t in range(NTYPES):
+        seen[t] = 0
+    for k in range(NK):
+        if s.pfile[p][k] > 0:
+            seen[KTYPE[k]] = 1
+    for t in range(NTYPES):
+        n += seen[t]
+    return n
+
+cdef int burglary_pounds(const OTState* s, int p) noexcept nogil:
+    cdef int v, n = 0
+    for v in range(NBV):
+        n += s.kept[p][v] * BV[v]
+    return n
+
+cdef void ot_worths(const OTState* s, double* w) noexcept nogil:
+    """Each seat's pounds if the round ended now: money, Burglary cards, the leftover sets
+    (OT-21), less the fine (OT-22) where its file is the fullest."""
+    cdef int use[NOT]
+    cdef int p, n, most = 0
+    for p in range(s.players):
+        n = file_n(s, p) + stash_n(s, p)
+        if n > most:
+            most = n
+    for p in range(s.players):
+        w[p] = s.money[p] + burglary_pounds(s, p) + leftover_sets(s, p, use)
+        if most > 0 and file_n(s, p) + stash_n(s, p) == most:
+            w[p] -= file_types(s, p)
+
+cdef void ot_evaluate(const void* st, double* out) noexcept nogil:
+    # Each seat's chance of winning: a softmax of the worths, wider while more is ahead.
+    cdef const OTState* s = <const OTState*>st
+    cdef double w[MAXP]
+    cdef double top = -1e300, total = 0.0, temp
+    cdef int p
+    if s.phase == PH_OVER:
+        ot_returns(st, out)
+        return
+    ot_worths(s, w)
+    temp = EVAL_TEMP_END + EVAL_TEMP_SPAN * ot_game_left(s)
+    for p in range(s.players):
+        if w[p] > top:
+            top = w[p]
+    for p in range(s.players):
+        out[p] = exp((w[p] - top) / temp)
+        total += out[p]
+    for p in range(s.players):
+        out[p] /= total

@@ -137,7 +137,13 @@ def test_every_rooms_tuned_settings_are_valid():
 
 
 def test_the_tuning_space_follows_what_the_game_has():
-    assert set(tune.space("london", 2)) == {"c", "prior", "cut", "turns", "opp", "final"}
+    # London and Oliver Twist ship a learned evaluation, so the tuner also tries it; Oliver
+    # Twist's hand-written evaluation plays no part unless a search cuts its playouts (its
+    # rollout_depth is 0), and the tuner may cut them.
+    for game_id in ("london", "oliver_twist"):
+        assert set(tune.space(game_id, 2)) == {"c", "prior", "cut", "turns", "eval", "opp", "final"}
+        assert tune.space(game_id, 2)["eval"] == ("choice", ("handwritten", "learned"))
+    assert set(tune.space("gangs_of_kyoto", 2)) == {"c", "opp", "final"}
     assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}
     assert tune.bot_spec(64, {"c": 0.123456, "final": "lcb"}) == "ismcts:64:c=0.1235:final=lcb"
     make_bot(tune.bot_spec(64, {"c": 0.1, "prior": 3.0, "cut": 12, "final": "lcb"}))

@@ -1,0 +1,120 @@
+"""Every room that ships a learned evaluation (``data/learned.json``, fitted by ``python -m
+fagin.train``) keeps the same contract, checked here once for all of them (rooms discovered
+by their ``FEATURE_NAMES``): finite, named features with a progress feature from 0 to 1, a
+seat outside the game refused, a shipped model fitted on exactly these features for every
+player count, the C evaluation (without the GIL) equal to the trainer's Python logistic, the
+returns at the end, and the hand-written evaluation for a player count the model lacks.
+What is particular to a room (which features read hidden things, its progress at known
+points) stays in the room's own tests."""
+import json
+import math
+import random
+
+import pytest
+
+from fagin.engines import load_game, new_game
+from fagin.engines.registry import GAMES
+from fagin.search.train import predict_with
+
+ROOMS = sorted(g for g in GAMES if hasattr(load_game(g).engine, "FEATURE_NAMES"))
+
+
+def _engine(game_id):
+    return load_game(game_id).engine
+
+
+def _positions(game_id, players, seed, count, every=0.2):
+    """Decision states (and the final one) of a game played by the room's heuristic with a
+    share of uniform moves, every few decisions."""
+    E = _engine(game_id)
+    st = new_game(game_id, players, seed=seed)
+    rng = random.Random(seed)
+    out = []
+    k = 0
+    while not st.is_terminal() and len(out) < count:
+        if st.is_chance_node():
+            st.resolve_chance(rng.getrandbits(63))
+            continue
+        if rng.random() < every:
+            out.append(st.clone())
+        legal = st.legal_actions()
+        st.apply(rng.choice(legal) if rng.random() < 0.2 else E.heuristic_action(st.to_bytes(), k))
+        k += 1
+    return out, st
+
+
+def test_the_rooms_with_a_learned_evaluation_are_found():
+    assert {"london", "fagins_gang", "oliver_twist"} <= set(ROOMS)
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+@pytest.mark.parametrize("players", [2, 3])
+def test_features_are_finite_named_and_progress_runs_from_one_to_zero(game_id, players):
+    E = _engine(game_id)
+    progress = E.FEATURE_NAMES.index(E.PROGRESS_FEATURE)
+    positions, _ = _positions(game_id, players, players, 12)
+    assert positions
+    for st in positions:
+        for seat in range(players):
+            f = E.features(st.to_bytes(), seat)
+            assert len(f) == len(E.FEATURE_NAMES)
+            assert all(math.isfinite(x) for x in f)
+            assert 0.0 <= f[progress] <= 1.0
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+def test_features_refuse_a_seat_outside_the_game(game_id):
+    E = _engine(game_id)
+    st = new_game(game_id, 2, seed=1)
+    for seat in (2, -1):
+        with pytest.raises(ValueError, match=r"^seat: "):
+            E.features(st.to_bytes(), seat)
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+def test_the_shipped_model_is_fitted_on_the_rooms_features_for_every_player_count(game_id):
+    E = _engine(game_id)
+    spec = GAMES[game_id]
+    doc = E.LEARNED
+    assert doc is not None and doc["game"] == game_id and doc["features"] == list(E.FEATURE_NAMES)
+    assert doc["command"].startswith(f"python -m fagin.train --game {game_id} ")
+    assert set(doc["models"]) <= {str(n) for n in range(spec.min_players, spec.max_players + 1)}
+    for n, m in doc["models"].items():
+        assert len(m["weights"]) == len(E.FEATURE_NAMES)
+        # Shipped only where it predicts better than the hand-written evaluation (the trainer's
+        # held-out figures, recorded beside the model).
+        held = doc["held_out"][n]["mid_game"]
+        assert held["learned"]["log_loss"] < held["hand_written"]["log_loss"]
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_learned_evaluation_in_c_agrees_with_the_model(game_id, players):
+    E = _engine(game_id)
+    m = E.LEARNED["models"][str(players)]
+    predict = predict_with(m["weights"], m["bias"])
+    positions, final = _positions(game_id, players, 30 + players, 12)
+    for st in positions:
+        data = st.to_bytes()
+        want = predict([E.features(data, p) for p in range(players)], None)
+        got = E.learned_evaluation(data)
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+        assert all(0.0 < x < 1.0 for x in got)
+    if final.is_terminal():
+        assert E.learned_evaluation(final.to_bytes()) == list(final.returns())
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+def test_a_player_count_the_model_lacks_takes_the_hand_written_evaluation(game_id, tmp_path):
+    E = _engine(game_id)
+    doc = E.LEARNED
+    only_two = tmp_path / "learned.json"
+    try:
+        only_two.write_text(json.dumps(dict(doc, models={"2": doc["models"]["2"]})))
+        assert E._load_learned(only_two)
+        positions, _ = _positions(game_id, 3, 4, 3)
+        for st in positions:
+            assert E.learned_evaluation(st.to_bytes()) == E.evaluation(st.to_bytes())
+    finally:
+        assert E._load_learned()
+    assert E.LEARNED == doc
