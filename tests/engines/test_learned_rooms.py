@@ -8,13 +8,14 @@ What is particular to a room (which features read hidden things, its progress at
 points) stays in the room's own tests."""
 import json
 import math
-import random
 
 import pytest
 
 from fagin.engines import load_game, new_game
 from fagin.engines.registry import GAMES
 from fagin.search.train import predict_with
+
+from ..positions import played_positions
 
 ROOMS = sorted(g for g in GAMES if hasattr(load_game(g).engine, "FEATURE_NAMES"))
 
@@ -23,24 +24,8 @@ def _engine(game_id):
     return load_game(game_id).engine
 
 
-def _positions(game_id, players, seed, count, every=0.2):
-    """Decision states (and the final one) of a game played by the room's heuristic with a
-    share of uniform moves, every few decisions."""
-    E = _engine(game_id)
-    st = new_game(game_id, players, seed=seed)
-    rng = random.Random(seed)
-    out = []
-    k = 0
-    while not st.is_terminal() and len(out) < count:
-        if st.is_chance_node():
-            st.resolve_chance(rng.getrandbits(63))
-            continue
-        if rng.random() < every:
-            out.append(st.clone())
-        legal = st.legal_actions()
-        st.apply(rng.choice(legal) if rng.random() < 0.2 else E.heuristic_action(st.to_bytes(), k))
-        k += 1
-    return out, st
+def _positions(game_id, players, seed, count):
+    return played_positions(game_id, players, seed, count)
 
 
 def test_the_rooms_with_a_learned_evaluation_are_found():
@@ -88,7 +73,7 @@ def test_the_shipped_model_is_fitted_on_the_rooms_features_for_every_player_coun
 
 
 @pytest.mark.parametrize("game_id", ROOMS)
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_learned_evaluation_in_c_agrees_with_the_model(game_id, players):
     E = _engine(game_id)
     m = E.LEARNED["models"][str(players)]

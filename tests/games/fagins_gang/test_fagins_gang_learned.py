@@ -1,34 +1,22 @@
 """Fagin's Gang's learned evaluation (seeds/fagins_gang.md, "The bot and the search"): the room's
 features, read from the open table (FG-27), and the model fitted to them (``python -m
-fagin.train --game fagins_gang``), evaluated in C by the search when asked."""
+fagin.train --game fagins_gang``), evaluated in C by the search when asked.  The contract every
+learned room keeps (a seat outside the game refused, the shipped model, C against the trainer's
+logistic) is checked in tests/engines/test_learned_rooms.py."""
 import json
 import math
-import random
 
 import pytest
 
 from fagin.engines import load_game, new_game
 from fagin.engines.fagins_gang import engine as E
+from ...positions import played_positions
 
 GAME = load_game("fagins_gang")
 
 
 def _positions(players, seed, count, every=0.15):
-    """Decision states of one game played by the heuristic bot with a few random moves."""
-    st = new_game("fagins_gang", players, seed=seed)
-    rng = random.Random(seed)
-    out = []
-    k = 0
-    while not st.is_terminal() and len(out) < count:
-        if st.is_chance_node():
-            st.resolve_chance(rng.getrandbits(63))
-            continue
-        if rng.random() < every:
-            out.append(st.clone())
-        legal = st.legal_actions()
-        st.apply(rng.choice(legal) if rng.random() < 0.2 else E.heuristic_action(st.to_bytes(), k))
-        k += 1
-    return out
+    return played_positions("fagins_gang", players, seed, count, every)[0]
 
 
 @pytest.mark.parametrize("players", [2, 3, 6])
@@ -86,36 +74,6 @@ def test_features_are_seat_symmetric():
         assert E.learned_evaluation(a) == E.learned_evaluation(b)[::-1]
         checked += 1
     assert checked >= 5
-
-
-def test_features_refuse_a_seat_outside_the_game():
-    st = new_game("fagins_gang", 2, seed=1)
-    for seat in (2, -1):
-        with pytest.raises(ValueError, match=r"^seat: "):
-            E.features(st.to_bytes(), seat)
-
-
-def test_the_shipped_model_matches_its_features():
-    doc = E.LEARNED
-    assert doc is not None and doc["features"] == list(E.FEATURE_NAMES)
-    assert doc["game"] == "fagins_gang" and sorted(doc["models"]) == ["2", "3", "4", "5", "6"]
-    for m in doc["models"].values():
-        assert len(m["weights"]) == len(E.FEATURE_NAMES)
-
-
-@pytest.mark.parametrize("players", [2, 3])
-def test_the_learned_evaluation_in_c_agrees_with_the_model(players):
-    """GameDef.evaluate_learned (C, without the GIL) gives the logistic of the features that
-    the trainer's Python model computes from the same JSON."""
-    from fagin.search.train import predict_with
-    m = E.LEARNED["models"][str(players)]
-    predict = predict_with(m["weights"], m["bias"])
-    for st in _positions(players, 30 + players, 15):
-        data = st.to_bytes()
-        want = predict([E.features(data, p) for p in range(players)], None)
-        got = E.learned_evaluation(data)
-        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
-        assert all(0.0 < x < 1.0 for x in got)
 
 
 def test_a_bad_model_file_is_refused_naming_the_field(tmp_path):
