@@ -17,9 +17,10 @@ GAME = GameSpec(
     description="take tokens from lines in London's streets, sell sets to Fagin, keep your Police file "
                 "thin; a day round, then a night of face-down tokens and burglaries",
     max_list=96,  # 85 round and 9 starting tokens; every other list (spaces, cards, seats) is shorter
-    # Bot levels 1-10 (iterations, temperature): without a prior one iteration is about a random
-    # move, and the search keeps gaining up to thousands of iterations, so the budgets double from
-    # 8 to 1,024 and the top level searches 4,096 (seeds/oliver_twist.md, "Bot levels").
+    # Bot levels 1-10 (iterations, temperature): budgets doubling from 8 to 1,024 iterations and
+    # 4,096 at the top, first set when the search had no prior (one iteration was about a random
+    # move) and run again on the tuned search, where level 1 plays the policy's pick
+    # (seeds/oliver_twist.md, "Bot levels").
     levels=((1, 0.0), (8, 0.0), (16, 0.0), (32, 0.0), (64, 0.0), (128, 0.0), (256, 0.0), (512, 0.0),
             (1024, 0.0), (4096, 0.0)),
 )
