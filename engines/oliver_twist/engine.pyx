@@ -257,6 +257,25 @@ cdef inline int stash_n(const OTState* s, int p) noexcept nogil:
 cdef inline int file_n(const OTState* s, int p) noexcept nogil:
     return ms_total(s.pfile[p], NK)
 
+cdef int file_types(const OTState* s, int p) noexcept nogil:
+    """How many types the seat's Police file holds: its fine should it hold the most (OT-22)."""
+    cdef int seen[NTYPES]
+    cdef int t, k, n = 0
+    for t in range(NTYPES):
+        seen[t] = 0
+    for k in range(NK):
+        if s.pfile[p][k] > 0:
+            seen[KTYPE[k]] = 1
+    for t in range(NTYPES):
+        n += seen[t]
+    return n
+
+cdef int burglary_pounds(const OTState* s, int p) noexcept nogil:
+    cdef int v, n = 0
+    for v in range(NBV):
+        n += s.kept[p][v] * BV[v]
+    return n
+
 cdef inline int tool_types(const OTState* s, int p) noexcept nogil:
     cdef int t, n = 0
     for t in range(NTOOL):
@@ -661,7 +680,6 @@ cdef void end_round(OTState* s) noexcept nogil:
     """OT-21 to OT-24: leftover sets, the stash to the file, the fine, then night or the end."""
     cdef int p, k, t, sp, m, n, types, pay, v, best
     cdef int use[NOT]
-    cdef int seen[NTYPES]
     cdef bint any_set
     s.ended_round = 2 if s.night else 1
     for p in range(s.players):
@@ -699,14 +717,7 @@ cdef void end_round(OTState* s) noexcept nogil:
     if m > 0:
         for p in range(s.players):
             if file_n(s, p) == m:
-                for t in range(NTYPES):
-                    seen[t] = 0
-                for k in range(NK):
-                    if s.pfile[p][k] > 0:
-                        seen[KTYPE[k]] = 1
-                types = 0
-                for t in range(NTYPES):
-                    types += seen[t]
+                types = file_types(s, p)
                 pay = types if types <= s.money[p] else s.money[p]
                 s.money[p] -= pay
                 s.ended_fine[p] = pay
@@ -732,9 +743,7 @@ cdef void end_round(OTState* s) noexcept nogil:
     if s.night:
         best = -100000
         for p in range(s.players):
-            v = s.money[p]
-            for k in range(NBV):
-                v += s.kept[p][k] * BV[k]
+            v = s.money[p] + burglary_pounds(s, p)
             s.final[p] = v
             if v > best:
                 best = v
@@ -1611,10 +1620,7 @@ cdef void ot_scores(const void* st, double* out) noexcept nogil:
         if s.phase == PH_OVER:
             out[p] = s.final[p]
             continue
-        v = s.money[p]
-        for k in range(NBV):
-            v += s.kept[p][k] * BV[k]
-        out[p] = v
+        out[p] = s.money[p] + burglary_pounds(s, p)
 
 cdef void ot_hidden_counts(const void* st, int o, int* out) noexcept nogil:
     # OT-40: beliefs count the places ot_determinize deals again (OT-31), as o sees them.

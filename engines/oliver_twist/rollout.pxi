@@ -258,25 +258,6 @@ cdef double ot_game_left(const OTState* s) noexcept nogil:
                 full += 1
     return (0.0 if s.night else 0.5) + 0.5 * (<double>full / open_n if open_n > 0 else 0.0)
 
-cdef int file_types(const OTState* s, int p) noexcept nogil:
-    """How many types the seat's Police file holds: its fine should it hold the most (OT-22)."""
-    cdef int seen[NTYPES]
-    cdef int t, k, n = 0
-    for t in range(NTYPES):
-        seen[t] = 0
-    for k in range(NK):
-        if s.pfile[p][k] > 0:
-            seen[KTYPE[k]] = 1
-    for t in range(NTYPES):
-        n += seen[t]
-    return n
-
-cdef int burglary_pounds(const OTState* s, int p) noexcept nogil:
-    cdef int v, n = 0
-    for v in range(NBV):
-        n += s.kept[p][v] * BV[v]
-    return n
-
 cdef void ot_worths(const OTState* s, double* w) noexcept nogil:
     """Each seat's pounds if the round ended now: money, Burglary cards, the leftover sets
     (OT-21), less the fine (OT-22) where its file is the fullest."""
