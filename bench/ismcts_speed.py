@@ -17,8 +17,9 @@ on 1 thread and on every core (root parallelism,
 ``--compare DIR`` instead measures this build against another checkout whose
 extensions are built in place (for example ``git worktree add /tmp/base
 COMMIT && cd /tmp/base && make build``): the Kids of London 4-player and
-Gangs of Kyoto 5-player openings, each run in a fresh process, the two builds
-alternating, with the iterations/s ratio and the bytes per iteration of
+Gangs of Kyoto 5-player openings and London's 2-player turn 12, each run in a
+fresh process with random rollouts and with the rollout policy, the two builds
+alternating, with the iterations/s ratios and the bytes per iteration of
 both.  A build whose search has no ``tree_bytes`` (before nodes were sized by
 their legal actions) is charged what its layout took: 16 bytes a node plus a
 40-byte slot for each of ``max_decision_actions``, plus its hash table.
@@ -96,15 +97,15 @@ def measure(st, iterations, repeat, rollout):
 
 
 COMPARED = {
-    "KoL 4 players, opening": ("kids_of_london", 4),
-    "GoK 5 players, opening": ("gangs_of_kyoto", 5),
+    "KoL 4 players, opening": lambda: new_game("kids_of_london", 4, seed=1),
+    "GoK 5 players, opening": lambda: new_game("gangs_of_kyoto", 5, seed=1),
+    "London 2 players, turn 12": lambda: london_at_turn(2, 12, seed=3),
 }
 
 
 def child(args):
     """--one: a single search in this process, printed as JSON."""
-    game, players = COMPARED[args.one]
-    st = new_game(game, players, seed=1)
+    st = COMPARED[args.one]()
     rollout = args.rollout if hasattr(ismcts, "ROLLOUTS") else None
     rate, nodes, per_iter = run_one(st, args.iterations, args.seed, rollout)
     print(json.dumps({"rate": rate, "nodes": nodes, "bytes_per_iteration": per_iter}))
@@ -136,7 +137,8 @@ def compare(args):
 def _compare(args, here, other_env):
     builds = [("this build, random rollouts", None, "random"),
               ("this build, rollout policy", None, "policy"),
-              (f"{args.compare}", other_env, "random")]
+              (f"{args.compare}, random rollouts", other_env, "random"),
+              (f"{args.compare}, rollout policy", other_env, "policy")]
     print(f"{args.iterations:,} iterations a run, {args.repeat} rounds, builds alternating, one process a run")
     print(f"{'position':<26}{'build':<32}{'iter/s (median)':>16}{'B/iteration':>13}{'nodes':>10}")
     for name in COMPARED:
@@ -154,9 +156,8 @@ def _compare(args, here, other_env):
             rates[label] = statistics.median(x["rate"] for x in runs)
             print(f"{name:<26}{label:<32}{rates[label]:>16,.0f}{runs[-1]['bytes_per_iteration']:>13,.0f}"
                   f"{runs[-1]['nodes']:>10,}")
-        base = rates[builds[2][0]]
-        print(f"{name:<26}{'ratio this/other, random':<32}{rates[builds[0][0]] / base:>15.3f}x")
-        print(f"{name:<26}{'ratio this/other, policy':<32}{rates[builds[1][0]] / base:>15.3f}x")
+        print(f"{name:<26}{'ratio this/other, random':<32}{rates[builds[0][0]] / rates[builds[2][0]]:>15.3f}x")
+        print(f"{name:<26}{'ratio this/other, policy':<32}{rates[builds[1][0]] / rates[builds[3][0]]:>15.3f}x")
 
 
 def main():

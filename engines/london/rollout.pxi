@@ -22,7 +22,7 @@
 # end, LN-78), and cover flipped cards rather than start new stacks.  Every
 # legal action gets a score; the best is played, ties broken at random.
 
-from libc.math cimport fmin, fmax
+
 
 cdef double HX_MONEY = 0.4          # VP per £ during the game
 cdef double HX_POVERTY = 1.5        # VP per poverty point
@@ -71,7 +71,7 @@ cdef void hx_init_tables() noexcept:
                 g = HX_MONEY * V_GAIN_MONEY[v] + V_GAIN_VP[v] + HX_POVERTY * V_DISCARD_POVERTY[v] \
                     - HX_POVERTY * V_TAKE_POVERTY[v] + 1.0
                 x += g * (1.0 if V_FLIP[v] else 2.0)
-            HX_STATIC_KEEP[v] = 0.5 + 0.5 * fmax(0.0, x)
+            HX_STATIC_KEEP[v] = 0.5 + 0.5 * hx_max(0.0, x)
 
 hx_init_tables()
 
@@ -87,12 +87,31 @@ ctypedef struct HX:
     bint pub
     double turns_left               # turns of mine still to come (a turn takes about 1.4 cards off the deck)
     double runs_left
+    # The decision's hand, each version once in ascending order: the loops over the hand visit
+    # these few instead of every version, in the same order (so ties break as before).
+    int hand_v[MAX_V]
+    int hand_kinds
+    # Worths asked for again and again within one decision, each computed once.
     double keep[MAX_V]
-    bint have_keep[MAX_V]
+    double placed[MAX_V]
+    double where_cost
+    unsigned char have_keep[MAX_V]
+    unsigned char have_placed[MAX_V]
+    bint have_where
+
+
+cdef inline double hx_max(double a, double b) noexcept nogil:
+    # fmax without the library call (no NaN reaches these scores)
+    return a if a > b else b
+
+
+cdef inline double hx_min(double a, double b) noexcept nogil:
+    return a if a < b else b
 
 
 cdef void hx_view(HX* h, const LNState* s) noexcept nogil:
-    cdef int v
+    cdef int v, q
+    cdef uint64_t word
     h.s = s
     h.me = s.active
     h.money = s.money[h.me]
@@ -100,10 +119,21 @@ cdef void hx_view(HX* h, const LNState* s) noexcept nogil:
     h.pov = s.poverty[h.me]
     h.school = s.perm[8 * h.me + P_SCHOOL] > 0
     h.pub = s.perm[8 * h.me + P_PUB] > 0
-    h.turns_left = 0.0 if s.last_round else fmax(0.0, deck_cards(s) / 1.4 / s.players)
+    h.turns_left = 0.0 if s.last_round else hx_max(0.0, deck_cards(s) / 1.4 / s.players)
     h.runs_left = h.turns_left / 3.0
-    for v in range(NV):
-        h.have_keep[v] = False
+    memset(h.have_keep, 0, sizeof(h.have_keep))
+    memset(h.have_placed, 0, sizeof(h.have_placed))
+    h.have_where = False
+    h.hand_kinds = 0
+    # Four counts at a time: a hand holds a few of the ~90 versions, so most words are zero.
+    for q in range(0, NV, 4):
+        memcpy(&word, &s.hand[h.me][q], sizeof(word))
+        if word == 0:
+            continue
+        for v in range(q, q + 4 if q + 4 < NV else NV):
+            if s.hand[h.me][v] > 0:
+                h.hand_v[h.hand_kinds] = v
+                h.hand_kinds += 1
 
 
 cdef double hx_act_gain(HX* h, int v, int i, bint with_cost) noexcept nogil:
@@ -133,14 +163,16 @@ cdef double hx_act_gain(HX* h, int v, int i, bint with_cost) noexcept nogil:
         x += HX_POVERTY
     if V_PRISON[v]:
         cheap = 0
-        for w in range(NV):
-            if s.hand[me][w] > 0 and HX_STATIC_KEEP[w] < 1.5:
+        for j in range(h.hand_kinds):
+            w = h.hand_v[j]
+            if HX_STATIC_KEEP[w] < 1.5:
                 cheap += s.hand[me][w]
         k = cheap if cheap < V_PRISON[v] else V_PRISON[v]
         x += k * (HX_POVERTY * (1 if h.pov > 0 else 0) + V_PRISON_VP[v] + 0.5)
     if V_WORKHOUSE[v]:
-        for w in range(NV):
-            if s.hand[me][w] > 0 and V_PAUPER[w]:
+        for j in range(h.hand_kinds):
+            w = h.hand_v[j]
+            if V_PAUPER[w]:
                 x += s.hand[me][w] * (HX_MONEY + HX_POVERTY + 1.0)
     if V_FIRE[v]:
         n = 0
@@ -154,7 +186,7 @@ cdef double hx_act_gain(HX* h, int v, int i, bint with_cost) noexcept nogil:
             for j in range(s.display_n[r]):
                 w = s.display[r][j]
                 if V_BASE[w]:
-                    best = fmax(best, 2.0 * HX_STATIC_KEEP[w])
+                    best = hx_max(best, 2.0 * HX_STATIC_KEEP[w])
         x += best
     if V_WHITEHALL[v]:
         best = 0.0
@@ -162,23 +194,24 @@ cdef double hx_act_gain(HX* h, int v, int i, bint with_cost) noexcept nogil:
             w = s.pc_version[me][j]
             if j != i and (s.pc_flags[me][j] & F_ACTIVATED) and not (s.pc_flags[me][j] & F_COVERED) \
                     and V_ACT[w] and not V_HOSPITAL[w]:
-                best = fmax(best, hx_act_gain(h, w, j, False))
+                best = hx_max(best, hx_act_gain(h, w, j, False))
         x += best
     if with_cost:
         if V_ACT_COST[v] == AC_MONEY:
             x -= HX_MONEY * V_ACT_MONEY[v] + (HX_LOAN if h.money < V_ACT_MONEY[v] else 0.0)
         elif V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
             # A card from the hand: little lost if it is a weak one, and one card fewer for Run City's poverty.
-            x -= fmax(0.0, hx_worst_static_keep(h, V_ACT_COST[v] == AC_BLUE)) - 0.5
+            x -= hx_max(0.0, hx_worst_static_keep(h, V_ACT_COST[v] == AC_BLUE)) - 0.5
     return x
 
 
 cdef double hx_worst_static_keep(HX* h, bint blue) noexcept nogil:
     """The hand card cheapest to expend, by its fixed worth (0 with none)."""
-    cdef int w
+    cdef int w, j
     cdef double best = HX_NONE
-    for w in range(NV):
-        if h.s.hand[h.me][w] > 0 and (not blue or V_COLOUR[w] == C_BLUE):
+    for j in range(h.hand_kinds):
+        w = h.hand_v[j]
+        if not blue or V_COLOUR[w] == C_BLUE:
             if best == HX_NONE or HX_STATIC_KEEP[w] < best:
                 best = HX_STATIC_KEEP[w]
     return 0.0 if best == HX_NONE else best
@@ -186,14 +219,19 @@ cdef double hx_worst_static_keep(HX* h, bint blue) noexcept nogil:
 
 cdef double hx_placed_value(HX* h, int v) noexcept nogil:
     """What version v face up in the Building Display is worth over the rest of the game."""
-    cdef double x = V_VP[v] + HX_PERM[v] * fmin(1.0, h.turns_left / 8.0), g, uses
+    cdef double x, g, uses
+    if h.have_placed[v]:
+        return h.placed[v]
+    x = V_VP[v] + HX_PERM[v] * hx_min(1.0, h.turns_left / 8.0)
     if V_ACT[v] and not V_HOSPITAL[v]:
         g = hx_act_gain(h, v, -1, True)
         if g > 0:
-            uses = 1.0 if V_FLIP[v] else fmax(1.0, fmin(3.0, h.runs_left))
+            uses = 1.0 if V_FLIP[v] else hx_max(1.0, hx_min(3.0, h.runs_left))
             x += g * uses * (0.8 if h.turns_left > 1 else 0.0)
     if V_HOSPITAL[v]:
         x += 1.0
+    h.placed[v] = x
+    h.have_placed[v] = True
     return x
 
 
@@ -211,17 +249,18 @@ cdef double hx_keep(HX* h, int v) noexcept nogil:
     elif not V_BASE[v]:
         x = 0.0
     else:
-        x = 0.5 + 0.5 * fmax(0.0, hx_placed_value(h, v) - HX_MONEY * V_COST[v])
+        x = 0.5 + 0.5 * hx_max(0.0, hx_placed_value(h, v) - HX_MONEY * V_COST[v])
     h.keep[v] = x
     h.have_keep[v] = True
     return x
 
 
 cdef double hx_worst_keep(HX* h, bint blue) noexcept nogil:
-    cdef int w
+    cdef int w, j
     cdef double best = HX_NONE, k
-    for w in range(NV):
-        if h.s.hand[h.me][w] > 0 and (not blue or V_COLOUR[w] == C_BLUE):
+    for j in range(h.hand_kinds):
+        w = h.hand_v[j]
+        if not blue or V_COLOUR[w] == C_BLUE:
             k = hx_keep(h, w)
             if best == HX_NONE or k < best:
                 best = k
@@ -229,7 +268,7 @@ cdef double hx_worst_keep(HX* h, bint blue) noexcept nogil:
 
 
 cdef inline double hx_new_stack_cost(HX* h) noexcept nogil:
-    return HX_POVERTY * fmin(h.runs_left, 4.0) * 0.5
+    return HX_POVERTY * hx_min(h.runs_left, 4.0) * 0.5
 
 
 cdef double hx_cover_cost(HX* h, int i) noexcept nogil:
@@ -238,30 +277,36 @@ cdef double hx_cover_cost(HX* h, int i) noexcept nogil:
     cdef double x, g
     if h.s.pc_flags[h.me][i] & F_DOWN:
         return 0.0
-    x = HX_PERM[v] * fmin(1.0, h.turns_left / 8.0)
+    x = HX_PERM[v] * hx_min(1.0, h.turns_left / 8.0)
     if V_ACT[v]:
         g = hx_act_gain(h, v, i, True)
         if g > 0:
-            x += g * (1.0 if V_FLIP[v] else fmax(1.0, fmin(3.0, h.runs_left)))
+            x += g * (1.0 if V_FLIP[v] else hx_max(1.0, hx_min(3.0, h.runs_left)))
     if V_STORE[v]:
         x += HX_MONEY * h.s.pc_money[h.me][i]
     return x
 
 
 cdef double hx_best_where_cost(HX* h) noexcept nogil:
-    cdef double best = hx_new_stack_cost(h)
+    cdef double best
     cdef int i
+    if h.have_where:
+        return h.where_cost
+    best = hx_new_stack_cost(h)
     for i in range(h.s.pc_n[h.me]):
         if not (h.s.pc_flags[h.me][i] & (F_COVERED | F_PLACED_NOW)):
-            best = fmin(best, hx_cover_cost(h, i))
+            best = hx_min(best, hx_cover_cost(h, i))
+    h.where_cost = best
+    h.have_where = True
     return best
 
 
 cdef double hx_cheapest_expend(HX* h, int v) noexcept nogil:
     """The least worth among the hand cards that could pay for placing v."""
-    cdef int w, k
+    cdef int w, k, j
     cdef double best = HX_NONE, c
-    for w in range(NV):
+    for j in range(h.hand_kinds):
+        w = h.hand_v[j]
         k = h.s.hand[h.me][w] - (1 if w == v else 0)
         if k <= 0:
             continue
@@ -283,7 +328,7 @@ cdef double hx_place_score(HX* h, int v) noexcept nogil:
     if cost > h.money:
         x -= HX_LOAN * ((cost - h.money + 9) // 10)
     if not V_NO_EXPEND[v]:
-        x -= fmax(0.0, hx_cheapest_expend(h, v)) * 0.6
+        x -= hx_max(0.0, hx_cheapest_expend(h, v)) * 0.6
     x -= hx_best_where_cost(h)
     return x
 
@@ -319,7 +364,7 @@ cdef double hx_run_score(HX* h) noexcept nogil:
 
 cdef double hx_buy_score(HX* h, int b) noexcept nogil:
     cdef int cost = B_COST[b], room = HAND_LIMIT - h.hand_n
-    cdef double x = B_VP[b] + HX_POVERTY * fmin(h.runs_left, 6.0) * 0.7 - HX_MONEY * cost
+    cdef double x = B_VP[b] + HX_POVERTY * hx_min(h.runs_left, 6.0) * 0.7 - HX_MONEY * cost
     if room < 0:
         room = 0
     x += HX_CARD * (B_CARDS[b] if B_CARDS[b] < room else room) * (1.0 if h.turns_left > 2 else 0.2)
@@ -338,9 +383,10 @@ cdef bint hx_payable(HX* h, int v) noexcept nogil:
 cdef double hx_play_action_score(HX* h) noexcept nogil:
     """Play Cards: the best placement plus the next two if they gain."""
     cdef double first = HX_NONE, second = HX_NONE, third = HX_NONE, x
-    cdef int v
-    for v in range(NV):
-        if h.s.hand[h.me][v] > 0 and V_BASE[v] and hx_payable(h, v):
+    cdef int v, j
+    for j in range(h.hand_kinds):
+        v = h.hand_v[j]
+        if V_BASE[v] and hx_payable(h, v):
             x = hx_place_score(h, v)
             if first == HX_NONE or x > first:
                 third = second
@@ -406,8 +452,9 @@ cdef double hx_kind_score(HX* h, int ph, int r, int v, int k) noexcept nogil:
         if V_WREN[v]:
             # Wren pays off when two placements still need a card of their colour.
             wanted = 0
-            for w in range(NV):
-                if s.hand[me][w] > 0 and V_BASE[w] and not V_NO_EXPEND[w] and hx_place_score(h, w) > 0:
+            for i in range(h.hand_kinds):
+                w = h.hand_v[i]
+                if V_BASE[w] and not V_NO_EXPEND[w] and hx_place_score(h, w) > 0:
                     wanted += 1
             return 1.0 if wanted >= 2 and s.wren_waivers == 0 else -1.0
         return 0.2 if h.hand_n <= 4 and h.turns_left > 3 else -1.0
