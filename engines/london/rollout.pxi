@@ -110,8 +110,7 @@ cdef inline double hx_min(double a, double b) noexcept nogil:
 
 
 cdef void hx_view(HX* h, const LNState* s) noexcept nogil:
-    cdef int v, q
-    cdef uint64_t word
+    cdef int v
     h.s = s
     h.me = s.active
     h.money = s.money[h.me]
@@ -125,15 +124,11 @@ cdef void hx_view(HX* h, const LNState* s) noexcept nogil:
     memset(h.have_placed, 0, sizeof(h.have_placed))
     h.have_where = False
     h.hand_kinds = 0
-    # Four counts at a time: a hand holds a few of the ~90 versions, so most words are zero.
-    for q in range(0, NV, 4):
-        memcpy(&word, &s.hand[h.me][q], sizeof(word))
-        if word == 0:
-            continue
-        for v in range(q, q + 4 if q + 4 < NV else NV):
-            if s.hand[h.me][v] > 0:
-                h.hand_v[h.hand_kinds] = v
-                h.hand_kinds += 1
+    v = hand_next(s, h.me, 0)
+    while v >= 0:
+        h.hand_v[h.hand_kinds] = v
+        h.hand_kinds += 1
+        v = hand_next(s, h.me, v + 1)
 
 
 cdef double hx_act_gain(HX* h, int v, int i, bint with_cost) noexcept nogil:
