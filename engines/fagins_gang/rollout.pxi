@@ -28,18 +28,22 @@ cdef enum:
 cdef inline double urchin_worth(int sp) noexcept nogil:
     return 10.0 + 8.0 * sp + 2.0 * sp * sp
 
-cdef int patrol_hits(const FGState* s, int L, int sp) noexcept nogil:
-    """1 if the constable of L would enter space sp at a patrol of location L."""
+cdef uint32_t patrol_spaces(const FGState* s, int L) noexcept nogil:
+    """The spaces (a bit each) the constable of L would enter at a patrol of location L."""
     cdef int k, pos = s.cpos[L], d = s.cdir[L], nxt
+    cdef uint32_t spaces = 0
     for k in range(PATROL_STEPS):
         nxt = pos + d
         if nxt < 0 or nxt > TOP:
             d = -d
             nxt = pos + d
         pos = nxt
-        if pos == sp:
-            return 1
-    return 0
+        spaces |= <uint32_t>1 << pos
+    return spaces
+
+cdef inline int patrol_hits(const FGState* s, int L, int sp) noexcept nogil:
+    """1 if the constable of L would enter space sp at a patrol of location L."""
+    return (patrol_spaces(s, L) >> sp) & 1
 
 cdef void hx_needs(const FGState* s, int* need) noexcept nogil:
     """The cubes of each colour every seat's next steps cost, seat p's at need[p * NC:]: each
@@ -68,22 +72,24 @@ cdef void hx_worths(const FGState* s, double* out) noexcept nogil:
     cdef int p, L, sp, c, q, useful, target, sh, first, spare
     cdef int need[FG_MAX_PLAYERS][NC]
     cdef double w
+    cdef uint32_t patrolled
     hx_needs(s, &need[0][0])
     for p in range(s.players):
         out[p] = HX_HOME * s.home[p]
     for L in range(NL):
+        patrolled = patrol_spaces(s, L)         # once a location, not once a space
         for sp in range(NS):
             if sp == 0:
                 for c in range(s.players):
                     if s.street[L][c] > 0:
-                        w = urchin_worth(0) * (5.0 / 6.0 if patrol_hits(s, L, 0) else 1.0)
+                        w = urchin_worth(0) * (5.0 / 6.0 if patrolled & 1 else 1.0)
                         out[c] += w * s.street[L][c]
                 continue
             q = s.board[L][sp] - 1
             if q < 0:
                 continue
             w = urchin_worth(sp)
-            if patrol_hits(s, L, sp):
+            if (patrolled >> sp) & 1:
                 w -= w / 6.0
             out[q] += w
     for p in range(s.players):
