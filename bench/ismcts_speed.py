@@ -17,7 +17,8 @@ on 1 thread and on every core (root parallelism,
 ``--compare DIR`` instead measures this build against another checkout whose
 extensions are built in place (for example ``git worktree add /tmp/base
 COMMIT && cd /tmp/base && make build``): the Kids of London 4-player and
-Gangs of Kyoto 5-player openings and London's 2-player turn 12, each run in a
+Gangs of Kyoto 5-player openings, London's 2-player turn 12 and Fagin's Gang's
+2-player round 3, each run in a
 fresh process with random rollouts and with the rollout policy, the two builds
 alternating, with the iterations/s ratios and the bytes per iteration of
 both.  A build whose search has no ``tree_bytes`` (before nodes were sized by
@@ -67,6 +68,20 @@ def london_at_turn(players, turn, seed):
     return st
 
 
+def fagins_gang_at_round(players, rounds, seed):
+    """A Fagin's Gang position reached by the heuristic's play: the first decision after
+    ``rounds`` rounds (urchins on the board, goods in hand)."""
+    from fagin.engines.fagins_gang import engine as fagins_gang
+    st = new_game("fagins_gang", players, seed=seed)
+    rng = random.Random(seed)
+    while st.describe()["round"] < rounds or st.is_chance_node():
+        if st.is_chance_node():
+            st.resolve_chance(rng.getrandbits(32))
+        else:
+            st.apply(fagins_gang.heuristic_action(st.to_bytes(), seed=rng.getrandbits(32)))
+    return st
+
+
 def tree_bytes(search, st):
     """The search's tree bytes; for a build without ``tree_bytes``, what its
     fixed layout took (16-byte nodes with max_decision_actions 40-byte slots
@@ -100,6 +115,7 @@ COMPARED = {
     "KoL 4 players, opening": lambda: new_game("kids_of_london", 4, seed=1),
     "GoK 5 players, opening": lambda: new_game("gangs_of_kyoto", 5, seed=1),
     "London 2 players, turn 12": lambda: london_at_turn(2, 12, seed=3),
+    "FG 2 players, round 3": lambda: fagins_gang_at_round(2, 3, seed=3),
 }
 
 

@@ -1008,6 +1008,7 @@ def _load(path=BOARD_FILE):
     LOCATIONS[:] = [loc["name"] for loc in d["locations"]]
     BOARD.clear()
     BOARD.update(d)
+    hx_init_tables()
 
 
 _load()

@@ -45,71 +45,113 @@ cdef inline int patrol_hits(const FGState* s, int L, int sp) noexcept nogil:
     """1 if the constable of L would enter space sp at a patrol of location L."""
     return (patrol_spaces(s, L) >> sp) & 1
 
-cdef void hx_needs(const FGState* s, int* need) noexcept nogil:
-    """The cubes of each colour every seat's next steps cost, seat p's at need[p * NC:]: each
-    urchin's next climb (from the top, its return), and an entry while urchins wait in the den."""
-    cdef int p, L, sp, c, q
-    memset(need, 0, sizeof(int) * FG_MAX_PLAYERS * NC)
+# Tables filled from the board data by hx_init_tables (at load, after the data).  A seat's
+# needs are packed into one integer, NEED_BITS bits a colour, so that an urchin adds its
+# next step's cost in one addition: no lane can carry into the next (five urchins at
+# most, a step costing at most 6 cubes of a colour, one more for an entry).
+cdef enum:
+    NEED_BITS = 8
+cdef uint64_t HX_NEXT_NEED[NL][NS]  # an urchin on level space sp: its next climb's cost (its return's, from the top)
+cdef uint64_t HX_STREET_NEED[NL]    # an urchin on L's street: the entry to level 0, in L's colour
+cdef uint64_t HX_ENTRY_NEED         # urchins waiting in the den: a cube of each colour an entry costs
+cdef double HX_URCHIN[NS]           # an urchin's worth on space sp ...
+cdef double HX_URCHIN_PATROLLED[NS] # ... and where the next patrol of its location enters that space
+
+cdef uint64_t pack_cubes(const int* cubes) noexcept:
+    cdef uint64_t packed = 0
+    cdef int c
+    for c in range(NC):
+        packed |= <uint64_t>cubes[c] << (NEED_BITS * c)
+    return packed
+
+cdef void hx_init_tables() noexcept:
+    global HX_ENTRY_NEED
+    cdef int L, sp, c
+    cdef int entry[NC]
+    cdef double w
     for L in range(NL):
-        for sp in range(NS):
-            if sp == 0:
-                for c in range(s.players):
-                    if s.street[L][c] > 0:
-                        need[c * NC + L] += COST[L][1][L] * s.street[L][c]
-                continue
-            q = s.board[L][sp] - 1
-            if q < 0:
-                continue
-            for c in range(NC):
-                need[q * NC + c] += RET_COST[L][c] if sp == TOP else COST[L][sp + 1][c]
+        for sp in range(1, NS):
+            if sp == TOP:
+                HX_NEXT_NEED[L][sp] = pack_cubes(RET_COST[L])
+            else:
+                HX_NEXT_NEED[L][sp] = pack_cubes(COST[L][sp + 1])
+        HX_STREET_NEED[L] = <uint64_t>COST[L][1][L] << (NEED_BITS * L)
+    for c in range(NC):
+        entry[c] = COST[c][0][c] > 0
+    HX_ENTRY_NEED = pack_cubes(entry)
+    for sp in range(NS):
+        w = urchin_worth(sp)
+        HX_URCHIN[sp] = w
+        # a sixth off where a constable may walk onto it (the street's and the levels' roundings kept)
+        HX_URCHIN_PATROLLED[sp] = w * (5.0 / 6.0) if sp == 0 else w - w / 6.0
+
+cdef inline int unpack_cubes(uint64_t packed, int c) noexcept nogil:
+    return (packed >> (NEED_BITS * c)) & ((1 << NEED_BITS) - 1)
+
+cdef void hx_packed_needs(const FGState* s, uint64_t* need) noexcept nogil:
+    """The cubes of each colour every seat's next steps cost, packed (unpack_cubes): each
+    urchin's next climb (from the top, its return), and an entry while urchins wait in the den."""
+    cdef int p, L, sp, q, n
     for p in range(s.players):
-        if s.den[p] > 0 and s.home[p] < HOME_TO_WIN:
-            for c in range(NC):
-                need[p * NC + c] += COST[c][0][c] > 0     # an entry somewhere: one cube of a location's colour
+        need[p] = HX_ENTRY_NEED if s.den[p] > 0 and s.home[p] < HOME_TO_WIN else 0
+    for L in range(NL):
+        for p in range(s.players):
+            n = s.street[L][p]
+            if n > 0:
+                need[p] += HX_STREET_NEED[L] * <uint64_t>n
+        for sp in range(1, NS):
+            q = s.board[L][sp] - 1
+            if q >= 0:
+                need[q] += HX_NEXT_NEED[L][sp]
+
+cdef void hx_needs(const FGState* s, int* need) noexcept nogil:
+    """hx_packed_needs unpacked: seat p's cubes of colour c at need[p * NC + c]."""
+    cdef uint64_t packed[FG_MAX_PLAYERS]
+    cdef int p, c
+    hx_packed_needs(s, packed)
+    for p in range(s.players):
+        for c in range(NC):
+            need[p * NC + c] = unpack_cubes(packed[p], c)
 
 cdef void hx_worths(const FGState* s, double* out) noexcept nogil:
     """Every seat's own worth (before rivals are taken off)."""
-    cdef int p, L, sp, c, q, useful, target, sh, first, spare
-    cdef int need[FG_MAX_PLAYERS][NC]
-    cdef double w
+    cdef int p, L, sp, c, q, n, useful, target, sh, first, spare, players = s.players
+    cdef uint64_t need[FG_MAX_PLAYERS]
+    cdef double worth[FG_MAX_PLAYERS]       # summed here, not in out: no reload through the pointer
     cdef uint32_t patrolled
-    hx_needs(s, &need[0][0])
-    for p in range(s.players):
-        out[p] = HX_HOME * s.home[p]
+    hx_packed_needs(s, need)
+    for p in range(players):
+        worth[p] = HX_HOME * s.home[p]
     for L in range(NL):
         patrolled = patrol_spaces(s, L)         # once a location, not once a space
-        for sp in range(NS):
-            if sp == 0:
-                for c in range(s.players):
-                    if s.street[L][c] > 0:
-                        w = urchin_worth(0) * (5.0 / 6.0 if patrolled & 1 else 1.0)
-                        out[c] += w * s.street[L][c]
-                continue
+        for p in range(players):
+            n = s.street[L][p]
+            if n > 0:
+                worth[p] += (HX_URCHIN_PATROLLED[0] if patrolled & 1 else HX_URCHIN[0]) * n
+        for sp in range(1, NS):
             q = s.board[L][sp] - 1
-            if q < 0:
-                continue
-            w = urchin_worth(sp)
-            if (patrolled >> sp) & 1:
-                w -= w / 6.0
-            out[q] += w
-    for p in range(s.players):
+            if q >= 0:
+                worth[q] += HX_URCHIN_PATROLLED[sp] if (patrolled >> sp) & 1 else HX_URCHIN[sp]
+    for p in range(players):
         target = RET_SH * (HOME_TO_WIN - s.home[p])
         if target < 0:
             target = 0
         # Shillings: the next return's at double worth, the later returns' at 1, the rest little.
         sh = s.shillings[p]
         first = RET_SH if target > 0 else 0
-        out[p] += 2.0 * (sh if sh < first else first)
+        worth[p] += 2.0 * (sh if sh < first else first)
         if sh > first:
-            out[p] += (sh - first if sh < target else target - first) + (HX_SPARE_SH * (sh - target) if sh > target else 0.0)
+            worth[p] += (sh - first if sh < target else target - first) + (HX_SPARE_SH * (sh - target) if sh > target else 0.0)
         spare = 0
         for c in range(NC):
-            useful = s.hand[p][c] if s.hand[p][c] < need[p][c] else need[p][c]
-            out[p] += HX_NEEDED * useful
+            n = unpack_cubes(need[p], c)
+            useful = s.hand[p][c] if s.hand[p][c] < n else n
+            worth[p] += HX_NEEDED * useful
             spare += s.hand[p][c] - useful
         # Spare cubes: a few are worth keeping for later steps, a hoard is not.
-        out[p] += HX_SPARE * (spare if spare < HX_SPARE_KEEP else HX_SPARE_KEEP) + \
+        worth[p] += HX_SPARE * (spare if spare < HX_SPARE_KEEP else HX_SPARE_KEEP) + \
             HX_HOARD * (spare - HX_SPARE_KEEP if spare > HX_SPARE_KEEP else 0)
+        out[p] = worth[p]
 
 cdef double hx_value(const FGState* s, int p) noexcept nogil:
     cdef double w[FG_MAX_PLAYERS]
