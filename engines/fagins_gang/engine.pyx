@@ -253,17 +253,18 @@ cdef int legal_moves(const FGState* s, int p, int* out, int first_only) noexcept
     for L in range(NL):
         if (s.used >> L) & 1:
             continue
-        for j in range(1 + NS * 8):
-            if j > 0:
-                src = (j - 1) >> 3
-                if not has_urchin(s, p, L, src):
-                    continue
-            if move_target(s, p, L, j) != -1:
-                if out != NULL:
-                    out[n] = A_MOVE + L * MOVE_PER_LOC + j
-                n += 1
-                if first_only:
-                    return n
+        # ids ascending: the entry (j = 0), then each source holding an urchin, its 8 targets
+        for src in range(-1, NS):
+            if src >= 0 and not has_urchin(s, p, L, src):
+                continue
+            for t in range(1 if src < 0 else 8):
+                j = 0 if src < 0 else 1 + 8 * src + t
+                if move_target(s, p, L, j) != -1:
+                    if out != NULL:
+                        out[n] = A_MOVE + L * MOVE_PER_LOC + j
+                    n += 1
+                    if first_only:
+                        return n
     return n
 
 cdef int free_locations(const FGState* s, int p) noexcept nogil:
@@ -316,18 +317,16 @@ cdef inline int pay_legal(const FGState* s, int p, int c) noexcept nogil:
 
 cdef int any_op(const FGState* s, int p, int kind) noexcept nogil:
     cdef int L, j, sp, c
+    if kind == AK_MOVE:
+        return legal_moves(s, p, NULL, 1) > 0     # it skips the used locations itself
     for L in range(NL):
         if (s.used >> L) & 1:
             continue
-        if kind == AK_MOVE:
-            if legal_moves(s, p, NULL, 1):
+        for sp in range(NS):
+            if kind == AK_STEAL and steal_legal(s, p, L, sp):
                 return 1
-        else:
-            for sp in range(NS):
-                if kind == AK_STEAL and steal_legal(s, p, L, sp):
-                    return 1
-                if kind == AK_SHILL and shill_legal(s, p, L, sp):
-                    return 1
+            if kind == AK_SHILL and shill_legal(s, p, L, sp):
+                return 1
     if kind == AK_STEAL and cubes_of(s, p) >= 3 and goods_step_room(s, p):
         return 1
     return 0
