@@ -5,7 +5,12 @@ ladder). In every game, ``--positions`` decisions are drawn at random (a decisio
 chance event), each is searched for the seat to act with ``--iterations`` ISMCTS
 iterations, and the search's value of the position for that seat (the visit-weighted mean
 of its root actions' values, on the scale of the game's returns: a win chance for the seed
-games) is compared with how that game ended for that seat (its share of the win).
+games) is compared with how that game ended for that seat (its share of the win).  The
+positions are :func:`fagin.search.calibration.sample_pairs`'s, the very ones a calibration
+map is fitted on (``python -m fagin.search.calibration``), so a map is judged here on
+positions of another seed: held out.  The values judged are those the analysis answer
+reports: through the game's calibration map where it ships one for the player count
+(``--raw``: the search's raw values).
 
 Printed: the Brier score of the predictions beside that of a constant prediction (the
 observed win rate of the seat to act over all positions), the reliability table in ten
@@ -18,63 +23,14 @@ bins of predicted value (positions, mean predicted, observed, the gap), and with
 """
 import argparse
 import math
-import random
 import statistics
 import sys
 import time
 
-from concurrent.futures import ProcessPoolExecutor
-
-from fagin.engines import GAMES, new_game
-from fagin.search import ismcts, levels
-from fagin.search.arena import wins_of
-from fagin.search.bots import make_bot
+from fagin.engines import GAMES
+from fagin.search import calibration
 
 BINS = 10
-
-
-def _game(args):
-    """One self-play game: the sampled positions' (prediction, outcome) for the seat to act."""
-    game_id, players, level, positions, iterations, seed = args
-    spec = GAMES[game_id]
-    rng = random.Random(seed)
-    bot = make_bot(f"level:{level}")
-    state = new_game(game_id, players, seed=rng.getrandbits(31))
-    decisions = []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply(state.sample_chance(rng.getrandbits(63)))
-            continue
-        seat = state.current_player()
-        decisions.append((state.clone(), seat))
-        state.apply(bot.choose(state, seat, rng.getrandbits(63)))
-    wins = wins_of(state.returns())
-    chosen = rng.sample(decisions, min(positions, len(decisions)))
-    algorithm, _ = levels.resolve(spec, players, "auto")
-    out = []
-    for position, seat in chosen:
-        result = ismcts.search(position, seat, iterations=iterations, seed=rng.getrandbits(63),
-                               rollout=spec.rollout, selection=levels.SELECTION[algorithm])
-        visits = sum(s.visits for s in result.stats)
-        if visits == 0:
-            continue
-        value = sum(s.visits * s.mean_value for s in result.stats) / visits
-        out.append((min(1.0, max(0.0, value)), wins[seat]))
-    return out
-
-
-def _run(jobs, workers, progress):
-    """Each job's pairs, on ``workers`` processes, with a progress bar if asked."""
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
-    try:
-        results = pool.map(_game, jobs) if pool else map(_game, jobs)
-        if progress:
-            from tqdm import tqdm
-            results = tqdm(results, total=len(jobs), unit="game", file=sys.stderr)
-        return list(results)
-    finally:
-        if pool:
-            pool.shutdown()
 
 
 def reliability(pairs, bins=BINS):
@@ -93,6 +49,21 @@ def reliability(pairs, bins=BINS):
 
 def brier(pairs, constant=None):
     return statistics.fmean(((constant if constant is not None else p) - o) ** 2 for p, o in pairs)
+
+
+def table(pairs, min_bin, tolerance):
+    """The reliability table's lines, and whether every full bin is within tolerance."""
+    lines = [f"{'bin':<12}{'positions':>10}{'predicted':>11}{'observed':>10}{'gap (pts)':>11}"]
+    within = True
+    for low, high, n, p, o in reliability(pairs):
+        if n:
+            gap = 100 * (o - p)
+            flag = "" if n < min_bin or abs(gap) <= tolerance else "  off"
+            within &= flag == ""
+            lines.append(f"{low:.1f}-{high:.1f}{'':<5}{n:>10}{p:>11.3f}{o:>10.3f}{gap:>+11.1f}{flag}")
+        else:
+            lines.append(f"{low:.1f}-{high:.1f}{'':<5}{0:>10}{'-':>11}{'-':>10}{'-':>11}")
+    return lines, within
 
 
 def plot(rows, path, title):
@@ -133,41 +104,40 @@ def main(argv=None):
     ap.add_argument("--min-bin", type=int, default=50)
     ap.add_argument("--tolerance", type=float, default=8.0, help="points (of 100) a full bin may be off")
     ap.add_argument("--plot", help="write the reliability plot to this PNG")
+    ap.add_argument("--raw", action="store_true", help="judge the search's raw values, not the calibrated ones")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
     spec = GAMES[args.game]
     if not spec.min_players <= args.players <= spec.max_players:
         ap.error(f"--players: {spec.name} takes {spec.min_players}-{spec.max_players}")
     started = time.perf_counter()
-    rng = random.Random(args.seed)
-    jobs = [(args.game, args.players, args.level, args.positions, args.iterations, rng.getrandbits(63))
-            for _ in range(args.games)]
-    pairs = [pair for game in _run(jobs, args.workers, args.progress) for pair in game]
-    if not pairs:
+    raw = calibration.sample_pairs(args.game, args.players, args.games, args.positions, args.level,
+                                   args.iterations, args.seed, args.workers, args.progress)
+    if not raw:
         sys.exit("no position was sampled")
+    fmap = None if args.raw else calibration.calibration_map(args.game, args.players)
+    pairs = [(fmap(p), o) for p, o in raw] if fmap else raw
     base = statistics.fmean(o for _, o in pairs)
     score, constant = brier(pairs), brier(pairs, base)
-    rows = reliability(pairs)
     print(f"{spec.name}, {args.players} players: {len(pairs)} positions from {args.games} games of level "
           f"{args.level} self-play, {args.iterations:,} iterations a prediction "
           f"({time.perf_counter() - started:.0f} s)")
+    if fmap:
+        print(f"values through the game's calibration map ({len(fmap.xs)} knots); "
+              f"raw: Brier {brier(raw):.4f}, log loss {calibration.log_loss(raw):.4f}, calibrated log loss "
+              f"{calibration.log_loss(raw, fmap):.4f}")
+    else:
+        print("raw values (" + ("--raw" if args.raw else "the game ships no calibration map for this count") + ")")
     print(f"Brier score {score:.4f}; a constant {base:.3f} scores {constant:.4f} "
           f"({'better' if score < constant else 'NOT better'} than constant)")
-    print(f"{'bin':<12}{'positions':>10}{'predicted':>11}{'observed':>10}{'gap (pts)':>11}")
-    within = True
-    for low, high, n, p, o in rows:
-        if n:
-            gap = 100 * (o - p)
-            flag = "" if n < args.min_bin or abs(gap) <= args.tolerance else "  off"
-            within &= flag == ""
-            print(f"{low:.1f}-{high:.1f}{'':<5}{n:>10}{p:>11.3f}{o:>10.3f}{gap:>+11.1f}{flag}")
-        else:
-            print(f"{low:.1f}-{high:.1f}{'':<5}{0:>10}{'-':>11}{'-':>10}{'-':>11}")
+    lines, within = table(pairs, args.min_bin, args.tolerance)
+    print("\n".join(lines))
     print(f"every bin of at least {args.min_bin} positions within {args.tolerance:g} points: "
           f"{'yes' if within else 'no'}")
     if args.plot:
-        plot(rows, args.plot, f"{spec.name}, {args.players} players, {args.iterations} iterations, "
-                              f"{len(pairs)} positions\nBrier {score:.3f} (a constant: {constant:.3f})")
+        kind = "calibrated" if fmap else "raw"
+        plot(reliability(pairs), args.plot, f"{spec.name}, {args.players} players, {args.iterations} iterations, "
+                                            f"{len(pairs)} positions, {kind}\nBrier {score:.3f} (a constant: {constant:.3f})")
         print(f"plot: {args.plot}")
 
 

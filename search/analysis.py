@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from fagin.search import calibration
+
 # The lower confidence bounds are the estimate less Z standard errors (a two-sided 95 %
 # normal interval's lower end).
 Z = 1.96
@@ -228,9 +230,25 @@ def beliefs_of(state, seat, copies, present, draws):
     return out
 
 
-def _rank_key(final_move, wins):
+def _calibrate(x, fmap, seat):
+    """An action's win probabilities through the game's calibration map
+    (:mod:`fagin.search.calibration`).  The asking seat's estimate and its lower bound are
+    each mapped (a non-decreasing map keeps a bound a bound), and the error is what puts
+    the mapped bound Z errors below the mapped estimate; the other seats' shares are
+    scaled to fill the rest.  ``value`` stays the search's raw mean return."""
+    if not x.visits:
+        return
+    raw = x.win_probability
+    x.win_probability = fmap(raw)
+    x.win_lcb = fmap(raw - Z * x.win_error)
+    x.win_error = (x.win_probability - x.win_lcb) / Z
+    x.win_probabilities = calibration.calibrate_seats(fmap, x.win_probabilities, seat)
+
+
+def _rank_key(final_move):
     if final_move == "value":
-        return lambda a: (a.win_probability if wins else a.value, a.visits, -a.action)
+        # the raw mean return: the calibrated win probability's order, without its ties
+        return lambda a: (a.value, a.visits, -a.action)
     if final_move == "lcb":
         return lambda a: (a.win_lcb, a.visits, -a.action)
     return lambda a: (a.visits, a.value, -a.action)
@@ -284,7 +302,11 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
             a, label, n, value, value if wins else None,
             [x / n if n else 0.0 for x in r] if wins else [], err, value - Z * err,
             margin, merr, (margin - Z * merr) if scored else 0.0, prior))
-    key = _rank_key(final_move, wins)
+    fmap = calibration.calibration_map(game.spec.id, players) if wins else None
+    if fmap is not None:
+        for x in out:
+            _calibrate(x, fmap, seat)
+    key = _rank_key(final_move)
     pool = [x for x in out if x.visits > 0] or out
     if final_move == "lcb":
         most = max(x.visits for x in pool)
@@ -296,10 +318,13 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
     for i, x in enumerate(ranked[:max(1, candidates)]):
         x.rank = i + 1
         x.pv = principal_variation(parts, state, seat, x.action, pv_depth, seed)
+    root_wins = [x / total if total else 0.0 for x in r_all] if wins else []
+    if fmap is not None and total:
+        root_wins = calibration.calibrate_seats(fmap, root_wins, seat)
     return Analysis(
         out, ranked[0].action, total,
         [x / total if total else 0.0 for x in r_all],
-        [x / total if total else 0.0 for x in r_all] if wins else [],
+        root_wins,
         [x / total if total else 0.0 for x in m_all] if scored else [],
         beliefs_of(state, seat, copies, present, draws) if beliefs else [], draws if beliefs else 0,
         final_move)
