@@ -13,6 +13,9 @@ from fagin.search.calibration import CalibrationMap, calibrate_seats, read_maps
 from fagin.search.ismcts import ISMCTS
 
 SEED_GAMES = ("kids_of_london", "gangs_of_kyoto", "london", "oliver_twist", "fagins_gang")
+# Gangs of Kyoto's raw values are calibrated already: a fitted map did no better on held-out
+# positions, so its room ships none (seeds/gangs_of_kyoto.md, "Calibrated values").
+MAPPED = ("kids_of_london", "london", "oliver_twist", "fagins_gang")
 
 
 def test_a_map_interpolates_between_its_knots_and_is_flat_beyond_them():
@@ -55,7 +58,7 @@ def test_no_file_means_no_map(tmp_path):
     assert read_maps(tmp_path / "missing.json", "london", 2, 5) == {}
 
 
-@pytest.mark.parametrize("game_id", SEED_GAMES)
+@pytest.mark.parametrize("game_id", MAPPED)
 def test_every_seed_game_ships_a_two_player_map_with_its_command(game_id):
     spec = GAMES[game_id]
     fmap = calibration.calibration_map(game_id, 2)
@@ -111,7 +114,7 @@ def _others_scaled_alike(raw, calibrated, seat):
         assert all(c == pytest.approx(r * ratio) for q, (r, c) in enumerate(zip(raw, calibrated)) if q != seat)
 
 
-@pytest.mark.parametrize("game_id", SEED_GAMES)
+@pytest.mark.parametrize("game_id", MAPPED)
 def test_the_analysis_answer_reports_calibrated_win_probabilities(game_id):
     state = _advance(new_game(game_id, players=2, seed=4), 5)
     seat = state.current_player()
@@ -134,10 +137,11 @@ def test_the_analysis_answer_reports_calibrated_win_probabilities(game_id):
     assert report.best == s.result().action
 
 
-def test_a_player_count_without_a_map_reports_the_raw_values():
-    state = _advance(new_game("gangs_of_kyoto", players=3, seed=4), 5)
+@pytest.mark.parametrize("game_id, players", [("gangs_of_kyoto", 2), ("london", 3)])
+def test_a_player_count_without_a_map_reports_the_raw_values(game_id, players):
+    state = _advance(new_game(game_id, players=players, seed=4), 5)
     seat = state.current_player()
-    assert calibration.calibration_map("gangs_of_kyoto", 3) is None
+    assert calibration.calibration_map(game_id, players) is None
     s = ISMCTS(state, seat, seed=5, analysis=True)
     s.run(iterations=200)
     report = analysis.analyse([s], state, seat, pv_depth=0)
