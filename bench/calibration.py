@@ -47,10 +47,6 @@ def reliability(pairs, bins=BINS):
     return rows
 
 
-def brier(pairs, constant=None):
-    return statistics.fmean(((constant if constant is not None else p) - o) ** 2 for p, o in pairs)
-
-
 def table(pairs, min_bin, tolerance):
     """The reliability table's lines, and whether every full bin is within tolerance."""
     lines = [f"{'bin':<12}{'positions':>10}{'predicted':>11}{'observed':>10}{'gap (pts)':>11}"]
@@ -92,15 +88,7 @@ def plot(rows, path, title):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    # The seed games return each seat's share of the win, so their values are win chances.
-    ap.add_argument("--game", required=True, choices=sorted(g for g, s in GAMES.items() if s.reference is None))
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--games", type=int, default=200)
-    ap.add_argument("--positions", type=int, default=10, help="positions sampled per game")
-    ap.add_argument("--level", type=int, default=3, help="the self-play bots' level (cheap)")
-    ap.add_argument("--iterations", type=int, default=1000, help="iterations of each prediction's search")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=1)
+    calibration.add_position_arguments(ap, games=200, seed=1)
     ap.add_argument("--min-bin", type=int, default=50)
     ap.add_argument("--tolerance", type=float, default=8.0, help="points (of 100) a full bin may be off")
     ap.add_argument("--plot", help="write the reliability plot to this PNG")
@@ -108,23 +96,20 @@ def main(argv=None):
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
     spec = GAMES[args.game]
-    if not spec.min_players <= args.players <= spec.max_players:
-        ap.error(f"--players: {spec.name} takes {spec.min_players}-{spec.max_players}")
     started = time.perf_counter()
-    raw = calibration.sample_pairs(args.game, args.players, args.games, args.positions, args.level,
-                                   args.iterations, args.seed, args.workers, args.progress)
+    raw = calibration.pairs_for_arguments(ap, args)
     if not raw:
         sys.exit("no position was sampled")
     fmap = None if args.raw else calibration.calibration_map(args.game, args.players)
     pairs = [(fmap(p), o) for p, o in raw] if fmap else raw
     base = statistics.fmean(o for _, o in pairs)
-    score, constant = brier(pairs), brier(pairs, base)
+    score, constant = calibration.brier(pairs), calibration.brier(pairs, lambda p: base)
     print(f"{spec.name}, {args.players} players: {len(pairs)} positions from {args.games} games of level "
           f"{args.level} self-play, {args.iterations:,} iterations a prediction "
           f"({time.perf_counter() - started:.0f} s)")
     if fmap:
         print(f"values through the game's calibration map ({len(fmap.xs)} knots); "
-              f"raw: Brier {brier(raw):.4f}, log loss {calibration.log_loss(raw):.4f}, calibrated log loss "
+              f"raw: Brier {calibration.brier(raw):.4f}, log loss {calibration.log_loss(raw):.4f}, calibrated log loss "
               f"{calibration.log_loss(raw, fmap):.4f}")
     else:
         print("raw values (" + ("--raw" if args.raw else "the game ships no calibration map for this count") + ")")

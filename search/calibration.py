@@ -231,27 +231,42 @@ def fit(pairs) -> CalibrationMap:
     return CalibrationMap(tuple(kx), tuple(ky))
 
 
+def add_position_arguments(ap, games, seed):
+    """The options of :func:`sample_pairs` (shared with ``bench/calibration.py``)."""
+    from fagin.engines import GAMES
+    # The seed games return each seat's share of the win, so their values are win chances.
+    ap.add_argument("--game", required=True, choices=sorted(g for g, s in GAMES.items() if s.reference is None))
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--games", type=int, default=games)
+    ap.add_argument("--positions", type=int, default=10, help="positions sampled per game")
+    ap.add_argument("--level", type=int, default=3, help="the self-play bots' level (cheap)")
+    ap.add_argument("--iterations", type=int, default=1000, help="iterations of each position's search")
+    ap.add_argument("--seed", type=int, default=seed)
+    ap.add_argument("--workers", type=int, default=1)
+
+
+def pairs_for_arguments(ap, args) -> list:
+    """:func:`sample_pairs` for the options :func:`add_position_arguments` added (and
+    ``--progress``); a player count the game does not take is a usage error."""
+    from fagin.engines import GAMES
+    spec = GAMES[args.game]
+    if not spec.min_players <= args.players <= spec.max_players:
+        ap.error(f"--players: {spec.name} takes {spec.min_players}-{spec.max_players}")
+    return sample_pairs(args.game, args.players, args.games, args.positions, args.level, args.iterations,
+                        args.seed, args.workers, args.progress)
+
+
 def main(argv=None):
     from fagin.engines import GAMES
     ap = argparse.ArgumentParser(prog="python -m fagin.search.calibration",
                                  description="Fits a seed game's calibration map (see the module's docstring).")
-    ap.add_argument("--game", required=True, choices=sorted(g for g, s in GAMES.items() if s.reference is None))
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--games", type=int, default=100)
-    ap.add_argument("--positions", type=int, default=10, help="positions sampled per game")
-    ap.add_argument("--level", type=int, default=3, help="the self-play bots' level (cheap)")
-    ap.add_argument("--iterations", type=int, default=1000, help="iterations of each position's search")
-    ap.add_argument("--seed", type=int, default=2)
-    ap.add_argument("--workers", type=int, default=1)
+    add_position_arguments(ap, games=100, seed=2)
     ap.add_argument("--out", help="write the map into this file (kept: the other player counts' maps)")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
     spec = GAMES[args.game]
-    if not spec.min_players <= args.players <= spec.max_players:
-        ap.error(f"--players: {spec.name} takes {spec.min_players}-{spec.max_players}")
     started = time.perf_counter()
-    pairs = sample_pairs(args.game, args.players, args.games, args.positions, args.level, args.iterations,
-                         args.seed, args.workers, args.progress)
+    pairs = pairs_for_arguments(ap, args)
     if len(pairs) < 20:
         sys.exit(f"only {len(pairs)} positions: too few to fit a map")
     fmap = fit(pairs)
