@@ -154,3 +154,21 @@ def test_the_default_final_move_is_the_searchs_own(client, algorithm):
     assert best.action.id == plain.action.id
     if algorithm == "ismcts_rm":
         assert best.visits < max(s.visits for s in analysed.actions)
+
+
+@pytest.mark.parametrize("game_id", ["london", "oliver_twist"])
+def test_a_two_player_answer_reports_calibrated_win_probabilities(client, game_id):
+    # issue 25, item 4: the served win probabilities are the room's calibration map of the
+    # search's raw means (fagin.search.calibration); mean_value stays raw.
+    from fagin.search.calibration import calibration_map
+    fmap = calibration_map(game_id, 2)
+    state, seat = _position(game_id, players=2, moves=10)
+    rec = client.recommend(_message(state), seat, iterations=300, seed=2, analysis=dict(candidates=2, pv_depth=0))
+    analysed = [s for s in rec.actions if s.HasField("analysis") and s.visits]
+    assert analysed
+    for s in analysed:
+        x = s.analysis
+        assert x.win_probability == pytest.approx(fmap(s.mean_value))
+        assert x.win_probability_lcb == pytest.approx(x.win_probability - 1.96 * x.win_probability_error)
+    raw_root = sum(s.visits * s.mean_value for s in rec.actions) / rec.root.visits
+    assert rec.root.win_probabilities[seat] == pytest.approx(fmap(raw_root))
