@@ -232,16 +232,16 @@ def beliefs_of(state, seat, copies, present, draws):
 
 def _calibrate(x, fmap, seat):
     """An action's win probabilities through the game's calibration map
-    (:mod:`fagin.search.calibration`).  The asking seat's estimate and its lower bound are
-    each mapped (a non-decreasing map keeps a bound a bound), and the error is what puts
-    the mapped bound Z errors below the mapped estimate; the other seats' shares are
-    scaled to fill the rest.  ``value`` stays the search's raw mean return."""
+    (:mod:`fagin.search.calibration`): the asking seat's estimate mapped, its error carried
+    by the map's mean slope over the raw value's interval (the map rises in steps: at the
+    slope of one point a bound would sit on its estimate), its bound Z errors below; the
+    other seats' shares scaled to fill the rest.  ``value`` stays the raw mean return."""
     if not x.visits:
         return
     raw = x.win_probability
     x.win_probability = fmap(raw)
-    x.win_lcb = fmap(raw - Z * x.win_error)
-    x.win_error = (x.win_probability - x.win_lcb) / Z
+    x.win_error = fmap.carry_error(raw, x.win_error, Z)
+    x.win_lcb = x.win_probability - Z * x.win_error
     x.win_probabilities = calibration.calibrate_seats(fmap, x.win_probabilities, seat)
 
 

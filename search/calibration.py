@@ -22,8 +22,9 @@ for the seat to act (:func:`sample_pairs`, the very positions ``bench/calibratio
 judges a map on, there from another seed: held out).
 
 The analysis answer (:mod:`fagin.search.analysis`) reports calibrated win probabilities
-wherever the game ships a map for the player count, their lower bounds mapped too (with
-the errors that put them 1.96 errors below); the search itself, its ``mean_value`` and
+wherever the game ships a map for the player count, with their errors carried through
+the map's mean slope around the raw value (:meth:`CalibrationMap.carry_error`) and lower
+bounds 1.96 of those errors below; the search itself, its ``mean_value`` and
 its choice of move use the raw values (a monotone map changes no ranking).  The other
 seats' probabilities are scaled to fill what the asking seat's calibrated share leaves.
 A map is fitted at 1,000 iterations: other budgets get the same map, close but not
@@ -66,6 +67,15 @@ class CalibrationMap:
         i = bisect.bisect_right(xs, p)
         x0, x1 = xs[i - 1], xs[i]
         return ys[i - 1] + (ys[i] - ys[i - 1]) * (p - x0) / (x1 - x0)
+
+    def carry_error(self, p: float, error: float, z: float) -> float:
+        """The error of ``self(p)`` for a raw value ``p`` with standard error ``error``: the
+        error times the map's mean slope over ``p`` plus or minus ``z`` errors (a secant,
+        not the slope at ``p``: the map rises in steps, flat between them)."""
+        lo, hi = max(0.0, p - z * error), min(1.0, p + z * error)
+        if error <= 0 or hi <= lo:
+            return 0.0
+        return (self(hi) - self(lo)) / (hi - lo) * error
 
 
 def calibrate_seats(fmap: CalibrationMap, probabilities, seat: int) -> list:

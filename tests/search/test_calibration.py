@@ -88,6 +88,15 @@ def test_fitting_recovers_a_known_distortion():
     assert calibration.fit(pairs) == f                       # deterministic
 
 
+def test_an_error_is_carried_by_the_maps_mean_slope_around_the_estimate():
+    f = CalibrationMap((0.0, 0.4, 0.5, 0.6, 1.0), (0.1, 0.3, 0.3, 0.5, 0.9))   # flat from 0.4 to 0.5
+    assert f.carry_error(0.45, 0.01, 1.96) == 0.0            # all within the flat step
+    # 0.45 +- 0.098: from 0.352 (on the 0.5 slope) to 0.548 (on the 2.0 slope)
+    assert f.carry_error(0.45, 0.05, 1.96) == pytest.approx((f(0.548) - f(0.352)) / 0.196 * 0.05)
+    assert f.carry_error(0.8, 0.05, 1.96) == pytest.approx(0.05)              # slope 1 there
+    assert f.carry_error(0.3, 0.0, 1.96) == 0.0
+
+
 def test_shared_wins_are_fitted_as_shares():
     pairs = [(0.2, 0.5)] * 50 + [(0.8, 0.5)] * 50
     f = calibration.fit(pairs)
@@ -132,6 +141,9 @@ def test_the_analysis_answer_reports_calibrated_win_probabilities(game_id):
         assert a.win_probability == pytest.approx(fmap(a.value))
         assert a.win_probabilities[seat] == pytest.approx(a.win_probability)
         assert a.win_error >= 0 and a.win_lcb <= a.win_probability
+        lo, hi = a.value - 0.05, a.value + 0.05
+        if fmap(min(1, hi)) > fmap(max(0, lo)) and a.visits > 10:
+            assert a.win_lcb < a.win_probability             # the map's steps hide no error
         assert a.win_lcb == pytest.approx(a.win_probability - analysis.Z * a.win_error)
     # the move the search recommends is untouched by the map
     assert report.best == s.result().action
