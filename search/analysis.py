@@ -318,13 +318,12 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
     for i, x in enumerate(ranked[:max(1, candidates)]):
         x.rank = i + 1
         x.pv = principal_variation(parts, state, seat, x.action, pv_depth, seed)
-    root_wins = [x / total if total else 0.0 for x in r_all] if wins else []
+    values = [x / total if total else 0.0 for x in r_all]
+    root_wins = list(values) if wins else []
     if fmap is not None and total:
-        root_wins = calibration.calibrate_seats(fmap, root_wins, seat)
+        root_wins = calibration.calibrate_seats(fmap, values, seat)
     return Analysis(
-        out, ranked[0].action, total,
-        [x / total if total else 0.0 for x in r_all],
-        root_wins,
+        out, ranked[0].action, total, values, root_wins,
         [x / total if total else 0.0 for x in m_all] if scored else [],
         beliefs_of(state, seat, copies, present, draws) if beliefs else [], draws if beliefs else 0,
         final_move)
