@@ -18,7 +18,10 @@ of the deal favours no entry; then the interval is over deals.
 on ``--workers``): the SPRT accepts "entry 0 scores ``--sprt-delta`` above the
 fair share" or "it scores the fair share" (error rates 5 % each; the normal
 approximation of the GSPRT, on deals); ``interval`` stops when the 95 %
-interval of entry 0's score excludes the fair share.  ``--games`` is then the
+interval of entry 0's score excludes the fair share.  Neither decides before
+``MIN_DEALS`` deals: both estimate the spread of the deals' scores from the
+deals themselves, and a handful of alike deals (four wins out of four) would
+otherwise look like certainty.  ``--games`` is then the
 most games played.  A bot's win share is its wins over its games; a game may have
 several winners or none (Kids of London ties), so the fair share is the mean
 number of winners per game over the number of players, printed beside it.
@@ -136,6 +139,7 @@ SPRT_ALPHA = SPRT_BETA = 0.05
 SPRT_LOWER = math.log(SPRT_BETA / (1 - SPRT_ALPHA))
 SPRT_UPPER = math.log((1 - SPRT_BETA) / SPRT_ALPHA)
 STOP_RULES = ("none", "sprt", "interval")
+MIN_DEALS = 20      # no early verdict on fewer deals (40 games at 2 players)
 
 
 def sprt_llr(xs, delta, fair=0.5):
@@ -155,7 +159,10 @@ def sprt_llr(xs, delta, fair=0.5):
 
 def decided(xs, rule, delta=0.05, fair=0.5):
     """The verdict of stopping rule ``rule`` on deals' scores ``xs``: None while undecided,
-    else "stronger" or "weaker" (interval) / "stronger" or "not stronger" (SPRT)."""
+    else "stronger" or "weaker" (interval) / "stronger" or "not stronger" (SPRT); None on
+    fewer than ``MIN_DEALS`` deals."""
+    if len(xs) < MIN_DEALS:
+        return None
     if rule == "interval":
         _, lo, hi = mean_interval(xs)
         if lo > fair:

@@ -52,10 +52,13 @@ def test_pairwise_score_is_fair_at_half_whatever_the_count():
 
 
 def test_stopping_rules_decide_only_when_the_evidence_does():
-    assert arena.decided([1.0] * 12, "sprt") == "stronger"
-    assert arena.decided([1.0, 0.5] * 8, "interval") == "stronger"
-    assert arena.decided([0.0, 0.5] * 8, "interval") == "weaker"
+    assert arena.decided([1.0] * arena.MIN_DEALS, "sprt") == "stronger"
+    assert arena.decided([1.0] * (arena.MIN_DEALS - 1), "sprt") is None   # too few deals, however alike
+    assert arena.decided([1.0] * (arena.MIN_DEALS - 1), "interval") is None
+    assert arena.decided([1.0, 0.5] * 10, "interval") == "stronger"
+    assert arena.decided([0.0, 0.5] * 10, "interval") == "weaker"
     even = [1.0, 0.0, 0.5, 0.5] * 5
+    assert arena.MIN_DEALS <= len(even)
     assert arena.decided(even, "interval") is None
     assert arena.decided(even, "none") is None
     assert arena.decided(even * 20, "sprt", delta=0.1) == "not stronger"
