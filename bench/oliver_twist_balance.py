@@ -19,8 +19,6 @@ from fagin.engines import new_game
 from fagin.engines.oliver_twist import engine as E
 from fagin.search.bots import make_bot
 
-C = E.CONST
-
 
 def play(players, seed, bots):
     rng = random.Random(seed)
@@ -37,11 +35,11 @@ def play(players, seed, bots):
         d = st.describe()
         a = bots[p].choose(st, p, rng.getrandbits(32))
         turns += 1
-        if C["A_PLAY"] <= a < C["A_HIDE"]:
-            played[E.CHARACTERS[a - C["A_PLAY"]]] += 1
-        elif C["A_HIDE"] <= a < C["A_SEAT"]:
-            hidden[E.CHARACTERS[a - C["A_HIDE"]]] += 1
-        elif C["A_FAGIN"] <= a < C["A_KIND"]:
+        if E.ACTION_PLAY <= a < E.ACTION_HIDE:
+            played[E.CHARACTERS[a - E.ACTION_PLAY]] += 1
+        elif E.ACTION_HIDE <= a < E.ACTION_SEAT:
+            hidden[E.CHARACTERS[a - E.ACTION_HIDE]] += 1
+        elif E.ACTION_FAGIN <= a < E.ACTION_KIND:
             fagin_sets += 1
         st.apply(a)
         actions += 1

@@ -45,7 +45,7 @@ cdef enum:
     FG_MAX_PLAYERS = 6
     NC = 6                  # goods colours (FG-6)
     NL = 6                  # locations, one per colour and constable (FG-7)
-    NS = 7                  # spaces of a track: the street, then levels 0 to 5 (FG-8)
+    N_SPACES = 7                  # spaces of a track: the street, then levels 0 to 5 (FG-8)
     TOP = 6
     SH_CAP = 30000          # shillings a seat may hold (FG-28)
 
@@ -87,10 +87,10 @@ cdef enum:
     MAX_LEGAL = 48
 
 # ------------------------------------------------------------- board data
-cdef int GOODS[NL][NS][NC]
-cdef int WHITE[NL][NS]
-cdef int SHILL[NL][NS]
-cdef int COST[NL][NS][NC]
+cdef int GOODS[NL][N_SPACES][NC]
+cdef int WHITE[NL][N_SPACES]
+cdef int SHILL[NL][N_SPACES]
+cdef int COST[NL][N_SPACES][NC]
 cdef int RET_COST[NL][NC]
 cdef int STOCK[FG_MAX_PLAYERS + 1]
 cdef int RING[NC]
@@ -139,7 +139,7 @@ ctypedef struct FGState:
     int16_t home[FG_MAX_PLAYERS]
     int16_t den[FG_MAX_PLAYERS]
     int16_t hand[FG_MAX_PLAYERS][NC]
-    int16_t board[NL][NS]       # levels 0-5 (spaces 1-6): 0 empty, p + 1: an urchin of seat p
+    int16_t board[NL][N_SPACES]       # levels 0-5 (spaces 1-6): 0 empty, p + 1: an urchin of seat p
     int16_t street[NL][FG_MAX_PLAYERS]  # urchins of each seat on the street (FG-8: any number)
     int16_t cpos[NL]            # constables' spaces
     int16_t cdir[NL]            # +1 facing up, -1 facing down
@@ -205,7 +205,7 @@ cdef int climb_cost(const FGState* s, int L, int src, int t, int* cost) noexcept
 
 cdef int move_target(const FGState* s, int p, int L, int j) noexcept nogil:
     """Where move j at location L of seat p's urchin lands (FG-10 to FG-15): a space
-    0..6, NS for home, -2 back to the den; -1 if the move is illegal.  j = 0: enter;
+    0..6, N_SPACES for home, -2 back to the den; -1 if the move is illegal.  j = 0: enter;
     j = 1 + 8 src + t: the urchin on space src moves to space t (t = 7: home from the
     top, or the den from the street)."""
     cdef int src, t
@@ -222,14 +222,14 @@ cdef int move_target(const FGState* s, int p, int L, int j) noexcept nogil:
         return t
     src = (j - 1) >> 3
     t = (j - 1) & 7
-    if src >= NS or not has_urchin(s, p, L, src):
+    if src >= N_SPACES or not has_urchin(s, p, L, src):
         return -1
     if t == 7:
         if src == TOP:
             # FG-15: home to Fagin from the top, for shillings and goods.
             if s.shillings[p] < RET_SH or not affords(s, p, RET_COST[L]):
                 return -1
-            return NS
+            return N_SPACES
         if src == 0:
             return -2                             # FG-11: leave by the street, back to the den
         return -1
@@ -254,7 +254,7 @@ cdef int legal_moves(const FGState* s, int p, int* out, int first_only) noexcept
         if (s.used >> L) & 1:
             continue
         # ids ascending: the entry (j = 0), then each source holding an urchin, its 8 targets
-        for src in range(-1, NS):
+        for src in range(-1, N_SPACES):
             if src >= 0 and not has_urchin(s, p, L, src):
                 continue
             for t in range(1 if src < 0 else 8):
@@ -273,7 +273,7 @@ cdef int free_locations(const FGState* s, int p) noexcept nogil:
     for L in range(NL):
         if (s.used >> L) & 1:
             continue
-        for sp in range(NS):
+        for sp in range(N_SPACES):
             if has_urchin(s, p, L, sp):
                 n += 1
                 break
@@ -322,7 +322,7 @@ cdef int any_op(const FGState* s, int p, int kind) noexcept nogil:
     for L in range(NL):
         if (s.used >> L) & 1:
             continue
-        for sp in range(NS):
+        for sp in range(N_SPACES):
             if kind == AK_STEAL and steal_legal(s, p, L, sp):
                 return 1
             if kind == AK_SHILL and shill_legal(s, p, L, sp):
@@ -462,9 +462,9 @@ cdef int fg_legal_actions(const void* st, int* out) noexcept nogil:
             n += legal_moves(s, p, out + n, 0)
         elif s.action == AK_STEAL:
             for L in range(NL):
-                for sp in range(NS):
+                for sp in range(N_SPACES):
                     if steal_legal(s, p, L, sp):
-                        out[n] = A_STEAL + L * NS + sp
+                        out[n] = A_STEAL + L * N_SPACES + sp
                         n += 1
             if cubes_of(s, p) >= 3 and goods_step_room(s, p):
                 for c in range(NC):
@@ -473,9 +473,9 @@ cdef int fg_legal_actions(const void* st, int* out) noexcept nogil:
                         n += 1
         elif s.action == AK_SHILL:
             for L in range(NL):
-                for sp in range(NS):
+                for sp in range(N_SPACES):
                     if shill_legal(s, p, L, sp):
-                        out[n] = A_SHILL + L * NS + sp
+                        out[n] = A_SHILL + L * N_SPACES + sp
                         n += 1
         return n
     if s.phase == PH_WHITE:
@@ -527,7 +527,7 @@ cdef void do_move(FGState* s, int p, int L, int j) noexcept nogil:
             s.street[L][p] -= 1
         else:
             s.board[L][src] = 0
-    if t == NS:
+    if t == N_SPACES:
         s.shillings[p] -= RET_SH
         pay(s, p, RET_COST[L])
         s.home[p] += 1
@@ -626,8 +626,8 @@ cdef void fg_apply_action(void* st, int action) noexcept nogil:
             s.ops += 1
             after_op(s)
         elif action < A_SHILL:
-            L = (action - A_STEAL) // NS
-            sp = (action - A_STEAL) % NS
+            L = (action - A_STEAL) // N_SPACES
+            sp = (action - A_STEAL) % N_SPACES
             for c in range(NC):
                 n = GOODS[L][sp][c]
                 if n > s.warehouse[c]:
@@ -640,8 +640,8 @@ cdef void fg_apply_action(void* st, int action) noexcept nogil:
             s.white_min = 0
             white_or_next(s)
         elif action < A_WHITE:
-            L = (action - A_SHILL) // NS
-            sp = (action - A_SHILL) % NS
+            L = (action - A_SHILL) // N_SPACES
+            sp = (action - A_SHILL) % N_SPACES
             gain_sh(s, p, SHILL[L][sp])
             s.used |= 1 << L
             s.ops += 1
@@ -793,19 +793,19 @@ PROGRESS_FEATURE = "way_left"
 
 cdef int seat_way(const FGState* s, int p) noexcept nogil:
     """Steps seat p's HOME_TO_WIN most advanced urchins have made on the way home: an urchin home
-    NS + 1, one on space sp sp + 1 (the street 1, the top NS), one in the den none."""
+    N_SPACES + 1, one on space sp sp + 1 (the street 1, the top N_SPACES), one in the den none."""
     cdef int steps[8]               # at most 5 urchins (checked when the board loads)
     cdef int n = 0, L, sp, i, j, k, t, total = 0
     for i in range(s.home[p]):
         if n < 8:
-            steps[n] = NS + 1
+            steps[n] = N_SPACES + 1
             n += 1
     for L in range(NL):
         for k in range(s.street[L][p]):
             if n < 8:
                 steps[n] = 1
                 n += 1
-        for sp in range(1, NS):
+        for sp in range(1, N_SPACES):
             if s.board[L][sp] == p + 1 and n < 8:
                 steps[n] = sp + 1
                 n += 1
@@ -832,7 +832,7 @@ cdef void fg_features_all(const FGState* s, double* out) noexcept nogil:
     cdef int need[FG_MAX_PLAYERS][NC]
     cdef int p, L, sp, c, q, board, height, top, risk, cubes, useful, way, best_way = 0
     cdef int actor = fg_current_player(s)
-    cdef double full = HOME_TO_WIN * (NS + 1), left
+    cdef double full = HOME_TO_WIN * (N_SPACES + 1), left
     cdef double* r
     cdef double* f
     hx_worths(s, worth)
@@ -844,7 +844,7 @@ cdef void fg_features_all(const FGState* s, double* out) noexcept nogil:
                 board += s.street[L][p]
                 if patrol_hits(s, L, 0):
                     risk += s.street[L][p]
-            for sp in range(1, NS):
+            for sp in range(1, N_SPACES):
                 if s.board[L][sp] == p + 1:
                     board += 1
                     height += sp
@@ -984,7 +984,7 @@ def _load(path=BOARD_FILE):
     need(1 <= MAX_ROUNDS <= ROUNDS_CAP, f"max_rounds: 1 to {ROUNDS_CAP}")
     for L, loc in enumerate(d["locations"]):
         need(d["colours"].index(loc["colour"]) == L, "locations listed in colour order")
-        need(len(loc["spaces"]) == NS, f"locations[{L}]: {NS} spaces, the street and levels 0-5 (FG-8)")
+        need(len(loc["spaces"]) == N_SPACES, f"locations[{L}]: {N_SPACES} spaces, the street and levels 0-5 (FG-8)")
         for sp, space in enumerate(loc["spaces"]):
             need(space["level"] == ("street" if sp == 0 else sp - 1), f"locations[{L}].spaces[{sp}].level")
             need(len(space["goods"]) == NC and len(space["cost"]) == NC, f"locations[{L}].spaces[{sp}]")
@@ -1092,10 +1092,10 @@ def typed_action(int action, bint chance=False, options=None):
             raise ValueError(f"unknown action id {action} (no such move)")
         return {"kind": "move", "location": L, "space": src, "to": t}
     if A_STEAL <= action < A_SHILL:
-        L, sp = divmod(action - A_STEAL, NS)
+        L, sp = divmod(action - A_STEAL, N_SPACES)
         return {"kind": "steal_goods", "location": L, "space": sp}
     if A_SHILL <= action < A_WHITE:
-        L, sp = divmod(action - A_SHILL, NS)
+        L, sp = divmod(action - A_SHILL, N_SPACES)
         return {"kind": "steal_shillings", "location": L, "space": sp}
     for base, kind in ((A_WHITE, "white_hand"), (A_PAY, "exchange_pay"), (A_PICK, "exchange_take"),
                        (A_SELL, "sell"), (A_BUY, "buy")):
@@ -1128,13 +1128,13 @@ def action_from_typed(d, bint chance=False, options=None):
             return base + 1 + 8 * TOP + 7
         if kind == "den":
             return base + 1 + 7
-        sp = _int_in(d.get("space"), 0, NS - 1, "space")
+        sp = _int_in(d.get("space"), 0, N_SPACES - 1, "space")
         if kind == "move":
-            to = _int_in(d.get("to"), 0, NS - 1, "to")
+            to = _int_in(d.get("to"), 0, N_SPACES - 1, "to")
             if to == sp:
                 raise ValueError(f"to: a move goes to another space than {sp}")
             return base + 1 + 8 * sp + to
-        return (A_STEAL if kind == "steal_goods" else A_SHILL) + L * NS + sp
+        return (A_STEAL if kind == "steal_goods" else A_SHILL) + L * N_SPACES + sp
     c = colour_index(d.get("colour"), "colour")
     return {"white_hand": A_WHITE, "exchange_pay": A_PAY, "exchange_take": A_PICK, "sell": A_SELL,
             "buy": A_BUY}[kind] + c
@@ -1187,7 +1187,7 @@ def describe(data):
         for q in range(s.players):
             for _ in range(s.street[L][q]):
                 urchins.append({"seat": q, "location": L, "space": 0})
-        for sp in range(1, NS):
+        for sp in range(1, N_SPACES):
             if s.board[L][sp]:
                 urchins.append({"seat": s.board[L][sp] - 1, "location": L, "space": sp})
     seats = [{"shillings": s.shillings[p], "goods": _goods_list(s.hand[p]), "home": s.home[p],
@@ -1475,7 +1475,7 @@ def from_description(d):
         # still stands (FG-4): at most the most such a space shows; with as many left as
         # every such space shows, none is chosen yet and the colours start from the first.
         hands = [WHITE[L][sp] for L in range(NL) if (s.used >> L) & 1
-                 for sp in range(NS) if has_urchin(&s, s.active, L, sp)]
+                 for sp in range(N_SPACES) if has_urchin(&s, s.active, L, sp)]
         if not hands or s.white_left > max(hands):
             raise ValueError(f"white_hands_left: {s.white_left}, more than a steal at a used location of seat "
                              f"{s.active}'s urchins shows (at most {max(hands) if hands else 0}, FG-4)")
@@ -1567,12 +1567,12 @@ def render(data, seat=None):
     cells = {}
     for u in d["urchins"]:
         cells[(u["location"], u["space"])] = cells.get((u["location"], u["space"]), "") + str(u["seat"])
-    lines.append(" " * 21 + f"{'street':>8} " + " ".join(f"{'L' + str(i):>3}" for i in range(NS - 1))
+    lines.append(" " * 21 + f"{'street':>8} " + " ".join(f"{'L' + str(i):>3}" for i in range(N_SPACES - 1))
                  + "   (urchins by seat, C^/Cv: constable)")
     for L in range(NL):
         con = d["constables"][L]
         row = []
-        for sp in range(NS):
+        for sp in range(N_SPACES):
             mark = "".join(sorted(cells.get((L, sp), ""))) or "."
             if con["space"] == sp and d["phase"] not in ("setup_constable", "setup_wheel"):
                 mark = "C" + ("^" if con["facing_up"] else "v")
@@ -1592,14 +1592,14 @@ def render(data, seat=None):
 
 
 def heuristic_action(data, seed=0):
-    """The rule-based player's action for the seat to act (rollout.pxi: ``hx_choose``, ties
+    """The rule-based player's action for the seat to act (rollout.pxi: ``heuristic_choice``, ties
     broken by ``seed``); -1 at a chance event or the end of the game."""
     cdef FGState s = _read(data)
     cdef Rng rng
     if fg_current_player(&s) < 0:
         return -1
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-    return hx_choose(&s, &rng, 0)
+    return heuristic_choice(&s, &rng, 0)
 
 
 def evaluation(data):

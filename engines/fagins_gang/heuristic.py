@@ -1,7 +1,7 @@
 """The Fagin's Gang rule-based bot.
 
 The player itself is written once, without the GIL, in ``rollout.pxi``
-(``hx_choose``): the same code is this bot and, with a small uniform share,
+(``heuristic_choice``): the same code is this bot and, with a small uniform share,
 the search's rollout policy, so that ISMCTS plays its playouts the way this
 bot plays.  Nothing in the game is hidden (FG-27), so it reads the whole
 position: it values urchins home, urchins by their height on the track (less

@@ -51,11 +51,11 @@ cdef inline int patrol_hits(const FGState* s, int L, int sp) noexcept nogil:
 # most, a step costing at most 6 cubes of a colour, one more for an entry).
 cdef enum:
     NEED_BITS = 8
-cdef uint64_t HX_NEXT_NEED[NL][NS]  # an urchin on level space sp: its next climb's cost (its return's, from the top)
+cdef uint64_t HX_NEXT_NEED[NL][N_SPACES]  # an urchin on level space sp: its next climb's cost (its return's, from the top)
 cdef uint64_t HX_STREET_NEED[NL]    # an urchin on L's street: the entry to level 0, in L's colour
 cdef uint64_t HX_ENTRY_NEED         # urchins waiting in the den: a cube of each colour an entry costs
-cdef double HX_URCHIN[NS]           # an urchin's worth on space sp ...
-cdef double HX_URCHIN_PATROLLED[NS] # ... and where the next patrol of its location enters that space
+cdef double HX_URCHIN[N_SPACES]           # an urchin's worth on space sp ...
+cdef double HX_URCHIN_PATROLLED[N_SPACES] # ... and where the next patrol of its location enters that space
 
 cdef uint64_t pack_cubes(const int* cubes) noexcept:
     cdef uint64_t packed = 0
@@ -70,7 +70,7 @@ cdef void hx_init_tables() noexcept:
     cdef int entry[NC]
     cdef double w
     for L in range(NL):
-        for sp in range(1, NS):
+        for sp in range(1, N_SPACES):
             if sp == TOP:
                 HX_NEXT_NEED[L][sp] = pack_cubes(RET_COST[L])
             else:
@@ -79,7 +79,7 @@ cdef void hx_init_tables() noexcept:
     for c in range(NC):
         entry[c] = COST[c][0][c] > 0
     HX_ENTRY_NEED = pack_cubes(entry)
-    for sp in range(NS):
+    for sp in range(N_SPACES):
         w = urchin_worth(sp)
         HX_URCHIN[sp] = w
         # a sixth off where a constable may walk onto it (the street's and the levels' roundings kept)
@@ -99,7 +99,7 @@ cdef void hx_packed_needs(const FGState* s, uint64_t* need) noexcept nogil:
             n = s.street[L][p]
             if n > 0:
                 need[p] += HX_STREET_NEED[L] * <uint64_t>n
-        for sp in range(1, NS):
+        for sp in range(1, N_SPACES):
             q = s.board[L][sp] - 1
             if q >= 0:
                 need[q] += HX_NEXT_NEED[L][sp]
@@ -128,7 +128,7 @@ cdef void hx_worths(const FGState* s, double* out) noexcept nogil:
             n = s.street[L][p]
             if n > 0:
                 worth[p] += (HX_URCHIN_PATROLLED[0] if patrolled & 1 else HX_URCHIN[0]) * n
-        for sp in range(1, NS):
+        for sp in range(1, N_SPACES):
             q = s.board[L][sp] - 1
             if q >= 0:
                 worth[q] += HX_URCHIN_PATROLLED[sp] if (patrolled >> sp) & 1 else HX_URCHIN[sp]
@@ -197,7 +197,7 @@ cdef int hx_argmax(const FGState* s, int p, int finish, Rng* rng) noexcept nogil
                 best = acts[i]
     return best
 
-cdef int hx_choose(const FGState* s, Rng* rng, int explore) noexcept nogil:
+cdef int heuristic_choice(const FGState* s, Rng* rng, int explore) noexcept nogil:
     # explore (the rollout policy): one decision in RO_UNIFORM uniform, and the choice of
     # action judged by its best first step only (a quarter of the cost of playing each
     # action to its end, which the bot does).
@@ -213,7 +213,7 @@ cdef int hx_choose(const FGState* s, Rng* rng, int explore) noexcept nogil:
     return hx_argmax(s, p, 0, rng)
 
 cdef int fg_rollout_action(const void* st, Rng* rng) noexcept nogil:
-    return hx_choose(<const FGState*>st, rng, 1)
+    return heuristic_choice(<const FGState*>st, rng, 1)
 
 cdef void fg_evaluate(const void* st, double* out) noexcept nogil:
     # Each seat's chance of winning, estimated as a softmax of the worths above.

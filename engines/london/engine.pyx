@@ -282,7 +282,7 @@ ctypedef struct LNState:
 # Filled from the data files by _load() when the module is imported.
 
 cdef int NV = 0                     # card versions
-cdef int NK = 0                     # kinds
+cdef int N_KINDS = 0                     # kinds
 cdef int V_KIND[MAX_V]
 cdef int V_LETTER[MAX_V]            # 0 A, 1 B, 2 C
 cdef int V_COLOUR[MAX_V]
@@ -494,7 +494,7 @@ def _kind_key(c):
 
 def _load():
     """Copies the checked component data into the engine's tables (LN-2, LN-3, LN-7, LN-8, LN-11)."""
-    global NV, NK, CARDS, VERSIONS, KIND_OF, KINDS, BOROUGHS, BOROUGH_IDS, VERSION_INDEX, BOROUGH_INDEX
+    global NV, N_KINDS, CARDS, VERSIONS, KIND_OF, KINDS, BOROUGHS, BOROUGH_IDS, VERSION_INDEX, BOROUGH_INDEX
     global FIRST_UNDERGROUND, UNDERGROUND_CROSSING, UNDERGROUND_VP, UNDERGROUND_COUNTERS, BUILDING_COUNTERS
     global POVERTY_TABLE_N, POVERTY_BEYOND
     cards = _components.cards()
@@ -513,13 +513,13 @@ def _load():
     _check_codes(cards)                 # before any table changes: a refused file leaves them intact
     _clear_tables()
     NV = len(cards)
-    NK = len(kinds)
+    N_KINDS = len(kinds)
     CARDS = tuple(cards)
     VERSIONS = tuple(c.id for c in cards)
     VERSION_INDEX = {c.id: i for i, c in enumerate(cards)}
     KIND_OF = tuple(kind_of)
-    KINDS = tuple(tuple(v for v in range(NV) if kind_of[v] == k) for k in range(NK))
-    for k in range(NK):
+    KINDS = tuple(tuple(v for v in range(NV) if kind_of[v] == k) for k in range(N_KINDS))
+    for k in range(N_KINDS):
         K_FIRST[k] = KINDS[k][0]
     for v, c in enumerate(cards):
         V_KIND[v] = kind_of[v]
@@ -2460,8 +2460,8 @@ def has_legal_action(data):
 
 def kind_action(str range_name, int kind):
     """The action id of ``range_name`` (one of :data:`RANGES`) for a kind index."""
-    if not 0 <= kind < NK:
-        raise ValueError(f"kind: {kind} is not a kind of card (0..{NK - 1})")
+    if not 0 <= kind < N_KINDS:
+        raise ValueError(f"kind: {kind} is not a kind of card (0..{N_KINDS - 1})")
     return A_KINDS + MAX_K * RANGES.index(range_name) + kind
 
 
@@ -2526,14 +2526,14 @@ def learned_evaluation(data):
 
 
 def heuristic_action(data, seed=0):
-    """The rule-based player's action for the seat to act (rollout.pxi: ``hx_choose``, ties
+    """The rule-based player's action for the seat to act (rollout.pxi: ``heuristic_choice``, ties
     broken by ``seed``); -1 at a chance event or the end of the game."""
     cdef LNState s = _read(data)
     cdef Rng rng
     if ln_current_player(&s) < 0:
         return -1
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-    return hx_choose(&s, &rng)
+    return heuristic_choice(&s, &rng)
 
 
 def final_scoring(data):

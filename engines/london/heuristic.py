@@ -1,7 +1,7 @@
 """The London rule-based bot: a plain economic game, scored card by card.
 
 The player itself is written once, without the GIL, in ``rollout.pxi``
-(``hx_choose``): the same code is this bot and, with a small uniform share,
+(``heuristic_choice``): the same code is this bot and, with a small uniform share,
 the search's rollout policy, so that ISMCTS plays its playouts the way this
 bot plays the game.
 

@@ -539,7 +539,7 @@ cdef double hx_score(HX* h, int a) noexcept nogil:
     return 0.0
 
 
-cdef int hx_choose(const LNState* s, Rng* rng) noexcept nogil:
+cdef int heuristic_choice(const LNState* s, Rng* rng) noexcept nogil:
     """The rule-based player's action at a decision (A_DONE if, impossibly, nothing is legal)."""
     cdef int buf[2 * MAX_K + 8]
     cdef int n = legal(s, buf), i, ties = 0, pick = A_DONE
@@ -568,4 +568,4 @@ cdef int ln_rollout_action(const void* st, Rng* rng) noexcept nogil:
     if rng_below(rng, RO_UNIFORM) == 0:
         n = legal(s, buf)
         return buf[rng_below(rng, n)] if n > 0 else A_DONE
-    return hx_choose(s, rng)
+    return heuristic_choice(s, rng)

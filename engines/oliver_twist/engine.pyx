@@ -48,10 +48,10 @@ from cpython.pycapsule cimport PyCapsule_New
 cdef enum:
     MAXP = 4
     NSMAX = 80
-    NK = 23            # kinds of token
-    NCH = 13           # Character cards
+    N_KINDS = 23            # kinds of token
+    N_CHARACTERS = 13           # Character cards
     # Places and items of the beliefs (ot_hidden_counts): tokens are items 0..NK-1,
-    # Character cards NK.., Burglary card values NK + NCH..; per seat p: OT_STASH + p, ...
+    # Character cards N_KINDS.., Burglary card values N_KINDS + N_CHARACTERS..; per seat p: OT_STASH + p, ...
     OT_STASH = 0
     OT_FILE = 4
     OT_HAND = 8
@@ -63,9 +63,9 @@ cdef enum:
     OT_BURG_DRAW = 20
     OT_BURG_DRAWN = 21
     OT_PLACES = 22
-    NBV = 14           # Burglary card value kinds
-    OT_ITEMS = NK + NCH + NBV
-    NOT = 6            # Object types that form sets
+    N_BURGLARY_VALUES = 14           # Burglary card value kinds
+    OT_ITEMS = N_KINDS + N_CHARACTERS + N_BURGLARY_VALUES
+    N_SET_TYPES = 6            # Object types that form sets
     NTOOL = 5
     STASH_CAP = 9
     LINE = 4
@@ -152,15 +152,15 @@ cdef enum:
     PICK_STASH = -2
 
 # ------------------------------------------------------------ component tables (from data)
-cdef int KTYPE[NK]
-cdef int KCOINS[NK]
-cdef int KSTART[NK]         # a starting (octagonal) token
-cdef int KOBJ[NK]           # an Object (Wallets included): goes to the stash
-cdef int ROUND_COUNT[NK]    # round tokens of each kind in the box
-cdef int START_COUNT[NK]    # starting tokens of each kind
+cdef int KTYPE[N_KINDS]
+cdef int KCOINS[N_KINDS]
+cdef int KSTART[N_KINDS]         # a starting (octagonal) token
+cdef int KOBJ[N_KINDS]           # an Object (Wallets included): goes to the stash
+cdef int ROUND_COUNT[N_KINDS]    # round tokens of each kind in the box
+cdef int START_COUNT[N_KINDS]    # starting tokens of each kind
 cdef int REWARDS[5]
-cdef int BV[NBV]            # Burglary card values
-cdef int BCOUNT[NBV]
+cdef int BV[N_BURGLARY_VALUES]            # Burglary card values
+cdef int BCOUNT[N_BURGLARY_VALUES]
 cdef int WALLET_CASH = 8    # Nancy (OT-8)
 cdef int TOBY_EXTRA = 1     # Toby Crackit's burglary draws one card more (OT-8)
 cdef int MAX_GAME_LENGTH = 12000
@@ -202,21 +202,21 @@ ctypedef struct OTState:
     uint8_t winners
     int16_t board[NSMAX]
     int16_t known[NSMAX]
-    int16_t bag[NK]
-    int16_t fdpool[NK]
-    int16_t aside[NK]
-    int16_t setc[NK]
-    int16_t stash[MAXP][NK]
-    int16_t pfile[MAXP][NK]
-    int16_t front[MAXP][NK]
+    int16_t bag[N_KINDS]
+    int16_t fdpool[N_KINDS]
+    int16_t aside[N_KINDS]
+    int16_t setc[N_KINDS]
+    int16_t stash[MAXP][N_KINDS]
+    int16_t pfile[MAXP][N_KINDS]
+    int16_t front[MAXP][N_KINDS]
     int16_t money[MAXP]
     int16_t final[MAXP]
     uint16_t hand[MAXP]
     uint16_t char_draw
     uint16_t char_disc
-    int16_t burg_draw[NBV]
-    int16_t burg_drawn[NBV]
-    int16_t kept[MAXP][NK]             # by Burglary value kind (the first NBV used; NK wide, see _pack)
+    int16_t burg_draw[N_BURGLARY_VALUES]
+    int16_t burg_drawn[N_BURGLARY_VALUES]
+    int16_t kept[MAXP][N_KINDS]             # by Burglary value kind (the first N_BURGLARY_VALUES used; N_KINDS wide, see _pack)
     # The last round's end, laid open (OT-38; public, for display, no rule reads it): the
     # round (0 none yet, 1 the day, 2 the night), each seat's money from its leftover sets
     # and the Object types laid (bit t), its Police file as shown (the stash added), its fine.
@@ -224,7 +224,7 @@ ctypedef struct OTState:
     int16_t ended_sets[MAXP]
     int16_t ended_types[MAXP]
     int16_t ended_fine[MAXP]
-    int16_t ended_file[MAXP][NK]
+    int16_t ended_file[MAXP][N_KINDS]
 
 # ------------------------------------------------------------ small helpers
 
@@ -236,7 +236,7 @@ cdef inline bint is_open(const OTState* s, int sp) noexcept nogil:
     return sp != 0 and not (s.players == 2 and YELLOW[side(s)][sp])
 
 cdef inline bint face_up(int v) noexcept nogil:
-    return 0 <= v < NK
+    return 0 <= v < N_KINDS
 
 cdef inline bint face_down(int v) noexcept nogil:
     return v >= FD_BASE
@@ -252,10 +252,10 @@ cdef inline int popcount16(unsigned int m) noexcept nogil:
     return n
 
 cdef inline int stash_n(const OTState* s, int p) noexcept nogil:
-    return ms_total(s.stash[p], NK)
+    return ms_total(s.stash[p], N_KINDS)
 
 cdef inline int file_n(const OTState* s, int p) noexcept nogil:
-    return ms_total(s.pfile[p], NK)
+    return ms_total(s.pfile[p], N_KINDS)
 
 cdef int file_types(const OTState* s, int p) noexcept nogil:
     """How many types the seat's Police file holds: its fine should it hold the most (OT-22)."""
@@ -263,7 +263,7 @@ cdef int file_types(const OTState* s, int p) noexcept nogil:
     cdef int t, k, n = 0
     for t in range(NTYPES):
         seen[t] = 0
-    for k in range(NK):
+    for k in range(N_KINDS):
         if s.pfile[p][k] > 0:
             seen[KTYPE[k]] = 1
     for t in range(NTYPES):
@@ -272,7 +272,7 @@ cdef int file_types(const OTState* s, int p) noexcept nogil:
 
 cdef int burglary_pounds(const OTState* s, int p) noexcept nogil:
     cdef int v, n = 0
-    for v in range(NBV):
+    for v in range(N_BURGLARY_VALUES):
         n += s.kept[p][v] * BV[v]
     return n
 
@@ -285,7 +285,7 @@ cdef inline int tool_types(const OTState* s, int p) noexcept nogil:
 
 cdef inline int burg_left(const OTState* s) noexcept nogil:
     cdef int v, n = 0
-    for v in range(NBV):
+    for v in range(N_BURGLARY_VALUES):
         n += s.burg_draw[v]
     return n
 
@@ -306,9 +306,9 @@ cdef bint any_token(const OTState* s) noexcept nogil:
 
 cdef int adjacent_kind(const OTState* s, int sp) noexcept nogil:
     """2 if `sp` is next to a face-up token, 1 if only to face-down ones, 0 if to none."""
-    cdef int i, v, r = 0, sd = side(s)
-    for i in range(DEG[sd][sp]):
-        v = s.board[ADJ[sd][sp][i]]
+    cdef int i, v, r = 0, board_side = side(s)
+    for i in range(DEG[board_side][sp]):
+        v = s.board[ADJ[board_side][sp][i]]
         if face_up(v):
             return 2
         if face_down(v):
@@ -334,14 +334,14 @@ cdef bint set_possible(const OTState* s, int p, int t, int minsize) noexcept nog
 
 cdef bint can_fagin(const OTState* s, int p, int minsize) noexcept nogil:
     cdef int t
-    for t in range(NOT):
+    for t in range(N_SET_TYPES):
         if set_possible(s, p, t, minsize):
             return True
     return False
 
 cdef bint file_has_object(const OTState* s, int p) noexcept nogil:
     cdef int k
-    for k in range(NK):
+    for k in range(N_KINDS):
         if KOBJ[k] and s.pfile[p][k] > 0:
             return True
     return False
@@ -380,7 +380,7 @@ cdef bint playable(const OTState* s, int p, int c) noexcept nogil:
         return s.night != 0 and burg_left(s) > 0
     if c == C_SOWERBERRY:
         n = 0
-        for k in range(NOT):
+        for k in range(N_SET_TYPES):
             if type_reals(s, p, k) > 0:
                 n += 1
         return n > 0
@@ -467,7 +467,7 @@ cdef void keep_burglary(OTState* s, int v) noexcept nogil:
     cdef int w
     s.burg_drawn[v] -= 1
     s.kept[s.active][v] += 1
-    for w in range(NBV):
+    for w in range(N_BURGLARY_VALUES):
         s.burg_draw[w] += s.burg_drawn[w]
         s.burg_drawn[w] = 0
     after_burglary(s)
@@ -510,9 +510,9 @@ cdef void take_line(OTState* s) noexcept nogil:
     receive(s, k)
 
 cdef int fd_neighbours(const OTState* s, int sp, int* out) noexcept nogil:
-    cdef int i, n = 0, sd = side(s), q
-    for i in range(DEG[sd][sp]):
-        q = ADJ[sd][sp][i]
+    cdef int i, n = 0, board_side = side(s), q
+    for i in range(DEG[board_side][sp]):
+        q = ADJ[board_side][sp][i]
         if face_down(s.board[q]):
             out[n] = q
             n += 1
@@ -592,14 +592,14 @@ cdef void deliver(OTState* s) noexcept nogil:
     cdef int k, n = 0, cash = 0, p = s.active
     if not fagin_done_ok(s):
         # A set a re-dealt stash cannot complete (OT-31): back to the stash, the turn ends.
-        for k in range(NK):
+        for k in range(N_KINDS):
             s.stash[p][k] += s.setc[k]
             s.setc[k] = 0
         s.fagin_type = -1
         s.set_last = 0
         end_turn(s)
         return
-    for k in range(NK):
+    for k in range(N_KINDS):
         n += s.setc[k]
         cash += s.setc[k] * KCOINS[k]
         while s.setc[k] > 0:
@@ -620,15 +620,15 @@ cdef int leftover_sets(const OTState* s, int p, int* use_types) noexcept nogil:
     the most money, then the most tokens out of the stash.  use_types[t] is set for
     each type laid; returns the money.  An exact small search over the Wallets each
     type borrows."""
-    cdef int coins[NOT][STASH_CAP]
-    cdef int r[NOT]
+    cdef int coins[N_SET_TYPES][STASH_CAP]
+    cdef int r[N_SET_TYPES]
     cdef int t, k, i, j, c, w, kk, W, best_v, best_u
-    cdef int dp[NOT + 1][STASH_CAP + 2]
-    cdef int du[NOT + 1][STASH_CAP + 2]
-    cdef int choice_w[NOT][STASH_CAP + 2]
+    cdef int dp[N_SET_TYPES + 1][STASH_CAP + 2]
+    cdef int du[N_SET_TYPES + 1][STASH_CAP + 2]
+    cdef int choice_w[N_SET_TYPES][STASH_CAP + 2]
     cdef int val, tot
     W = s.stash[p][K_WALLET] + s.stash[p][K_SWALLET]
-    for t in range(NOT):
+    for t in range(N_SET_TYPES):
         r[t] = 0
         use_types[t] = 0
     for c in range(5, 0, -1):
@@ -641,9 +641,9 @@ cdef int leftover_sets(const OTState* s, int p, int* use_types) noexcept nogil:
                         r[t] += 1
     # dp[t][w]: best (money, tokens) over types t.. with w wallets left.
     for w in range(W + 1):
-        dp[NOT][w] = 0
-        du[NOT][w] = 0
-    for t in range(NOT - 1, -1, -1):
+        dp[N_SET_TYPES][w] = 0
+        du[N_SET_TYPES][w] = 0
+    for t in range(N_SET_TYPES - 1, -1, -1):
         for w in range(W + 1):
             best_v = dp[t + 1][w]
             best_u = du[t + 1][w]
@@ -669,7 +669,7 @@ cdef int leftover_sets(const OTState* s, int p, int* use_types) noexcept nogil:
             dp[t][w] = best_v
             du[t][w] = best_u
     w = W
-    for t in range(NOT):
+    for t in range(N_SET_TYPES):
         j = choice_w[t][w]
         if j >= 0:
             use_types[t] = 1
@@ -679,7 +679,7 @@ cdef int leftover_sets(const OTState* s, int p, int* use_types) noexcept nogil:
 cdef void end_round(OTState* s) noexcept nogil:
     """OT-21 to OT-24: leftover sets, the stash to the file, the fine, then night or the end."""
     cdef int p, k, t, sp, m, n, types, pay, v, best
-    cdef int use[NOT]
+    cdef int use[N_SET_TYPES]
     cdef bint any_set
     s.ended_round = 2 if s.night else 1
     for p in range(s.players):
@@ -688,7 +688,7 @@ cdef void end_round(OTState* s) noexcept nogil:
         s.ended_types[p] = 0
         s.ended_fine[p] = 0
         any_set = False
-        for t in range(NOT):
+        for t in range(N_SET_TYPES):
             if use[t]:
                 s.ended_types[p] |= 1 << t
                 any_set = True
@@ -705,7 +705,7 @@ cdef void end_round(OTState* s) noexcept nogil:
             while s.stash[p][K_SWALLET] > 0:
                 s.stash[p][K_SWALLET] -= 1
                 s.aside[K_SWALLET] += 1
-        for k in range(NK):
+        for k in range(N_KINDS):
             s.pfile[p][k] += s.stash[p][k]
             s.stash[p][k] = 0
             s.ended_file[p][k] = s.pfile[p][k]
@@ -722,7 +722,7 @@ cdef void end_round(OTState* s) noexcept nogil:
                 s.money[p] -= pay
                 s.ended_fine[p] = pay
     for p in range(s.players):
-        for k in range(NK):
+        for k in range(N_KINDS):
             while s.pfile[p][k] > 0:
                 s.pfile[p][k] -= 1
                 to_pile(s, k)
@@ -734,7 +734,7 @@ cdef void end_round(OTState* s) noexcept nogil:
             s.bag[v - FD_BASE] += 1
         s.board[sp] = EMPTY
         s.known[sp] = 0
-    for k in range(NK):
+    for k in range(N_KINDS):
         s.bag[k] += s.fdpool[k]
         s.fdpool[k] = 0
     s.path_len = 0
@@ -757,7 +757,7 @@ cdef void end_round(OTState* s) noexcept nogil:
     s.night = 1
     s.bag[K_BURGLARY] += s.burg_aside
     s.burg_aside = 0
-    for k in range(NK):
+    for k in range(N_KINDS):
         s.fdpool[k] = s.bag[k]
         s.bag[k] = 0
     for sp in range(NSP[1]):
@@ -812,12 +812,12 @@ cdef int ot_current_player(const void* st) noexcept nogil:
 cdef int path_steps(const OTState* s, int* out) noexcept nogil:
     """Face-up tokens next to the line's head (the pawn for an empty line), not in it."""
     cdef int head = s.path[s.path_len - 1] if s.path_len > 0 else s.pawn
-    cdef int i, j, q, n = 0, sd = side(s)
+    cdef int i, j, q, n = 0, board_side = side(s)
     cdef bint dup
     if s.path_len >= s.path_max:
         return 0
-    for i in range(DEG[sd][head]):
-        q = ADJ[sd][head][i]
+    for i in range(DEG[board_side][head]):
+        q = ADJ[board_side][head][i]
         if not face_up(s.board[q]):
             continue
         dup = False
@@ -852,7 +852,7 @@ cdef bint fagin_addable(const OTState* s, int k) noexcept nogil:
         return False
     n = 0
     reals = 0
-    for j in range(NK):
+    for j in range(N_KINDS):
         n += s.setc[j]
         if j < K_WALLET:
             reals += s.setc[j]
@@ -866,7 +866,7 @@ cdef bint fagin_addable(const OTState* s, int k) noexcept nogil:
 
 cdef bint fagin_done_ok(const OTState* s) noexcept nogil:
     cdef int j, n = 0, reals = 0
-    for j in range(NK):
+    for j in range(N_KINDS):
         n += s.setc[j]
         if j < K_WALLET:
             reals += s.setc[j]
@@ -874,30 +874,30 @@ cdef bint fagin_done_ok(const OTState* s) noexcept nogil:
 
 cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
     cdef const OTState* s = <const OTState*>st
-    cdef int n = 0, p = s.active, i, k, t, c, sp, adj, m, sd = side(s), v
+    cdef int n = 0, p = s.active, i, k, t, c, sp, adj, m, board_side = side(s), v
     cdef int buf[NSMAX]
     if s.phase == PH_FILL:
-        for k in range(NK):
+        for k in range(N_KINDS):
             if s.bag[k] > 0:
                 out[n] = A_CH_TOKEN + k
                 n += 1
     elif s.phase == PH_DEAL:
-        for k in range(NK):
+        for k in range(N_KINDS):
             if s.aside[k] > 0:
                 out[n] = A_CH_TOKEN + k
                 n += 1
     elif s.phase == PH_FLIP or s.phase == PH_PEEK_DRAW:
-        for k in range(NK):
+        for k in range(N_KINDS):
             if s.fdpool[k] > 0:
                 out[n] = A_CH_TOKEN + k
                 n += 1
     elif s.phase == PH_CHAR_DRAW:
-        for c in range(NCH):
+        for c in range(N_CHARACTERS):
             if (s.char_draw >> c) & 1:
                 out[n] = A_CH_CHAR + c
                 n += 1
     elif s.phase == PH_BURG_DRAW:
-        for k in range(NBV):
+        for k in range(N_BURGLARY_VALUES):
             if s.burg_draw[k] > 0:
                 out[n] = A_CH_BURG + k
                 n += 1
@@ -906,8 +906,8 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
             adj = adjacent_kind(s, s.pawn) if any_token(s) else 0
             if adj == 2:
                 m = 0
-                for i in range(DEG[sd][s.pawn]):
-                    sp = ADJ[sd][s.pawn][i]
+                for i in range(DEG[board_side][s.pawn]):
+                    sp = ADJ[board_side][s.pawn][i]
                     if face_up(s.board[sp]):
                         buf[m] = sp
                         m += 1
@@ -929,7 +929,7 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
                 out[n] = A_GIVE_UP
                 n += 1
         if s.restrict != R_PROWL:
-            for t in range(NOT):
+            for t in range(N_SET_TYPES):
                 if set_possible(s, p, t, 2 if s.restrict == R_FAGIN else 3):
                     out[n] = A_FAGIN + t
                     n += 1
@@ -939,11 +939,11 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
             out[0] = A_DONE
             n = 1
         if s.restrict == R_NONE:
-            for c in range(NCH):
+            for c in range(N_CHARACTERS):
                 if playable(s, p, c):
                     out[n] = A_PLAY + c
                     n += 1
-            for c in range(NCH):
+            for c in range(N_CHARACTERS):
                 if (s.hand[p] >> c) & 1:
                     out[n] = A_HIDE + c
                     n += 1
@@ -968,19 +968,19 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
             out[n] = A_SPACE + buf[i]
             n += 1
     elif s.phase == PH_PLACE:
-        for sp in range(NSP[sd]):
-            if (sp == 0 or not (s.players == 2 and YELLOW[sd][sp])) and s.board[sp] == EMPTY \
+        for sp in range(NSP[board_side]):
+            if (sp == 0 or not (s.players == 2 and YELLOW[board_side][sp])) and s.board[sp] == EMPTY \
                     and adjacent_kind(s, sp) > 0:
                 out[n] = A_SPACE + sp
                 n += 1
     elif s.phase == PH_DODGER:
-        for sp in range(NSP[sd]):
+        for sp in range(NSP[board_side]):
             v = s.board[sp]
             if face_up(v) and KOBJ[v]:
                 out[n] = A_SPACE + sp
                 n += 1
     elif s.phase == PH_SWAP:
-        for k in range(NK):
+        for k in range(N_KINDS):
             if s.stash[p][k] > 0:
                 out[n] = A_KIND + k
                 n += 1
@@ -988,7 +988,7 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
         if fagin_done_ok(s):
             out[n] = A_DONE
             n += 1
-        for k in range(NK):
+        for k in range(N_KINDS):
             if fagin_addable(s, k):
                 out[n] = A_KIND + k
                 n += 1
@@ -1002,7 +1002,7 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
         # re-dealt for another seat (OT-31) its file may hold none: then it is done.
         out[0] = A_DONE
         n = 1
-        for k in range(s.pick_last, NK):
+        for k in range(s.pick_last, N_KINDS):
             if s.pfile[p][k] > 0 and (s.pick_dest != PICK_STASH or KOBJ[k]):
                 out[n] = A_KIND + k
                 n += 1
@@ -1020,7 +1020,7 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
             out[n] = A_SEAT + i
             n += 1
     elif s.phase == PH_BURG_KEEP:
-        for k in range(NBV):
+        for k in range(N_BURGLARY_VALUES):
             if s.burg_drawn[k] > 0:
                 out[n] = A_KEEP + k
                 n += 1
@@ -1078,7 +1078,7 @@ cdef void play_card(OTState* s, int c) noexcept nogil:
         s.phase = PH_TARGET
     elif c == C_SOWERBERRY:
         n = 0
-        for k in range(NOT):
+        for k in range(N_SET_TYPES):
             if type_reals(s, p, k) > 0:
                 n += 1
         s.money[p] += n
@@ -1144,7 +1144,7 @@ cdef void apply_one(OTState* s, int action) noexcept nogil:
         if s.burg_to_draw == 0:
             t = -1
             c = 0
-            for i in range(NBV):
+            for i in range(N_BURGLARY_VALUES):
                 c += s.burg_drawn[i]
                 if s.burg_drawn[i] > 0:
                     t = i
@@ -1251,7 +1251,7 @@ cdef void apply_one(OTState* s, int action) noexcept nogil:
         else:
             # the next pick must still be possible in ascending order
             c = 0
-            for k in range(s.pick_last, NK):
+            for k in range(s.pick_last, N_KINDS):
                 if s.pfile[p][k] > 0 and (s.pick_dest != PICK_STASH or KOBJ[k]):
                     c = 1
             if not c:
@@ -1277,16 +1277,16 @@ cdef int ot_chance_outcomes(const void* st, int* actions, double* probs) noexcep
     cdef int n, i, c
     cdef double tot = 0
     if s.phase == PH_FILL:
-        return ms_chance(s.bag, NK, A_CH_TOKEN, actions, probs)
+        return ms_chance(s.bag, N_KINDS, A_CH_TOKEN, actions, probs)
     if s.phase == PH_DEAL:
-        return ms_chance(s.aside, NK, A_CH_TOKEN, actions, probs)
+        return ms_chance(s.aside, N_KINDS, A_CH_TOKEN, actions, probs)
     if s.phase == PH_FLIP or s.phase == PH_PEEK_DRAW:
-        return ms_chance(s.fdpool, NK, A_CH_TOKEN, actions, probs)
+        return ms_chance(s.fdpool, N_KINDS, A_CH_TOKEN, actions, probs)
     if s.phase == PH_BURG_DRAW:
         n = 0
-        for i in range(NBV):
+        for i in range(N_BURGLARY_VALUES):
             tot += s.burg_draw[i]
-        for i in range(NBV):
+        for i in range(N_BURGLARY_VALUES):
             if s.burg_draw[i] > 0:
                 actions[n] = A_CH_BURG + i
                 probs[n] = s.burg_draw[i] / tot
@@ -1295,7 +1295,7 @@ cdef int ot_chance_outcomes(const void* st, int* actions, double* probs) noexcep
     if s.phase == PH_CHAR_DRAW:
         n = 0
         c = popcount16(s.char_draw)
-        for i in range(NCH):
+        for i in range(N_CHARACTERS):
             if (s.char_draw >> i) & 1:
                 actions[n] = A_CH_CHAR + i
                 probs[n] = 1.0 / c
@@ -1304,8 +1304,8 @@ cdef int ot_chance_outcomes(const void* st, int* actions, double* probs) noexcep
     return 0
 
 cdef int ot_sample_chance(const void* st, Rng* rng) noexcept nogil:
-    cdef int actions[NK + NCH]
-    cdef double probs[NK + NCH]
+    cdef int actions[N_KINDS + N_CHARACTERS]
+    cdef double probs[N_KINDS + N_CHARACTERS]
     cdef int n = ot_chance_outcomes(st, actions, probs), i
     cdef double u = rng_double(rng)
     for i in range(n):
@@ -1323,30 +1323,30 @@ cdef void ot_returns(const void* st, double* out) noexcept nogil:
 cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
     """OT-31: re-deal what `o` cannot see, each within its kind of place."""
     cdef OTState* s = <OTState*>st
-    cdef int16_t rnd[NK]
-    cdef int16_t start[NK]
+    cdef int16_t rnd[N_KINDS]
+    cdef int16_t start[N_KINDS]
     cdef int p, k, sp, n, v, c
     cdef int need_file_r[MAXP]
     cdef int need_file_s[MAXP]
     cdef int need_stash_r[MAXP]
     cdef int need_stash_s[MAXP]
-    cdef uint8_t objects[NK]
+    cdef uint8_t objects[N_KINDS]
     cdef int need_fd, need_bag, need_aside, drawn_n
     cdef int hands[MAXP]
     cdef int kept_n[MAXP]
     cdef uint16_t cards
-    cdef int16_t bpool[NBV]
+    cdef int16_t bpool[N_BURGLARY_VALUES]
     memset(rnd, 0, sizeof(rnd))
     memset(start, 0, sizeof(start))
-    for k in range(NK):
+    for k in range(N_KINDS):
         objects[k] = 1 if KOBJ[k] else 0
     # Tokens: the bag, the face-down pool, others' stashes and files, decided face-down
     # tokens o has not seen.  A stash holds Objects only: its round tokens are dealt
     # first, among the Objects of the pool (every physical token equally likely).
-    need_bag = ms_total(s.bag, NK)
-    need_fd = ms_total(s.fdpool, NK)
-    need_aside = ms_total(s.aside, NK)
-    for k in range(NK):
+    need_bag = ms_total(s.bag, N_KINDS)
+    need_fd = ms_total(s.fdpool, N_KINDS)
+    need_aside = ms_total(s.aside, N_KINDS)
+    for k in range(N_KINDS):
         rnd[k] += s.bag[k] + s.fdpool[k]
         start[k] += s.aside[k]
         s.bag[k] = 0
@@ -1359,7 +1359,7 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
         need_stash_s[p] = 0
         if p == o:
             continue
-        for k in range(NK):
+        for k in range(N_KINDS):
             if KSTART[k]:
                 need_file_s[p] += s.pfile[p][k]
                 start[k] += s.pfile[p][k]
@@ -1378,21 +1378,21 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
             rnd[v - FD_BASE] += 1
     for p in range(s.players):
         for n in range(need_stash_r[p]):
-            s.stash[p][ms_draw_where(rnd, NK, objects, rng)] += 1
+            s.stash[p][ms_draw_where(rnd, N_KINDS, objects, rng)] += 1
         for n in range(need_stash_s[p]):
-            s.stash[p][ms_draw(start, NK, rng)] += 1
+            s.stash[p][ms_draw(start, N_KINDS, rng)] += 1
     for sp in range(NSMAX):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
-            s.board[sp] = FD_BASE + ms_draw(rnd, NK, rng)
+            s.board[sp] = FD_BASE + ms_draw(rnd, N_KINDS, rng)
     for p in range(s.players):
         for n in range(need_file_r[p]):
-            s.pfile[p][ms_draw(rnd, NK, rng)] += 1
+            s.pfile[p][ms_draw(rnd, N_KINDS, rng)] += 1
         for n in range(need_file_s[p]):
-            s.pfile[p][ms_draw(start, NK, rng)] += 1
+            s.pfile[p][ms_draw(start, N_KINDS, rng)] += 1
     for n in range(need_fd):
-        s.fdpool[ms_draw(rnd, NK, rng)] += 1
-    for k in range(NK):
+        s.fdpool[ms_draw(rnd, N_KINDS, rng)] += 1
+    for k in range(N_KINDS):
         s.bag[k] = rnd[k]
         s.aside[k] = start[k]
     # Character cards: the draw pile and others' hands.
@@ -1408,7 +1408,7 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
         for n in range(hands[p]):
             c = popcount16(cards)
             v = <int>rng_below(rng, c)
-            for k in range(NCH):
+            for k in range(N_CHARACTERS):
                 if (cards >> k) & 1:
                     if v == 0:
                         cards &= ~(1 << k)
@@ -1417,19 +1417,19 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
                     v -= 1
     s.char_draw = cards
     # Burglary cards: the draw pile, others' kept cards, another burglar's drawn cards.
-    for k in range(NBV):
+    for k in range(N_BURGLARY_VALUES):
         bpool[k] = s.burg_draw[k]
         s.burg_draw[k] = 0
     drawn_n = 0
     for p in range(s.players):
         kept_n[p] = 0
         if p != o and s.phase != PH_OVER:       # OT-29: shown at the game's end
-            for k in range(NBV):
+            for k in range(N_BURGLARY_VALUES):
                 kept_n[p] += s.kept[p][k]
                 bpool[k] += s.kept[p][k]
                 s.kept[p][k] = 0
     if s.active != o:
-        for k in range(NBV):
+        for k in range(N_BURGLARY_VALUES):
             drawn_n += s.burg_drawn[k]
             bpool[k] += s.burg_drawn[k]
             s.burg_drawn[k] = 0
@@ -1438,15 +1438,15 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
             s.kept[p][draw_bv(bpool, rng)] += 1
     for n in range(drawn_n):
         s.burg_drawn[draw_bv(bpool, rng)] += 1
-    for k in range(NBV):
+    for k in range(N_BURGLARY_VALUES):
         s.burg_draw[k] = bpool[k]
 
 cdef int draw_bv(int16_t* pool, Rng* rng) noexcept nogil:
     cdef int k, tot = 0, r
-    for k in range(NBV):
+    for k in range(N_BURGLARY_VALUES):
         tot += pool[k]
     r = <int>rng_below(rng, tot)
-    for k in range(NBV):
+    for k in range(N_BURGLARY_VALUES):
         r -= pool[k]
         if r < 0:
             pool[k] -= 1
@@ -1473,38 +1473,38 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
         if face_down(v) and not (s.known[sp] >> o) & 1:
             v = FD_UNDET
         h = mix64(h, <uint64_t>(sp * 4096 + (v + 1) * 16 + s.known[sp]))
-    for k in range(NK):
+    for k in range(N_KINDS):
         h = mix64(h, <uint64_t>(k * 65536 + s.setc[k]))
-    h = mix64(h, <uint64_t>(ms_total(s.bag, NK) + 4096 * ms_total(s.fdpool, NK) + 16777216 * ms_total(s.aside, NK)))
+    h = mix64(h, <uint64_t>(ms_total(s.bag, N_KINDS) + 4096 * ms_total(s.fdpool, N_KINDS) + 16777216 * ms_total(s.aside, N_KINDS)))
     for p in range(s.players):
         h = mix64(h, <uint64_t>(p * 1000003 + (s.money[p] + 1000) + 65536 * (s.final[p] + 1000)))
-        for k in range(NK):
+        for k in range(N_KINDS):
             h = mix64(h, <uint64_t>(p * 7919 + k * 64 + 4096 * s.front[p][k]))
         n = 0
         sn = 0
-        for k in range(NK):
+        for k in range(N_KINDS):
             n += s.stash[p][k]
             if KSTART[k]:
                 sn += s.stash[p][k]
         h = mix64(h, <uint64_t>(p * 37 + 1024 * n + 65536 * sn))
         n = 0
         sn = 0
-        for k in range(NK):
+        for k in range(N_KINDS):
             n += s.pfile[p][k]
             if KSTART[k]:
                 sn += s.pfile[p][k]
         h = mix64(h, <uint64_t>(p * 31 + 1024 * n + 65536 * sn + 16777216 * popcount16(s.hand[p])))
         n = 0
-        for k in range(NBV):
+        for k in range(N_BURGLARY_VALUES):
             n += s.kept[p][k]
         h = mix64(h, <uint64_t>(p * 17 + 256 * n))
         if p == o:
-            for k in range(NK):
+            for k in range(N_KINDS):
                 h = mix64(h, <uint64_t>(4000000 + k * 64 + s.stash[p][k]))
                 h = mix64(h, <uint64_t>(5000000 + k * 64 + s.pfile[p][k]))
             h = mix64(h, <uint64_t>(6000000 + s.hand[p]))
         if p == o or s.phase == PH_OVER:          # OT-29: every Burglary card is shown at the end
-            for k in range(NBV):
+            for k in range(N_BURGLARY_VALUES):
                 h = mix64(h, <uint64_t>(7000000 + k * 64 + s.kept[p][k]))
     # OT-38: the last round's end, laid open to all.
     h = mix64(h, <uint64_t>(8000000 + s.ended_round))
@@ -1512,17 +1512,17 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
         for p in range(s.players):
             h = mix64(h, <uint64_t>(p * 13 + 64 * (s.ended_sets[p] + 1) + 65536 * s.ended_types[p]
                                     + 16777216 * (s.ended_fine[p] + 1)))
-            for k in range(NK):
+            for k in range(N_KINDS):
                 h = mix64(h, <uint64_t>(9000000 + p * 4096 + k * 64 + s.ended_file[p][k]))
     h = mix64(h, <uint64_t>(s.char_disc + 65536 * popcount16(s.char_draw)))
     n = 0
     v = 0
-    for k in range(NBV):
+    for k in range(N_BURGLARY_VALUES):
         n += s.burg_draw[k]
         v += s.burg_drawn[k]
     h = mix64(h, <uint64_t>(n + 256 * v))
     if s.active == o:
-        for k in range(NBV):
+        for k in range(N_BURGLARY_VALUES):
             h = mix64(h, <uint64_t>(8000000 + k * 64 + s.burg_drawn[k]))
     return h
 
@@ -1555,7 +1555,7 @@ cdef void ot_features_all(const OTState* s, double* out) noexcept nogil:
     share of the game left (ot_game_left) and the worth lead times that share."""
     cdef double raw[MAXP * OT_SEAT_FEATURES]
     cdef double worth[MAXP]
-    cdef int use[NOT]
+    cdef int use[N_SET_TYPES]
     cdef int p, k, t, coins
     cdef int actor = ot_current_player(s)
     cdef double left = ot_game_left(s), best, v
@@ -1567,7 +1567,7 @@ cdef void ot_features_all(const OTState* s, double* out) noexcept nogil:
         for k in range(K_WALLET):
             coins += s.stash[p][k] * KCOINS[k]
         best = 0.0
-        for t in range(NOT):
+        for t in range(N_SET_TYPES):
             v = set_value(s, p, t, 3)
             if v > best:
                 best = v
@@ -1630,27 +1630,27 @@ cdef void ot_hidden_counts(const void* st, int o, int* out) noexcept nogil:
     for p in range(s.players):
         if p == o:
             continue
-        for k in range(NK):
+        for k in range(N_KINDS):
             out[(OT_STASH + p) * OT_ITEMS + k] = s.stash[p][k]
             out[(OT_FILE + p) * OT_ITEMS + k] = s.pfile[p][k]
-        for k in range(NCH):
-            out[(OT_HAND + p) * OT_ITEMS + NK + k] = (s.hand[p] >> k) & 1
+        for k in range(N_CHARACTERS):
+            out[(OT_HAND + p) * OT_ITEMS + N_KINDS + k] = (s.hand[p] >> k) & 1
         if s.phase != PH_OVER:
-            for k in range(NBV):
-                out[(OT_KEPT + p) * OT_ITEMS + NK + NCH + k] = s.kept[p][k]
-    for k in range(NK):
+            for k in range(N_BURGLARY_VALUES):
+                out[(OT_KEPT + p) * OT_ITEMS + N_KINDS + N_CHARACTERS + k] = s.kept[p][k]
+    for k in range(N_KINDS):
         out[OT_BAG * OT_ITEMS + k] = s.bag[k]
         out[OT_FDPOOL * OT_ITEMS + k] = s.fdpool[k]
     for sp in range(NSMAX):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
             out[OT_BOARD * OT_ITEMS + v - FD_BASE] += 1
-    for k in range(NCH):
-        out[OT_CHAR_DRAW * OT_ITEMS + NK + k] = (s.char_draw >> k) & 1
-    for k in range(NBV):
-        out[OT_BURG_DRAW * OT_ITEMS + NK + NCH + k] = s.burg_draw[k]
+    for k in range(N_CHARACTERS):
+        out[OT_CHAR_DRAW * OT_ITEMS + N_KINDS + k] = (s.char_draw >> k) & 1
+    for k in range(N_BURGLARY_VALUES):
+        out[OT_BURG_DRAW * OT_ITEMS + N_KINDS + N_CHARACTERS + k] = s.burg_draw[k]
         if s.active != o:
-            out[OT_BURG_DRAWN * OT_ITEMS + NK + NCH + k] = s.burg_drawn[k]
+            out[OT_BURG_DRAWN * OT_ITEMS + N_KINDS + N_CHARACTERS + k] = s.burg_drawn[k]
 
 cdef GameDef OT_DEF
 OT_DEF.game_id = b"oliver_twist"
@@ -1736,7 +1736,7 @@ def _load():
     global WALLET_CASH, SIKES_TAKE
     comp = json.loads((DATA / "components.json").read_text(encoding="utf-8"))
     board = json.loads((DATA / "board.json").read_text(encoding="utf-8"))
-    for k in range(NK):
+    for k in range(N_KINDS):
         KTYPE[k] = 0
         KCOINS[k] = 0
         KSTART[k] = 0
@@ -1789,7 +1789,7 @@ def _load():
         ROUND_COUNT[K_TOOL0 + t] = int(tool["count"])
     KTYPE[K_BURGLARY] = T_BURGLARY
     ROUND_COUNT[K_BURGLARY] = int(comp["burglary_tokens"])
-    if (sum(ROUND_COUNT[k] for k in range(NK)), ROUND_COUNT[K_WALLET], ROUND_COUNT[K_CHAR],
+    if (sum(ROUND_COUNT[k] for k in range(N_KINDS)), ROUND_COUNT[K_WALLET], ROUND_COUNT[K_CHAR],
             sum(ROUND_COUNT[K_TOOL0 + t] for t in range(NTOOL)), ROUND_COUNT[K_BURGLARY]) != (85, 9, 5, 10, 10):
         raise ValueError("components.json: the rulebook's 85 round tokens are 60 Objects with 9 Wallets, "
                          "5 Characters, 10 Tools and 10 Burglary tokens")
@@ -1810,8 +1810,8 @@ def _load():
     if len(cards) != 16:
         raise ValueError("components.json: there are 16 Burglary cards")
     values = sorted(set(cards), reverse=True)
-    if len(values) != NBV:
-        raise ValueError(f"components.json: the engine holds {NBV} distinct Burglary values")
+    if len(values) != N_BURGLARY_VALUES:
+        raise ValueError(f"components.json: the engine holds {N_BURGLARY_VALUES} distinct Burglary values")
     BURGLARY_VALUES[:] = values
     for i, v in enumerate(values):
         BV[i] = v
@@ -1820,23 +1820,23 @@ def _load():
         raise ValueError("components.json: the Characters must be " + ", ".join(CHARACTERS))
     for c in comp["characters"]:
         CHARACTER_EFFECTS[c["id"]] = c["effect"]
-    for sd, name in enumerate(("day", "night")):
+    for board_side, name in enumerate(("day", "night")):
         b = board[name]
         sp = b["spaces"]
         if len(sp) > NSMAX or [x["id"] for x in sp] != list(range(len(sp))) or sp[0]["kind"] != "square":
             raise ValueError(f"board.json: {name}: spaces must be 0..{NSMAX - 1}, space 0 the paved square")
-        NSP[sd] = len(sp)
+        NSP[board_side] = len(sp)
         for i in range(NSMAX):
-            DEG[sd][i] = 0
-            YELLOW[sd][i] = 0
+            DEG[board_side][i] = 0
+            YELLOW[board_side][i] = 0
         for x in sp:
-            YELLOW[sd][x["id"]] = 1 if x["yellow"] else 0
+            YELLOW[board_side][x["id"]] = 1 if x["yellow"] else 0
         for a, c in b["edges"]:
             for u, w in ((a, c), (c, a)):
-                if DEG[sd][u] >= 4:
+                if DEG[board_side][u] >= 4:
                     raise ValueError(f"board.json: {name}: space {u} has more than 4 neighbours")
-                ADJ[sd][u][DEG[sd][u]] = w
-                DEG[sd][u] += 1
+                ADJ[board_side][u][DEG[board_side][u]] = w
+                DEG[board_side][u] += 1
         BOARD[name] = b
         tokens = len(sp) - 1
         closed = sum(1 for x in sp if x["yellow"])
@@ -1853,9 +1853,9 @@ def _load():
             todo = [0]
             while todo:
                 u = todo.pop()
-                for i in range(DEG[sd][u]):
-                    w = ADJ[sd][u][i]
-                    if w not in seen and not (players == 2 and YELLOW[sd][w]):
+                for i in range(DEG[board_side][u]):
+                    w = ADJ[board_side][u][i]
+                    if w not in seen and not (players == 2 and YELLOW[board_side][w]):
                         seen.add(w)
                         todo.append(w)
             if len(seen) != len(sp) - (closed if players == 2 else 0):
@@ -1893,7 +1893,7 @@ def _raw(data):
 
 def _pack(raw):
     """State bytes from a dict shaped like :func:`_raw`'s.  Every 2-D array of the struct has
-    the same inner size (NK): Cython reuses one temporary for the dict-to-array conversions
+    the same inner size (N_KINDS): Cython reuses one temporary for the dict-to-array conversions
     of one base type (London found arrays of different sizes overflowed it)."""
     cdef OTState s = raw
     return (<char*>&s)[:sizeof(OTState)]
@@ -1907,14 +1907,14 @@ def initial_state_bytes(int players):
     cdef int k, p, v
     memset(&s, 0, sizeof(OTState))
     s.players = players
-    for k in range(NK):
+    for k in range(N_KINDS):
         s.bag[k] = ROUND_COUNT[k] if k != K_BURGLARY else 0
         s.aside[k] = START_COUNT[k]
     s.burg_aside = ROUND_COUNT[K_BURGLARY]
     for p in range(players):
         s.money[p] = 10                 # OT-4
-    s.char_draw = (1 << NCH) - 1
-    for v in range(NBV):
+    s.char_draw = (1 << N_CHARACTERS) - 1
+    for v in range(N_BURGLARY_VALUES):
         s.burg_draw[v] = BCOUNT[v]
     for k in range(NSMAX):
         s.board[k] = EMPTY
@@ -1932,7 +1932,7 @@ def initial_state_bytes(int players):
 def leftover_value(stash_counts):
     """Money from a stash's leftover sets at the end of a round (OT-21); counts by kind."""
     cdef OTState s
-    cdef int use[NOT]
+    cdef int use[N_SET_TYPES]
     memset(&s, 0, sizeof(OTState))
     s.players = 2
     for k, n in enumerate(stash_counts):
@@ -1954,7 +1954,7 @@ def heuristic_action(data, seed=0):
     if ot_current_player(&s) < 0:
         return -1
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-    return hx_choose(&s, &rng, 0.0)
+    return heuristic_choice(&s, &rng, 0.0)
 
 
 def evaluation(data):
@@ -2013,25 +2013,53 @@ def burglary_count(int v):
     return BCOUNT[v]
 
 
-def side_spaces(int sd):
-    return NSP[sd]
+def side_spaces(int board_side):
+    return NSP[board_side]
 
 
-def neighbours(int sd, int sp):
-    return [ADJ[sd][sp][i] for i in range(DEG[sd][sp])]
+def neighbours(int board_side, int sp):
+    return [ADJ[board_side][sp][i] for i in range(DEG[board_side][sp])]
 
 
-def yellow(int sd, int sp):
-    return bool(YELLOW[sd][sp])
+def yellow(int board_side, int sp):
+    return bool(YELLOW[board_side][sp])
 
 
-CONST = dict(NK=NK, NCH=NCH, NBV=NBV, NSMAX=NSMAX, MAXP=MAXP, STASH_CAP=STASH_CAP, EMPTY=EMPTY,
-             FD_BASE=FD_BASE, FD_UNDET=FD_UNDET, A_SPACE=A_SPACE, A_TAKE=A_TAKE, A_DONE=A_DONE,
-             A_RELOCATE=A_RELOCATE, A_GIVE_UP=A_GIVE_UP, A_FAGIN=A_FAGIN, A_KIND=A_KIND, A_PLAY=A_PLAY,
-             A_HIDE=A_HIDE, A_SEAT=A_SEAT, A_KEEP=A_KEEP, A_TOOL=A_TOOL, A_CH_TOKEN=A_CH_TOKEN,
-             A_CH_CHAR=A_CH_CHAR, A_CH_BURG=A_CH_BURG, NUM_ACTIONS=NUM_ACTIONS, K_WALLET=K_WALLET,
-             K_SWALLET=K_SWALLET, K_CHAR=K_CHAR, K_TOOL0=K_TOOL0, K_BURGLARY=K_BURGLARY,
-             PICK_BAG=PICK_BAG, PICK_STASH=PICK_STASH, LINE=LINE, LINE_CHARLEY=LINE_CHARLEY)
+# The numbering the Python side shares, named as the other rooms name theirs.
+KIND_COUNT = N_KINDS
+CHARACTER_COUNT = N_CHARACTERS
+BURGLARY_VALUE_COUNT = N_BURGLARY_VALUES
+MAX_SPACES = NSMAX
+MAX_PLAYERS = MAXP
+STASH_CAPACITY = STASH_CAP
+EMPTY_SPACE = EMPTY
+FACE_DOWN_BASE = FD_BASE
+FACE_DOWN_UNDECIDED = FD_UNDET
+ACTION_SPACE = A_SPACE
+ACTION_TAKE = A_TAKE
+ACTION_DONE = A_DONE
+ACTION_RELOCATE = A_RELOCATE
+ACTION_GIVE_UP = A_GIVE_UP
+ACTION_FAGIN = A_FAGIN
+ACTION_KIND = A_KIND
+ACTION_PLAY = A_PLAY
+ACTION_HIDE = A_HIDE
+ACTION_SEAT = A_SEAT
+ACTION_KEEP = A_KEEP
+ACTION_TOOL = A_TOOL
+ACTION_DRAW_TOKEN = A_CH_TOKEN
+ACTION_DRAW_CHARACTER = A_CH_CHAR
+ACTION_DRAW_BURGLARY = A_CH_BURG
+NUM_DISTINCT_ACTIONS = NUM_ACTIONS
+KIND_WALLET = K_WALLET
+KIND_STARTING_WALLET = K_SWALLET
+KIND_CHARACTER = K_CHAR
+KIND_FIRST_TOOL = K_TOOL0
+KIND_BURGLARY = K_BURGLARY
+PICK_FROM_BAG = PICK_BAG
+PICK_FROM_STASH = PICK_STASH
+PATH_LENGTH = LINE
+PATH_LENGTH_CHARLEY = LINE_CHARLEY
 
 from fagin.engines.oliver_twist.state import (describe, view, from_description, render, summary,
                                               action_label, typed_action, action_from_typed)

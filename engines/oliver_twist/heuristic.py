@@ -1,7 +1,7 @@
 """The Oliver Twist rule-based bot.
 
 The player itself is written once, without the GIL, in ``rollout.pxi``
-(``hx_choose``): the same code is this bot and, with a uniform share of one
+(``heuristic_choice``): the same code is this bot and, with a uniform share of one
 action in ten, the search's rollout policy.  It reads only what its seat
 sees (see the module docstring of ``rollout.pxi``): it is handed the real
 state but never reads another seat's stash, Police file or cards, nor a

@@ -29,15 +29,15 @@ cdef double best_line(const OTState* s, int p, int head, int* path, int n, int m
     """The best score of a line continuing from `head` with path[0:n] taken; first[0]
     receives the next space of the best line (-1: take now)."""
     cdef double best = -1e9, v
-    cdef int i, j, q, f, sd = side(s)
+    cdef int i, j, q, f, board_side = side(s)
     cdef bint dup
     if n > 0:
         best = token_value(s, p, s.board[path[n - 1]]) - SKIP_COST * (n - 1)
     first[0] = -1
     if n >= maxn:
         return best
-    for i in range(DEG[sd][head]):
-        q = ADJ[sd][head][i]
+    for i in range(DEG[board_side][head]):
+        q = ADJ[board_side][head][i]
         if not face_up(s.board[q]):
             continue
         dup = False
@@ -76,11 +76,11 @@ cdef int pick_uniform(const OTState* s, Rng* rng) noexcept nogil:
 cdef int hx_turn(const OTState* s, Rng* rng) noexcept nogil:
     cdef int p = s.active, t, bt = -1, c, first = -1, adj, m, i
     cdef int path[LINE_CHARLEY]
-    cdef int order[NCH]
+    cdef int order[N_CHARACTERS]
     cdef int buf[NSMAX]
     cdef double v, bv = -1.0, line = -1e9
     cdef bint prowl = s.restrict != R_FAGIN and can_prowl(s, p)
-    for t in range(NOT):
+    for t in range(N_SET_TYPES):
         if s.restrict != R_PROWL:
             v = set_value(s, p, t, 2 if s.restrict == R_FAGIN else 3)
             if v > bv:
@@ -118,12 +118,12 @@ cdef int hx_turn(const OTState* s, Rng* rng) noexcept nogil:
             order[10] = C_GRIMWIG
             order[11] = C_BET
             order[12] = C_CHARLEY
-            for i in range(NCH):
+            for i in range(N_CHARACTERS):
                 c = order[i]
                 if playable(s, p, c):
                     return A_PLAY + c
         if not prowl:
-            for c in range(NCH):
+            for c in range(N_CHARACTERS):
                 if (s.hand[p] >> c) & 1:
                     return A_HIDE + c
             return A_GIVE_UP
@@ -136,7 +136,7 @@ cdef int hx_turn(const OTState* s, Rng* rng) noexcept nogil:
         return A_RELOCATE
     return pick_uniform(s, rng)
 
-cdef int hx_choose(const OTState* s, Rng* rng, double eps) noexcept nogil:
+cdef int heuristic_choice(const OTState* s, Rng* rng, double eps) noexcept nogil:
     cdef int p = s.active, k, bk, first, sp, i, n, q, head
     cdef int path[LINE_CHARLEY]
     cdef int buf[NUM_ACTIONS]
@@ -172,7 +172,7 @@ cdef int hx_choose(const OTState* s, Rng* rng, double eps) noexcept nogil:
     if s.phase == PH_SWAP:
         bk = -1
         bv = 1e9
-        for k in range(NK):
+        for k in range(N_KINDS):
             if s.stash[p][k] > 0:
                 v = token_value(s, p, k)
                 if v < bv:
@@ -206,7 +206,7 @@ cdef int hx_choose(const OTState* s, Rng* rng, double eps) noexcept nogil:
     if s.phase == PH_CHOOSE_START:
         return A_SEAT + p
     if s.phase == PH_BURG_KEEP:
-        for k in range(NBV):
+        for k in range(N_BURGLARY_VALUES):
             if s.burg_drawn[k] > 0:
                 return A_KEEP + k          # value kinds run from the highest down
     if s.phase == PH_TOOL:
@@ -231,7 +231,7 @@ cdef int hx_choose(const OTState* s, Rng* rng, double eps) noexcept nogil:
 cdef int ot_rollout_action(const void* st, Rng* rng) noexcept nogil:
     # The search's playout policy (GameDef.rollout_action): the heuristic player with one
     # action in ten uniform, so that playouts stay diverse.
-    return hx_choose(<const OTState*>st, rng, 0.1)
+    return heuristic_choice(<const OTState*>st, rng, 0.1)
 
 # ------------------------------------------------ the hand-written evaluation (not rules)
 # Scores a world where a policy playout is cut off (GameDef.evaluate; only when a search asks
@@ -246,12 +246,12 @@ cdef double EVAL_TEMP_SPAN = 10.0   # ... and how much wider it is at the start
 cdef double ot_game_left(const OTState* s) noexcept nogil:
     """The share of the game still ahead: 1 at the start, 0.5 at nightfall, 0 at the end;
     within a round, the share of its open spaces that still hold a token."""
-    cdef int sp, open_n = 0, full = 0, sd = side(s)
+    cdef int sp, open_n = 0, full = 0, board_side = side(s)
     if s.phase == PH_OVER:
         return 0.0
     if not s.night and s.phase == PH_FILL:
         return 1.0                  # the day board is still being laid
-    for sp in range(NSP[sd]):
+    for sp in range(NSP[board_side]):
         if is_open(s, sp):
             open_n += 1
             if has_token(s.board[sp]):
@@ -261,7 +261,7 @@ cdef double ot_game_left(const OTState* s) noexcept nogil:
 cdef void ot_worths(const OTState* s, double* w) noexcept nogil:
     """Each seat's pounds if the round ended now: money, Burglary cards, the leftover sets
     (OT-21), less the fine (OT-22) where its file is the fullest."""
-    cdef int use[NOT]
+    cdef int use[N_SET_TYPES]
     cdef int p, n, most = 0
     for p in range(s.players):
         n = file_n(s, p) + stash_n(s, p)

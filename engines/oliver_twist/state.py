@@ -13,13 +13,12 @@ from fagin.engines.validation import enum_index, int_in
 
 from fagin.engines.oliver_twist import engine as E
 
-C = E.CONST
-NK = C["NK"]
-NCH = C["NCH"]
-NBV = C["NBV"]
-EMPTY = C["EMPTY"]
-FD_BASE = C["FD_BASE"]
-FD_UNDET = C["FD_UNDET"]
+KIND_COUNT = E.KIND_COUNT
+CHARACTER_COUNT = E.CHARACTER_COUNT
+BURGLARY_VALUE_COUNT = E.BURGLARY_VALUE_COUNT
+EMPTY = E.EMPTY_SPACE
+FD_BASE = E.FACE_DOWN_BASE
+FD_UNDET = E.FACE_DOWN_UNDECIDED
 KINDS = E.KIND_NAMES
 PHASES = E.PHASES
 RESTRICTS = E.RESTRICTS
@@ -31,15 +30,15 @@ CHANCE_PHASES = {"fill", "deal", "flip", "peek_draw", "character_draw", "burglar
 
 
 def _names(counts):
-    return [KINDS[k] for k in range(NK) for _ in range(counts[k])]
+    return [KINDS[k] for k in range(KIND_COUNT) for _ in range(counts[k])]
 
 
 def _bits(mask):
-    return [CHARS[c] for c in range(NCH) if (mask >> c) & 1]
+    return [CHARS[c] for c in range(CHARACTER_COUNT) if (mask >> c) & 1]
 
 
 def _values(counts):
-    return [VALUES[v] for v in range(NBV) for _ in range(counts[v])]
+    return [VALUES[v] for v in range(BURGLARY_VALUE_COUNT) for _ in range(counts[v])]
 
 
 def _pick_dest_out(v):
@@ -50,13 +49,13 @@ def describe(data):
     """The whole state (hidden parts included) as a dict shaped like ``OliverTwistState``."""
     r = E._raw(data)
     P = r["players"]
-    sd = 1 if r["night"] else 0
+    board_side = 1 if r["night"] else 0
     board = []
-    for sp in range(E.side_spaces(sd)):
+    for sp in range(E.side_spaces(board_side)):
         v = r["board"][sp]
         if v == EMPTY:
             board.append({"token": "", "face_down": False, "known_by": []})
-        elif v < NK:
+        elif v < KIND_COUNT:
             board.append({"token": KINDS[v], "face_down": False, "known_by": []})
         elif v == FD_UNDET:
             board.append({"token": "", "face_down": True, "known_by": []})
@@ -71,15 +70,15 @@ def describe(data):
             "money": r["money"][p],
             "stash": _names(sh),
             "stash_size": sum(sh),
-            "stash_starting": sum(sh[k] for k in range(NK) if E.is_start(k)),
-            "tools": [KINDS[k][5:] for k in range(NK) for _ in range(r["front"][p][k])],
+            "stash_starting": sum(sh[k] for k in range(KIND_COUNT) if E.is_start(k)),
+            "tools": [KINDS[k][5:] for k in range(KIND_COUNT) for _ in range(r["front"][p][k])],
             "police_file": _names(pf),
             "police_file_size": sum(pf),
-            "police_file_starting": sum(pf[k] for k in range(NK) if E.is_start(k)),
+            "police_file_starting": sum(pf[k] for k in range(KIND_COUNT) if E.is_start(k)),
             "characters": _bits(r["hand"][p]),
             "character_count": bin(r["hand"][p]).count("1"),
             "burglary_cards": _values(r["kept"][p]),
-            "burglary_count": sum(r["kept"][p][:NBV]),
+            "burglary_count": sum(r["kept"][p][:BURGLARY_VALUE_COUNT]),
             "final_score": r["final"][p],
         })
     phase = PHASES[r["phase"]]
@@ -303,8 +302,8 @@ def _zero_raw():
     global _ZERO_RAW
     if _ZERO_RAW is None:
         r = {k: _zero(v) for k, v in E._raw(E.initial_state_bytes(2)).items()}
-        r.update(pending=-1, fagin_type=-1, flip_from=-1, flip_target=-1, path_max=C["LINE"])
-        r["board"] = [EMPTY] * C["NSMAX"]
+        r.update(pending=-1, fagin_type=-1, flip_from=-1, flip_target=-1, path_max=E.PATH_LENGTH)
+        r["board"] = [EMPTY] * E.MAX_SPACES
         _ZERO_RAW = r
     return {k: _copied(v) if isinstance(v, list) else v for k, v in _ZERO_RAW.items()}
 
@@ -337,8 +336,8 @@ def from_description(d):
     r["phase"] = phase
     night = _bool(d.get("night"), "night")
     r["night"] = int(night)
-    sd = 1 if night else 0
-    NS = E.side_spaces(sd)
+    board_side = 1 if night else 0
+    n_spaces = E.side_spaces(board_side)
     r["active"] = int_in(d.get("active_player", 0), 0, P - 1, "active_player")
     r["rewards_taken"] = int_in(d.get("rewards_taken", 0) or 0, 0, 5, "rewards_taken")
     r["burg_aside"] = int_in(d.get("burglary_tokens_aside", 0) or 0, 0, 10, "burglary_tokens_aside")
@@ -346,8 +345,8 @@ def from_description(d):
         raise ValueError("burglary_tokens_aside: the Burglary tokens join the bag at nightfall (OT-26)")
     if not night and r["burg_aside"] != 10:
         raise ValueError("burglary_tokens_aside: by day all 10 Burglary tokens are set aside (OT-7)")
-    round_n = [0] * NK
-    start_n = [0] * NK
+    round_n = [0] * KIND_COUNT
+    start_n = [0] * KIND_COUNT
 
     def count(k, n=1):
         if E.is_start(k):
@@ -356,14 +355,14 @@ def from_description(d):
             round_n[k] += n
 
     def closed(sp):
-        return sp == 0 or (P == 2 and E.yellow(sd, sp))
+        return sp == 0 or (P == 2 and E.yellow(board_side, sp))
 
     # The board.
     board = _list(d.get("board"), "board")
-    if len(board) != NS:
-        raise ValueError(f"board: {len(board)} spaces, the {'night' if night else 'day'} side has {NS}")
-    cells = [EMPTY] * C["NSMAX"]
-    known = [0] * C["NSMAX"]
+    if len(board) != n_spaces:
+        raise ValueError(f"board: {len(board)} spaces, the {'night' if night else 'day'} side has {n_spaces}")
+    cells = [EMPTY] * E.MAX_SPACES
+    known = [0] * E.MAX_SPACES
     unknown_fixed = []
     undecided = 0
     for sp, cell in enumerate(board):
@@ -412,10 +411,10 @@ def from_description(d):
                 undecided += 1
     r["board"] = cells
     r["known"] = known
-    pawn = int_in(d.get("pawn", 0), 0, NS - 1, "pawn")
+    pawn = int_in(d.get("pawn", 0), 0, n_spaces - 1, "pawn")
     if cells[pawn] != EMPTY:
         raise ValueError(f"pawn: space {pawn} holds a token; the Gang pawn stands on an empty space")
-    if pawn != 0 and P == 2 and E.yellow(sd, pawn):
+    if pawn != 0 and P == 2 and E.yellow(board_side, pawn):
         raise ValueError(f"pawn: space {pawn} is on a yellow street, closed with 2 players (OT-3)")
     r["pawn"] = pawn
     # Seats.
@@ -433,18 +432,18 @@ def from_description(d):
         st = _mapping(st, f)
         r["money"][p] = int_in(st.get("money", 0), 0, 9999, f + ".money")
         stash = _kinds(st.get("stash"), f + ".stash")
-        if len(stash) > C["STASH_CAP"]:
+        if len(stash) > E.STASH_CAPACITY:
             raise ValueError(f"{f}.stash: {len(stash)} tokens, a stash holds 9 (OT-12)")
         for i, k in enumerate(stash):
             if not E.is_object(k):
                 raise ValueError(f"{f}.stash[{i}]: only Objects go to the stash (OT-13)")
             r["stash"][p][k] += 1
             count(k)
-        stash_need.append((p,) + _hidden_part(st, "stash", stash, C["STASH_CAP"], f))
+        stash_need.append((p,) + _hidden_part(st, "stash", stash, E.STASH_CAPACITY, f))
         for i, t in enumerate(_list(st.get("tools"), f + ".tools")):
             if t not in TOOLS:
                 raise ValueError(f"{f}.tools[{i}]: unknown Tool {t!r}; expected one of {', '.join(TOOLS)}")
-            k = C["K_TOOL0"] + TOOLS.index(t)
+            k = E.KIND_FIRST_TOOL + TOOLS.index(t)
             r["front"][p][k] += 1
             count(k)
         pf = _kinds(st.get("police_file"), f + ".police_file")
@@ -456,7 +455,7 @@ def from_description(d):
         hands.append(hand)
         for c in hand:
             r["hand"][p] |= 1 << c
-        hand_need.append(_size(st, "character_count", len(hand), NCH, f + ".character_count") - len(hand))
+        hand_need.append(_size(st, "character_count", len(hand), CHARACTER_COUNT, f + ".character_count") - len(hand))
         kept = _values_in(st.get("burglary_cards"), f + ".burglary_cards")
         for v in kept:
             r["kept"][p][v] += 1
@@ -498,11 +497,11 @@ def from_description(d):
     if len(line) > r["path_max"]:
         raise ValueError(f"line: {len(line)} spaces, longer than line_max {r['path_max']}")
     for i, sp in enumerate(line):
-        int_in(sp, 0, NS - 1, f"line[{i}]")
-        if not (0 <= cells[sp] < NK):
+        int_in(sp, 0, n_spaces - 1, f"line[{i}]")
+        if not (0 <= cells[sp] < KIND_COUNT):
             raise ValueError(f"line[{i}]: space {sp} holds no face-up token (OT-10)")
         prev = line[i - 1] if i else pawn
-        if sp not in E.neighbours(sd, prev) or sp in line[:i]:
+        if sp not in E.neighbours(board_side, prev) or sp in line[:i]:
             raise ValueError(f"line[{i}]: space {sp} does not continue the line from space {prev} (OT-10)")
         r["path"][i] = sp
     r["path_len"] = len(line)
@@ -513,8 +512,8 @@ def from_description(d):
     r["peeks_left"] = int_in(d.get("peeks_left", 0) or 0, 0, 2, "peeks_left")
     r["opening"] = int(_bool(d.get("opening"), "opening"))
     r["flips_left"] = int_in(d.get("flips_left", 0) or 0, 0, 12, "flips_left")
-    r["flip_from"] = int_in(d.get("flip_from", -1), -1, NS - 1, "flip_from")
-    r["flip_target"] = int_in(d.get("flip_target", -1), -1, NS - 1, "flip_target")
+    r["flip_from"] = int_in(d.get("flip_from", -1), -1, n_spaces - 1, "flip_from")
+    r["flip_target"] = int_in(d.get("flip_target", -1), -1, n_spaces - 1, "flip_target")
     pend = d.get("pending_token") or ""
     r["pending"] = -1
     if pend:
@@ -533,12 +532,12 @@ def from_description(d):
         r["fagin_type"] = TYPES.index(ft)
         r["fagin_min"] = int_in(d.get("fagin_min"), 2, 3, "fagin_min")
     for i, k in enumerate(setc):
-        if not E.is_object(k) or (k not in (C["K_WALLET"], C["K_SWALLET"]) and E.type_of(k) != r["fagin_type"]):
+        if not E.is_object(k) or (k not in (E.KIND_WALLET, E.KIND_STARTING_WALLET) and E.type_of(k) != r["fagin_type"]):
             raise ValueError(f"set[{i}]: {KINDS[k]} does not belong to a set of {ft or 'no type'} (OT-18)")
         r["setc"][k] += 1
         count(k)
     r["set_last"] = max(setc) if setc else 0
-    if setc and setc and not any(k < C["K_WALLET"] for k in setc) and len(setc) > 0:
+    if setc and setc and not any(k < E.KIND_WALLET for k in setc) and len(setc) > 0:
         raise ValueError("set: a set holds at least one Object besides Wallets (OT-18)")
     r["pick_left"] = int_in(d.get("pick_left", 0) or 0, 0, 2, "pick_left")
     pd = d.get("pick_dest") or ""
@@ -579,8 +578,8 @@ def from_description(d):
             raise ValueError(f"character_discard: {CHARS[c]} is also in a hand or the draw pile")
         listed.add(c)
         r["char_disc"] |= 1 << c
-    draw_need = _size(d, "character_draw_size", len(cd), NCH, "character_draw_size") - len(cd)
-    missing = [c for c in range(NCH) if c not in listed]
+    draw_need = _size(d, "character_draw_size", len(cd), CHARACTER_COUNT, "character_draw_size") - len(cd)
+    missing = [c for c in range(CHARACTER_COUNT) if c not in listed]
     if len(missing) != draw_need + sum(hand_need):
         raise ValueError(f"character_draw_size: the 13 Character cards do not add up: {len(missing)} unlisted, "
                          f"{draw_need + sum(hand_need)} places for them (hands and draw pile)")
@@ -592,19 +591,19 @@ def from_description(d):
     # Burglary cards.
     bd = _values_in(d.get("burglary_draw"), "burglary_draw")
     bdn = _values_in(d.get("burglary_drawn"), "burglary_drawn")
-    bcount = [0] * NBV
+    bcount = [0] * BURGLARY_VALUE_COUNT
     for v in bd:
         r["burg_draw"][v] += 1
     for v in bdn:
         r["burg_drawn"][v] += 1
-    for v in range(NBV):
+    for v in range(BURGLARY_VALUE_COUNT):
         bcount[v] = r["burg_draw"][v] + r["burg_drawn"][v] + sum(r["kept"][p][v] for p in range(P))
         if bcount[v] > E.burglary_count(v):
             raise ValueError(f"burglary_draw: {bcount[v]} Burglary cards of {VALUES[v]}, there are "
                              f"{E.burglary_count(v)}")
     bdraw_need = _size(d, "burglary_draw_size", len(bd), 16, "burglary_draw_size") - len(bd)
     bdrawn_need = _size(d, "burglary_drawn_size", len(bdn), 6, "burglary_drawn_size") - len(bdn)
-    bmissing = [v for v in range(NBV) for _ in range(E.burglary_count(v) - bcount[v])]
+    bmissing = [v for v in range(BURGLARY_VALUE_COUNT) for _ in range(E.burglary_count(v) - bcount[v])]
     if len(bmissing) != bdraw_need + bdrawn_need + sum(kept_need):
         raise ValueError(f"burglary_draw_size: the 16 Burglary cards do not add up: {len(bmissing)} unlisted, "
                          f"{bdraw_need + bdrawn_need + sum(kept_need)} places for them")
@@ -618,13 +617,13 @@ def from_description(d):
     # Tokens: what is unlisted goes where the description says tokens are hidden.
     rmissing = []
     smissing = []
-    for k in range(NK):
-        want_r = E.round_count(k) - (10 if k == C["K_BURGLARY"] and not night else 0)
-        if k == C["K_BURGLARY"] and not night:
+    for k in range(KIND_COUNT):
+        want_r = E.round_count(k) - (10 if k == E.KIND_BURGLARY and not night else 0)
+        if k == E.KIND_BURGLARY and not night:
             want_r = 0
         if round_n[k] > want_r:
             raise ValueError(f"tokens: {round_n[k]} {KINDS[k]} tokens listed, the game has {want_r}"
-                             + (" outside the Burglary tokens set aside" if k == C["K_BURGLARY"] else ""))
+                             + (" outside the Burglary tokens set aside" if k == E.KIND_BURGLARY else ""))
         if start_n[k] > E.start_count(k):
             raise ValueError(f"tokens: {start_n[k]} {KINDS[k]} starting tokens listed, the game has "
                              f"{E.start_count(k)}")
@@ -664,18 +663,18 @@ def from_description(d):
     # OT-29: the final score is the money plus the Burglary cards, once the game is over
     # (derived; checked if given: a client may leave it out).
     for p in range(P):
-        want = r["money"][p] + sum(r["kept"][p][v] * VALUES[v] for v in range(NBV)) if pname == "over" else 0
+        want = r["money"][p] + sum(r["kept"][p][v] * VALUES[v] for v in range(BURGLARY_VALUE_COUNT)) if pname == "over" else 0
         if finals[p] is not None and finals[p] != want:
             raise ValueError(f"seats[{p}].final_score: {finals[p]}, but " + (
                 f"the money and Burglary cards make {want} (OT-29)" if pname == "over"
                 else "a seat has a final score only once the game is over (OT-29)"))
         r["final"][p] = want
-    _check_phase(r, d, pname, P, sd, NS, undecided)
+    _check_phase(r, d, pname, P, board_side, n_spaces, undecided)
     _read_last_round_end(r, d, pname, night, P)
     return E._pack(r)
 
 
-def _check_phase(r, d, pname, P, sd, NS, undecided):
+def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
     """What each phase needs (OT-35); a state that passes has legal moves and sane successors."""
     cells = r["board"]
     active = r["active"]
@@ -686,9 +685,9 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         if r["night"]:
             raise ValueError("phase: the board is filled face up only for the day (OT-6)")
         fn = r["fill_next"]
-        if not 1 <= fn < NS or (fn != 0 and (P == 2 and E.yellow(0, fn))):
+        if not 1 <= fn < n_spaces or (fn != 0 and (P == 2 and E.yellow(0, fn))):
             raise ValueError(f"fill_next: {fn} is not an open space to fill")
-        for sp in range(1, NS):
+        for sp in range(1, n_spaces):
             open_ = not (P == 2 and E.yellow(0, sp))
             if open_ and (sp < fn) != (cells[sp] != EMPTY):
                 raise ValueError(f"board[{sp}]: while filling, the spaces before fill_next are full and "
@@ -723,16 +722,16 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         if not r["night"] or r["flips_left"] < 1:
             raise ValueError("flips_left: flipping needs the night and a flip left (OT-25)")
         origin = r["flip_from"] if r["flip_from"] >= 0 else r["pawn"]
-        if r["flip_from"] >= 0 and not (0 <= cells[r["flip_from"]] < NK):
+        if r["flip_from"] >= 0 and not (0 <= cells[r["flip_from"]] < KIND_COUNT):
             raise ValueError("flip_from: the last flipped space holds a face-up token")
-        if r["flip_from"] >= 0 and not any(0 <= cells[q] < NK for q in E.neighbours(sd, r["pawn"])):
+        if r["flip_from"] >= 0 and not any(0 <= cells[q] < KIND_COUNT for q in E.neighbours(board_side, r["pawn"])):
             raise ValueError("flip_from: a line of flips starts next to the Gang pawn, so a flipped token "
                              "lies next to it (OT-25)")
         if pname == "flip_direction":
-            nfd = sum(1 for q in E.neighbours(sd, origin) if cells[q] >= FD_BASE)
+            nfd = sum(1 for q in E.neighbours(board_side, origin) if cells[q] >= FD_BASE)
             if nfd < 2:
                 raise ValueError("flip_from: a direction is chosen only where two face-down tokens follow")
-        elif r["flip_target"] not in E.neighbours(sd, origin):
+        elif r["flip_target"] not in E.neighbours(board_side, origin):
             raise ValueError("flip_target: the flipped space continues the line from flip_from")
     else:
         if r["flips_left"] or r["flip_from"] != -1:
@@ -745,7 +744,7 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         if not r["night"] or r["peeks_left"] < 1:
             raise ValueError("peeks_left: peeking needs the night and a peek left (OT-27)")
         if pname == "peek" and not any(cells[sp] >= FD_BASE and not (r["known"][sp] >> active) & 1
-                                       for sp in range(NS)):
+                                       for sp in range(n_spaces)):
             raise ValueError("peeks_left: no face-down token left to look at")
     elif r["peeks_left"]:
         raise ValueError("peeks_left: only while peeking")
@@ -781,7 +780,7 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         if pname in ("burglary_draw", "burglary_keep", "discard_tool"):
             raise ValueError("night: burglaries happen only at night (OT-7, OT-17)")
         for p in range(P):
-            if sum(r["kept"][p][:NBV]):
+            if sum(r["kept"][p][:BURGLARY_VALUE_COUNT]):
                 raise ValueError(f"seats[{p}].burglary_count: no Burglary card is kept by day (OT-7)")
     if pname == "burglary_draw":
         if r["burg_to_draw"] < 1 or sum(r["burg_draw"]) < r["burg_to_draw"]:
@@ -790,7 +789,7 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         raise ValueError("burglary_to_draw: only in phase burglary_draw")
     if pname in ("burglary_draw", "burglary_keep"):
         # OT-17: 1 card and 1 per type of Tool, and 1 more with Toby Crackit (OT-8).
-        most = 2 + sum(1 for t in range(5) if r["front"][active][C["K_TOOL0"] + t])
+        most = 2 + sum(1 for t in range(5) if r["front"][active][E.KIND_FIRST_TOOL + t])
         if sum(r["burg_drawn"]) + r["burg_to_draw"] > most:
             raise ValueError(f"burglary_to_draw: {sum(r['burg_drawn'])} drawn and {r['burg_to_draw']} to draw, "
                              f"more than the {most} a burglary with these Tools draws (OT-8, OT-17)")
@@ -799,12 +798,12 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
             raise ValueError("burglary_drawn_size: phase burglary_keep needs two or more drawn cards")
     elif pname != "burglary_draw" and sum(r["burg_drawn"]):
         raise ValueError("burglary_drawn_size: drawn Burglary cards wait only in a burglary")
-    if pname == "discard_tool" and sum(1 for t in range(5) if r["front"][active][C["K_TOOL0"] + t]) < 2:
+    if pname == "discard_tool" and sum(1 for t in range(5) if r["front"][active][E.KIND_FIRST_TOOL + t]) < 2:
         raise ValueError("seats: phase discard_tool needs two types of Tool to choose from (OT-17)")
     if pname == "character_draw" and r["char_draw"] == 0:
         raise ValueError("character_draw_size: no Character card left to draw")
     if pname == "line":
-        if not any(0 <= cells[q] < NK for q in E.neighbours(sd, r["line"][-1] if False else
+        if not any(0 <= cells[q] < KIND_COUNT for q in E.neighbours(board_side, r["line"][-1] if False else
                                                                (r["path"][r["path_len"] - 1] if r["path_len"]
                                                                 else r["pawn"]))) and r["path_len"] == 0:
             raise ValueError("pawn: phase line needs a face-up token next to the Gang pawn")
@@ -821,7 +820,7 @@ def _check_phase(r, d, pname, P, sd, NS, undecided):
         if not r["night"]:
             raise ValueError("phase: the game ends after the night")
         # OT-21 to OT-23: the night's end empties the board, the stashes and the files.
-        if any(cells[sp] != EMPTY for sp in range(NS)):
+        if any(cells[sp] != EMPTY for sp in range(n_spaces)):
             raise ValueError("board: the board is cleared when the game ends (OT-23)")
         for p in range(P):
             if sum(r["stash"][p]) or sum(r["pfile"][p]):
@@ -854,7 +853,7 @@ def _short(name):
 def render(data, seat=None):
     """The map and the table as text (as ``seat`` sees it, if given)."""
     d = describe(data) if seat is None else view(data, seat)
-    sd = 1 if d["night"] else 0
+    board_side = 1 if d["night"] else 0
     spaces = E.BOARD["night" if d["night"] else "day"]["spaces"]
     grid = [["   "] * 15 for _ in range(15)]
     ids = [["   "] * 15 for _ in range(15)]
@@ -896,7 +895,7 @@ def render(data, seat=None):
     if d["line"]:
         lines.append(f"line so far: {d['line']}")
     if seat is not None or True:
-        spaces_now = [a for a in E.legal_from_bytes(data) if a < C["A_TAKE"]] \
+        spaces_now = [a for a in E.legal_from_bytes(data) if a < E.ACTION_TAKE] \
             if d["phase"] not in CHANCE_PHASES and d["phase"] != "over" else []
         if spaces_now:
             def show(sp):
@@ -926,19 +925,19 @@ ACTION_KINDS = ("space", "take", "done", "relocate", "give_up", "fagin", "token"
 
 def _split(a, chance):
     if chance:
-        if C["A_CH_TOKEN"] <= a < C["A_CH_TOKEN"] + NK:
-            return "draw_token", a - C["A_CH_TOKEN"]
-        if C["A_CH_CHAR"] <= a < C["A_CH_CHAR"] + NCH:
-            return "draw_character", a - C["A_CH_CHAR"]
-        if C["A_CH_BURG"] <= a < C["A_CH_BURG"] + NBV:
-            return "draw_burglary", a - C["A_CH_BURG"]
+        if E.ACTION_DRAW_TOKEN <= a < E.ACTION_DRAW_TOKEN + KIND_COUNT:
+            return "draw_token", a - E.ACTION_DRAW_TOKEN
+        if E.ACTION_DRAW_CHARACTER <= a < E.ACTION_DRAW_CHARACTER + CHARACTER_COUNT:
+            return "draw_character", a - E.ACTION_DRAW_CHARACTER
+        if E.ACTION_DRAW_BURGLARY <= a < E.ACTION_DRAW_BURGLARY + BURGLARY_VALUE_COUNT:
+            return "draw_burglary", a - E.ACTION_DRAW_BURGLARY
         raise ValueError(f"action: {a} is not a chance outcome of Oliver Twist")
-    if 0 <= a < C["A_TAKE"]:
+    if 0 <= a < E.ACTION_TAKE:
         return "space", a
-    for name, lo, n in (("take", C["A_TAKE"], 1), ("done", C["A_DONE"], 1), ("relocate", C["A_RELOCATE"], 1),
-                        ("give_up", C["A_GIVE_UP"], 1), ("fagin", C["A_FAGIN"], 6), ("token", C["A_KIND"], NK),
-                        ("play", C["A_PLAY"], NCH), ("hide", C["A_HIDE"], NCH), ("seat", C["A_SEAT"], 4),
-                        ("keep", C["A_KEEP"], NBV), ("discard_tool", C["A_TOOL"], 5)):
+    for name, lo, n in (("take", E.ACTION_TAKE, 1), ("done", E.ACTION_DONE, 1), ("relocate", E.ACTION_RELOCATE, 1),
+                        ("give_up", E.ACTION_GIVE_UP, 1), ("fagin", E.ACTION_FAGIN, 6), ("token", E.ACTION_KIND, KIND_COUNT),
+                        ("play", E.ACTION_PLAY, CHARACTER_COUNT), ("hide", E.ACTION_HIDE, CHARACTER_COUNT), ("seat", E.ACTION_SEAT, 4),
+                        ("keep", E.ACTION_KEEP, BURGLARY_VALUE_COUNT), ("discard_tool", E.ACTION_TOOL, 5)):
         if lo <= a < lo + n:
             return name, a - lo
     raise ValueError(f"action: {a} is not a decision of Oliver Twist")
@@ -1023,30 +1022,30 @@ def action_from_typed(d, chance=False, options=None):
         raise ValueError(f"action.kind: {kind} is {'a chance outcome' if is_chance else 'a decision'}, "
                          f"expected {'a chance outcome' if chance else 'a decision'}")
     if kind == "space":
-        return int_in(d.get("space"), 0, C["A_TAKE"] - 1, "action.space")
+        return int_in(d.get("space"), 0, E.ACTION_TAKE - 1, "action.space")
     if kind in ("take", "done", "relocate", "give_up"):
-        return {"take": C["A_TAKE"], "done": C["A_DONE"], "relocate": C["A_RELOCATE"],
-                "give_up": C["A_GIVE_UP"]}[kind]
+        return {"take": E.ACTION_TAKE, "done": E.ACTION_DONE, "relocate": E.ACTION_RELOCATE,
+                "give_up": E.ACTION_GIVE_UP}[kind]
     if kind == "fagin":
         t = d.get("object_type")
         if t not in TYPES:
             raise ValueError(f"action.object_type: {t!r}; expected one of {', '.join(TYPES)}")
-        return C["A_FAGIN"] + TYPES.index(t)
+        return E.ACTION_FAGIN + TYPES.index(t)
     if kind in ("token", "draw_token"):
-        return (C["A_CH_TOKEN"] if chance else C["A_KIND"]) + _kind(d.get("token"), "action.token")
+        return (E.ACTION_DRAW_TOKEN if chance else E.ACTION_KIND) + _kind(d.get("token"), "action.token")
     if kind in ("play", "hide", "draw_character"):
         ch = d.get("character")
         if ch not in CHARS:
             raise ValueError(f"action.character: {ch!r}; expected one of {', '.join(CHARS)}")
-        return {"play": C["A_PLAY"], "hide": C["A_HIDE"], "draw_character": C["A_CH_CHAR"]}[kind] + CHARS.index(ch)
+        return {"play": E.ACTION_PLAY, "hide": E.ACTION_HIDE, "draw_character": E.ACTION_DRAW_CHARACTER}[kind] + CHARS.index(ch)
     if kind == "seat":
-        return C["A_SEAT"] + int_in(d.get("seat"), 0, 3, "action.seat")
+        return E.ACTION_SEAT + int_in(d.get("seat"), 0, 3, "action.seat")
     if kind in ("keep", "draw_burglary"):
         v = d.get("burglary_value")
         if isinstance(v, bool) or v not in VALUES:
             raise ValueError(f"action.burglary_value: {v!r} is no Burglary card's value")
-        return (C["A_CH_BURG"] if chance else C["A_KEEP"]) + VALUES.index(v)
+        return (E.ACTION_DRAW_BURGLARY if chance else E.ACTION_KEEP) + VALUES.index(v)
     t = d.get("tool")
     if t not in TOOLS:
         raise ValueError(f"action.tool: {t!r}; expected one of {', '.join(TOOLS)}")
-    return C["A_TOOL"] + TOOLS.index(t)
+    return E.ACTION_TOOL + TOOLS.index(t)

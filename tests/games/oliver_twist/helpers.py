@@ -12,7 +12,6 @@ from fagin.engines import load_game
 from fagin.engines.oliver_twist import engine as E
 
 GAME = load_game("oliver_twist")
-C = E.CONST
 KINDS = E.KIND_NAMES
 
 # Day and night sides share these streets' space ids (board.json).
@@ -72,7 +71,7 @@ def position(players=3, night=False, phase="turn", active=0, pawn=0, board=None,
         if E.is_start(k):
             rest_start += [name] * (E.start_count(k) - have)
         else:
-            total = E.round_count(k) if (night or k != C["K_BURGLARY"]) else 0
+            total = E.round_count(k) if (night or k != E.KIND_BURGLARY) else 0
             rest_round += [name] * (total - have)
     assert all(n >= 0 for n in listed.values())
     held = [c for p in range(players) for c in (hands or {}).get(p, [])] + list(discard)
@@ -119,41 +118,41 @@ def resolve(state, rng=None, pick=None):
 
 
 def space(sp):
-    return C["A_SPACE"] + sp
+    return E.ACTION_SPACE + sp
 
 
 def kind(name):
-    return C["A_KIND"] + KINDS.index(name)
+    return E.ACTION_KIND + KINDS.index(name)
 
 
 def play(name):
-    return C["A_PLAY"] + E.CHARACTERS.index(name)
+    return E.ACTION_PLAY + E.CHARACTERS.index(name)
 
 
 def hide(name):
-    return C["A_HIDE"] + E.CHARACTERS.index(name)
+    return E.ACTION_HIDE + E.CHARACTERS.index(name)
 
 
 def fagin(t):
-    return C["A_FAGIN"] + E.OBJECT_TYPES.index(t)
+    return E.ACTION_FAGIN + E.OBJECT_TYPES.index(t)
 
 
 def seat(p):
-    return C["A_SEAT"] + p
+    return E.ACTION_SEAT + p
 
 
 def keep(v):
-    return C["A_KEEP"] + E.BURGLARY_VALUES.index(v)
+    return E.ACTION_KEEP + E.BURGLARY_VALUES.index(v)
 
 
 def tool(t):
-    return C["A_TOOL"] + E.TOOL_NAMES.index(t)
+    return E.ACTION_TOOL + E.TOOL_NAMES.index(t)
 
 
-TAKE = C["A_TAKE"]
-DONE = C["A_DONE"]
-RELOCATE = C["A_RELOCATE"]
-GIVE_UP = C["A_GIVE_UP"]
+TAKE = E.ACTION_TAKE
+DONE = E.ACTION_DONE
+RELOCATE = E.ACTION_RELOCATE
+GIVE_UP = E.ACTION_GIVE_UP
 
 
 def money(state):

@@ -64,7 +64,7 @@ def test_reconstructed_components_OT_2_OT_5_OT_32_OT_33():
     values = sorted(v for i, v in enumerate(E.BURGLARY_VALUES) for _ in range(E.burglary_count(i)))
     assert values == [-5, -3, -2, -1, 1, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 10]
     assert E.TOOL_NAMES == ("bag", "rope", "crowbar", "lantern", "lockpick")
-    assert [E.round_count(E.CONST["K_TOOL0"] + t) for t in range(5)] == [2] * 5
+    assert [E.round_count(E.KIND_FIRST_TOOL + t) for t in range(5)] == [2] * 5
     # OT-5: the nine starting tokens show 13 coins, 13/9 = 1.44 a token (the Wallet shows none).
     start_coins = sum(E.coins_of(k) * E.start_count(k) for k in range(23))
     assert start_coins == 13 and round(start_coins / 9, 2) == 1.44
@@ -80,10 +80,9 @@ def test_labels_and_text_name_things_as_the_rulebook_does_OT_8_OT_18():
     assert label(play("artful_dodger")) == "play Artful Dodger"
     assert label(kind("start_apple_2")) == "token: starting apple (2 coins)"
     assert label(tool("lockpick")) == "discard the lockpick Tool"
-    C = E.CONST
-    for a in range(C["A_CH_TOKEN"]):
+    for a in range(E.ACTION_DRAW_TOKEN):
         assert "_" not in label(a), label(a)
-    for a in range(C["A_CH_TOKEN"], C["NUM_ACTIONS"]):
+    for a in range(E.ACTION_DRAW_TOKEN, E.NUM_DISTINCT_ACTIONS):
         assert "_" not in label(a, True), label(a, True)
     st = position(board=FILLER, stashes={0: ["ring"] * 3 + ["wallet"]}, hands={0: ["toby_crackit", "mr_grimwig"]})
     act(st, fagin("ring"))                   # two rings are forced (OT-37); then a ring or the Wallet
@@ -204,7 +203,7 @@ def test_set_payouts_OT_18_OT_19():
 def test_set_rules_OT_18():
     """3+ tokens, Wallets as jokers but not alone, built in ascending kind order (OT-18)."""
     st = position(board=FILLER, stashes={0: ["wallet", "wallet", "wallet", "start_wallet"]})
-    assert not any(E.CONST["A_FAGIN"] <= a < E.CONST["A_FAGIN"] + 6 for a in st.legal_actions())
+    assert not any(E.ACTION_FAGIN <= a < E.ACTION_FAGIN + 6 for a in st.legal_actions())
     st = position(board=FILLER, stashes={0: ["apple_2", "wallet", "wallet", "apple_1"]})
     act(st, fagin("apple"))
     assert st.legal_actions() == [kind("apple_1"), kind("apple_2")]

@@ -219,7 +219,7 @@ def _over():
     return act(st, C_GIVE_UP)
 
 
-C_GIVE_UP = E.CONST["A_GIVE_UP"]
+C_GIVE_UP = E.ACTION_GIVE_UP
 _TURN = dict(board={TOP[0]: "apple_1", BOTTOM[0]: "ring", BOTTOM[1]: "brooch"})
 
 
