@@ -931,11 +931,10 @@ COLOURS = []
 GOODS_NAMES = []
 LOCATIONS = []
 BOARD = {}
-from fagin.engines.fagins_gang import GAME as _GAME
-MIN_PLAYERS = _GAME.min_players
-MAX_PLAYERS = _GAME.max_players
-if MAX_PLAYERS > FG_MAX_PLAYERS:
-    raise ImportError(f"{_GAME.id}: GameSpec.max_players {MAX_PLAYERS} exceeds the state's {FG_MAX_PLAYERS} seats")
+# The rulebook's player range.  The engine does not import its room (the room's
+# GameSpec states the same range; the catalogue test holds the two together).
+MIN_PLAYERS = 2
+MAX_PLAYERS = FG_MAX_PLAYERS
 ACTION_DONE = A_DONE
 # FG-19: the (space, facing) each set-up die gives a constable: 1..6 in order.
 SETUP_PLACES = ((1, 1), (4, -1), (3, 1), (2, -1), (5, 1), (0, -1))

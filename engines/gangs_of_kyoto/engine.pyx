@@ -746,13 +746,10 @@ GAME_DEF = PyCapsule_New(<void*>&GK_DEF, GAMEDEF_CAPSULE, NULL)
 DECK_FILE = pathlib.Path(__file__).resolve().parent / "data" / "deck.json"
 KINDS = ("exploration", "bell", "discard", "stay_late", "refuse")
 PHASES = ("draw_deal", "give", "refuse", "draw_effect", "over")
-# The player range is declared once, in the room's GameSpec; the state's
-# arrays must hold it.
-from fagin.engines.gangs_of_kyoto import GAME as _GAME
-MIN_PLAYERS = _GAME.min_players
-MAX_PLAYERS = _GAME.max_players
-if MAX_PLAYERS > GK_MAX_PLAYERS:
-    raise ImportError(f"{_GAME.id}: GameSpec.max_players {MAX_PLAYERS} exceeds the state's {GK_MAX_PLAYERS} seats")
+# The rulebook's player range.  The engine does not import its room (the room's
+# GameSpec states the same range; the catalogue test holds the two together).
+MIN_PLAYERS = 2
+MAX_PLAYERS = GK_MAX_PLAYERS
 ACTION_ACCEPT = A_ACCEPT
 ACTION_REFUSE = A_REFUSE
 ACTION_DRAW = A_DRAW

@@ -568,13 +568,10 @@ CHARACTER_TILES = dict(zip(CHARACTERS, (2, 1, 1, 2, 1, 1, 1)))
 CHARACTER_NAMES = dict(zip(CHARACTERS, ("Merchant", "Left Priest", "Right Priest", "Jeweller", "Banker",
                                         "Prince", "Beggar")))
 PHASES = ("reveal_character", "reveal_fictitious", "choose_card", "choose_prince", "choose_lone", "over")
-# The player range is declared once, in the room's GameSpec; the state's
-# arrays must hold it.
-from fagin.engines.kids_of_london import GAME as _GAME
-MIN_PLAYERS = _GAME.min_players
-MAX_PLAYERS = _GAME.max_players
-if MAX_PLAYERS > KL_MAX_PLAYERS:
-    raise ImportError(f"{_GAME.id}: GameSpec.max_players {MAX_PLAYERS} exceeds the state's {KL_MAX_PLAYERS} seats")
+# The rulebook's player range.  The engine does not import its room (the room's
+# GameSpec states the same range; the catalogue test holds the two together).
+MIN_PLAYERS = 2
+MAX_PLAYERS = KL_MAX_PLAYERS
 # Largest coin count a client may send: far above any real game, small enough
 # that no sum of thefts can overflow the engine's 32-bit counters.
 MAX_COINS = 1_000_000

@@ -11,6 +11,9 @@ with their tokens, the fines; the game's end with each seat's final score (OT-29
 from collections import Counter
 
 from fagin.engines.game import event, result_event, seat_name, verb
+# The engine first: it imports the state module at its end, and the state module reads the
+# engine's constants as it loads, so the state module cannot be the first of the two loaded.
+from fagin.engines.oliver_twist import engine as _engine  # noqa: F401
 from fagin.engines.oliver_twist import state as _st
 
 _CHANCE_NOUN = {"draw_token": "token", "draw_character": "Character card", "draw_burglary": "Burglary card"}

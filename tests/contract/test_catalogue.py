@@ -175,3 +175,19 @@ def test_the_readmes_games_table_lists_the_game_with_its_players(game_id):
     players = rows[0].split("|")[2].strip()
     want = str(spec.min_players) if spec.min_players == spec.max_players else f"{spec.min_players}-{spec.max_players}"
     assert players.startswith(want), f"README's Games table: {game_id} plays {want}, the table says {players!r}"
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_the_engine_stands_apart_from_its_room_and_agrees_with_it(game_id):
+    """An engine holds the rules; the room's GameSpec describes them to the registry.  The
+    engine imports neither the registry nor its room's GAME, and where it states the player
+    range itself (for its own error messages) the range is the GameSpec's."""
+    source = (ROOT / "engines" / game_id / "engine.pyx").read_text(encoding="utf-8")
+    assert "registry" not in source, f"engines/{game_id}/engine.pyx imports the registry"
+    assert not re.search(rf"from fagin\.engines\.{game_id} import GAME\b", source), \
+        f"engines/{game_id}/engine.pyx imports its room's GAME"
+    engine = load_game(game_id).engine
+    spec = GAMES[game_id]
+    for name, want in (("MIN_PLAYERS", spec.min_players), ("MAX_PLAYERS", spec.max_players)):
+        if hasattr(engine, name):
+            assert getattr(engine, name) == want, f"engines/{game_id}: {name} {getattr(engine, name)}, GameSpec {want}"
