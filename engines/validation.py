@@ -44,3 +44,43 @@ def enum_error(value, names, prefix, field, need=None):
         got = f"unknown value {value!r}"
     why = f" ({need})" if need else ""
     return f"{field}: {got}{why}; expected one of {enum_spellings(names, prefix)}"
+
+
+def mapping(value, field):
+    """``value`` if it is a mapping (a message, decoded); else ValueError naming ``field``."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{field}: expected a mapping")
+    return value
+
+
+def list_of(value, field, most=None, what=""):
+    """``value`` as a list (None, an unset repeated field, is empty); else ValueError naming
+    ``field``.  ``most`` bounds its length; ``what`` names the entries in the message
+    (``"cards"``: "expected a list of cards")."""
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{field}: expected a list" + (f" of {what}" if what else ""))
+    if most is not None and len(value) > most:
+        raise ValueError(f"{field}: {len(value)} entries, more than the {most} possible")
+    return list(value)
+
+
+def flag(value, field):
+    """``value`` if it is true or false (None, an unset field, is false); else ValueError
+    naming ``field``."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ValueError(f"{field}: expected true or false, got {value!r}")
+    return value
+
+
+def one_per_seat(value, players, field="seats"):
+    """``value``, a list of one mapping per player, as ``[(path, entry)]`` with each entry's
+    path (``seats[1]``) for the messages of the checks that follow; else ValueError naming
+    ``field`` (or the entry that is not a mapping)."""
+    entries = list_of(value, field, what="one entry per player")
+    if len(entries) != players:
+        raise ValueError(f"{field}: {len(entries)} entries for {players} players (one per player)")
+    return [(f"{field}[{p}]", mapping(entry, f"{field}[{p}]")) for p, entry in enumerate(entries)]

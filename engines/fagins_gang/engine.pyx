@@ -40,6 +40,7 @@ from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
+from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
 
 cdef enum:
     FG_MAX_PLAYERS = 6
@@ -1262,8 +1263,7 @@ def from_description(d):
     urchins in the den, on the board or home (FG-10); at most one urchin per space and
     none on a constable's space (FG-13, FG-14).  ``prices`` is output only.
     """
-    if not isinstance(d, dict):
-        raise ValueError("state: expected a mapping")
+    _mapping(d, "state")
     cdef FGState s
     cdef int L, sp, p, c
     memset(&s, 0, sizeof(FGState))
@@ -1302,13 +1302,7 @@ def from_description(d):
                 s.warehouse[c] = vals[c]
             else:
                 s.stall[c] = vals[c]
-    seats = d.get("seats")
-    if not isinstance(seats, (list, tuple)) or len(seats) != players:
-        raise ValueError(f"seats: expected a list with one entry per player ({players})")
-    for p, seat in enumerate(seats):
-        where = f"seats[{p}]"
-        if not isinstance(seat, dict):
-            raise ValueError(f"{where}: expected a mapping")
+    for p, (where, seat) in enumerate(_one_per_seat(d.get("seats"), players)):
         s.shillings[p] = _int_in(seat.get("shillings"), 0, SH_CAP, f"{where}.shillings")
         vals = _goods_in(seat.get("goods"), f"{where}.goods")
         for c in range(NC):

@@ -37,6 +37,7 @@ from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
+from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
 
 cdef enum:
     GK_MAX_PLAYERS = 5
@@ -1134,8 +1135,7 @@ def from_description(d):
     out, whatever ``deck_ran_out`` says (GK-16).  Enum values may be given as
     the engine spells them (``"give"``) or by their proto names (``"PHASE_GIVE"``).
     """
-    if not isinstance(d, dict):
-        raise ValueError("state: expected a mapping")
+    _mapping(d, "state")
     cdef GKState s
     memset(&s, 0, sizeof(GKState))
     players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
@@ -1156,15 +1156,7 @@ def from_description(d):
     known = {}
     cdef int k
     hidden_from_unseen = []
-    seats = d.get("seats")
-    if not isinstance(seats, (list, tuple)):
-        raise ValueError(f"seats: expected a list with one entry per player ({players})")
-    if len(seats) != players:
-        raise ValueError(f"seats: {len(seats)} entries for {players} players (one per player)")
-    for p, seat in enumerate(seats):
-        where = f"seats[{p}]"
-        if not isinstance(seat, dict):
-            raise ValueError(f"{where}: expected a mapping")
+    for p, (where, seat) in enumerate(_one_per_seat(d.get("seats"), players)):
         row = _card_list(seat.get("row", []), f"{where}.row", known)
         if len(row) > ROW_CAP:
             raise ValueError(f"{where}.row: {len(row)} cards, more than the {ROW_CAP} a row can hold")

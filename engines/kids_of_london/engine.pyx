@@ -26,6 +26,7 @@ from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
+from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
 
 # ---------------------------------------------------------------- constants
 cdef enum:
@@ -789,8 +790,7 @@ def from_description(d):
     is pending.  ``last_hour`` is for display only.  The information-set
     history starts from this position (KL-19).
     """
-    if not isinstance(d, dict):
-        raise ValueError("state: expected a mapping")
+    _mapping(d, "state")
     cdef KLState s
     players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
     blank_state(&s, players)
@@ -829,14 +829,10 @@ def from_description(d):
     if len(pile) != expected:
         raise ValueError(f"pile: {_count(len(pile), 'tile')} face down, but turn {s.turn} in phase "
                          f"{phase} leaves {expected}")
-    seats = d.get("seats")
-    if not isinstance(seats, (list, tuple)) or len(seats) != players:
-        raise ValueError(f"seats: expected one entry per player ({players})")
     chosen_flags = []
+    seats = [seat for _, seat in _one_per_seat(d.get("seats"), players)]
     for i, seat in enumerate(seats):
         where = f"seats[{i}]"
-        if not isinstance(seat, dict):
-            raise ValueError(f"{where}: expected a mapping")
         s.coins[i] = _int_in(seat.get("coins", 0), 0, MAX_COINS, f"{where}.coins")
         mask = _card_set(seat.get("hand", []), f"{where}.hand")
         chosen = seat.get("chosen", False)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 
-from fagin.engines.validation import enum_index, int_in
+from fagin.engines.validation import enum_index, flag, int_in, list_of, mapping, one_per_seat
 
 LETTERS = ("a", "b", "c")
 BIG = 5000                  # bound of money, VP and poverty in a description (scores stay within int16)
@@ -231,22 +231,6 @@ def view(data, seat) -> dict:
 
 # ------------------------------------------------------------------ reading a description
 
-def _mapping(value, field):
-    if not isinstance(value, dict):
-        raise ValueError(f"{field}: expected a mapping")
-    return value
-
-
-def _list(value, field, most):
-    if value is None:
-        return []
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{field}: expected a list")
-    if len(value) > most:
-        raise ValueError(f"{field}: {len(value)} entries, more than the {most} possible")
-    return value
-
-
 def _is_card(value):
     """Whether ``value`` is a card id (a string: a list or dict from a hostile client is not
     hashable, and must be refused with a message, not a TypeError)."""
@@ -256,7 +240,7 @@ def _is_card(value):
 def _card_list(value, field, most=FULL_DECK):
     index = _engine().VERSION_INDEX
     out = []
-    for i, c in enumerate(_list(value, field, most)):
+    for i, c in enumerate(list_of(value, field, most)):
         if not (isinstance(c, str) and c in index):     # see _is_card
             raise ValueError(f"{field}[{i}]: unknown card {c!r} (a card id of cards.json, e.g. 'st_pauls')")
         out.append(index[c])
@@ -273,19 +257,11 @@ def _letters(value, field):
     """A LondonLetters dict (counts by deck letter); None counts as all zero."""
     if value is None:
         return [0, 0, 0]
-    _mapping(value, field)
+    mapping(value, field)
     unknown = set(value) - set(LETTERS)
     if unknown:
         raise ValueError(f"{field}: unknown field {sorted(unknown, key=str)[0]!r} (a, b or c)")
     return [int_in(value.get(x) or 0, 0, FULL_DECK, f"{field}.{x}") for x in LETTERS]
-
-
-def _flag(value, field):
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise ValueError(f"{field}: expected true or false, got {value!r}")
-    return value
 
 
 def _optional_int(value, lo, hi, field):
@@ -295,7 +271,7 @@ def _optional_int(value, lo, hi, field):
 def _borough_list(value, field):
     E = _engine()
     out = []
-    for i, b in enumerate(_list(value, field, len(E.BOROUGHS))):
+    for i, b in enumerate(list_of(value, field, len(E.BOROUGHS))):
         if not isinstance(b, str) or b not in E.BOROUGH_INDEX:
             raise ValueError(f"{field}[{i}]: unknown borough {b!r} (a borough id of board.json, e.g. 'city')")
         if E.BOROUGH_INDEX[b] in out:
@@ -373,7 +349,7 @@ def from_description(d) -> bytes:
 
 def _build(d, seed) -> bytes:
     E = _engine()
-    d = _mapping(d, "state")
+    d = mapping(d, "state")
     nv = len(E.VERSIONS)
     nb = len(E.BOROUGHS)
     players = int_in(d.get("players"), 2, 4, "players")
@@ -394,15 +370,11 @@ def _build(d, seed) -> bytes:
             listed[v] += 1
 
     # ---- seats
-    seats = _list(d.get("seats"), "seats", players)
-    if len(seats) != players:
-        raise ValueError(f"seats: {len(seats)} entries for {players} players (one per player)")
+    seats = one_per_seat(d.get("seats"), players)
     hidden_need = []                # (seat, letter counts) to deal from unseen
     owner_of = [-1] * nb
     stack_tops = {}                 # active seat's stack id -> pc index of its top card
-    for p, seat in enumerate(seats):
-        w = f"seats[{p}]"
-        _mapping(seat, w)
+    for p, (w, seat) in enumerate(seats):
         s["money"][p] = int_in(seat.get("money") or 0, 0, BIG, f"{w}.money")
         s["loans"][p] = int_in(seat.get("loans") or 0, 0, MAX_LOANS, f"{w}.loans")
         s["vp"][p] = int_in(seat.get("vp_counters") or 0, 0, BIG, f"{w}.vp_counters")
@@ -435,17 +407,17 @@ def _build(d, seed) -> bytes:
         if sum(hidden):
             hidden_need.append((p, hidden))
         # Building Display.
-        stacks = _list(seat.get("stacks"), f"{w}.stacks", E.MAX_PLACED_CARDS)
+        stacks = list_of(seat.get("stacks"), f"{w}.stacks", E.MAX_PLACED_CARDS)
         n = 0
         for j, stack in enumerate(stacks):
             ws = f"{w}.stacks[{j}]"
-            _mapping(stack, ws)
-            cards = _list(stack.get("cards"), f"{ws}.cards", E.MAX_PLACED_CARDS)
+            mapping(stack, ws)
+            cards = list_of(stack.get("cards"), f"{ws}.cards", E.MAX_PLACED_CARDS)
             if not cards:
                 raise ValueError(f"{ws}.cards: a stack has at least one card")
             for c_i, card in enumerate(cards):
                 wc = f"{ws}.cards[{c_i}]"
-                _mapping(card, wc)
+                mapping(card, wc)
                 if n >= E.MAX_PLACED_CARDS:
                     raise ValueError(f"{wc}: more than {E.MAX_PLACED_CARDS} cards in one Building Display")
                 c = card.get("card")
@@ -454,10 +426,10 @@ def _build(d, seed) -> bytes:
                 v = E.VERSION_INDEX[c]
                 if not E.CARDS[v].base:
                     raise ValueError(f"{wc}.card: {c} has no stone base, so it is never placed (LN-27)")
-                down = _flag(card.get("face_down"), f"{wc}.face_down")
-                now = _flag(card.get("placed_this_turn"), f"{wc}.placed_this_turn")
-                activated = _flag(card.get("activated"), f"{wc}.activated")
-                kept = _flag(card.get("kept"), f"{wc}.kept")
+                down = flag(card.get("face_down"), f"{wc}.face_down")
+                now = flag(card.get("placed_this_turn"), f"{wc}.placed_this_turn")
+                activated = flag(card.get("activated"), f"{wc}.activated")
+                kept = flag(card.get("kept"), f"{wc}.kept")
                 money = int_in(card.get("shops_money") or 0, 0, BIG, f"{wc}.shops_money")
                 covered = c_i < len(cards) - 1
                 if (now or activated or kept) and p != active:
@@ -527,7 +499,7 @@ def _build(d, seed) -> bytes:
 
     def slots(cards_field, letters_field):
         cards = _card_list(d.get(cards_field), cards_field, 3)
-        letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(_list(d.get(letters_field),
+        letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(list_of(d.get(letters_field),
                                                                                    letters_field, 3))]
         own = [_deck_letter()[v] for v in cards]
         if cards and letters and own != letters:
@@ -658,10 +630,10 @@ def _build(d, seed) -> bytes:
                          f"activate, could pass 1000")
     s["wren_waivers"] = int_in(d.get("wren_waivers") or 0, 0, 10, "wren_waivers")
     s["choices_left"] = int_in(d.get("choices_left") or 0, 0, 10, "choices_left")
-    s["swapped"] = int(_flag(d.get("swapped"), "swapped"))
+    s["swapped"] = int(flag(d.get("swapped"), "swapped"))
     swap_row = _optional_int(d.get("swap_row"), 0, 1, "swap_row")
     s["swap_row"] = -1 if swap_row is None else swap_row
-    s["last_round"] = int(_flag(d.get("last_round"), "last_round"))
+    s["last_round"] = int(flag(d.get("last_round"), "last_round"))
     turns_left = _optional_int(d.get("turns_left"), 0, players - 1, "turns_left")
     s["turns_left"] = -1 if turns_left is None else turns_left
     if turns_left is not None and not s["last_round"]:
@@ -820,14 +792,14 @@ def _build(d, seed) -> bytes:
     over = phase == "over"
     finals = {}
     for name in ("final_vp", "final_poverty"):
-        values = _list(d.get(name), name, players)
+        values = list_of(d.get(name), name, players)
         if over:
             need(len(values) == players, name, "one per player when the game is over")
             lo = -BIG if name == "final_vp" else 0
             finals[name] = [int_in(x, lo, 3 * BIG, f"{name}[{i}]") for i, x in enumerate(values)]
         else:
             need(not values, name, "only when the game is over")
-    winners = _list(d.get("winners"), "winners", players)
+    winners = list_of(d.get("winners"), "winners", players)
     if over:
         need(winners, "winners", "the game is over: at least one winner (LN-81)")
         mask = 0

@@ -9,7 +9,7 @@ position, OT-31).
 """
 from __future__ import annotations
 
-from fagin.engines.validation import enum_index, int_in
+from fagin.engines.validation import enum_index, flag, int_in, list_of, mapping, one_per_seat
 
 from fagin.engines.oliver_twist import engine as E
 
@@ -149,23 +149,23 @@ def _read_last_round_end(r, d, pname, night, P):
     e = d.get("last_round_end")
     if e is None:
         return
-    e = _mapping(e, "last_round_end")
+    e = mapping(e, "last_round_end")
     rnd = e.get("round")
     if rnd not in _ROUNDS:
         raise ValueError(f"last_round_end.round: {rnd!r}; expected day or night")
     if not night or (rnd == "night") != (pname == "over"):
         raise ValueError(f"last_round_end.round: the {rnd}'s end cannot precede a position "
                          + ("of the day" if not night else "at night" if pname != "over" else "at the end"))
-    seats = _list(e.get("seats"), "last_round_end.seats")
+    seats = list_of(e.get("seats"), "last_round_end.seats")
     if len(seats) != P:
         raise ValueError(f"last_round_end.seats: expected {P} entries, got {len(seats)}")
     r["ended_round"] = _ROUNDS.index(rnd) + 1
     for p, st in enumerate(seats):
         f = f"last_round_end.seats[{p}]"
-        st = _mapping(st, f)
+        st = mapping(st, f)
         int_in(st.get("seat") or 0, p, p, f + ".seat")
         r["ended_sets"][p] = int_in(st.get("sets") or 0, 0, 99, f + ".sets")
-        types = _list(st.get("set_types"), f + ".set_types")
+        types = list_of(st.get("set_types"), f + ".set_types")
         mask = 0
         for i, name in enumerate(types):
             if name not in TYPES or (mask >> TYPES.index(name)) & 1:
@@ -211,20 +211,6 @@ def view(data, seat):
 
 # ------------------------------------------------------------------ the validating constructor
 
-def _mapping(v, field):
-    if not isinstance(v, dict):
-        raise ValueError(f"{field}: expected a mapping")
-    return v
-
-
-def _list(v, field):
-    if v is None:
-        return []
-    if not isinstance(v, (list, tuple)):
-        raise ValueError(f"{field}: expected a list")
-    return list(v)
-
-
 _KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 
 
@@ -237,7 +223,7 @@ def _kind(v, field):
 
 def _kinds(v, field):
     out = []
-    for x in _list(v, field):
+    for x in list_of(v, field):
         k = _KIND_INDEX.get(x) if isinstance(x, str) else None
         if k is None:       # the path is written only for the error (a state lists ~80 tokens)
             _kind(x, f"{field}[{len(out)}]")
@@ -247,7 +233,7 @@ def _kinds(v, field):
 
 def _chars(v, field):
     out = []
-    for i, x in enumerate(_list(v, field)):
+    for i, x in enumerate(list_of(v, field)):
         if x not in CHARS:
             raise ValueError(f"{field}[{i}]: unknown Character {x!r}; expected one of {', '.join(CHARS)}")
         c = CHARS.index(x)
@@ -259,20 +245,12 @@ def _chars(v, field):
 
 def _values_in(v, field):
     out = []
-    for i, x in enumerate(_list(v, field)):
+    for i, x in enumerate(list_of(v, field)):
         if isinstance(x, bool) or x not in VALUES:
             raise ValueError(f"{field}[{i}]: {x!r} is no Burglary card's value; the cards show "
                              f"{', '.join(map(str, sorted(VALUES)))}")
         out.append(VALUES.index(x))
     return out
-
-
-def _bool(v, field):
-    if v is None:
-        return False
-    if not isinstance(v, bool):
-        raise ValueError(f"{field}: expected true or false")
-    return v
 
 
 def _size(d, key, listed, hi, field):
@@ -327,14 +305,14 @@ def from_description(d):
 
     Raises ValueError starting with the path of the first field that is wrong;
     nothing is fixed silently."""
-    d = _mapping(d, "state")
+    d = mapping(d, "state")
     r = _zero_raw()
     P = int_in(d.get("players"), 2, 4, "players")
     r["players"] = P
     phase = enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
     pname = PHASES[phase]
     r["phase"] = phase
-    night = _bool(d.get("night"), "night")
+    night = flag(d.get("night"), "night")
     r["night"] = int(night)
     board_side = 1 if night else 0
     n_spaces = E.side_spaces(board_side)
@@ -358,7 +336,7 @@ def from_description(d):
         return sp == 0 or (P == 2 and E.yellow(board_side, sp))
 
     # The board.
-    board = _list(d.get("board"), "board")
+    board = list_of(d.get("board"), "board")
     if len(board) != n_spaces:
         raise ValueError(f"board: {len(board)} spaces, the {'night' if night else 'day'} side has {n_spaces}")
     cells = [EMPTY] * E.MAX_SPACES
@@ -372,10 +350,10 @@ def from_description(d):
                     and (kb is None or (isinstance(kb, (list, tuple)) and not kb))):
                 continue        # an empty space (most of them): nothing to check or record
         f = f"board[{sp}]"
-        cell = _mapping(cell, f)
+        cell = mapping(cell, f)
         tok = cell.get("token") or ""
-        fd = _bool(cell.get("face_down"), f + ".face_down")
-        kb = _list(cell.get("known_by"), f + ".known_by")
+        fd = flag(cell.get("face_down"), f + ".face_down")
+        kb = list_of(cell.get("known_by"), f + ".known_by")
         mask = 0
         for i, p in enumerate(kb):
             int_in(p, 0, P - 1, f"{f}.known_by[{i}]")
@@ -418,18 +396,14 @@ def from_description(d):
         raise ValueError(f"pawn: space {pawn} is on a yellow street, closed with 2 players (OT-3)")
     r["pawn"] = pawn
     # Seats.
-    seats = _list(d.get("seats"), "seats")
-    if len(seats) != P:
-        raise ValueError(f"seats: {len(seats)} entries for {P} players")
+    seats = one_per_seat(d.get("seats"), P)
     file_need = []
     finals = []
     stash_need = []
     hand_need = []
     kept_need = []
     hands = []
-    for p, st in enumerate(seats):
-        f = f"seats[{p}]"
-        st = _mapping(st, f)
+    for p, (f, st) in enumerate(seats):
         r["money"][p] = int_in(st.get("money", 0), 0, 9999, f + ".money")
         stash = _kinds(st.get("stash"), f + ".stash")
         if len(stash) > E.STASH_CAPACITY:
@@ -440,7 +414,7 @@ def from_description(d):
             r["stash"][p][k] += 1
             count(k)
         stash_need.append((p,) + _hidden_part(st, "stash", stash, E.STASH_CAPACITY, f))
-        for i, t in enumerate(_list(st.get("tools"), f + ".tools")):
+        for i, t in enumerate(list_of(st.get("tools"), f + ".tools")):
             if t not in TOOLS:
                 raise ValueError(f"{f}.tools[{i}]: unknown Tool {t!r}; expected one of {', '.join(TOOLS)}")
             k = E.KIND_FIRST_TOOL + TOOLS.index(t)
@@ -490,7 +464,7 @@ def from_description(d):
         count(k)
     aside_need = _size(d, "starting_aside_size", len(aside), 9, "starting_aside_size") - len(aside)
     # Turn state.
-    line = _list(d.get("line"), "line")
+    line = list_of(d.get("line"), "line")
     r["path_max"] = int_in(d.get("line_max", 4) or 4, 4, 6, "line_max")
     if r["path_max"] == 5:
         raise ValueError("line_max: a line is at most 4 tokens, or 6 with Charley Bates (OT-8, OT-10)")
@@ -510,7 +484,7 @@ def from_description(d):
     r["restrict"] = enum_index(d.get("restrict") or "none", RESTRICTS, "RESTRICT_", "restrict")
     r["extra"] = int_in(d.get("extra_prowls", 0) or 0, 0, 1, "extra_prowls")
     r["peeks_left"] = int_in(d.get("peeks_left", 0) or 0, 0, 2, "peeks_left")
-    r["opening"] = int(_bool(d.get("opening"), "opening"))
+    r["opening"] = int(flag(d.get("opening"), "opening"))
     r["flips_left"] = int_in(d.get("flips_left", 0) or 0, 0, 12, "flips_left")
     r["flip_from"] = int_in(d.get("flip_from", -1), -1, n_spaces - 1, "flip_from")
     r["flip_target"] = int_in(d.get("flip_target", -1), -1, n_spaces - 1, "flip_target")
@@ -815,7 +789,7 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
     if r["night"] and fd_total < undecided:
         raise ValueError("face_down_pool_size: fewer tokens than undecided face-down spaces")
     # Derived: checked if given (OT-29).
-    want = [int_in(x, 0, P - 1, f"winners[{i}]") for i, x in enumerate(_list(d.get("winners"), "winners"))]
+    want = [int_in(x, 0, P - 1, f"winners[{i}]") for i, x in enumerate(list_of(d.get("winners"), "winners"))]
     if pname == "over":
         if not r["night"]:
             raise ValueError("phase: the game ends after the night")
@@ -1015,7 +989,7 @@ def typed_action(action, chance=False, options=None):
 
 
 def action_from_typed(d, chance=False, options=None):
-    d = _mapping(d, "action")
+    d = mapping(d, "action")
     kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "action.kind")]
     is_chance = kind.startswith("draw_")
     if is_chance != bool(chance):
