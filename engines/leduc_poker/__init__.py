@@ -12,10 +12,9 @@ GAME = GameSpec(
     reference="leduc_poker",
     description="six-card poker, two bet rounds and a public card (OpenSpiel's leduc_poker)",
     max_list=4,  # a round is at most check, raise, raise, call
-    # "auto": regret-matching ISMCTS playing its mixed policy. Against OpenSpiel's ISMCTS bot
-    # (1,000 simulations a move, 2,000 hands, seats alternated, equal wall time) it won
-    # +0.40 chips a hand (95 % interval +0.24 .. +0.55), OOS +0.24, plain ISMCTS +0.12
-    # (-0.03 .. +0.27): docs/search.md, "Search algorithms".
+    # "auto": regret-matching ISMCTS playing its mixed policy, which won the most chips a hand
+    # against OpenSpiel's ISMCTS bot at equal wall time of the three searches tried (the
+    # figures: docs/search.md, "Search algorithms").
     auto=((None, "ismcts_rm", True),),
     # Bot levels 1-10 (iterations, temperature): auto plays its mixed policy at every level
     # (temperature 1), so the levels differ by budget alone; the default ladder's 0.4
