@@ -462,3 +462,25 @@ cdef class State:
 
     def __repr__(self):
         return f"<{self.game.id} state: {self.game.engine.summary(self.to_bytes())}>"
+
+
+def evaluate_state(capsule, data, bint learned=False):
+    """A game's estimate of each seat's return in the state ``data`` (its bytes), written once
+    for every engine: the hand-written ``GameDef.evaluate``, or with ``learned`` its
+    ``evaluate_learned`` (the model shipped in the room; the hand-written estimate where the
+    room ships no model, and for a player count the model lacks).  None if the engine has no
+    estimate at all.  An engine's
+    ``evaluation`` and ``learned_evaluation`` are this, with its ``GAME_DEF``."""
+    if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
+        raise TypeError("capsule: not a GameDef capsule")
+    cdef const GameDef* gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
+    cdef const unsigned char[::1] view = data
+    cdef double out[MAX_SEATS]
+    if view.shape[0] != gd.state_size:
+        raise ValueError(f"data: {view.shape[0]} bytes, not a {gd.game_id.decode()} state "
+                         f"({gd.state_size} bytes)")
+    evaluate = gd.evaluate_learned if learned and gd.evaluate_learned != NULL else gd.evaluate
+    if evaluate == NULL:
+        return None
+    evaluate(<const void*>&view[0], out)
+    return [out[i] for i in range(gd.num_players(<const void*>&view[0]))]

@@ -37,6 +37,7 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
+from fagin.engines.core import evaluate_state as _evaluate_state
 
 from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
@@ -1596,11 +1597,8 @@ def heuristic_action(data, seed=0):
 
 
 def evaluation(data):
-    """fg_evaluate's estimate of each seat's return (for tests and the balance notes)."""
-    cdef FGState s = _read(data)
-    cdef double out[FG_MAX_PLAYERS]
-    fg_evaluate(&s, out)
-    return [out[p] for p in range(s.players)]
+    """fg_evaluate's estimate of each seat's return (``GameDef.evaluate``; for tests and the balance notes)."""
+    return _evaluate_state(GAME_DEF, data)
 
 
 def features(data, int seat):
@@ -1617,7 +1615,4 @@ def features(data, int seat):
 def learned_evaluation(data):
     """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
     the model of data/learned.json for this player count; the hand-written one without)."""
-    cdef FGState s = _read(data)
-    cdef double out[FG_MAX_PLAYERS]
-    fg_evaluate_learned(&s, out)
-    return [out[p] for p in range(s.players)]
+    return _evaluate_state(GAME_DEF, data, learned=True)

@@ -63,6 +63,7 @@ from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
 from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
+from fagin.engines.core import evaluate_state as _evaluate_state
 
 cdef enum:
     LN_MAX_PLAYERS = 4
@@ -2499,10 +2500,7 @@ def split_action(int action):
 
 def evaluation(data):
     """The search's estimate of each seat's return in this state (``GameDef.evaluate``)."""
-    cdef LNState s = _read(data)
-    cdef double out[LN_MAX_PLAYERS]
-    ln_evaluate(&s, out)
-    return [out[p] for p in range(s.players)]
+    return _evaluate_state(GAME_DEF, data)
 
 
 def features(data, int seat):
@@ -2519,10 +2517,7 @@ def features(data, int seat):
 def learned_evaluation(data):
     """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
     the model of data/learned.json for this player count; the hand-written one without)."""
-    cdef LNState s = _read(data)
-    cdef double out[LN_MAX_PLAYERS]
-    ln_evaluate_learned(&s, out)
-    return [out[p] for p in range(s.players)]
+    return _evaluate_state(GAME_DEF, data, learned=True)
 
 
 def heuristic_action(data, seed=0):

@@ -44,6 +44,7 @@ from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
 from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
+from fagin.engines.core import evaluate_state as _evaluate_state
 
 cdef enum:
     MAXP = 4
@@ -1959,10 +1960,7 @@ def heuristic_action(data, seed=0):
 
 def evaluation(data):
     """ot_evaluate's estimate of each seat's chance to win (rollout.pxi; the trainer's baseline)."""
-    cdef OTState s = _read(data)
-    cdef double out[MAXP]
-    ot_evaluate(&s, out)
-    return [out[p] for p in range(s.players)]
+    return _evaluate_state(GAME_DEF, data)
 
 
 def features(data, int seat):
@@ -1977,12 +1975,9 @@ def features(data, int seat):
 
 
 def learned_evaluation(data):
-    """The learned estimate of each seat's chance to win in this state (``GameDef.evaluate_learned``,
+    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
     the model of data/learned.json for this player count; the hand-written one without)."""
-    cdef OTState s = _read(data)
-    cdef double out[MAXP]
-    ot_evaluate_learned(&s, out)
-    return [out[p] for p in range(s.players)]
+    return _evaluate_state(GAME_DEF, data, learned=True)
 
 
 def coins_of(int k):

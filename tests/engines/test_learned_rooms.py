@@ -103,3 +103,19 @@ def test_a_player_count_the_model_lacks_takes_the_hand_written_evaluation(game_i
     finally:
         assert E._load_learned()
     assert E.LEARNED == doc
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+def test_the_evaluations_refuse_bytes_that_are_not_a_state_of_the_game(game_id):
+    E = _engine(game_id)
+    for evaluate in (E.evaluation, E.learned_evaluation):
+        with pytest.raises(ValueError, match=rf"^data: 3 bytes, not a {game_id} state"):
+            evaluate(b"abc")
+
+
+def test_a_game_without_an_evaluation_has_none():
+    from fagin.engines.core import evaluate_state
+    st = new_game("kuhn_poker", 2)
+    assert evaluate_state(load_game("kuhn_poker").engine.GAME_DEF, st.to_bytes()) is None
+    with pytest.raises(TypeError, match="capsule"):
+        evaluate_state(object(), st.to_bytes())
