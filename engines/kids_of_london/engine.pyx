@@ -582,44 +582,8 @@ ACTION_LONE_CARD = A_LONE_CARD
 ACTION_LONE_CHARACTER = A_LONE_CHARACTER
 ACTION_REVEAL_CHARACTER = A_REVEAL_CHARACTER
 ACTION_REVEAL_FICTITIOUS = A_REVEAL_FICTITIOUS
-
-
-def card_action(int value):
-    """Action id of playing the Street Child card ``value``."""
-    if not 0 <= value < NUM_CARDS:
-        raise ValueError(f"card value {value} out of range 0..8")
-    return A_CARD + value
-
-
-def character_action(str kind):
-    """Chance action id revealing a character of ``kind`` (a name in CHARACTERS)."""
-    return A_REVEAL_CHARACTER + CHARACTERS.index(kind)
-
-
-def fictitious_action(int value):
-    """Chance action id revealing the fictitious player's card ``value``."""
-    if not 0 <= value < NUM_CARDS:
-        raise ValueError(f"card value {value} out of range 0..8")
-    return A_REVEAL_FICTITIOUS + value
-
-
-def action_label(int action, bint chance=False, options=None):
-    # Chance outcomes and decisions have ids of their own here: `chance` changes nothing.
-    if 0 <= action < NUM_CARDS:
-        return f"play {action}"
-    if action == A_COMEDIAN:
-        return "comedian (take 0)"
-    if action == A_PRINCE:
-        return "prince (take 8)"
-    if action == A_LONE_CARD:
-        return "take the card's value"
-    if action == A_LONE_CHARACTER:
-        return "rob the character"
-    if A_REVEAL_CHARACTER <= action < A_REVEAL_CHARACTER + NUM_KINDS:
-        return f"reveal {CHARACTER_NAMES[CHARACTERS[action - A_REVEAL_CHARACTER]]}"
-    if A_REVEAL_FICTITIOUS <= action < NUM_ACTIONS:
-        return f"fictitious player reveals {action - A_REVEAL_FICTITIOUS}"
-    raise ValueError(f"unknown action id {action}")
+ACTION_CARD = A_CARD
+CARD_VALUES = NUM_CARDS      # Street Child card values 0..8
 
 
 cdef void blank_state(KLState* s, int players) noexcept nogil:
@@ -1014,40 +978,6 @@ def render(data, seat=None):
     return "\n".join(lines)
 
 
-def typed_action(int action, bint chance=False, options=None):
-    """The typed form of an action id, shaped like the ``KidsOfLondonAction`` message."""
-    if 0 <= action < NUM_CARDS:
-        return {"kind": "play_card", "card": action}
-    if action == A_COMEDIAN:
-        return {"kind": "comedian"}
-    if action == A_PRINCE:
-        return {"kind": "prince"}
-    if action == A_LONE_CARD:
-        return {"kind": "take_card_value"}
-    if action == A_LONE_CHARACTER:
-        return {"kind": "rob_character"}
-    if A_REVEAL_CHARACTER <= action < A_REVEAL_CHARACTER + NUM_KINDS:
-        return {"kind": "reveal_character", "character": CHARACTERS[action - A_REVEAL_CHARACTER]}
-    if A_REVEAL_FICTITIOUS <= action < NUM_ACTIONS:
-        return {"kind": "reveal_fictitious_card", "card": action - A_REVEAL_FICTITIOUS}
-    raise ValueError(f"unknown action id {action}")
-
-
-# The dict names of KidsOfLondonAction.Kind, in the proto's order.
-ACTION_KINDS = ("play_card", "comedian", "prince", "take_card_value", "rob_character",
-                "reveal_character", "reveal_fictitious_card")
-_SIMPLE_KINDS = {"comedian": A_COMEDIAN, "prince": A_PRINCE,
-                 "take_card_value": A_LONE_CARD, "rob_character": A_LONE_CHARACTER}
-
-
-def action_from_typed(d, bint chance=False, options=None):
-    """The action id of a typed action dict (the inverse of :func:`typed_action`).
-    Decisions and chance outcomes have ids of their own here: ``chance`` changes nothing."""
-    kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    if kind in _SIMPLE_KINDS:
-        return _SIMPLE_KINDS[kind]
-    if kind == "play_card":
-        return A_CARD + _int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
-    if kind == "reveal_fictitious_card":
-        return A_REVEAL_FICTITIOUS + _int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
-    return A_REVEAL_CHARACTER + _character_index(d.get("character"), "character")
+# Naming, typing and reading actions is plain Python, in the room's actions.py.
+from fagin.engines.kids_of_london.actions import (ACTION_KINDS, action_from_typed, action_label, card_action,
+                                                  character_action, fictitious_action, typed_action)
