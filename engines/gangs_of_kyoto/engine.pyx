@@ -751,6 +751,7 @@ PHASES = ("draw_deal", "give", "refuse", "draw_effect", "over")
 # GameSpec states the same range; the catalogue test holds the two together).
 MIN_PLAYERS = 2
 MAX_PLAYERS = GK_MAX_PLAYERS
+ACTION_GIVE = A_GIVE
 ACTION_ACCEPT = A_ACCEPT
 ACTION_REFUSE = A_REFUSE
 ACTION_DRAW = A_DRAW
@@ -856,46 +857,6 @@ def kind_of_card(d, field):
             return k
     raise ValueError(f"{field}: no such card in the deck: {d!r}")
 
-
-def action_label(int action, bint chance=False, options=None):
-    # Chance outcomes and decisions have ids of their own here: `chance` changes nothing.
-    if A_GIVE <= action < A_GIVE + GK_MAX_PLAYERS:
-        return f"give to seat {action - A_GIVE}"
-    if action == A_ACCEPT:
-        return "accept the card"
-    if action == A_REFUSE:
-        return "refuse the card"
-    if A_DRAW <= action < A_DRAW + NUM_KINDS:
-        return f"draw {card_name(action - A_DRAW)}"
-    raise ValueError(f"unknown action id {action}")
-
-
-def typed_action(int action, bint chance=False, options=None):
-    """The typed form of an action id (the ``GangsOfKyotoAction`` message)."""
-    if A_GIVE <= action < A_GIVE + GK_MAX_PLAYERS:
-        return {"kind": "give", "seat": action - A_GIVE}
-    if action == A_ACCEPT:
-        return {"kind": "accept"}
-    if action == A_REFUSE:
-        return {"kind": "refuse"}
-    if A_DRAW <= action < A_DRAW + NUM_KINDS:
-        return {"kind": "draw", "card": card_dict(action - A_DRAW)}
-    raise ValueError(f"unknown action id {action}")
-
-
-ACTION_KINDS = ("give", "accept", "refuse", "draw")
-
-
-def action_from_typed(d, bint chance=False, options=None):
-    # Decisions and chance outcomes have ids of their own here: `chance` changes nothing.
-    kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    if kind == "give":
-        return A_GIVE + _int_in(d.get("seat"), 0, GK_MAX_PLAYERS - 1, "seat")
-    if kind == "accept":
-        return A_ACCEPT
-    if kind == "refuse":
-        return A_REFUSE
-    return A_DRAW + kind_of_card(d.get("card"), "card")
 
 
 def initial_state_bytes(int players, play_through=False, open_piles=False):
@@ -1439,3 +1400,7 @@ def _short(c):
     if c["kind"] == "bell":
         return "B" * c["bells"]
     return {"discard": "X", "stay_late": "S18", "refuse": "R"}[c["kind"]]
+
+
+# Naming, typing and reading actions is plain Python, in the room's actions.py.
+from fagin.engines.gangs_of_kyoto.actions import ACTION_KINDS, action_from_typed, action_label, typed_action
