@@ -938,6 +938,22 @@ BOARD = {}
 MIN_PLAYERS = 2
 MAX_PLAYERS = FG_MAX_PLAYERS
 ACTION_DONE = A_DONE
+ACTION_CHOOSE = A_CHOOSE
+ACTION_MOVE = A_MOVE
+ACTION_STEAL_GOODS = A_STEAL
+ACTION_STEAL_SHILLINGS = A_SHILL
+ACTION_WHITE_HAND = A_WHITE
+ACTION_EXCHANGE_PAY = A_PAY
+ACTION_EXCHANGE_TAKE = A_PICK
+ACTION_SELL = A_SELL
+ACTION_BUY = A_BUY
+ACTION_DIE = A_DIE
+MOVES_PER_LOCATION = MOVE_PER_LOC
+TOP_SPACE = TOP
+TRACK_SPACES = N_SPACES
+COLOUR_COUNT = NC
+LOCATION_COUNT = NL
+ACTION_KIND_NONE = AK_NONE
 # FG-19: the (space, facing) each set-up die gives a constable: 1..6 in order.
 SETUP_PLACES = ((1, 1), (4, -1), (3, 1), (2, -1), (5, 1), (0, -1))
 ROUNDS_CAP = 40
@@ -1037,108 +1053,6 @@ def colour_index(value, field):
     """The index of a colour name (``"blue"`` or ``"COLOUR_BLUE"``); ValueError naming ``field``."""
     return _enum_index(value, tuple(COLOURS), "COLOUR_", field)
 
-
-def action_label(int action, bint chance=False, options=None):
-    # Chance outcomes (the die) and decisions have ids of their own: `chance` changes nothing.
-    t = typed_action(action)
-    k = t["kind"]
-    if k == "choose":
-        return {"move": "a: move urchins", "steal_goods": "b: steal or exchange goods",
-                "steal_shillings": "c: steal shillings", "market": "d: go to Smithfield Market"}[t["action"]]
-    if k == "done":
-        return "done"
-    where = f"{LOCATIONS[t['location']]}" if "location" in t else ""
-    if k == "enter":
-        return f"urchin enters {where}"
-    if k == "home":
-        return f"urchin at {where} top goes home to Fagin"
-    if k == "den":
-        return f"urchin at {where} street leaves for the den"
-    if k == "move":
-        return f"urchin at {where} {_level(t['space'])} moves {'up' if t['to'] > t['space'] else 'down'} " \
-               f"to {_level(t['to'])}"
-    if k in ("steal_goods", "steal_shillings"):
-        return f"steal {'goods' if k == 'steal_goods' else 'shillings'} at {where} {_level(t['space'])}"
-    if k == "die":
-        return f"die shows {t['die']}"
-    verb = {"white_hand": "white hand takes", "exchange_pay": "exchange: pay", "exchange_take": "exchange: take",
-            "sell": "sell", "buy": "buy"}[k]
-    return f"{verb} {t['colour']}"
-
-
-def _level(sp):
-    return "street" if sp == 0 else f"level {sp - 1}"
-
-
-ACTION_KINDS = ("choose", "done", "enter", "move", "home", "den", "steal_goods", "steal_shillings", "white_hand",
-                "exchange_pay", "exchange_take", "sell", "buy", "die")
-
-
-def typed_action(int action, bint chance=False, options=None):
-    """The typed form of an action id (the ``FaginsGangAction`` message)."""
-    if A_CHOOSE <= action < A_DONE:
-        return {"kind": "choose", "action": ACTIONS[action - A_CHOOSE + 1]}
-    if action == A_DONE:
-        return {"kind": "done"}
-    if A_MOVE <= action < A_STEAL:
-        L, j = divmod(action - A_MOVE, MOVE_PER_LOC)
-        if j == 0:
-            return {"kind": "enter", "location": L}
-        src, t = divmod(j - 1, 8)
-        if t == 7 and src == TOP:
-            return {"kind": "home", "location": L}
-        if t == 7 and src == 0:
-            return {"kind": "den", "location": L}
-        if t == 7 or t == src:
-            raise ValueError(f"unknown action id {action} (no such move)")
-        return {"kind": "move", "location": L, "space": src, "to": t}
-    if A_STEAL <= action < A_SHILL:
-        L, sp = divmod(action - A_STEAL, N_SPACES)
-        return {"kind": "steal_goods", "location": L, "space": sp}
-    if A_SHILL <= action < A_WHITE:
-        L, sp = divmod(action - A_SHILL, N_SPACES)
-        return {"kind": "steal_shillings", "location": L, "space": sp}
-    for base, kind in ((A_WHITE, "white_hand"), (A_PAY, "exchange_pay"), (A_PICK, "exchange_take"),
-                       (A_SELL, "sell"), (A_BUY, "buy")):
-        if base <= action < base + NC:
-            return {"kind": kind, "colour": COLOURS[action - base]}
-    if A_DIE <= action < A_DIE + 6:
-        return {"kind": "die", "die": action - A_DIE + 1}
-    raise ValueError(f"unknown action id {action}")
-
-
-def action_from_typed(d, bint chance=False, options=None):
-    if not isinstance(d, dict):
-        raise ValueError("action: expected a mapping")
-    kind = ACTION_KINDS[_enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    if kind == "choose":
-        a = _enum_index(d.get("action"), ACTIONS, "ACTION_", "action")
-        if a == AK_NONE:
-            raise ValueError("action: none is not an action to choose")
-        return A_CHOOSE + a - 1
-    if kind == "done":
-        return A_DONE
-    if kind == "die":
-        return A_DIE + _int_in(d.get("die"), 1, 6, "die") - 1
-    if kind in ("enter", "move", "home", "den", "steal_goods", "steal_shillings"):
-        L = _int_in(d.get("location"), 0, NL - 1, "location")
-        base = A_MOVE + L * MOVE_PER_LOC
-        if kind == "enter":
-            return base
-        if kind == "home":
-            return base + 1 + 8 * TOP + 7
-        if kind == "den":
-            return base + 1 + 7
-        sp = _int_in(d.get("space"), 0, N_SPACES - 1, "space")
-        if kind == "move":
-            to = _int_in(d.get("to"), 0, N_SPACES - 1, "to")
-            if to == sp:
-                raise ValueError(f"to: a move goes to another space than {sp}")
-            return base + 1 + 8 * sp + to
-        return (A_STEAL if kind == "steal_goods" else A_SHILL) + L * N_SPACES + sp
-    c = colour_index(d.get("colour"), "colour")
-    return {"white_hand": A_WHITE, "exchange_pay": A_PAY, "exchange_take": A_PICK, "sell": A_SELL,
-            "buy": A_BUY}[kind] + c
 
 
 def initial_state_bytes(int players):
@@ -1616,3 +1530,7 @@ def learned_evaluation(data):
     """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
     the model of data/learned.json for this player count; the hand-written one without)."""
     return _evaluate_state(GAME_DEF, data, learned=True)
+
+
+# Naming, typing and reading actions is plain Python, in the room's actions.py.
+from fagin.engines.fagins_gang.actions import ACTION_KINDS, action_from_typed, action_label, typed_action
