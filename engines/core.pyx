@@ -136,7 +136,7 @@ cdef class Game:
         """A state from its description (a dict shaped like the game's state message,
         as :meth:`State.describe` or :meth:`State.view` give it), validated by the
         engine: ValueError naming the offending field if it is not a possible position."""
-        return self._trusted(self.engine.from_description(d))
+        return self._trusted(self.engine.from_description(d, self))
 
     @cython.boundscheck(True)
     @cython.wraparound(True)

@@ -355,11 +355,15 @@ class Engine(Protocol):
     def view(self, data: bytes, seat: int) -> dict:
         """The state as ``seat`` knows it: a valid description with everything it cannot see removed."""
 
-    def from_description(self, d: dict) -> bytes:
+    def from_description(self, d: dict, game) -> bytes:
         """Validates a description (complete or a view) and builds the state.
 
         Raises ``ValueError`` whose message starts with the offending field's
-        path (``seats[1].hand: ...``); never fixes anything silently.
+        path (``seats[1].hand: ...``); never fixes anything silently.  ``game``
+        is the :class:`fagin.engines.core.Game` asking: an engine that builds a
+        position by replaying its moves through the rules starts from
+        ``game.new_initial_state`` (the options checked by the room's GameSpec),
+        so that no engine imports the registry or its room.
         """
 
     def render(self, data: bytes, seat: int | None = None) -> str:

@@ -1170,7 +1170,7 @@ need_phases = {"white_hand_min": ("white_hand",), "exchange_min": ("exchange_pay
 
 @cython.boundscheck(True)
 @cython.wraparound(True)
-def from_description(d):
+def from_description(d, game=None):
     """Builds a state from a dict shaped like :func:`describe`'s, checking it.
 
     Every cube lies in exactly one place: warehouses, stalls and seats' goods add up

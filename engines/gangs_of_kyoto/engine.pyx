@@ -1083,7 +1083,7 @@ cdef _hidden_from_unseen(GKState* s, list wanted, list unseen):
 
 @cython.boundscheck(True)
 @cython.wraparound(True)
-def from_description(d):
+def from_description(d, game=None):
     """Builds a state from a dict shaped like :func:`describe`'s (or :func:`view`'s), checking it.
 
     Every card of the deck must be in exactly one place (GK-2).  A view's

@@ -338,11 +338,10 @@ def _fill_hidden(mine, winners, me, n):
     return search(0, frozenset())
 
 
-def from_description(d):
+def from_description(d, game):
     """Replays the turns through the engine (every rule checks them)."""
-    from fagin.engines import load_game
     opts = d.get("options") or {}
-    st = load_game("goofspiel").new_initial_state(
+    st = game.new_initial_state(
         2, num_cards=opts.get("num_cards") or 13, imp_info=bool(opts.get("imp_info")),
         points_order=opts.get("points_order") or "random", returns_type=opts.get("returns_type") or "win_loss")
     n = opts.get("num_cards") or 13

@@ -742,7 +742,7 @@ def _character_index(name, field, need=None):
 
 @cython.boundscheck(True)
 @cython.wraparound(True)
-def from_description(d):
+def from_description(d, game=None):
     """Builds a state from a dict shaped like :func:`describe`'s, checking that it is consistent.
 
     Raises ``ValueError`` whose message starts with the offending field

@@ -180,10 +180,9 @@ def view(data, int seat):
     return d
 
 
-def from_description(d):
+def from_description(d, game):
     """Replays ``cards`` and ``actions``; a hidden card (-1) becomes one the viewer does not hold."""
-    from fagin.engines import load_game
-    st = load_game("kuhn_poker").new_initial_state(2)
+    st = game.new_initial_state(2)
     cards = list(d.get("cards") or [])
     if len(cards) > 2:
         raise ValueError("cards: at most 2")

@@ -241,10 +241,9 @@ def view(data, int seat):
     return d
 
 
-def from_description(d):
+def from_description(d, game):
     """Replays the deal and both rounds; a hidden card (-1) becomes one nobody else shows."""
-    from fagin.engines import load_game
-    st = load_game("leduc_poker").new_initial_state(2)
+    st = game.new_initial_state(2)
     cards = list(d.get("private_cards") or [])
     public = d.get("public_card")
     if len(cards) > 2:

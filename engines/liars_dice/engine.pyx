@@ -258,10 +258,8 @@ def view(data, int seat):
 
 @cython.boundscheck(True)
 @cython.wraparound(True)
-def from_description(d):
+def from_description(d, game):
     """Replays the rolls and the actions; hidden dice (-1) become 1s (a search redraws them)."""
-    from fagin.engines import load_game
-    game = load_game("liars_dice")
     given = given_options(d.get("options"))
     try:
         st = game.new_initial_state(2, **given)

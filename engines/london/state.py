@@ -327,7 +327,7 @@ class _NothingToDo(ValueError):
 DEALINGS = 64
 
 
-def from_description(d) -> bytes:
+def from_description(d, game=None) -> bytes:
     """Builds a state from a description (:func:`describe`'s or :func:`view`'s shape),
     checking everything; ValueError naming the first field at fault.
 

@@ -300,7 +300,7 @@ def _hidden_part(st, key, listed, cap, f):
     return size - len(listed) - (nstart - listed_start), nstart - listed_start
 
 
-def from_description(d):
+def from_description(d, game=None):
     """Builds a state from a description or a view, checking it (OT-35).
 
     Raises ValueError starting with the path of the first field that is wrong;
