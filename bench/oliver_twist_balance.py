@@ -59,11 +59,10 @@ def main():
     args = ap.parse_args()
     spec = f"ismcts:{args.ismcts}" if args.ismcts else "heuristic"
     print(f"Oliver Twist self-play, {spec} in every seat, {args.games} games per player count")
-    drawn_all, played_all, hidden_all = Counter(), Counter(), Counter()
+    played_all, hidden_all = Counter(), Counter()
     for players in [int(x) for x in args.players.split(",")]:
         bots = [make_bot(spec) for _ in range(players)]
         res = [play(players, args.seed * 100000 + g, bots) for g in range(args.games)]
-        first = sum(1 / len(r["winners"]) for r in res if 0 in r["winners"]) / len(res)
         scores = [s for r in res for s in r["scores"]]
         margins = [sorted(r["scores"])[-1] - sorted(r["scores"])[-2] for r in res]
         wins_by_seat = [sum(1 / len(r["winners"]) for r in res if p in r["winners"]) / len(res)
@@ -71,7 +70,7 @@ def main():
         print(f"\n{players} players: actions/game {statistics.mean(r['actions'] for r in res):.0f}, "
               f"decisions/game {statistics.mean(r['turns'] for r in res):.0f}, sets to Fagin/game "
               f"{statistics.mean(r['sets'] for r in res):.1f}")
-        print(f"  win share by seat (seat 0 starts the day): "
+        print("  win share by seat (seat 0 starts the day): "
               + ", ".join(f"{w:.1%}" for w in wins_by_seat) + f" (fair {1 / players:.1%})")
         print(f"  final scores: mean {statistics.mean(scores):.1f}, sd {statistics.pstdev(scores):.1f}, "
               f"min {min(scores)}, max {max(scores)}; winner's score {statistics.mean(max(r['scores']) for r in res):.1f}, "

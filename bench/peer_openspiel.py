@@ -40,7 +40,6 @@ def first_decision(seed):
 
 
 def ismcts_speed(sims, repeat):
-    game = pyspiel.load_game("leduc_poker")
     evaluator = pyspiel.RandomRolloutEvaluator(1, 1)
     bot = pyspiel.ISMCTSBot(1, evaluator, 2.0, sims, -1, pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
                             False, False)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import bisect
 import json
 import math
 import os

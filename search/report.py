@@ -43,7 +43,7 @@ def _plots(result, out):
                 xerr=[[r.elo - r.low for r in ratings], [r.high - r.elo for r in ratings]],
                 fmt="o", capsize=4)
     ax.set_yticks(range(len(ratings)), [r.bot for r in ratings])
-    ax.set_xlabel(f"Elo (first bot named = 0), 95 % bootstrap interval")
+    ax.set_xlabel("Elo (first bot named = 0), 95 % bootstrap interval")
     ax.set_title(f"{result.game}, {result.players} players: rating ladder")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()

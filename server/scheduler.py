@@ -450,9 +450,10 @@ class Scheduler:
     async def _slices(self, job, ticket, until, then):
         searcher = job.searcher
         parts = len(searcher.parts)
-        finish = None
         may_inline = True
-        if then is not None and until is None:
+        if then is None or until is not None:
+            finish = None
+        else:
             def finish(reason):
                 """In the worker, after the slice: the answer, if the search is over."""
                 final = self._final(job, reason)

@@ -2056,5 +2056,6 @@ PICK_FROM_STASH = PICK_STASH
 PATH_LENGTH = LINE
 PATH_LENGTH_CHARLEY = LINE_CHARLEY
 
-from fagin.engines.oliver_twist.state import (describe, view, from_description, render, summary,
-                                              action_label, typed_action, action_from_typed)
+# The Python side: positions in state.py, actions in actions.py (plain Python, off the search path).
+from fagin.engines.oliver_twist.state import describe, view, from_description, render, summary
+from fagin.engines.oliver_twist.actions import ACTION_KINDS, action_label, typed_action, action_from_typed
