@@ -417,27 +417,7 @@ def _deal_point(st, points, t):
         raise ValueError(f"point_cards[{t}]: the points order turns up another card")
 
 
-def typed_action(int action, bint chance=False, options=None):
-    if not 0 <= action < MAX_CARDS:
-        raise ValueError(f"unknown action id {action}")
-    return {"card": action}
-
-
-def action_from_typed(d, bint chance=False, options=None):
-    """A bid (or, with ``chance``, the point card turned up) of card id ``card``."""
-    card = d.get("card")
-    if card is None:
-        raise ValueError(f"card: missing; give a card id from 0 to {MAX_CARDS - 1} (card value - 1)")
-    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < MAX_CARDS:
-        raise ValueError(f"card: a card id from 0 to {MAX_CARDS - 1}, got {card!r}")
-    return card
-
-
-def action_label(int action, bint chance=False, options=None):
-    """A bid of card ``action + 1``; at a chance node, the point card ``action + 1`` turned up."""
-    if not 0 <= action < MAX_CARDS:
-        raise ValueError(f"unknown action id {action}")
-    return f"{'point card' if chance else 'card'} {action + 1}"
+MOST_CARDS = MAX_CARDS     # card ids 0 .. MOST_CARDS - 1 (value - 1)
 
 
 def summary(data):
@@ -450,3 +430,7 @@ def render(data, seat=None):
     show = lambda bids: " ".join("?" if b < 0 else str(b + 1) for b in bids) or "-"
     return (f"Goofspiel: point cards {' '.join(str(c + 1) for c in d['point_cards']) or '-'}; "
             f"seat 0 bids {show(d['bids0'])}; seat 1 bids {show(d['bids1'])}; points {d['points']}")
+
+
+# Naming, typing and reading actions is plain Python, in the room's actions.py.
+from fagin.engines.goofspiel.actions import action_from_typed, action_label, typed_action

@@ -13,7 +13,6 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
-from fagin.engines.validation import enum_index, int_in
 
 cdef enum:
     PASS = 0
@@ -151,15 +150,6 @@ def initial_state_bytes(int players=2):
     return (<char*>&s)[:sizeof(KuhnState)]
 
 
-def action_label(int action, bint chance=False, options=None):
-    """Ids 0 and 1 are pass and bet at a decision; at a chance node 0..2 deal a card (as in OpenSpiel)."""
-    if chance and action in (0, 1, 2):
-        return f"deal {CARD_NAMES[action]}"
-    if not chance and action in (0, 1):
-        return ("pass", "bet")[action]
-    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
-
-
 # ------------------------------------------------- the API's dict form
 # Shaped like the KuhnPokerState message. Positions are rebuilt by replaying
 # the deal and the actions through the engine, so every rule checks them.
@@ -200,29 +190,6 @@ def from_description(d, game):
     return st.to_bytes()
 
 
-def typed_action(int action, bint chance=False, options=None):
-    if chance and action in (0, 1, 2):
-        return {"kind": "deal", "card": action}
-    if not chance and action in (0, 1):
-        return {"kind": ("pass", "bet")[action]}
-    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
-
-
-ACTION_KINDS = ("pass", "bet", "deal")
-
-
-def action_from_typed(d, bint chance=False, options=None):
-    """The id of a typed action; ``chance``: the position is at a chance event, where only
-    a deal fits (ids of decisions and deals coincide, as in OpenSpiel)."""
-    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    if (kind == "deal") != bool(chance):
-        raise ValueError("kind: " + ("a chance event is next: give KIND_DEAL with a card" if chance
-                                     else "KIND_DEAL is a chance outcome; a seat is to act (KIND_PASS or KIND_BET)"))
-    if kind == "deal":
-        return int_in(d.get("card"), 0, 2, "card")
-    return PASS if kind == "pass" else BET
-
-
 def summary(data):
     d = describe(data)
     return f"cards {d['cards']}, actions {''.join('pb'[a] for a in d['actions']) or '-'}"
@@ -232,3 +199,7 @@ def render(data, seat=None):
     d = describe(data) if seat is None else view(data, seat)
     cards = " ".join(CARD_NAMES[c] if c >= 0 else "?" for c in d["cards"]) or "-"
     return f"Kuhn poker: cards {cards}; actions {' '.join(('pass', 'bet')[a] for a in d['actions']) or '-'}"
+
+
+# Naming, typing and reading actions is plain Python, in the room's actions.py.
+from fagin.engines.kuhn_poker.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

@@ -17,7 +17,6 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, mix64
 from cpython.pycapsule cimport PyCapsule_New
 
-from fagin.engines.validation import enum_index, int_in
 
 cdef enum:
     FOLD = 0
@@ -211,15 +210,6 @@ def initial_state_bytes(int players=2):
     return (<char*>&s)[:sizeof(LeducState)]
 
 
-def action_label(int action, bint chance=False, options=None):
-    """Ids 0..2 are fold, call and raise at a decision; at a chance node 0..5 deal a card (as in OpenSpiel)."""
-    if chance and 0 <= action < NUM_CARDS:
-        return f"deal {CARD_NAMES[action]}"
-    if not chance and 0 <= action < 3:
-        return ("fold", "call", "raise")[action]
-    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
-
-
 # ------------------------------------------------- the API's dict form
 
 def describe(data):
@@ -269,30 +259,6 @@ def from_description(d, game):
     return st.to_bytes()
 
 
-def typed_action(int action, bint chance=False, options=None):
-    if chance and 0 <= action < NUM_CARDS:
-        return {"kind": "deal", "card": action}
-    if not chance and 0 <= action < 3:
-        return {"kind": ("fold", "call", "raise")[action]}
-    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
-
-
-ACTION_KINDS = ("fold", "call", "raise", "deal")
-
-
-def action_from_typed(d, bint chance=False, options=None):
-    """The id of a typed action; ``chance``: the position is at a chance event, where only
-    a deal fits (ids of decisions and deals coincide, as in OpenSpiel)."""
-    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    if (kind == "deal") != bool(chance):
-        raise ValueError("kind: " + ("a chance event is next: give KIND_DEAL with a card" if chance
-                                     else "KIND_DEAL is a chance outcome; a seat is to act "
-                                          "(KIND_FOLD, KIND_CALL or KIND_RAISE)"))
-    if kind == "deal":
-        return int_in(d.get("card"), 0, NUM_CARDS - 1, "card")
-    return ACTION_KINDS.index(kind)
-
-
 def summary(data):
     d = describe(data)
     return (f"private {d['private_cards']}, public {d['public_card']}, "
@@ -306,3 +272,7 @@ def render(data, seat=None):
     public = CARD_NAMES[d["public_card"]] if d["public_card"] is not None else "-"
     return (f"Leduc poker: private {cards}, public {public}; round 1: {names(d['round1'])}; "
             f"round 2: {names(d['round2'])}; contributions {d['contributions']}")
+
+
+# Naming, typing and reading actions is plain Python, in the room's actions.py.
+from fagin.engines.leduc_poker.actions import ACTION_KINDS, action_from_typed, action_label, typed_action
