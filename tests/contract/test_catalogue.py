@@ -192,3 +192,14 @@ def test_the_engine_stands_apart_from_its_room_and_agrees_with_it(game_id):
     for name, want in (("MIN_PLAYERS", spec.min_players), ("MAX_PLAYERS", spec.max_players)):
         if hasattr(engine, name):
             assert getattr(engine, name) == want, f"engines/{game_id}: {name} {getattr(engine, name)}, GameSpec {want}"
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_the_rooms_actions_live_in_its_actions_module(game_id):
+    """Every room has one shape for its actions: ``actions.py`` names, types and reads them, and
+    the engine's action functions are that module's."""
+    import importlib
+    actions = importlib.import_module(f"fagin.engines.{game_id}.actions")
+    engine = load_game(game_id).engine
+    for name in ("action_label", "typed_action", "action_from_typed"):
+        assert getattr(engine, name) is getattr(actions, name), f"engines/{game_id}: {name} is not actions.{name}"
