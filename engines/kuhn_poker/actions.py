@@ -1,37 +1,9 @@
 """Kuhn poker's action ids in words and in typed form, as OpenSpiel numbers them: at a
 decision 0 passes and 1 bets; at a chance node 0 to 2 deal the J, Q or K."""
-from fagin.engines.validation import enum_index, int_in
+from fagin.engines.dealt_card_actions import dealt_card_actions
 
-# The dict names of KuhnPokerAction.Kind, in the proto's order.
-ACTION_KINDS = ("pass", "bet", "deal")
-
-
-def action_label(action: int, chance: bool = False, options=None) -> str:
-    """``"pass"``, ``"bet"`` or ``"deal Q"``."""
-    kind = typed_action(action, chance)
-    return f"deal {E.CARD_NAMES[kind['card']]}" if chance else kind["kind"]
-
-
-def typed_action(action: int, chance: bool = False, options=None) -> dict:
-    """The typed form of an action id (the ``KuhnPokerAction`` message)."""
-    if chance and 0 <= action < len(E.CARD_NAMES):
-        return {"kind": "deal", "card": action}
-    if not chance and action in (0, 1):
-        return {"kind": ("pass", "bet")[action]}
-    raise ValueError(f"unknown {'chance outcome' if chance else 'action'} id {action}")
-
-
-def action_from_typed(d, chance: bool = False, options=None) -> int:
-    """The id of a typed action; ``chance``: the position is at a chance event, where only
-    a deal fits (ids of decisions and deals coincide, as in OpenSpiel)."""
-    kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    if (kind == "deal") != bool(chance):
-        raise ValueError("kind: " + ("a chance event is next: give KIND_DEAL with a card" if chance
-                                     else "KIND_DEAL is a chance outcome; a seat is to act (KIND_PASS or KIND_BET)"))
-    if kind == "deal":
-        return int_in(d.get("card"), 0, len(E.CARD_NAMES) - 1, "card")
-    return ACTION_KINDS.index(kind)
-
+ACTION_KINDS, action_label, typed_action, action_from_typed = dealt_card_actions(
+    ("pass", "bet"), lambda: E.CARD_NAMES, "KuhnPokerAction")
 
 # Last: the engine imports this module at its end, so either may be imported first (the
 # functions above read the engine's names only when called).
