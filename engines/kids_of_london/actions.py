@@ -34,11 +34,6 @@ def fictitious_action(value: int) -> int:
     return E.ACTION_REVEAL_FICTITIOUS + value
 
 
-def _simple_kinds():
-    return {"comedian": E.ACTION_COMEDIAN, "prince": E.ACTION_PRINCE,
-            "take_card_value": E.ACTION_LONE_CARD, "rob_character": E.ACTION_LONE_CHARACTER}
-
-
 def action_label(action: int, chance: bool = False, options=None) -> str:
     """The action in words: ``"play 5"``, ``"reveal Jeweller"``."""
     kind, arg = _decoded(action)
@@ -65,9 +60,8 @@ def typed_action(action: int, chance: bool = False, options=None) -> dict:
 def action_from_typed(d, chance: bool = False, options=None) -> int:
     """The action id of a typed action dict (the inverse of :func:`typed_action`)."""
     kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
-    simple = _simple_kinds()
-    if kind in simple:
-        return simple[kind]
+    if kind in _SIMPLE_KINDS:
+        return _SIMPLE_KINDS[kind]
     if kind == "play_card":
         return E.ACTION_CARD + int_in(d.get("card"), 0, E.CARD_VALUES - 1, "card")
     if kind == "reveal_fictitious_card":
@@ -77,9 +71,15 @@ def action_from_typed(d, chance: bool = False, options=None) -> int:
 
 def _decoded(action: int):
     """(kind, argument) of an action id: the card value, the character's name, or None."""
+    if 0 <= action < len(_DECODED):
+        return _DECODED[action]
+    raise ValueError(f"unknown action id {action}")
+
+
+def _decode(action: int):
     if E.ACTION_CARD <= action < E.ACTION_CARD + E.CARD_VALUES:
         return "play_card", action - E.ACTION_CARD
-    for kind, a in _simple_kinds().items():
+    for kind, a in _SIMPLE_KINDS.items():
         if action == a:
             return kind, None
     if E.ACTION_REVEAL_CHARACTER <= action < E.ACTION_REVEAL_CHARACTER + len(E.CHARACTERS):
@@ -92,3 +92,11 @@ def _decoded(action: int):
 # Last: the engine imports this module at its end, so either may be imported first (the
 # functions above read the engine's names only when called).
 from fagin.engines.kids_of_london import engine as E  # noqa: E402
+
+# The choices without an argument, by kind.
+_SIMPLE_KINDS = {"comedian": E.ACTION_COMEDIAN, "prince": E.ACTION_PRINCE,
+                 "take_card_value": E.ACTION_LONE_CARD, "rob_character": E.ACTION_LONE_CHARACTER}
+# Every id decoded once (the ids are fixed; a frontend labels them all at every position).
+_DECODED = []
+for _a in range(E.ACTION_REVEAL_FICTITIOUS + E.CARD_VALUES):
+    _DECODED.append(_decode(_a))
