@@ -90,6 +90,16 @@ ctypedef struct GameDef:
     # search takes it instead of `evaluate` when asked (ISMCTS
     # evaluation="learned").
     void (*evaluate_learned)(const void* st, double* out) noexcept nogil
+    # Optional (NULL, 0: none): the inputs of the learned evaluation, every
+    # seat's `num_features` values, seat p's at out[p * num_features:], as the
+    # trainer (python -m fagin.train) and `evaluate_learned` read them.  The
+    # room names them (FEATURE_NAMES) in the same order.
+    void (*features)(const void* st, double* out) noexcept nogil
+    int num_features
+    # Optional (NULL: the room's heuristic bot is Python): the rule-based
+    # player's action for the seat to act at a decision, ties broken by `rng`
+    # (the heuristic bot's choice, without the rollout policy's random share).
+    int (*heuristic_action)(const void* st, Rng* rng) noexcept nogil
 
 # Name of the PyCapsule that carries a `GameDef*`.
 cdef extern from *:

@@ -464,6 +464,57 @@ cdef class State:
         return f"<{self.game.id} state: {self.game.engine.summary(self.to_bytes())}>"
 
 
+cdef const GameDef* _game_def(capsule) except NULL:
+    if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
+        raise TypeError("capsule: not a GameDef capsule")
+    return <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
+
+
+cdef const unsigned char* _state_of(const GameDef* gd, const unsigned char[::1] view) except NULL:
+    if view.shape[0] != gd.state_size:
+        raise ValueError(f"data: {view.shape[0]} bytes, not a {gd.game_id.decode()} state "
+                         f"({gd.state_size} bytes)")
+    return &view[0]
+
+
+def features_of_state(capsule, data, int seat):
+    """Seat ``seat``'s features in the state ``data`` (``GameDef.features``: the inputs of the
+    room's learned evaluation, named by its ``FEATURE_NAMES``), written once for every engine;
+    ValueError for a seat outside the game, None if the engine defines no features."""
+    cdef const GameDef* gd = _game_def(capsule)
+    cdef const unsigned char[::1] view = data
+    cdef const unsigned char* st = _state_of(gd, view)
+    cdef int players = gd.num_players(st), k = gd.num_features, i
+    if gd.features == NULL or k <= 0:
+        return None
+    if not 0 <= seat < players:
+        raise ValueError(f"seat: {seat} is not a seat of this {players}-player game")
+    cdef double* out = <double*>malloc(players * k * sizeof(double))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        gd.features(st, out)
+        return [out[seat * k + i] for i in range(k)]
+    finally:
+        free(out)
+
+
+def heuristic_action_of_state(capsule, data, seed=0):
+    """The rule-based player's action for the seat to act in ``data`` (``GameDef.heuristic_action``,
+    ties broken by ``seed``), written once for every engine with a nogil heuristic; -1 at a
+    chance event or the end of the game."""
+    cdef const GameDef* gd = _game_def(capsule)
+    cdef const unsigned char[::1] view = data
+    cdef const unsigned char* st = _state_of(gd, view)
+    cdef Rng rng
+    if gd.heuristic_action == NULL:
+        raise TypeError(f"{gd.game_id.decode()}: the engine has no nogil heuristic")
+    if gd.current_player(st) < 0:
+        return -1
+    rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+    return gd.heuristic_action(st, &rng)
+
+
 def evaluate_state(capsule, data, bint learned=False):
     """A game's estimate of each seat's return in the state ``data`` (its bytes), written once
     for every engine: the hand-written ``GameDef.evaluate``, or with ``learned`` its
@@ -471,16 +522,12 @@ def evaluate_state(capsule, data, bint learned=False):
     room ships no model, and for a player count the model lacks).  None if the engine has no
     estimate at all.  An engine's
     ``evaluation`` and ``learned_evaluation`` are this, with its ``GAME_DEF``."""
-    if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
-        raise TypeError("capsule: not a GameDef capsule")
-    cdef const GameDef* gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
+    cdef const GameDef* gd = _game_def(capsule)
     cdef const unsigned char[::1] view = data
+    cdef const unsigned char* st = _state_of(gd, view)
     cdef double out[MAX_SEATS]
-    if view.shape[0] != gd.state_size:
-        raise ValueError(f"data: {view.shape[0]} bytes, not a {gd.game_id.decode()} state "
-                         f"({gd.state_size} bytes)")
     evaluate = gd.evaluate_learned if learned and gd.evaluate_learned != NULL else gd.evaluate
     if evaluate == NULL:
         return None
-    evaluate(<const void*>&view[0], out)
-    return [out[i] for i in range(gd.num_players(<const void*>&view[0]))]
+    evaluate(st, out)
+    return [out[i] for i in range(gd.num_players(st))]

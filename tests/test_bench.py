@@ -29,6 +29,8 @@ RUNS = {
                             "--grace-seconds", "0.2", "--clients", "2", "--batches", "5", "--items", "3"],
                            "refused batch"),
     "request_cost.py": (["--positions", "1", "--rounds", "3"], "outside search"),
+    "level_time.py": (["--game", "kids_of_london", "--players", "2", "--games", "1", "--level", "3"],
+                      "every move within"),
     "level_chips.py": (["--game", "kuhn_poker", "--hands", "20"], "| 10 |"),
     "strength.py": (["--game", "kids_of_london", "--ns", "4", "--games", "4", "--positions", "2",
                      "--diag-budgets", "8", "16"], "differs from next"),

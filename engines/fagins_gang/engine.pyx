@@ -37,7 +37,8 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
-from fagin.engines.core import evaluate_state as _evaluate_state
+from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
+from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
 
 from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
@@ -1046,6 +1047,16 @@ def _load_learned(path=LEARNED_FILE):
 if _load_learned():
     FG_DEF.evaluate_learned = fg_evaluate_learned
 
+cdef void fg_features(const void* st, double* out) noexcept nogil:
+    fg_features_all(<const FGState*>st, out)
+
+cdef int fg_heuristic_action(const void* st, Rng* rng) noexcept nogil:
+    return heuristic_choice(<const FGState*>st, rng, 0)
+
+FG_DEF.features = fg_features
+FG_DEF.num_features = FG_FEATURES
+FG_DEF.heuristic_action = fg_heuristic_action
+
 GAME_DEF = PyCapsule_New(<void*>&FG_DEF, GAMEDEF_CAPSULE, NULL)
 
 
@@ -1502,12 +1513,7 @@ def render(data, seat=None):
 def heuristic_action(data, seed=0):
     """The rule-based player's action for the seat to act (rollout.pxi: ``heuristic_choice``, ties
     broken by ``seed``); -1 at a chance event or the end of the game."""
-    cdef FGState s = _read(data)
-    cdef Rng rng
-    if fg_current_player(&s) < 0:
-        return -1
-    rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-    return heuristic_choice(&s, &rng, 0)
+    return _heuristic_action_of_state(GAME_DEF, data, seed)
 
 
 def evaluation(data):
@@ -1518,12 +1524,7 @@ def evaluation(data):
 def features(data, int seat):
     """Seat ``seat``'s features in this state (``fg_features_all``; names in
     :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
-    cdef FGState s = _read(data)
-    cdef double out[FG_MAX_PLAYERS * FG_FEATURES]
-    if not 0 <= seat < s.players:
-        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
-    fg_features_all(&s, out)
-    return [out[seat * FG_FEATURES + i] for i in range(FG_FEATURES)]
+    return _features_of_state(GAME_DEF, data, seat)
 
 
 def learned_evaluation(data):

@@ -63,7 +63,8 @@ from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
 from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
-from fagin.engines.core import evaluate_state as _evaluate_state
+from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
+from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
 
 cdef enum:
     LN_MAX_PLAYERS = 4
@@ -2340,6 +2341,16 @@ if _load_learned():
 LN_DEF.belief_places = LN_PLACES
 LN_DEF.belief_items = MAX_V
 
+cdef void ln_features(const void* st, double* out) noexcept nogil:
+    ln_features_all(<const LNState*>st, out)
+
+cdef int ln_heuristic_action(const void* st, Rng* rng) noexcept nogil:
+    return heuristic_choice(<const LNState*>st, rng)
+
+LN_DEF.features = ln_features
+LN_DEF.num_features = LN_FEATURES
+LN_DEF.heuristic_action = ln_heuristic_action
+
 GAME_DEF = PyCapsule_New(<void*>&LN_DEF, GAMEDEF_CAPSULE, NULL)
 
 # ------------------------------------------------------- the Python side's access to states
@@ -2506,12 +2517,7 @@ def evaluation(data):
 def features(data, int seat):
     """Seat ``seat``'s features in this state (``ln_features_all``; names in
     :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
-    cdef LNState s = _read(data)
-    cdef double out[LN_MAX_PLAYERS * LN_FEATURES]
-    if not 0 <= seat < s.players:
-        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
-    ln_features_all(&s, out)
-    return [out[seat * LN_FEATURES + i] for i in range(LN_FEATURES)]
+    return _features_of_state(GAME_DEF, data, seat)
 
 
 def learned_evaluation(data):
@@ -2523,12 +2529,7 @@ def learned_evaluation(data):
 def heuristic_action(data, seed=0):
     """The rule-based player's action for the seat to act (rollout.pxi: ``heuristic_choice``, ties
     broken by ``seed``); -1 at a chance event or the end of the game."""
-    cdef LNState s = _read(data)
-    cdef Rng rng
-    if ln_current_player(&s) < 0:
-        return -1
-    rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-    return heuristic_choice(&s, &rng)
+    return _heuristic_action_of_state(GAME_DEF, data, seed)
 
 
 def final_scoring(data):

@@ -44,7 +44,8 @@ from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
 from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
-from fagin.engines.core import evaluate_state as _evaluate_state
+from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
+from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
 
 cdef enum:
     MAXP = 4
@@ -1697,6 +1698,16 @@ def _load_learned(path=LEARNED_FILE):
 if _load_learned():
     OT_DEF.evaluate_learned = ot_evaluate_learned
 
+cdef void ot_features(const void* st, double* out) noexcept nogil:
+    ot_features_all(<const OTState*>st, out)
+
+cdef int ot_heuristic_action(const void* st, Rng* rng) noexcept nogil:
+    return heuristic_choice(<const OTState*>st, rng, 0.0)
+
+OT_DEF.features = ot_features
+OT_DEF.num_features = OT_FEATURES
+OT_DEF.heuristic_action = ot_heuristic_action
+
 GAME_DEF = PyCapsule_New(<void*>&OT_DEF, GAMEDEF_CAPSULE, NULL)
 
 # ------------------------------------------------------------ data loading
@@ -1949,13 +1960,9 @@ def legal_from_bytes(data):
 
 
 def heuristic_action(data, seed=0):
-    """The rule-based player's action for the seat to act (rollout.pxi), -1 at chance or the end."""
-    cdef OTState s = _read(data)
-    cdef Rng rng
-    if ot_current_player(&s) < 0:
-        return -1
-    rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-    return heuristic_choice(&s, &rng, 0.0)
+    """The rule-based player's action for the seat to act (rollout.pxi: ``heuristic_choice``, ties
+    broken by ``seed``); -1 at a chance event or the end of the game."""
+    return _heuristic_action_of_state(GAME_DEF, data, seed)
 
 
 def evaluation(data):
@@ -1966,12 +1973,7 @@ def evaluation(data):
 def features(data, int seat):
     """Seat ``seat``'s features in this state (``ot_features_all``; names in
     :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
-    cdef OTState s = _read(data)
-    cdef double out[MAXP * OT_FEATURES]
-    if not 0 <= seat < s.players:
-        raise ValueError(f"seat: {seat} is not a seat of this {s.players}-player game")
-    ot_features_all(&s, out)
-    return [out[seat * OT_FEATURES + i] for i in range(OT_FEATURES)]
+    return _features_of_state(GAME_DEF, data, seat)
 
 
 def learned_evaluation(data):
