@@ -20,6 +20,35 @@ cdef const GameDef* _game_def(state):
     return <const GameDef*>PyCapsule_GetPointer(state.game.capsule, GAMEDEF_CAPSULE)
 
 
+cdef inline int _decision(const GameDef* gd, const void* st, int* legal, Rng* rng,
+                          bint use_policy) noexcept nogil:
+    """A playout's action at a decision: the game's rollout policy's, or uniform."""
+    if use_policy:
+        return gd.rollout_action(st, rng)
+    return legal[rng_below(rng, gd.legal_actions(st, legal))]
+
+
+cdef class _Scratch:
+    """What a run of playouts from ``state`` works in: the state it starts from, a state
+    buffer to play in and room for the legal actions; freed with the object, whatever
+    the run raises."""
+    cdef const void* root
+    cdef unsigned char* st
+    cdef int* legal
+
+    def __cinit__(self, state):
+        cdef const GameDef* gd = _game_def(state)
+        self.root = <const void*><size_t>state._address()
+        self.st = <unsigned char*>malloc(gd.state_size)
+        self.legal = <int*>malloc(sizeof(int) * gd.max_legal_actions)
+        if self.st == NULL or self.legal == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.st)
+        free(self.legal)
+
+
 def has_rollout_policy(state):
     """Whether the state's game declares a rollout policy."""
     return _game_def(state).rollout_action != NULL
@@ -47,20 +76,17 @@ def random_playouts(state, int64_t count, seed=0, policy=False):
     if count < 1:
         raise ValueError(f"count: must be positive, got {count}")
     cdef const GameDef* gd = _game_def(state)
+    cdef _Scratch scratch = _Scratch(state)
     cdef int size = gd.state_size
-    cdef const void* root = <const void*><size_t>state._address()
-    cdef unsigned char* st = <unsigned char*>malloc(size)
-    cdef int* legal = <int*>malloc(sizeof(int) * gd.max_legal_actions)
-    if st == NULL or legal == NULL:
-        free(st)
-        free(legal)
-        raise MemoryError()
+    cdef const void* root = scratch.root
+    cdef unsigned char* st = scratch.st
+    cdef int* legal = scratch.legal
     cdef bint use_policy = policy and gd.rollout_action != NULL
     cdef Rng rng
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     cdef double sums[MAX_SEATS]
     cdef double out[MAX_SEATS]
-    cdef int i, p, n, players = gd.num_players(root)
+    cdef int i, p, players = gd.num_players(root)
     cdef int64_t k, actions = 0
     for i in range(MAX_SEATS):
         sums[i] = 0.0
@@ -74,18 +100,13 @@ def random_playouts(state, int64_t count, seed=0, policy=False):
                     break
                 if p == PLAYER_CHANCE:
                     gd.apply_action(st, gd.sample_chance(st, &rng))
-                elif use_policy:
-                    gd.apply_action(st, gd.rollout_action(st, &rng))
                 else:
-                    n = gd.legal_actions(st, legal)
-                    gd.apply_action(st, legal[rng_below(&rng, n)])
+                    gd.apply_action(st, _decision(gd, st, legal, &rng, use_policy))
                 actions += 1
             gd.returns(st, out)
             for i in range(players):
                 sums[i] += out[i]
     seconds = time.perf_counter() - start
-    free(st)
-    free(legal)
     return [sums[i] / count for i in range(players)], actions / count, seconds
 
 
@@ -101,14 +122,11 @@ def rollout_policy_violations(state, int64_t count, seed=0, int asks=4):
     cdef const GameDef* gd = _game_def(state)
     if gd.rollout_action == NULL:
         raise ValueError(f"state: {gd.game_id.decode()} has no rollout policy")
+    cdef _Scratch scratch = _Scratch(state)
     cdef int size = gd.state_size
-    cdef const void* root = <const void*><size_t>state._address()
-    cdef unsigned char* st = <unsigned char*>malloc(size)
-    cdef int* legal = <int*>malloc(sizeof(int) * gd.max_legal_actions)
-    if st == NULL or legal == NULL:
-        free(st)
-        free(legal)
-        raise MemoryError()
+    cdef const void* root = scratch.root
+    cdef unsigned char* st = scratch.st
+    cdef int* legal = scratch.legal
     cdef Rng play_rng, policy_rng
     rng_seed(&play_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     rng_seed(&policy_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF) ^ <uint64_t>0x5DEECE66D)
@@ -136,8 +154,6 @@ def rollout_policy_violations(state, int64_t count, seed=0, int asks=4):
                     if not ok:
                         illegal += 1
                 gd.apply_action(st, legal[rng_below(&play_rng, n)])
-    free(st)
-    free(legal)
     return checked, illegal
 
 
@@ -175,44 +191,33 @@ def sampled_playouts(state, int64_t count, seed=0, double sample=0.05, policy=Tr
     if not 0.0 <= sample <= 1.0:
         raise ValueError(f"sample: must be from 0 to 1, got {sample}")
     cdef const GameDef* gd = _game_def(state)
+    cdef _Scratch scratch = _Scratch(state)
     cdef int size = gd.state_size
-    cdef const void* root = <const void*><size_t>state._address()
-    cdef unsigned char* st = <unsigned char*>malloc(size)
-    cdef int* legal = <int*>malloc(sizeof(int) * gd.max_legal_actions)
-    if st == NULL or legal == NULL:
-        free(st)
-        free(legal)
-        raise MemoryError()
+    cdef const void* root = scratch.root
+    cdef unsigned char* st = scratch.st
+    cdef int* legal = scratch.legal
     cdef bint use_policy = policy and gd.rollout_action != NULL
     cdef Rng rng, keep_rng
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     rng_seed(&keep_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF) ^ <uint64_t>0x9E3779B97F4A7C15)
     cdef double out[MAX_SEATS]
-    cdef int i, p, n, players = gd.num_players(root)
+    cdef int i, p, players = gd.num_players(root)
     cdef uint64_t threshold = <uint64_t>(sample * 1048576.0)
     cdef int64_t k
     games = []
-    try:
-        for k in range(count):
-            memcpy(st, root, size)
-            kept = []
-            while True:
-                p = gd.current_player(st)
-                if p == PLAYER_TERMINAL:
-                    break
-                if p == PLAYER_CHANCE:
-                    gd.apply_action(st, gd.sample_chance(st, &rng))
-                    continue
-                if rng_below(&keep_rng, 1048576) < threshold:
-                    kept.append((<char*>st)[:size])
-                if use_policy:
-                    gd.apply_action(st, gd.rollout_action(st, &rng))
-                else:
-                    n = gd.legal_actions(st, legal)
-                    gd.apply_action(st, legal[rng_below(&rng, n)])
-            gd.returns(st, out)
-            games.append((kept, [out[i] for i in range(players)]))
-    finally:
-        free(st)
-        free(legal)
+    for k in range(count):
+        memcpy(st, root, size)
+        kept = []
+        while True:
+            p = gd.current_player(st)
+            if p == PLAYER_TERMINAL:
+                break
+            if p == PLAYER_CHANCE:
+                gd.apply_action(st, gd.sample_chance(st, &rng))
+                continue
+            if rng_below(&keep_rng, 1048576) < threshold:
+                kept.append((<char*>st)[:size])
+            gd.apply_action(st, _decision(gd, st, legal, &rng, use_policy))
+        gd.returns(st, out)
+        games.append((kept, [out[i] for i in range(players)]))
     return games
