@@ -37,7 +37,7 @@ classes in the plain Python module ``search/results.py``.  What stays here is
 the search: its settings, the iteration loop, the backups and the results.
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from libc.math cimport log, sqrt
+from libc.math cimport exp, log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -109,8 +109,15 @@ cdef bint _grow_int32s(int32_t** p, int64_t n) noexcept nogil:
 #: to the end.
 ROLLOUTS = ("policy", "random")
 #: What scores a cut-off playout (ISMCTS ``evaluation``): the game's hand-written
-#: ``GameDef.evaluate`` or its learned ``GameDef.evaluate_learned``.
-EVALUATIONS = ("handwritten", "learned")
+#: ``GameDef.evaluate``, its learned ``GameDef.evaluate_learned``, or "margin": each seat's
+#: score margin against the best other seat (``GameDef.scores``, the score as it stands),
+#: squashed to (0, 1) by a logistic of ``margin / margin_scale``.
+EVALUATIONS = ("handwritten", "learned", "margin")
+#: Score units a "margin" evaluation takes for one unit of its logistic (a margin of this
+#: many points scores 0.73), when the game's tuned settings name none.
+DEFAULT_MARGIN_SCALE = 4.0
+#: The widest scale a search accepts.
+MAX_MARGIN_SCALE = 1e6
 #: Whose view keys a node where another seat than the searching one decides (ISMCTS
 #: ``opponents``): "own", that seat's own information set (which holds its hidden cards, so
 #: in a game with hidden hands each determinization makes a new node and the tree stops at
@@ -177,7 +184,8 @@ cdef class ISMCTS:
     cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
     cdef readonly int turns     # > 0: policy rollouts also stop where the turns-th turn out of the tree ends
     cdef EvalFn evaluate_fn     # what scores a cut-off playout: gd.evaluate, or gd.evaluate_learned
-    cdef readonly str evaluation  # EVALUATIONS: which of the two
+    cdef readonly str evaluation  # EVALUATIONS: which of the three
+    cdef readonly double margin_scale  # > 0: a cut-off playout is scored by score margins (gd.scores)
     cdef unsigned char* root
     cdef unsigned char* work
     cdef int* legal             # the current legal actions (room for max_legal_actions)
@@ -244,7 +252,7 @@ cdef class ISMCTS:
     def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
                  prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None,
-                 opponents=None, turns=None):
+                 opponents=None, turns=None, margin_scale=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -290,8 +298,12 @@ cdef class ISMCTS:
         ``"visits"``, ``"lcb"`` or ``"prior"`` (``results.FINAL_RULES``).
 
         ``evaluation``: what scores a cut-off playout, ``"handwritten"``
-        (``GameDef.evaluate``, the default) or ``"learned"``
-        (``GameDef.evaluate_learned``, a model shipped in the game's room).
+        (``GameDef.evaluate``, the default), ``"learned"``
+        (``GameDef.evaluate_learned``, a model shipped in the game's room) or
+        ``"margin"`` (each seat's score margin against the best other seat,
+        from ``GameDef.scores``, through a logistic: ``1 / (1 + exp(-margin /
+        margin_scale))``; ``margin_scale`` in the game's score units, default
+        ``DEFAULT_MARGIN_SCALE``).
 
         ``turns`` (games with an evaluation, policy rollouts): a playout also
         stops, and is scored, where the ``turns``-th turn out of the tree ends
@@ -304,8 +316,8 @@ cdef class ISMCTS:
         choice is best left to ``"own"``: under the searching seat's view the
         others' nodes would follow its own secret choice.
 
-        ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns`` and
-        ``opponents`` left out (None)
+        ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns``,
+        ``margin_scale`` and ``opponents`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
         ``limits.tuned``), else the defaults above.
         """
@@ -333,6 +345,11 @@ cdef class ISMCTS:
             evaluation = own.get("evaluation", "handwritten")
         if evaluation not in EVALUATIONS:
             raise ValueError(f"evaluation: one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
+        if margin_scale is None:
+            margin_scale = own.get("margin_scale", DEFAULT_MARGIN_SCALE)
+        if not (isinstance(margin_scale, (int, float)) and 0 < margin_scale <= MAX_MARGIN_SCALE):
+            raise ValueError(f"margin_scale: must be a number above 0 and at most {MAX_MARGIN_SCALE:g}, "
+                             f"got {margin_scale!r}")
         if turns is None:
             turns = own.get("turns", 0)
         if not (isinstance(turns, int) and 0 <= turns <= 10_000):
@@ -360,17 +377,23 @@ cdef class ISMCTS:
         self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
         self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
         self.final = final
-        self.cutoff = 0
-        self.turns = 0
-        if self.use_policy and self.gd.evaluate != NULL:
-            self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
-            self.turns = turns
         self.evaluation = evaluation
         self.evaluate_fn = self.gd.evaluate
         if evaluation == "learned":
             if self.gd.evaluate_learned == NULL:
                 raise ValueError(f"evaluation: {self.gd.game_id.decode()} has no learned evaluation")
             self.evaluate_fn = self.gd.evaluate_learned
+        self.margin_scale = 0.0
+        if evaluation == "margin":
+            if self.gd.scores == NULL:
+                raise ValueError(f"evaluation: {self.gd.game_id.decode()} keeps no score to take a margin of")
+            self.margin_scale = margin_scale
+        self.cutoff = 0
+        self.turns = 0
+        # A cut-off needs something to score it: the game's evaluation, or its scores.
+        if self.use_policy and (self.gd.evaluate != NULL or self.margin_scale > 0):
+            self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
+            self.turns = turns
         if prior is None:
             prior = PRIOR_WEIGHT if self.cutoff > 0 else 0.0
         if not (prior >= 0 and prior <= MAX_PRIOR):
@@ -497,6 +520,20 @@ cdef class ISMCTS:
         cdef int n = self.gd.legal_actions(st, self.legal)
         return n if n <= self.legal_cap else self.legal_cap
 
+    cdef void _score_margins(self, const void* st, double* out) noexcept nogil:
+        """A cut-off playout scored by score margins: each seat's score less the best other
+        seat's, through a logistic of ``margin_scale`` score units (the "margin" evaluation)."""
+        cdef double scores[MAX_SEATS]
+        cdef int n = self.gd.num_players(st), p, q
+        cdef double best
+        self.gd.scores(st, scores)
+        for p in range(n):
+            best = -1e300
+            for q in range(n):
+                if q != p and scores[q] > best:
+                    best = scores[q]
+            out[p] = 1.0 / (1.0 + exp(-(scores[p] - best) / self.margin_scale))
+
     cdef int _rollout_action(self, const void* st) noexcept nogil:
         """An action outside the tree: the game's rollout policy or uniform; -1 if none is legal."""
         if self.use_policy:
@@ -553,7 +590,10 @@ cdef class ISMCTS:
                         turns_out += 1
                     last_seat = p
                 if (self.cutoff > 0 and out_steps >= self.cutoff) or (self.turns > 0 and turns_out >= self.turns):
-                    self.evaluate_fn(st, returns)
+                    if self.margin_scale > 0:
+                        self._score_margins(st, returns)
+                    else:
+                        self.evaluate_fn(st, returns)
                     evaluated = True
                     break
                 a = self._rollout_action(st)

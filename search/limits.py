@@ -31,7 +31,7 @@ MAX_PRIOR = 100.0
 
 
 #: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords).
-TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation", "opponents", "turns")
+TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation", "opponents", "turns", "margin_scale")
 
 
 def tuned(spec, players: int) -> dict:

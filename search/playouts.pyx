@@ -61,6 +61,12 @@ def has_evaluation(state):
     return _game_def(state).evaluate != NULL
 
 
+def has_scores(state):
+    """Whether the state's game keeps a score (``GameDef.scores``): analysis margins, and the
+    "margin" evaluation of a cut-off playout."""
+    return _game_def(state).scores != NULL
+
+
 def has_learned_evaluation(state):
     """Whether the state's game ships a learned evaluation (``GameDef.evaluate_learned``)."""
     return _game_def(state).evaluate_learned != NULL

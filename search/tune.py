@@ -16,8 +16,10 @@ seeded, proposes the next settings.  The settings searched:
   (0: played to the end), for games that have an evaluation;
 * ``turns``: for games that have an evaluation, also cut a playout where its
   first, second or fourth turn out of the tree ends (0: by ``cut`` alone);
-* ``eval``: what scores a cut-off playout, the hand-written evaluation or the
-  learned one, for games that ship a learned evaluation;
+* ``eval``: what scores a cut-off playout: the hand-written evaluation, the
+  learned one (for games that ship one) or the score margin against the best
+  other seat (for games that keep a score), with ``mscale``, the margin's scale
+  in score units (log-uniform from 0.5 to 50), drawn for margin trials only;
 * ``opp``: whose view keys the other seats' nodes, their own ("own": one tree
   per seat's information sets) or the searching seat's ("observer": one tree);
 * ``final``: the final-move rule, most visits or the lower confidence bound.
@@ -40,7 +42,7 @@ from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search import arena
 from fagin.search.ismcts import EVALUATIONS, FINAL_RULES, OPPONENT_KEYS
-from fagin.search.playouts import has_evaluation, has_learned_evaluation, has_rollout_policy
+from fagin.search.playouts import has_evaluation, has_learned_evaluation, has_rollout_policy, has_scores
 
 #: The cut-offs a game with an evaluation tries, in rollout actions (0: to the end).
 CUTOFFS = (0, 6, 12, 24, 48, 96)
@@ -59,8 +61,12 @@ def space(game_id: str, players: int) -> dict:
         if has_evaluation(state):
             out["cut"] = ("choice", CUTOFFS)
             out["turns"] = ("choice", TURN_CUTOFFS)
-            if has_learned_evaluation(state):
-                out["eval"] = ("choice", EVALUATIONS)
+            evaluations = [e for e in EVALUATIONS if (e != "learned" or has_learned_evaluation(state))
+                           and (e != "margin" or has_scores(state))]
+            if len(evaluations) > 1:
+                out["eval"] = ("choice", tuple(evaluations))
+            if "margin" in evaluations:
+                out["mscale"] = ("log", 0.5, 50.0)      # drawn only for a trial scoring by margin
     out["opp"] = ("choice", OPPONENT_KEYS)
     out["final"] = ("choice", FINAL_RULES)
     return out
@@ -70,6 +76,8 @@ def suggest(trial, settings: dict) -> dict:
     """One trial's settings, drawn by Optuna from ``settings`` (see :func:`space`)."""
     chosen = {}
     for name, (kind, *args) in settings.items():
+        if name == "mscale" and chosen.get("eval") != "margin":
+            continue
         if kind == "log":
             chosen[name] = trial.suggest_float(name, args[0], args[1], log=True)
         elif kind == "float":

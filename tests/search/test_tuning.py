@@ -140,9 +140,10 @@ def test_the_tuning_space_follows_what_the_game_has():
     # London and Oliver Twist ship a learned evaluation, so the tuner also tries it; Oliver
     # Twist's hand-written evaluation plays no part unless a search cuts its playouts (its
     # rollout_depth is 0), and the tuner may cut them.
+    # Both keep a score, so a cut-off may also be scored by the margin, at a drawn scale.
     for game_id in ("london", "oliver_twist"):
-        assert set(tune.space(game_id, 2)) == {"c", "prior", "cut", "turns", "eval", "opp", "final"}
-        assert tune.space(game_id, 2)["eval"] == ("choice", ("handwritten", "learned"))
+        assert set(tune.space(game_id, 2)) == {"c", "prior", "cut", "turns", "eval", "mscale", "opp", "final"}
+        assert tune.space(game_id, 2)["eval"] == ("choice", ("handwritten", "learned", "margin"))
     assert set(tune.space("gangs_of_kyoto", 2)) == {"c", "opp", "final"}
     assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}
     assert tune.bot_spec(64, {"c": 0.123456, "final": "lcb"}) == "ismcts:64:c=0.1235:final=lcb"
@@ -220,3 +221,39 @@ def test_turn_cutoffs_stop_playouts_where_a_turn_ends():
     assert make_bot("ismcts:64:turns=2:opp=observer").tuning == {"turns": 2, "opponents": "observer"}
     with pytest.raises(ValueError, match="turns: must be from 0"):
         ISMCTS(st, seat, rollout="policy", turns=-1)
+
+
+def test_a_margin_evaluation_scores_cut_off_playouts_by_score_margins():
+    # London 2 players, playouts cut after 2 actions (no playout reaches the end): with a
+    # scale far wider than any margin every cut-off scores about 0.5, so every root move's
+    # mean does; with a scale far narrower a cut-off scores about 0, 0.5 or 1 (behind, level,
+    # ahead), so the means spread.
+    st = _london()
+    seat = st.current_player()
+    wide = ISMCTS(st, seat, rollout="policy", cutoff=2, evaluation="margin", margin_scale=1e6, seed=4)
+    wide.run(iterations=200)
+    assert wide.evaluation == "margin" and wide.margin_scale == 1e6 and wide.evaluated == 200
+    assert all(abs(s.mean_value - 0.5) < 1e-4 for s in wide.result().stats if s.visits)
+    narrow = ISMCTS(st, seat, rollout="policy", cutoff=2, evaluation="margin", margin_scale=0.01, seed=4)
+    narrow.run(iterations=200)
+    means = [s.mean_value for s in narrow.result().stats if s.visits]
+    assert max(means) - min(means) > 0.05
+    # The bot spec and the game's tuned settings reach it.
+    bot = make_bot("ismcts:64:eval=margin:mscale=2.5")
+    assert bot.tuning == {"evaluation": "margin", "margin_scale": 2.5} and bot.name.endswith("mscale=2.5")
+    assert "margin_scale" in limits.TUNED_SETTINGS
+
+
+def test_a_margin_evaluation_is_refused_where_it_cannot_work():
+    st = _london()
+    seat = st.current_player()
+    for bad in (0, -1.0, float("nan"), 1e9, "4"):
+        with pytest.raises(ValueError, match="margin_scale: must be a number above 0"):
+            ISMCTS(st, seat, rollout="policy", evaluation="margin", margin_scale=bad)
+    kuhn = new_game("kuhn_poker", 2)
+    kuhn.apply(kuhn.legal_actions()[0])
+    kuhn.apply(kuhn.legal_actions()[0])
+    with pytest.raises(ValueError, match="evaluation: kuhn_poker keeps no score"):
+        ISMCTS(kuhn, kuhn.current_player(), evaluation="margin")
+    with pytest.raises(ValueError, match="evaluation: one of handwritten, learned, margin"):
+        ISMCTS(st, seat, evaluation="score")
