@@ -38,6 +38,7 @@ serve: build
 bench: build
 	$(PY) bench/playouts.py
 	$(PY) bench/ismcts_speed.py
+	$(PY) bench/level_time.py
 	$(PY) bench/grpc_overhead.py
 	$(PY) bench/request_cost.py
 	$(PY) bench/gangs_of_kyoto_deck.py
