@@ -108,7 +108,7 @@ def test_a_player_count_the_model_lacks_takes_the_hand_written_evaluation(game_i
 @pytest.mark.parametrize("game_id", ROOMS)
 def test_the_evaluations_refuse_bytes_that_are_not_a_state_of_the_game(game_id):
     E = _engine(game_id)
-    for evaluate in (E.evaluation, E.learned_evaluation):
+    for evaluate in (E.evaluation, E.learned_evaluation, lambda data: E.features(data, 0), E.heuristic_action):
         with pytest.raises(ValueError, match=rf"^data: 3 bytes, not a {game_id} state"):
             evaluate(b"abc")
 
@@ -119,3 +119,24 @@ def test_a_game_without_an_evaluation_has_none():
     assert evaluate_state(load_game("kuhn_poker").engine.GAME_DEF, st.to_bytes()) is None
     with pytest.raises(TypeError, match="capsule"):
         evaluate_state(object(), st.to_bytes())
+
+
+def test_features_and_the_nogil_heuristic_are_read_through_the_game_def():
+    # Written once in core for every room (GameDef.features and .heuristic_action): a room
+    # without them has no features and no nogil heuristic; one with them answers as its engine.
+    from fagin.engines.core import features_of_state, heuristic_action_of_state
+    kuhn = load_game("kuhn_poker").engine.GAME_DEF
+    st = new_game("kuhn_poker", 2)
+    assert features_of_state(kuhn, st.to_bytes(), 0) is None
+    with pytest.raises(TypeError, match="kuhn_poker: the engine has no nogil heuristic"):
+        heuristic_action_of_state(kuhn, st.to_bytes())
+    for game_id in ROOMS:
+        E = _engine(game_id)
+        st = new_game(game_id, 2, seed=3)
+        while st.is_chance_node():
+            st.apply(st.sample_chance(1))
+        data = st.to_bytes()
+        assert features_of_state(E.GAME_DEF, data, 1) == E.features(data, 1)
+        assert len(E.features(data, 0)) == len(E.FEATURE_NAMES)
+        assert heuristic_action_of_state(E.GAME_DEF, data, 7) == E.heuristic_action(data, 7)
+        assert E.heuristic_action(data, 7) in st.legal_actions()
