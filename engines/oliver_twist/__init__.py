@@ -17,10 +17,12 @@ GAME = GameSpec(
     description="take tokens from lines in London's streets, sell sets to Fagin, keep your Police file "
                 "thin; a day round, then a night of face-down tokens and burglaries",
     max_list=96,  # 85 round and 9 starting tokens; every other list (spaces, cards, seats) is shorter
-    # Bot levels 1-10 (iterations, temperature): budgets doubling from 8 to 1,024 iterations and
-    # 4,096 at the top, first set when the search had no prior (one iteration was about a random
-    # move) and run again on the tuned search, where level 1 plays the policy's pick
-    # (seeds/oliver_twist.md, "Bot levels").
-    levels=((1, 0.0), (8, 0.0), (16, 0.0), (32, 0.0), (64, 0.0), (128, 0.0), (256, 0.0), (512, 0.0),
-            (1024, 0.0), (4096, 0.0)),
+    # Bot levels 1-10 (iterations, temperature), set on the tuned search: with the prior one
+    # iteration plays the rollout policy's pick, and past 1,024 iterations the search gains too
+    # little to show, so the ladder ends at 1,024; below the policy's pick, level 1 draws all but
+    # uniformly from a small search's moves and levels 2-5 play a 4-iteration search ever colder;
+    # levels 6-10 play the best move after 1 to 1,024 iterations, fourfold or eightfold steps
+    # (doublings were not told apart) (seeds/oliver_twist.md, "Bot levels").
+    levels=((64, 10.0), (4, 3.0), (4, 1.5), (4, 1.0), (4, 0.5), (1, 0.0), (8, 0.0), (64, 0.0), (256, 0.0),
+            (1024, 0.0)),
 )
