@@ -128,6 +128,22 @@ MAX_MARGIN_SCALE = 1e6
 OPPONENT_KEYS = ("own", "observer")
 
 ctypedef void (*EvalFn)(const void* st, double* out) noexcept nogil
+
+
+cdef inline void score_margins(const GameDef* gd, const void* st, double* out) noexcept nogil:
+    """Each seat's score (``GameDef.scores``) less the best other seat's, at out[0:players]; a
+    lone seat's margin is its score.  What an analysis reports and what the "margin"
+    evaluation scores."""
+    cdef double scores[MAX_SEATS]
+    cdef double best
+    cdef int n = gd.num_players(st), p, q
+    gd.scores(st, scores)
+    for p in range(n):
+        best = -1e300
+        for q in range(n):
+            if q != p and scores[q] > best:
+                best = scores[q]
+        out[p] = scores[p] - best if n > 1 else scores[p]
 DEFAULT_ROLLOUT = "random"
 
 
@@ -523,16 +539,11 @@ cdef class ISMCTS:
     cdef void _score_margins(self, const void* st, double* out) noexcept nogil:
         """A cut-off playout scored by score margins: each seat's score less the best other
         seat's, through a logistic of ``margin_scale`` score units (the "margin" evaluation)."""
-        cdef double scores[MAX_SEATS]
-        cdef int n = self.gd.num_players(st), p, q
-        cdef double best
-        self.gd.scores(st, scores)
-        for p in range(n):
-            best = -1e300
-            for q in range(n):
-                if q != p and scores[q] > best:
-                    best = scores[q]
-            out[p] = 1.0 / (1.0 + exp(-(scores[p] - best) / self.margin_scale))
+        cdef double margins[MAX_SEATS]
+        cdef int p
+        score_margins(self.gd, st, margins)
+        for p in range(self.gd.num_players(st)):
+            out[p] = 1.0 / (1.0 + exp(-margins[p] / self.margin_scale))
 
     cdef int _rollout_action(self, const void* st) noexcept nogil:
         """An action outside the tree: the game's rollout policy or uniform; -1 if none is legal."""
@@ -726,10 +737,10 @@ cdef class ISMCTS:
     cdef void _record_root(self, const void* st, const double* returns) noexcept nogil:
         """Adds an iteration's outcome to the sums of the root action it took."""
         cdef Node* nd = tree_node(&self.tree, self.path_node[0])
-        cdef double scores[MAX_SEATS]
+        cdef double margins[MAX_SEATS]
         cdef double* row
-        cdef double best, u, margin
-        cdef int p, q, n
+        cdef double u, margin
+        cdef int p, n
         if nd.seat != self.seat or nd.key != self.root_key:
             return
         row = &self.an_root[self.path_slot[0] * AN_STRIDE]
@@ -741,13 +752,9 @@ cdef class ISMCTS:
         row[1 + 2 * MAX_SEATS] += u * u
         if self.gd.scores == NULL:
             return
-        self.gd.scores(st, scores)
+        score_margins(self.gd, st, margins)
         for p in range(n):
-            best = -1e300
-            for q in range(n):
-                if q != p and scores[q] > best:
-                    best = scores[q]
-            margin = scores[p] - best if n > 1 else scores[p]
+            margin = margins[p]
             row[1 + MAX_SEATS + p] += margin
             if p == self.seat:
                 row[2 + 2 * MAX_SEATS] += margin * margin
