@@ -28,6 +28,16 @@ cdef inline int _decision(const GameDef* gd, const void* st, int* legal, Rng* rn
     return legal[rng_below(rng, gd.legal_actions(st, legal))]
 
 
+cdef inline int _next_decision(const GameDef* gd, void* st, Rng* rng) noexcept nogil:
+    """Plays the chance events ahead (each drawn by its distribution) up to a seat's decision or
+    the game's end; that seat, or PLAYER_TERMINAL."""
+    cdef int p = gd.current_player(st)
+    while p == PLAYER_CHANCE:
+        gd.apply_action(st, gd.sample_chance(st, rng))
+        p = gd.current_player(st)
+    return p
+
+
 cdef class _Scratch:
     """What a run of playouts from ``state`` works in: the state it starts from, a state
     buffer to play in and room for the legal actions; freed with the object, whatever
@@ -136,19 +146,15 @@ def rollout_policy_violations(state, int64_t count, seed=0, int asks=4):
     cdef Rng play_rng, policy_rng
     rng_seed(&play_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     rng_seed(&policy_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF) ^ <uint64_t>0x5DEECE66D)
-    cdef int i, j, p, n, a
+    cdef int i, j, n, a
     cdef bint ok
     cdef int64_t k, checked = 0, illegal = 0
     with nogil:
         for k in range(count):
             memcpy(st, root, size)
             while True:
-                p = gd.current_player(st)
-                if p == PLAYER_TERMINAL:
+                if _next_decision(gd, st, &play_rng) == PLAYER_TERMINAL:
                     break
-                if p == PLAYER_CHANCE:
-                    gd.apply_action(st, gd.sample_chance(st, &play_rng))
-                    continue
                 n = gd.legal_actions(st, legal)
                 for j in range(asks):
                     a = gd.rollout_action(st, &policy_rng)
@@ -207,7 +213,7 @@ def sampled_playouts(state, int64_t count, seed=0, double sample=0.05, policy=Tr
     rng_seed(&rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
     rng_seed(&keep_rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF) ^ <uint64_t>0x9E3779B97F4A7C15)
     cdef double out[MAX_SEATS]
-    cdef int i, p, players = gd.num_players(root)
+    cdef int i, players = gd.num_players(root)
     cdef uint64_t threshold = <uint64_t>(sample * 1048576.0)
     cdef int64_t k
     games = []
@@ -215,12 +221,8 @@ def sampled_playouts(state, int64_t count, seed=0, double sample=0.05, policy=Tr
         memcpy(st, root, size)
         kept = []
         while True:
-            p = gd.current_player(st)
-            if p == PLAYER_TERMINAL:
+            if _next_decision(gd, st, &rng) == PLAYER_TERMINAL:
                 break
-            if p == PLAYER_CHANCE:
-                gd.apply_action(st, gd.sample_chance(st, &rng))
-                continue
             if rng_below(&keep_rng, 1048576) < threshold:
                 kept.append((<char*>st)[:size])
             gd.apply_action(st, _decision(gd, st, legal, &rng, use_policy))
