@@ -144,6 +144,8 @@ cdef inline void score_margins(const GameDef* gd, const void* st, double* out) n
             if q != p and scores[q] > best:
                 best = scores[q]
         out[p] = scores[p] - best if n > 1 else scores[p]
+
+
 DEFAULT_ROLLOUT = "random"
 
 
@@ -363,7 +365,8 @@ cdef class ISMCTS:
             raise ValueError(f"evaluation: one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
         if margin_scale is None:
             margin_scale = own.get("margin_scale", DEFAULT_MARGIN_SCALE)
-        if not (isinstance(margin_scale, (int, float)) and 0 < margin_scale <= MAX_MARGIN_SCALE):
+        if isinstance(margin_scale, bool) or not (isinstance(margin_scale, (int, float))
+                                                  and 0 < margin_scale <= MAX_MARGIN_SCALE):
             raise ValueError(f"margin_scale: must be a number above 0 and at most {MAX_MARGIN_SCALE:g}, "
                              f"got {margin_scale!r}")
         if turns is None:
