@@ -167,7 +167,7 @@ def _remote_bot(spec: str, arg: str):
 #: Search settings a bot spec may set with ``:NAME=VALUE``: name -> (search keyword, type).
 TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "cut": ("cutoff", int),
            "final": ("final", str), "eval": ("evaluation", str), "opp": ("opponents", str), "turns": ("turns", int),
-           "mscale": ("margin_scale", float)}
+           "mscale": ("margin_scale", float), "widen": ("widen", float)}
 _SETTING_OF = {keyword: name for name, (keyword, _) in TUNABLE.items()}
 
 _BOT_SPECS = ("random, heuristic, policy, level:N (1-10), remote:HOST:PORT:SPEC, or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"

@@ -37,7 +37,7 @@ classes in the plain Python module ``search/results.py``.  What stays here is
 the search: its settings, the iteration loop, the backups and the results.
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from libc.math cimport exp, log, sqrt
+from libc.math cimport ceil, exp, log, sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -50,7 +50,7 @@ from search.tree cimport (Chunk, Node, Slot, Tree, FIRST_NODES, FIRST_SLOTS, HUG
                           chunk_take, load_flag, load_size, now_ms, pool_release, pool_stats, store_flag,
                           table_alloc, table_free, touch)
 
-from fagin.search.limits import (tuned, PRIOR_WEIGHT, MAX_PRIOR, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
+from fagin.search.limits import (tuned, PRIOR_WEIGHT, MAX_PRIOR, MAX_WIDEN, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
                                  MAX_ITERATIONS, MAX_NODES, MAX_TIME_MS)
 # The result classes are plain Python; importers take them from here too.
 from fagin.search.results import ActionStats, FINAL_RULES, SearchError, SearchResult, best_action
@@ -194,6 +194,7 @@ cdef class ISMCTS:
     cdef int use_os
     cdef int use_policy         # play out with gd.rollout_action
     cdef readonly double prior  # ucb: weight of the rollout policy's pick in the tree (progressive bias)
+    cdef readonly double widen  # ucb: > 0, progressive widening in the policy's order (select_widened)
     cdef readonly str final     # the final-move rule (results.FINAL_RULES)
     cdef readonly str opponents # OPPONENT_KEYS: whose view keys the other seats' nodes
     cdef int observer_keys      # opponents == "observer"
@@ -270,7 +271,7 @@ cdef class ISMCTS:
     def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
                  prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None,
-                 opponents=None, turns=None, margin_scale=None):
+                 opponents=None, turns=None, margin_scale=None, widen=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -334,8 +335,17 @@ cdef class ISMCTS:
         choice is best left to ``"own"``: under the searching seat's view the
         others' nodes would follow its own secret choice.
 
+        ``widen`` (UCB selection with the policy rollout only): progressive
+        widening in the policy's order.  At a node that has given its legal
+        actions n visits, only the first ``ceil(widen * sqrt(n + 1))`` of them
+        take part in selection, ranked by how often the rollout policy picked
+        each there (its pick is asked at every node of the tree, as for
+        ``prior``), then by visits: a wide node is searched deep along the
+        policy's favourites first and widened as visits grow.  0 (the
+        default) considers every legal action.
+
         ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns``,
-        ``margin_scale`` and ``opponents`` left out (None)
+        ``margin_scale``, ``widen`` and ``opponents`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
         ``limits.tuned``), else the defaults above.
         """
@@ -371,6 +381,10 @@ cdef class ISMCTS:
                              f"got {margin_scale!r}")
         if turns is None:
             turns = own.get("turns", 0)
+        if widen is None:
+            widen = own.get("widen", 0.0)
+        if isinstance(widen, bool) or not (isinstance(widen, (int, float)) and 0 <= widen <= MAX_WIDEN):
+            raise ValueError(f"widen: must be a number from 0 to {MAX_WIDEN:g}, got {widen!r}")
         if not (isinstance(turns, int) and 0 <= turns <= 10_000):
             raise ValueError(f"turns: must be from 0 to 10000 turns, got {turns!r}")
         if cutoff is not None and not (isinstance(cutoff, int) and 0 <= cutoff <= 100_000):
@@ -418,6 +432,7 @@ cdef class ISMCTS:
         if not (prior >= 0 and prior <= MAX_PRIOR):
             raise ValueError(f"prior: must be a number from 0 to {MAX_PRIOR:g}, got {prior}")
         self.prior = prior if self.use_policy and selection == "ucb" else 0.0
+        self.widen = widen if self.use_policy and selection == "ucb" else 0.0
         self.state = state
         self.seat = seat
         self.exploration = exploration
@@ -440,7 +455,7 @@ cdef class ISMCTS:
         # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
         # otherwise allocate and free ~0.4 MB for every search, a small one included.
         self.path_cap = self.gd.max_game_length + 1
-        if self.prior > 0:
+        if self.prior > 0 or self.widen > 0:
             self.root_picks = <double*>calloc(self.legal_cap, sizeof(double))
             if self.root_picks == NULL:
                 raise MemoryError()
@@ -645,10 +660,15 @@ cdef class ISMCTS:
                 slot = select_rm(base, self.mapped, m, self.gamma, &self.rng, self.sigma, &self.sample_prob)
             else:
                 # The policy's pick is asked before any of this node's moves is made.
-                hint = gd.rollout_action(st, &self.rng) if self.prior > 0 else -1
+                hint = gd.rollout_action(st, &self.rng) if self.prior > 0 or self.widen > 0 else -1
                 if depth == 0 and 0 <= hint < self.legal_cap:
                     self.root_picks[hint] += 1
-                slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior, &self.rng)
+                if self.widen > 0:
+                    slot = select_widened(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior,
+                                          self.widen, &self.rng)
+                else:
+                    slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior,
+                                      &self.rng)
             self.path_node[depth] = node
             self.path_slot[depth] = slot
             self.path_prob[depth] = self.sample_prob

@@ -28,10 +28,13 @@ MAX_THREADS = 256
 #: the largest accepted.
 PRIOR_WEIGHT = 10.0
 MAX_PRIOR = 100.0
+#: Largest ISMCTS progressive-widening factor (a node takes ceil(widen * sqrt(n + 1)) of its actions).
+MAX_WIDEN = 1000.0
 
 
 #: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords).
-TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation", "opponents", "turns", "margin_scale")
+TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation", "opponents", "turns", "margin_scale",
+                  "widen")
 
 
 def tuned(spec, players: int) -> dict:

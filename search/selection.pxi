@@ -51,6 +51,54 @@ cdef int select_ucb(Slot* base, const int* mapped, int m, bint fresh, int hint,
     return best
 
 
+cdef int select_widened(Slot* base, int* mapped, int m, bint fresh, int hint, double exploration,
+                        double prior, double widen, Rng* rng) noexcept nogil:
+    """Progressive widening in the policy's order (progressive unpruning,
+    Chaslot et al. 2008): of the m legal slots only the first
+    k = ceil(widen * sqrt(n + 1)) take part, n the visits the node has given
+    them, ranked by how often the rollout policy has picked each at this node
+    (a slot's `avg`, which UCB does not otherwise use), then by visits, ties
+    drawn at random; among those, select_ucb.  The pick `hint` is counted
+    first, so a node just added tries the policy's pick.  `mapped` is put in
+    rank order as far as needed (the caller rebuilds it for every node)."""
+    cdef int i, j, top, k, ties, hinted = -1
+    cdef int64_t n = 0
+    cdef Slot* a
+    cdef Slot* b
+    if hint >= 0:
+        for i in range(m):
+            if base[mapped[i]].action == hint:
+                hinted = mapped[i]
+                break
+        if hinted >= 0:
+            base[hinted].avg += 1.0
+    for i in range(m):
+        n += base[mapped[i]].visits
+    k = <int>ceil(widen * sqrt(n + 1.0))
+    if k < 1:
+        k = 1
+    if k < m:
+        # A partial selection sort: the k best to the front, in order.
+        for i in range(k):
+            top = i
+            ties = 1
+            for j in range(i + 1, m):
+                a = &base[mapped[j]]
+                b = &base[mapped[top]]
+                if a.avg > b.avg or (a.avg == b.avg and a.visits > b.visits):
+                    top = j
+                    ties = 1
+                elif a.avg == b.avg and a.visits == b.visits:
+                    ties += 1
+                    if rng_below(rng, ties) == 0:
+                        top = j
+            j = mapped[i]
+            mapped[i] = mapped[top]
+            mapped[top] = j
+        m = k
+    return select_ucb(base, mapped, m, fresh, hint, exploration, prior, rng)
+
+
 cdef int sample_mixed(const double* sigma, int m, double mix, Rng* rng, double* prob) noexcept nogil:
     """An index drawn from (1 - mix) * sigma + mix * uniform; its probability
     goes to prob[0]."""

@@ -22,6 +22,9 @@ seeded, proposes the next settings.  The settings searched:
   in score units (log-uniform from 0.5 to 50), drawn for margin trials only;
 * ``opp``: whose view keys the other seats' nodes, their own ("own": one tree
   per seat's information sets) or the searching seat's ("observer": one tree);
+* ``widen``: progressive widening in the rollout policy's order (0: off; a node
+  considers ceil(widen * sqrt(n + 1)) of its actions after n visits), for
+  games whose default rollout is the policy;
 * ``final``: the final-move rule, most visits or the lower confidence bound.
 
 It prints every trial and the best settings, as a game's ``GameSpec.search``
@@ -48,6 +51,8 @@ from fagin.search.playouts import has_evaluation, has_learned_evaluation, has_ro
 CUTOFFS = (0, 6, 12, 24, 48, 96)
 #: The turn cut-offs it tries: turns out of the tree (0: none).
 TURN_CUTOFFS = (0, 1, 2, 4)
+#: The progressive-widening factors it tries (0: every action at once).
+WIDENINGS = (0.0, 0.5, 1.0, 2.0, 4.0)
 
 
 def space(game_id: str, players: int) -> dict:
@@ -58,6 +63,7 @@ def space(game_id: str, players: int) -> dict:
     out = {"c": ("log", 0.02, 2.0)}
     if policy:
         out["prior"] = ("float", 0.0, 30.0)
+        out["widen"] = ("choice", WIDENINGS)
         if has_evaluation(state):
             out["cut"] = ("choice", CUTOFFS)
             out["turns"] = ("choice", TURN_CUTOFFS)

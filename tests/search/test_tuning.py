@@ -142,7 +142,8 @@ def test_the_tuning_space_follows_what_the_game_has():
     # rollout_depth is 0), and the tuner may cut them.
     # Both keep a score, so a cut-off may also be scored by the margin, at a drawn scale.
     for game_id in ("london", "oliver_twist"):
-        assert set(tune.space(game_id, 2)) == {"c", "prior", "cut", "turns", "eval", "mscale", "opp", "final"}
+        assert set(tune.space(game_id, 2)) == {"c", "prior", "widen", "cut", "turns", "eval", "mscale", "opp",
+                                               "final"}
         assert tune.space(game_id, 2)["eval"] == ("choice", ("handwritten", "learned", "margin"))
     assert set(tune.space("gangs_of_kyoto", 2)) == {"c", "opp", "final"}
     assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}
@@ -257,3 +258,34 @@ def test_a_margin_evaluation_is_refused_where_it_cannot_work():
         ISMCTS(kuhn, kuhn.current_player(), evaluation="margin")
     with pytest.raises(ValueError, match="evaluation: one of handwritten, learned, margin"):
         ISMCTS(st, seat, evaluation="score")
+
+
+def test_progressive_widening_keeps_a_wide_node_to_the_policys_favourites():
+    # A London decision of a played game offering at least 10 actions.  Widened at 0.5, a node that has given its
+    # actions n visits considers only ceil(0.5 * sqrt(n + 1)) of them, so 64 iterations visit at
+    # most ceil(0.5 * sqrt(64)) = 4 root actions (the last admitted at n = 63), the rollout
+    # policy's most frequent pick first; unwidened, every action is tried once.
+    import math
+    from ..positions import played_positions
+    st = next(p for p in played_positions("london", 2, 3, 40, every=0.3)[0] if len(p.legal_actions()) >= 10)
+    seat = st.current_player()
+    n_legal = len(st.legal_actions())
+    plain = ISMCTS(st, seat, rollout="policy", seed=5)
+    plain.run(iterations=64)
+    assert plain.widen == 0 and sum(1 for s in plain.result().stats if s.visits) == min(n_legal, 64)
+    wide = ISMCTS(st, seat, rollout="policy", widen=0.5, seed=5)
+    wide.run(iterations=64)
+    visited = [s for s in wide.result().stats if s.visits]
+    assert wide.widen == 0.5 and 1 <= len(visited) <= math.ceil(0.5 * math.sqrt(64))
+    assert sum(s.visits for s in visited) == 64
+    # Widening needs the policy's picks: with uniform playouts it is off, as the prior is.
+    assert ISMCTS(st, seat, rollout="random", widen=2.0).widen == 0
+    # A large factor admits every action from the start: the search is the plain one.
+    full = ISMCTS(st, seat, rollout="policy", widen=1000.0, seed=5)
+    full.run(iterations=64)
+    assert sum(1 for s in full.result().stats if s.visits) == min(n_legal, 64)
+    bot = make_bot("ismcts:64:widen=1.5")
+    assert bot.tuning == {"widen": 1.5} and "widen" in limits.TUNED_SETTINGS
+    for bad in (-0.5, float("nan"), 1e9, "1", True):
+        with pytest.raises(ValueError, match="widen: must be a number from 0 to 1000"):
+            ISMCTS(st, seat, rollout="policy", widen=bad)
