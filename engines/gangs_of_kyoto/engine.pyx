@@ -28,13 +28,17 @@ import pathlib
 cimport cython
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
+from libc.math cimport exp, log
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
+from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
+from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
 from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
 from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
@@ -98,6 +102,7 @@ cdef int BELLS_OF[MAX_KINDS]
 cdef int DRAWS[MAX_KINDS]
 cdef int COUNT_OF[MAX_KINDS]
 cdef uint8_t IS_BELL[MAX_KINDS]      # Bell cards: the only cards a face-down pile holds (GK-7)
+cdef double HIDDEN_BELL_MEAN = 1.0   # the deck's mean bells per Bell card (a face-down one's expected worth)
 
 ctypedef struct GKState:
     uint64_t public_hash
@@ -613,20 +618,20 @@ cdef uint64_t gk_infoset_key(const void* st, int player) noexcept nogil:
 cdef int gk_make_current(void* st, int seat) noexcept nogil:
     return 1 if gk_current_player(st) == seat else 0
 
-cdef int gk_rollout_action(const void* st, Rng* rng) noexcept nogil:
-    # The search's default playout policy (GameDef.rollout_action), not a
-    # rule: cheap, allocation-free, and uniform one time in four (one in
-    # eight for refusals) so that playouts stay diverse.  Bells and helpful
-    # cards go to its own row, costly ones to others; a card that would bust
-    # a rival holding bells goes to that rival; a card that would bust its
-    # own row, or discard a bell from it, is refused.
-    cdef const GKState* s = <const GKState*>st
+cdef int gk_policy(const GKState* s, Rng* rng, bint explore) noexcept nogil:
+    # The search's playout policy (GameDef.rollout_action, with `explore`) and the nogil
+    # rule-based player (GameDef.heuristic_action, without), not a rule: cheap,
+    # allocation-free; with `explore` uniform one time in four (one in eight for
+    # refusals) so that playouts stay diverse.  Bells and helpful cards go to its own
+    # row, costly ones to others; a card that would bust a rival holding bells goes to
+    # that rival; a card that would bust its own row, or discard a bell from it, is
+    # refused.  (The room's served heuristic bot is heuristic.py's, in Python.)
     cdef int me, k, kind, p, i, c, n = 0, best = -1, score, best_score = -1000000, ties = 0
     cdef int v, limit, refuse, row_bells, mine = 0, last
     if s.phase == PH_REFUSE:
         me = s.receiver
         k = s.arriving
-        if rng_below(rng, 8) == 0:
+        if explore and rng_below(rng, 8) == 0:
             return A_ACCEPT + <int>rng_below(rng, 2)
         limit = LIMIT
         for i in range(s.row_len[me]):
@@ -642,7 +647,7 @@ cdef int gk_rollout_action(const void* st, Rng* rng) noexcept nogil:
     kind = KIND_OF[k] if k >= 0 else K_EXPLORATION
     for i in range(s.row_len[me]):
         mine += BELLS_OF[s.row[me][i]]
-    if rng_below(rng, 4) == 0:
+    if explore and rng_below(rng, 4) == 0:
         for p in range(s.players):
             if not (s.received >> p) & 1:
                 n += 1
@@ -692,6 +697,12 @@ cdef int gk_rollout_action(const void* st, Rng* rng) noexcept nogil:
                 best = p
     return A_GIVE + (best if best >= 0 else me)
 
+cdef int gk_rollout_action(const void* st, Rng* rng) noexcept nogil:
+    return gk_policy(<const GKState*>st, rng, 1)
+
+cdef int gk_heuristic_action(const void* st, Rng* rng) noexcept nogil:
+    return gk_policy(<const GKState*>st, rng, 0)
+
 cdef void gk_scores(const void* st, double* out) noexcept nogil:
     # GK-21: the analysis score is a seat's bells (its victory pile, face-down cards included).
     cdef const GKState* s = <const GKState*>st
@@ -716,6 +727,167 @@ cdef void gk_hidden_counts(const void* st, int observer, int* out) noexcept nogi
     for i in range(s.top_len):
         out[GK_TOP * MAX_KINDS + s.top[i]] += 1
 
+# ------------------------------------------------ evaluations and features (not rules)
+# What an estimate of a seat's chance to win reads: the hand-written evaluation
+# (GameDef.evaluate) and the features of the learned one (python -m fagin.train,
+# seeds/gangs_of_kyoto.md, "A learned evaluation").  Both read only what every seat sees
+# (GK-17): the face-up victory piles (a face-down Bell card another seat cannot see counts as
+# the deck's mean Bell card, whatever it is), the rows, whose turn it is, who received a card
+# this turn, and how many cards are left in the deck; never the deck's order, the face-down
+# deal or the cards put back on top.  So twin positions that differ only in hidden cards get
+# the same estimate, and a search's determinizations cannot leak through it.  Neither plays
+# a part unless a search cuts its playouts short (GameDef.rollout_depth is 0: the default
+# search plays every playout to the end).
+cdef enum:
+    GK_SEAT_FEATURES = 8        # per seat, each taken relative to the best other seat
+    GK_FEATURES = 14            # those; the hand-written estimate's logit, the seat to act, received
+                                # this turn, turns until it deals; progress, worth lead by progress
+
+FEATURE_NAMES = ("bells", "row_bells", "row_sum", "headroom", "refuse", "stay_late", "kept_row_bells", "worth",
+                 "hand_logit", "to_act", "received", "deals_in", "bells_left", "worth_by_bells_left")
+# The feature that measures the game's progress: the share of the 13 bells (GK-14) the seat
+# nearest to winning still lacks (1 at the start, 0 once a seat has 13); playing through the
+# deck (GK-16), the share of the deck still to be taken before it runs out.  python -m
+# fagin.train's mid-game figures take a third to two thirds.
+PROGRESS_FEATURE = "bells_left"
+
+# The hand-written evaluation's softmax temperature in bells: EVAL_TEMP_END once a seat is at
+# the line, EVAL_TEMP_PER_BELL more per bell still lacking, so an early lead counts for less.
+cdef double EVAL_TEMP_END = 1.0
+cdef double EVAL_TEMP_PER_BELL = 0.3
+cdef double HAND_LOGIT_CAP = 10.0       # the hand_logit feature's bound (a sure estimate's logit)
+
+cdef double public_bells(const GKState* s, int p) noexcept nogil:
+    """Seat p's bells as every seat sees them: the face-up pile, and each face-down Bell card
+    another seat cannot see at the deck's mean (in play there are none, GK-17)."""
+    if s.open_piles:
+        return bells_of(s, p)
+    return visible_bells(s, p) + s.hidden_len[p] * HIDDEN_BELL_MEAN
+
+cdef void seat_values(const GKState* s, int p, double* r) noexcept nogil:
+    """Seat p's GK_SEAT_FEATURES raw values at r: its bells, the bells in its row (banked
+    unless it busts, GK-12), the row's time value, the room left below its limit (GK-6, GK-9),
+    a Refuse card in the row (GK-10), a Stay Late card in it, the row's bells weighted by that
+    room's share of the limit, and its worth: bells plus those weighted row bells."""
+    cdef int i, row_bells = 0, limit = limit_of(s, p), room
+    for i in range(s.row_len[p]):
+        row_bells += BELLS_OF[s.row[p][i]]
+    room = limit - s.row_sum[p]
+    if room < 0:
+        room = 0
+    r[0] = public_bells(s, p)
+    r[1] = row_bells
+    r[2] = s.row_sum[p]
+    r[3] = room
+    r[4] = 1.0 if count_kind(s, p, K_REFUSE) > 0 else 0.0
+    r[5] = 1.0 if limit == LIMIT_STAY_LATE else 0.0
+    r[6] = row_bells * <double>room / limit
+    r[7] = r[0] + r[6]
+
+cdef double game_left(const GKState* s, const double* bells) noexcept nogil:
+    """The progress feature: the share of the game still ahead, from 1 to 0 (see
+    PROGRESS_FEATURE); bells[p] is seat p's public_bells."""
+    cdef double left, best = 0.0
+    cdef int p
+    if s.phase == PH_OVER:
+        return 0.0
+    if s.play_through:
+        if s.deck_ran_out or DECK_SIZE <= 0:
+            return 0.0
+        left = (pool_total(s) + s.top_len) / <double>DECK_SIZE
+    else:
+        for p in range(s.players):
+            if bells[p] > best:
+                best = bells[p]
+        left = (WIN_BELLS - best) / <double>WIN_BELLS
+    if left < 0.0:
+        return 0.0
+    return 1.0 if left > 1.0 else left
+
+cdef void gk_evaluate(const void* st, double* out) noexcept nogil:
+    # The hand-written estimate of each seat's chance to win (GameDef.evaluate): a softmax of
+    # the seats' worths (bells, and row bells weighted by the room left below the row's
+    # limit; seat_values), at a temperature that falls as the leader nears 13 bells.
+    cdef const GKState* s = <const GKState*>st
+    cdef double raw[GK_SEAT_FEATURES]
+    cdef double worth[GK_MAX_PLAYERS]
+    cdef double bells[GK_MAX_PLAYERS]
+    cdef double top = -1e300, total = 0.0, temp
+    cdef int p
+    if s.phase == PH_OVER:
+        gk_returns(st, out)
+        return
+    for p in range(s.players):
+        seat_values(s, p, raw)
+        bells[p] = raw[0]
+        worth[p] = raw[7]
+        if worth[p] > top:
+            top = worth[p]
+    temp = EVAL_TEMP_END + EVAL_TEMP_PER_BELL * WIN_BELLS * game_left(s, bells)
+    for p in range(s.players):
+        out[p] = exp((worth[p] - top) / temp)
+        total += out[p]
+    for p in range(s.players):
+        out[p] /= total
+
+cdef void gk_features_all(const GKState* s, double* out) noexcept nogil:
+    """The features of every seat, seat p's GK_FEATURES values at out[p * GK_FEATURES:]: each
+    seat value minus the largest other seat's, then the logit of the hand-written estimate
+    (gk_evaluate, bounded by HAND_LOGIT_CAP), 1 for the seat to act, 1 for a seat that has
+    received its card of the turn (GK-5: it can get no other), the turns until the seat deals
+    as a share of the players (0 for the active player), the share of the game left, and the
+    worth lead times that share."""
+    cdef double raw[GK_MAX_PLAYERS * GK_SEAT_FEATURES]
+    cdef double bells[GK_MAX_PLAYERS]
+    cdef double hand[GK_MAX_PLAYERS]
+    cdef double left, z
+    cdef double* f
+    cdef int p, actor = gk_current_player(s)
+    cdef bint in_turn = s.phase == PH_GIVE or s.phase == PH_REFUSE or s.phase == PH_DRAW_EFFECT
+    for p in range(s.players):
+        seat_values(s, p, &raw[p * GK_SEAT_FEATURES])
+        bells[p] = raw[p * GK_SEAT_FEATURES]
+    learned_relative(raw, s.players, GK_SEAT_FEATURES, out, GK_FEATURES)
+    left = game_left(s, bells)
+    gk_evaluate(s, hand)
+    for p in range(s.players):
+        f = &out[p * GK_FEATURES]
+        if hand[p] <= 0.0:
+            z = -HAND_LOGIT_CAP
+        elif hand[p] >= 1.0:
+            z = HAND_LOGIT_CAP
+        else:
+            z = log(hand[p] / (1.0 - hand[p]))
+            z = -HAND_LOGIT_CAP if z < -HAND_LOGIT_CAP else (HAND_LOGIT_CAP if z > HAND_LOGIT_CAP else z)
+        f[GK_SEAT_FEATURES] = z
+        f[GK_SEAT_FEATURES + 1] = 1.0 if actor == p else 0.0
+        f[GK_SEAT_FEATURES + 2] = 1.0 if in_turn and (s.received >> p) & 1 else 0.0
+        f[GK_SEAT_FEATURES + 3] = ((p - s.active + s.players) % s.players) / <double>s.players
+        f[GK_SEAT_FEATURES + 4] = left
+        f[GK_SEAT_FEATURES + 5] = f[7] * left
+
+# The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
+# above, one per player count, fitted by python -m fagin.train and shipped as data
+# (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
+cdef LearnedModel LEARNED_MODEL
+
+cdef void gk_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """Each seat's learned win probability (a logistic of its features); the returns at the end,
+    the hand-written gk_evaluate for a player count the model holds no entry for."""
+    cdef const GKState* s = <const GKState*>st
+    cdef double f[GK_MAX_PLAYERS * GK_FEATURES]
+    if s.phase == PH_OVER:
+        gk_returns(st, out)
+        return
+    if not learned_has(&LEARNED_MODEL, s.players):
+        gk_evaluate(st, out)
+        return
+    gk_features_all(s, f)
+    learned_logistic(&LEARNED_MODEL, s.players, f, out)
+
+cdef void gk_features(const void* st, double* out) noexcept nogil:
+    gk_features_all(<const GKState*>st, out)
+
 cdef GameDef GK_DEF
 GK_DEF.game_id = b"gangs_of_kyoto"
 GK_DEF.state_size = sizeof(GKState)
@@ -739,6 +911,11 @@ GK_DEF.scores = gk_scores
 GK_DEF.hidden_counts = gk_hidden_counts
 GK_DEF.belief_places = GK_PLACES
 GK_DEF.belief_items = MAX_KINDS
+GK_DEF.evaluate = gk_evaluate
+GK_DEF.rollout_depth = 0        # playouts run to the end unless a search asks for a cut-off
+GK_DEF.features = gk_features
+GK_DEF.num_features = GK_FEATURES
+GK_DEF.heuristic_action = gk_heuristic_action
 
 GAME_DEF = PyCapsule_New(<void*>&GK_DEF, GAMEDEF_CAPSULE, NULL)
 
@@ -761,7 +938,7 @@ CARD_INDEX = {}     # (kind, value, bells, draw) -> the kind of card's index
 
 def _load_deck(path=DECK_FILE):
     """Reads the deck and checks it against the rulebook's constraints (GK-2)."""
-    global NUM_KINDS, DECK_SIZE
+    global NUM_KINDS, DECK_SIZE, HIDDEN_BELL_MEAN
     data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
     cards = data["cards"]
     if not 1 <= len(cards) <= MAX_KINDS:
@@ -796,6 +973,9 @@ def _load_deck(path=DECK_FILE):
         COUNT_OF[i] = c["count"]
     NUM_KINDS = len(cards)
     DECK_SIZE = total
+    bell_cards = sum(c["count"] for c in cards if c["kind"] == "bell")
+    HIDDEN_BELL_MEAN = (sum(c["count"] * c["bells"] for c in cards if c["kind"] == "bell") / bell_cards
+                        if bell_cards else 1.0)
     CARDS[:] = [dict(kind=c["kind"], value=c["value"], bells=c["bells"], draw=bool(c["draw"]),
                      count=c["count"]) for c in cards]
     CARD_INDEX.clear()
@@ -803,6 +983,19 @@ def _load_deck(path=DECK_FILE):
 
 
 _load_deck()
+
+LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED = None      # the model document loaded, or None
+
+def _load_learned(path=LEARNED_FILE):
+    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
+    global LEARNED
+    LEARNED = None
+    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, GK_MAX_PLAYERS, "Gangs of Kyoto")
+    return LEARNED is not None and bool(LEARNED.get("models"))
+
+if _load_learned():
+    GK_DEF.evaluate_learned = gk_evaluate_learned
 
 
 # The Special Action cards as the rulebook names them (GK-2), for labels and text.
@@ -1400,6 +1593,30 @@ def _short(c):
     if c["kind"] == "bell":
         return "B" * c["bells"]
     return {"discard": "X", "stay_late": "S18", "refuse": "R"}[c["kind"]]
+
+
+def heuristic_action(data, seed=0):
+    """The nogil rule-based player's action for the seat to act (``gk_policy`` without the
+    rollout policy's uniform share, ties broken by ``seed``); -1 at a chance event or the end
+    of the game.  The room's served heuristic bot is heuristic.py's."""
+    return _heuristic_action_of_state(GAME_DEF, data, seed)
+
+
+def evaluation(data):
+    """gk_evaluate's estimate of each seat's return (``GameDef.evaluate``; for tests and the trainer)."""
+    return _evaluate_state(GAME_DEF, data)
+
+
+def features(data, int seat):
+    """Seat ``seat``'s features in this state (``gk_features_all``; names in
+    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
+    return _features_of_state(GAME_DEF, data, seat)
+
+
+def learned_evaluation(data):
+    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
+    the model of data/learned.json for this player count; the hand-written one without)."""
+    return _evaluate_state(GAME_DEF, data, learned=True)
 
 
 # Naming, typing and reading actions is plain Python, in the room's actions.py.
