@@ -145,6 +145,8 @@ def test_the_tuning_space_follows_what_the_game_has():
         assert set(tune.space(game_id, 2)) == {"c", "prior", "widen", "cut", "turns", "eval", "mscale", "opp",
                                                "final"}
         assert tune.space(game_id, 2)["eval"] == ("choice", ("handwritten", "learned", "margin"))
+    # Gangs of Kyoto has evaluations (hand-written and learned) too, but its searches play
+    # uniform playouts (GameSpec.rollout), which are never cut, so the tuner draws neither.
     assert set(tune.space("gangs_of_kyoto", 2)) == {"c", "opp", "final"}
     assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}
     assert tune.bot_spec(64, {"c": 0.123456, "final": "lcb"}) == "ismcts:64:c=0.1235:final=lcb"
