@@ -17,14 +17,20 @@ Action ids (stable; see ``action_label``):
 * ``13..19`` chance: the character tile revealed (one id per character kind)
 * ``20..28`` chance: the fictitious player's card revealed (value 0..8)
 """
+import pathlib
+
 cimport cython
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
+from libc.math cimport erfc, log, sqrt
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, mix64
+from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
+from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
+from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
 from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
 
@@ -471,16 +477,19 @@ cdef int kl_make_current(void* st, int seat) noexcept nogil:
         return 1
     return 1 if kl_current_player(st) == seat else 0
 
-cdef int kl_rollout_action(const void* st, Rng* rng) noexcept nogil:
-    # The search's default playout policy (GameDef.rollout_action), not a
-    # rule: cheap, allocation-free, and uniform one time in four so that
-    # playouts stay diverse.  It steers towards finishing second (KL-20):
-    # high cards for the hours worth robbing, low ones otherwise, and never a
-    # theft that would make its seat the richest.
-    cdef const KLState* s = <const KLState*>st
-    cdef int me = kl_current_player(st), seat, rival = 0, card, h = 0, want, gain, share
+cdef int kl_policy(const KLState* s, Rng* rng, bint explore) noexcept nogil:
+    # The search's playout policy (GameDef.rollout_action, with `explore`) and
+    # the nogil rule-based player (GameDef.heuristic_action, without), not a
+    # rule: cheap, allocation-free; with `explore` uniform one time in four
+    # (one in eight for the prince's and the lone survivor's choices) and a
+    # card one rank either side now and then, so that playouts stay diverse.
+    # It steers towards finishing second (KL-20): high cards for the hours
+    # worth robbing, low ones otherwise, and never a theft that would make its
+    # seat the richest.  (The room's served heuristic bot is heuristic.py's,
+    # in Python.)
+    cdef int me = kl_current_player(s), seat, rival = 0, card, h = 0, want, gain, share
     cdef int cards[NUM_CARDS]
-    for seat in range(s.seats):
+    for seat in range(n_seats(s)):
         if seat != me and s.coins[seat] > rival:
             rival = s.coins[seat]
     if s.phase == PH_CHOOSE_CARD:
@@ -490,7 +499,7 @@ cdef int kl_rollout_action(const void* st, Rng* rng) noexcept nogil:
                 h += 1
         if h == 0:
             return A_CARD           # no decision here: only a corrupt state gets this far
-        if rng_below(rng, 4) == 0:
+        if explore and rng_below(rng, 4) == 0:
             return A_CARD + cards[rng_below(rng, h)]
         gain = 0
         if s.character == BEGGAR:
@@ -500,20 +509,22 @@ cdef int kl_rollout_action(const void* st, Rng* rng) noexcept nogil:
             if s.coins[me] + gain > rival:
                 gain = -1
         # The card's rank in the hand follows the hour's worth (-3..8), give or take one.
-        want = ((gain + 3) * (h - 1) + 5) // 11 + <int>rng_below(rng, 3) - 1
+        want = ((gain + 3) * (h - 1) + 5) // 11
+        if explore:
+            want += <int>rng_below(rng, 3) - 1
         if want < 0:
             want = 0
         elif want >= h:
             want = h - 1
         return A_CARD + cards[want]
     if s.phase == PH_CHOOSE_PRINCE:
-        if rng_below(rng, 8) == 0:
+        if explore and rng_below(rng, 8) == 0:
             return A_COMEDIAN + <int>rng_below(rng, 2)
         share = 8 // popcount16(s.robbers)
         return A_COMEDIAN if s.coins[me] + share > rival else A_PRINCE
     # PH_CHOOSE_LONE: the card's value or the character, whichever earns more
     # without making this seat the richest (the lesser if both would).
-    if rng_below(rng, 8) == 0:
+    if explore and rng_below(rng, 8) == 0:
         return A_LONE_CARD + <int>rng_below(rng, 2)
     card = s.committed[me]
     gain = 0
@@ -527,12 +538,208 @@ cdef int kl_rollout_action(const void* st, Rng* rng) noexcept nogil:
         return A_LONE_CARD if card >= gain else A_LONE_CHARACTER
     return A_LONE_CARD if s.coins[me] + card <= rival else A_LONE_CHARACTER
 
+cdef int kl_rollout_action(const void* st, Rng* rng) noexcept nogil:
+    return kl_policy(<const KLState*>st, rng, 1)
+
+cdef int kl_heuristic_action(const void* st, Rng* rng) noexcept nogil:
+    return kl_policy(<const KLState*>st, rng, 0)
+
 cdef void kl_scores(const void* st, double* out) noexcept nogil:
     # KL-24: the analysis score is a seat's coins (the margin is in coins).
     cdef const KLState* s = <const KLState*>st
     cdef int seat
     for seat in range(n_players(s)):
         out[seat] = s.coins[seat]
+
+# ------------------------------------------------ evaluations and features (not rules)
+# What an estimate of a seat's chance to win reads: the hand-written evaluation
+# (GameDef.evaluate) and the features of the learned one (python -m fagin.train,
+# seeds/kids_of_london.md, "A learned evaluation").  Both read only what every seat
+# sees (KL-18): the coins, the hands as the table knows them (a card put down this
+# hour and not yet revealed counts as still in its owner's hand, as every other seat
+# sees it), the fictitious player's face-down cards as a set, and the hours left;
+# never a card put down or a prince's choice not yet revealed.  So twin positions
+# that differ only in those secret choices get the same estimate, and a search's
+# determinizations cannot leak through it.  Neither plays a part unless a search cuts
+# its playouts short (GameDef.rollout_depth is 0: the default search plays every
+# playout to the end).
+cdef enum:
+    KL_SEAT_FEATURES = 4        # per seat, each taken relative to the best other seat
+    KL_FEATURES = 12            # those; the lead's size, the gap to the second best other
+                                # seat, richest, second, the hand-written estimate's logit;
+                                # progress, and the lead and the gap by progress
+    KL_GH_NODES = 16            # the Gauss-Hermite nodes of the hand-written estimate
+
+FEATURE_NAMES = ("coins", "hand_sum", "leader", "high_cards", "lead_size", "second_gap", "richest", "second",
+                 "hand_logit", "hours_left", "lead_by_hours_left", "gap_by_hours_left")
+# The feature that measures the game's progress: the share of the nine hours not yet
+# completed (1 at the start, 0 at the end).  python -m fagin.train's mid-game figures
+# take a third to two thirds (hours 4 to 6).
+PROGRESS_FEATURE = "hours_left"
+
+# The hand-written evaluation's spread: each seat's coins at the end are taken as its
+# coins now plus a gain of EVAL_SIGMA coins' spread an hour left (the same for every
+# seat, independent), and a seat's estimate is its chance to finish strictly second
+# (KL-20).
+cdef double EVAL_SIGMA = 3.0
+cdef double EVAL_FLOOR = 1e-6           # the estimate's bounds (never a sure 0 or 1 before the end)
+cdef double HAND_LOGIT_CAP = 10.0       # the hand_logit feature's bound (a sure estimate's logit)
+cdef int HIGH_CARD = 6                  # a high card: 6 or more
+
+# Gauss-Hermite nodes and weights (16 points; the weights divided by the square root of pi).
+cdef double GH_X[KL_GH_NODES]
+cdef double GH_W[KL_GH_NODES]
+GH_X[:] = [-4.688738939305819, -3.869447904860123, -3.176999161979956, -2.5462021578474814,
+           -1.9517879909162539, -1.3802585391988809, -0.8229514491446559, -0.27348104613815244,
+           0.27348104613815244, 0.8229514491446559, 1.3802585391988809, 1.9517879909162539,
+           2.5462021578474814, 3.176999161979956, 3.869447904860123, 4.688738939305819]
+GH_W[:] = [1.4978147231618314e-10, 1.3094732162868187e-07, 1.5300032162487316e-05, 0.0005259849265739094,
+           0.007266937601184743, 0.04728475235401403, 0.15833837275094964, 0.28656852123801213,
+           0.28656852123801213, 0.15833837275094964, 0.04728475235401403, 0.007266937601184743,
+           0.0005259849265739094, 1.5300032162487316e-05, 1.3094732162868187e-07, 1.4978147231618314e-10]
+
+cdef inline unsigned int public_hand(const KLState* s, int seat) noexcept nogil:
+    """Seat's cards as every seat sees them: in the card phase a card put down and not yet
+    revealed is still among its hand (KL-18), whatever this state knows of it."""
+    cdef unsigned int hand = s.hand[seat] & ((1u << NUM_CARDS) - 1)
+    cdef int c = s.committed[seat]
+    if s.phase == PH_CHOOSE_CARD and seat < s.players and 0 <= c < NUM_CARDS:
+        hand |= 1u << c
+    return hand
+
+cdef inline double hours_left(const KLState* s) noexcept nogil:
+    """The progress feature: the share of the nine hours not yet completed, from 1 to 0."""
+    cdef double left
+    if s.phase == PH_OVER:
+        return 0.0
+    left = (NUM_TURNS - s.turn) / <double>NUM_TURNS
+    return 0.0 if left < 0.0 else (1.0 if left > 1.0 else left)
+
+cdef void seat_values(const KLState* s, int seat, double* r) noexcept nogil:
+    """Seat's KL_SEAT_FEATURES raw values at r: its coins, the sum of its (public) hand, 1 if
+    the gang leader (the 8) is still in it, and how many of its cards are 6 or more."""
+    cdef unsigned int hand = public_hand(s, seat)
+    cdef int v, total = 0, high = 0
+    for v in range(NUM_CARDS):
+        if (hand >> v) & 1:
+            total += v
+            if v >= HIGH_CARD:
+                high += 1
+    r[0] = s.coins[seat]
+    r[1] = total
+    r[2] = 1.0 if (hand >> LEADER) & 1 else 0.0
+    r[3] = high
+
+cdef inline double normal_cdf(double z) noexcept nogil:
+    return 0.5 * erfc(-z * 0.7071067811865476)
+
+cdef void kl_evaluate(const void* st, double* out) noexcept nogil:
+    # The hand-written estimate of each seat's chance to win (GameDef.evaluate): every
+    # seat's final coins, the fictitious player's too, taken as its coins now plus an
+    # independent normal gain of spread EVAL_SIGMA times the root of the hours left; a
+    # real seat's estimate is its chance to end with exactly one seat richer (KL-20),
+    # by Gauss-Hermite quadrature over its own final coins.
+    cdef const KLState* s = <const KLState*>st
+    cdef int p, q, r, k, seats = n_seats(s), players = n_players(s)
+    cdef double sigma, x, total, term, v
+    cdef double below[KL_MAX_SEATS]
+    if s.phase == PH_OVER:
+        kl_returns(st, out)
+        return
+    sigma = EVAL_SIGMA * sqrt(<double>(NUM_TURNS - s.turn if s.turn < NUM_TURNS else 1))
+    if sigma <= 0.0:
+        sigma = EVAL_SIGMA
+    for p in range(players):
+        total = 0.0
+        for k in range(KL_GH_NODES):
+            # Seat p ends at x (a normal of mean its coins, spread sigma): below[q] is the
+            # chance that seat q ends below it.
+            x = s.coins[p] + sigma * 1.4142135623730951 * GH_X[k]
+            for q in range(seats):
+                below[q] = normal_cdf((x - s.coins[q]) / sigma) if q != p else 1.0
+            term = 0.0
+            for q in range(seats):
+                if q == p:
+                    continue
+                v = 1.0 - below[q]
+                for r in range(seats):
+                    if r != p and r != q:
+                        v *= below[r]
+                term += v
+            total += GH_W[k] * term
+        out[p] = EVAL_FLOOR if total < EVAL_FLOOR else (1.0 - EVAL_FLOOR if total > 1.0 - EVAL_FLOOR else total)
+
+cdef void kl_features_all(const KLState* s, double* out) noexcept nogil:
+    """The features of every real seat, seat p's KL_FEATURES values at out[p * KL_FEATURES:]:
+    each seat value less the largest other seat's (the fictitious player among the others,
+    KL-16), the size of the coin lead (positive or negative), the coins less the second
+    largest other seat's, 1 for the richest seat (it would be stripped, KL-20), 1 for the seat
+    that would win if the game ended now, the logit of the hand-written estimate (bounded by
+    HAND_LOGIT_CAP), the share of the hours left, and the coin lead and the gap to the second
+    times that share."""
+    cdef double raw[KL_MAX_SEATS * KL_SEAT_FEATURES]
+    cdef double rel[KL_MAX_SEATS * KL_FEATURES]
+    cdef double hand[KL_MAX_SEATS]
+    cdef double left = hours_left(s), z, lead
+    cdef double* f
+    cdef int p, q, seats = n_seats(s), players = n_players(s), first, second, c
+    for p in range(seats):
+        seat_values(s, p, &raw[p * KL_SEAT_FEATURES])
+    learned_relative(raw, seats, KL_SEAT_FEATURES, rel, KL_FEATURES)
+    kl_evaluate(s, hand)
+    for p in range(players):
+        f = &out[p * KL_FEATURES]
+        for q in range(KL_SEAT_FEATURES):
+            f[q] = rel[p * KL_FEATURES + q]
+        first = -1
+        second = -1
+        for q in range(seats):
+            if q == p:
+                continue
+            c = s.coins[q]
+            if c > first:
+                second = first
+                first = c
+            elif c > second:
+                second = c
+        lead = f[0]
+        f[4] = lead if lead >= 0.0 else -lead
+        f[5] = s.coins[p] - second
+        f[6] = 1.0 if s.coins[p] > first else 0.0
+        f[7] = 1.0 if second < s.coins[p] < first else 0.0
+        if hand[p] <= 0.0:
+            z = -HAND_LOGIT_CAP
+        elif hand[p] >= 1.0:
+            z = HAND_LOGIT_CAP
+        else:
+            z = log(hand[p] / (1.0 - hand[p]))
+            z = -HAND_LOGIT_CAP if z < -HAND_LOGIT_CAP else (HAND_LOGIT_CAP if z > HAND_LOGIT_CAP else z)
+        f[8] = z
+        f[9] = left
+        f[10] = lead * left
+        f[11] = f[5] * left
+
+# The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
+# above, one per player count, fitted by python -m fagin.train and shipped as data
+# (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
+cdef LearnedModel LEARNED_MODEL
+
+cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """Each seat's learned win probability (a logistic of its features); the returns at the end,
+    the hand-written kl_evaluate for a player count the model holds no entry for."""
+    cdef const KLState* s = <const KLState*>st
+    cdef double f[KL_MAX_SEATS * KL_FEATURES]
+    if s.phase == PH_OVER:
+        kl_returns(st, out)
+        return
+    if not learned_has(&LEARNED_MODEL, n_players(s)):
+        kl_evaluate(st, out)
+        return
+    kl_features_all(s, f)
+    learned_logistic(&LEARNED_MODEL, n_players(s), f, out)
+
+cdef void kl_features(const void* st, double* out) noexcept nogil:
+    kl_features_all(<const KLState*>st, out)
 
 cdef GameDef KL_DEF
 KL_DEF.game_id = b"kids_of_london"
@@ -554,8 +761,26 @@ KL_DEF.infoset_key = kl_infoset_key
 KL_DEF.make_current = kl_make_current
 KL_DEF.rollout_action = kl_rollout_action
 KL_DEF.scores = kl_scores
+KL_DEF.evaluate = kl_evaluate
+KL_DEF.rollout_depth = 0        # playouts run to the end unless a search asks for a cut-off
+KL_DEF.features = kl_features
+KL_DEF.num_features = KL_FEATURES
+KL_DEF.heuristic_action = kl_heuristic_action
 
 GAME_DEF = PyCapsule_New(<void*>&KL_DEF, GAMEDEF_CAPSULE, NULL)
+
+LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED = None      # the model document loaded, or None
+
+def _load_learned(path=LEARNED_FILE):
+    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
+    global LEARNED
+    LEARNED = None
+    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, KL_MAX_PLAYERS, "Kids of London")
+    return LEARNED is not None and bool(LEARNED.get("models"))
+
+if _load_learned():
+    KL_DEF.evaluate_learned = kl_evaluate_learned
 
 # ------------------------------------------------------- the Python side
 # Not on the search path: labels, the dict form of a state, and the
@@ -976,6 +1201,30 @@ def render(data, seat=None):
         lines.append(f"fictitious: {_count(f['coins'], 'coin'):>9}, face-up card {f['card']}, "
                      f"{_count(len(f['deck']), 'card')} face down")
     return "\n".join(lines)
+
+
+def heuristic_action(data, seed=0):
+    """The nogil rule-based player's action for the seat to act (``kl_policy`` without the
+    rollout policy's uniform share and jitter; ``seed`` feeds no choice today); -1 at a chance
+    event or the end of the game.  The room's served heuristic bot is heuristic.py's."""
+    return _heuristic_action_of_state(GAME_DEF, data, seed)
+
+
+def evaluation(data):
+    """kl_evaluate's estimate of each seat's return (``GameDef.evaluate``; for tests and the trainer)."""
+    return _evaluate_state(GAME_DEF, data)
+
+
+def features(data, int seat):
+    """Seat ``seat``'s features in this state (``kl_features_all``; names in
+    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
+    return _features_of_state(GAME_DEF, data, seat)
+
+
+def learned_evaluation(data):
+    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
+    the model of data/learned.json for this player count; the hand-written one without)."""
+    return _evaluate_state(GAME_DEF, data, learned=True)
 
 
 # Naming, typing and reading actions is plain Python, in the room's actions.py.
