@@ -29,7 +29,7 @@ def _positions(game_id, players, seed, count):
 
 
 def test_the_rooms_with_a_learned_evaluation_are_found():
-    assert {"london", "fagins_gang", "oliver_twist", "gangs_of_kyoto"} <= set(ROOMS)
+    assert {"london", "fagins_gang", "oliver_twist", "gangs_of_kyoto", "kids_of_london"} <= set(ROOMS)
 
 
 @pytest.mark.parametrize("game_id", ROOMS)
