@@ -25,6 +25,11 @@ otherwise look like certainty.  ``--games`` is then the
 most games played.  A bot's win share is its wins over its games; a game may have
 several winners or none (Kids of London ties), so the fair share is the mean
 number of winners per game over the number of players, printed beside it.
+
+A game that fails (a remote bot's server gone, a bot that recommends an illegal
+move, as an earlier build may under a rule fixed since) does not end the match
+on the command line: it is reported, with the other games of its deal left out
+of the figures so that every deal counted is whole, and the exit status is 1.
 """
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ import math
 import random
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fagin.engines import new_game
 from fagin.search.bots import make_bot
@@ -78,6 +83,20 @@ def wins_of(returns):
 
 def _play(args):
     return play_game(*args)
+
+
+@dataclass
+class GameFailed:
+    """A game that ended in an error (a remote bot that failed, or recommended an illegal
+    move) instead of returns: what :func:`match` with ``keep_going`` reports and leaves out."""
+    error: str
+
+
+def _play_kept(args):
+    try:
+        return play_game(*args)
+    except Exception as e:      # any bot's failure ends only its own game
+        return GameFailed(f"{type(e).__name__}: {e}")
 
 
 def wilson(wins, n, z=1.96):
@@ -189,6 +208,8 @@ class MatchResult:
     deal_scores: list = None      # entry 0's pairwise score in each deal (a game each when unpaired)
     stop: str = "none"
     verdict: str | None = None    # what the stopping rule decided (None: it did not stop early)
+    failed: list = field(default_factory=list)   # (game number, error) of the games that failed
+    left_out: int = 0             # games left out of the figures: the failed ones and their deals'
 
     @property
     def score(self):
@@ -210,6 +231,11 @@ class MatchResult:
             unit = "deals" if self.paired else "games"
             lines.append(f"entry 0's pairwise score against the others: {m:.1%} [{lo:.1%}, {hi:.1%}] "
                          f"(95 %, over {len(self.deal_scores)} {unit}; fair 50 %)")
+        if self.failed:
+            g, error = self.failed[0]
+            lines.append(f"{len(self.failed)} game(s) failed and {self.left_out} game(s) are left out of the "
+                         f"figures{' (every game of a failed deal)' if self.paired else ''}; "
+                         f"the first, game {g}: {error}")
         if self.stop != "none":
             lines.append(f"stopping rule {self.stop}: " + (f"stopped, {self.verdict}" if self.verdict
                                                           else "undecided at the most games"))
@@ -233,11 +259,14 @@ def match_jobs(game_id, lineup, games, seed=0, options=None, paired=False):
 
 
 def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=None, paired=False,
-          stop="none", check_every=4, sprt_delta=0.05, ray_address=None):
+          stop="none", check_every=4, sprt_delta=0.05, ray_address=None, keep_going=False):
     """Plays ``games`` seat-rotated games of ``lineup`` (one bot spec per seat); ``paired``: in
     deals of one game per rotation; ``stop``: a stopping rule (see the module's docstring);
     ``ray_address``: the games are tasks of that Ray cluster (:class:`RayPool`) instead of
-    ``workers`` local processes."""
+    ``workers`` local processes.  A game that fails (a bot's error) ends the match with that
+    error, unless ``keep_going``: then it is recorded in ``MatchResult.failed`` and left out of
+    the figures, with the other games of its deal when ``paired`` (so that every deal counted
+    is whole), and the match plays on."""
     if stop not in STOP_RULES:
         raise ValueError(f"stop: one of {', '.join(STOP_RULES)}, got {stop!r}")
     players = len(lineup)
@@ -248,11 +277,14 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
     jobs = match_jobs(game_id, lineup, games, seed, options, paired)
     per_deal = players if paired else 1
     batch = len(jobs) if stop == "none" else max(1, check_every) * per_deal
-    results, deal_scores, verdict = [], [], None
+    played, results, failed, deal_scores, verdict = [], [], [], [], None
     with _pool(workers, ray_address) as pool:
         for start in range(0, len(jobs), batch):
-            results += run_games(jobs[start:start + batch], workers, progress and stop == "none",
-                                 chunksize=4 if stop == "none" else 1, pool=pool)
+            played += run_games(jobs[start:start + batch], workers, progress and stop == "none",
+                                chunksize=4 if stop == "none" else 1, pool=pool, keep_errors=keep_going)
+            failed = [(g, r.error) for g, r in enumerate(played) if isinstance(r, GameFailed)]
+            bad = {g // per_deal for g, _ in failed}
+            results = [r for g, r in enumerate(played) if g // per_deal not in bad]
             deal_scores = [sum(pairwise_score(r) for r in results[d:d + per_deal]) / per_deal
                            for d in range(0, len(results), per_deal)]
             verdict = decided(deal_scores, stop, sprt_delta)
@@ -271,10 +303,10 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
             totals[i] += wins[i]
             returns[i] += r[i]
         winners += sum(wins)
-    played = len(results)
-    entries = [EntryResult(spec, played, totals[i], returns[i]) for i, spec in enumerate(lineup)]
-    return MatchResult(game_id, players, played, entries, winners / played / players if played else 0.0,
-                       paired, deal_scores, stop, verdict)
+    counted = len(results)
+    entries = [EntryResult(spec, counted, totals[i], returns[i]) for i, spec in enumerate(lineup)]
+    return MatchResult(game_id, players, counted, entries, winners / counted / players if counted else 0.0,
+                       paired, deal_scores, stop, verdict, failed, len(played) - counted)
 
 
 class _NoPool:
@@ -285,8 +317,8 @@ class _NoPool:
         return False
 
 
-def _play_many(jobs):
-    return [play_game(*job) for job in jobs]
+def _play_many(jobs, keep_errors=False):
+    return [_play_kept(job) if keep_errors else play_game(*job) for job in jobs]
 
 
 class RayPool:
@@ -306,11 +338,11 @@ class RayPool:
         self._task = ray.remote(num_cpus=1, max_retries=3)(_play_many)
 
     def map(self, fn, jobs, chunksize=1):
-        if fn is not _play:
+        if fn not in (_play, _play_kept):
             raise ValueError("RayPool plays games (arena jobs) only")
         jobs = list(jobs)
         step = max(1, chunksize)
-        refs = [self._task.remote(jobs[i:i + step]) for i in range(0, len(jobs), step)]
+        refs = [self._task.remote(jobs[i:i + step], fn is _play_kept) for i in range(0, len(jobs), step)]
         for ref in refs:            # in job order, as an executor's map
             yield from self._ray.get(ref)
 
@@ -329,15 +361,17 @@ def _pool(workers, ray_address=None):
     return ProcessPoolExecutor(max_workers=workers) if workers > 1 else _NoPool()
 
 
-def run_games(jobs, workers=1, progress=False, chunksize=2, pool=None):
+def run_games(jobs, workers=1, progress=False, chunksize=2, pool=None, keep_errors=False):
     """Each job's per-entry returns (a job is :func:`play_game`'s arguments), played on
-    ``workers`` processes (or ``pool``'s), with a progress bar if asked."""
+    ``workers`` processes (or ``pool``'s), with a progress bar if asked.  A game that fails
+    raises its error, or with ``keep_errors`` gives a :class:`GameFailed` in its place."""
+    play = _play_kept if keep_errors else _play
     if pool is not None:
-        return _progress(pool.map(_play, jobs, chunksize=chunksize), len(jobs), progress)
+        return _progress(pool.map(play, jobs, chunksize=chunksize), len(jobs), progress)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            return _progress(pool.map(_play, jobs, chunksize=chunksize), len(jobs), progress)
-    return _progress(map(_play, jobs), len(jobs), progress)
+            return _progress(pool.map(play, jobs, chunksize=chunksize), len(jobs), progress)
+    return _progress(map(play, jobs), len(jobs), progress)
 
 
 def _progress(iterable, total, enabled):
@@ -385,10 +419,15 @@ def main(argv=None):
     try:
         result = match(args.game, args.lineup, args.games, seed=args.seed, workers=args.workers,
                        progress=True, options=options, paired=args.paired, stop=args.stop,
-                       check_every=args.check_every, sprt_delta=args.sprt_delta, ray_address=args.ray)
+                       check_every=args.check_every, sprt_delta=args.sprt_delta, ray_address=args.ray,
+                       keep_going=True)
     except ValueError as e:
         parser.error(str(e))
     print(result.table())
+    if result.failed:
+        for g, error in result.failed:
+            print(f"game {g} failed: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -124,3 +124,32 @@ def test_a_match_against_a_remote_bot(server):
     result = arena.match("kids_of_london", [f"remote:{server.target}:level:4", "random"], games=2, seed=1,
                          paired=True)
     assert result.games == 2 and len(result.deal_scores) == 1
+
+
+def test_a_failed_game_ends_the_match_or_leaves_out_its_deal(monkeypatch, capsys):
+    # A bot that fails in some games (as an earlier build served through remote: may recommend
+    # a move that a rule fixed since makes illegal).  The library's match raises the error, as
+    # before; with keep_going, and on the command line, the failed game's whole deal is left
+    # out of the figures, the failure is reported, and the command exits with status 1.
+    real = arena.play_game
+    whole = arena.match("kuhn_poker", ["random", "random"], games=10, seed=1, paired=True, keep_going=True)
+    assert whole.failed == [] and whole.left_out == 0 and "failed" not in whole.table()
+
+    def flaky(game_id, lineup, seats_of, seed, options=None):
+        if seats_of == [1, 0] and seed[0] % 1_000_003 in (1, 3):      # deals 1 and 3, rotation 1
+            raise RuntimeError("remote:x: recommended action 1, not legal here")
+        return real(game_id, lineup, seats_of, seed, options)
+
+    monkeypatch.setattr(arena, "play_game", flaky)
+    with pytest.raises(RuntimeError, match="not legal here"):
+        arena.match("kuhn_poker", ["random", "random"], games=10, seed=1, paired=True)
+    result = arena.match("kuhn_poker", ["random", "random"], games=10, seed=1, paired=True, keep_going=True)
+    assert [g for g, _ in result.failed] == [3, 7] and result.left_out == 4
+    assert result.games == 6 and len(result.deal_scores) == 3
+    assert sum(e.games for e in result.entries) == 12
+    assert "2 game(s) failed and 4 game(s) are left out" in result.table()
+    assert "game 3: RuntimeError: remote:x: recommended action 1, not legal here" in result.table()
+    assert arena.main(["--game", "kuhn_poker", "--lineup", "random", "random", "--games", "10",
+                       "--paired", "--seed", "1"]) == 1
+    out = capsys.readouterr()
+    assert "left out of the figures" in out.out and "game 7 failed: RuntimeError" in out.err
