@@ -282,12 +282,14 @@ def _stopping_match(args, players, options):
         result = match(args.game, lineup, args.games, seed=args.seed,
                        workers=args.workers or os.cpu_count() or 1, progress=not args.quiet, options=options,
                        paired=args.paired, stop=args.stop, check_every=args.check_every,
-                       sprt_delta=args.sprt_delta)
+                       sprt_delta=args.sprt_delta, keep_going=True)
     except ValueError as e:
         print(f"fagin arena: {e}", file=sys.stderr)
         return 2
     print(result.table())
-    return 0
+    for g, error in result.failed:
+        print(f"fagin arena: game {g} failed: {error}", file=sys.stderr)
+    return 1 if result.failed else 0
 
 
 def main(argv=None):

@@ -90,3 +90,20 @@ def test_fagin_arena_runs_and_refuses_bad_input_by_name(tmp_path, capsys):
     assert "players: kuhn_poker takes 2 to 2 players" in capsys.readouterr().err
     assert cli.main(["arena", "--game", "kuhn_poker", "--bots", "random", "ismcts:zero"]) == 2
     assert "ismcts:zero" in capsys.readouterr().err
+
+
+def test_fagin_arena_stop_reports_a_failed_game_and_exits_1(monkeypatch, capsys):
+    from fagin.search import arena
+    real = arena.play_game
+
+    def flaky(game_id, lineup, seats_of, seed, options=None):
+        if seed[0] % 1_000_003 == 2:          # every game of deal 2
+            raise RuntimeError("remote:x: the server is gone")
+        return real(game_id, lineup, seats_of, seed, options)
+
+    monkeypatch.setattr(arena, "play_game", flaky)
+    assert cli.main(["arena", "--game", "kuhn_poker", "--bots", "random", "heuristic", "--games", "200",
+                     "--paired", "--stop", "interval", "--check-every", "4", "--workers", "1", "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert "2 game(s) failed and 2 game(s) are left out" in captured.out
+    assert "fagin arena: game 4 failed: RuntimeError: remote:x: the server is gone" in captured.err
