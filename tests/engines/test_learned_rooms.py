@@ -140,3 +140,28 @@ def test_features_and_the_nogil_heuristic_are_read_through_the_game_def():
         assert len(E.features(data, 0)) == len(E.FEATURE_NAMES)
         assert heuristic_action_of_state(E.GAME_DEF, data, 7) == E.heuristic_action(data, 7)
         assert E.heuristic_action(data, 7) in st.legal_actions()
+
+
+@pytest.mark.parametrize("game_id, games, sample", [("gangs_of_kyoto", 40, 0.1), ("kids_of_london", 60, 0.2)])
+def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch, game_id, games, sample):
+    """python -m fagin.train reads the room's features and its hand-written evaluation; its
+    mid-game figures are those positions whose progress feature lies from a third to two
+    thirds; the same seed gives the same rows."""
+    from fagin.search import train
+    names = load_game(game_id).engine.FEATURE_NAMES
+    seen = []
+
+    def fit(rows, seed):
+        seen.append(rows)
+        return [0.0] * len(names), 0.0
+
+    monkeypatch.setattr(train, "fit", fit)
+    runs = [train.train(game_id, seed=3, games=games, players=(3,), sample=sample, progress=False)
+            for _ in range(2)]
+    assert runs[0] == runs[1] and seen[0] == seen[1]
+    held = runs[0]["held_out"]["3"]
+    assert held["all"]["learned"]["log_loss"] == pytest.approx(math.log(2))
+    assert 0 < held["mid_game"]["learned"]["positions"] < held["all"]["learned"]["positions"]
+    assert held["all"]["hand_written"]["log_loss"] < math.log(2)
+    _, feats, hand, _ = seen[0][0]
+    assert len(feats) == 3 and len(feats[0]) == len(names) and len(hand) == 3

@@ -239,26 +239,3 @@ def test_the_search_takes_the_learned_evaluation_only_when_asked():
     bot = make_bot("ismcts:20:policy:eval=learned:cut=12")
     assert bot.tuning == {"evaluation": "learned", "cutoff": 12}
     assert bot.choose(st, seat, 1) in st.legal_actions(seat)
-
-
-def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch):
-    """python -m fagin.train reads this room's features and its hand-written evaluation; its
-    mid-game figures are those positions whose progress feature lies from a third to two
-    thirds; the same seed gives the same rows."""
-    from fagin.search import train
-    seen = []
-
-    def fit(rows, seed):
-        seen.append(rows)
-        return [0.0] * len(NAMES), 0.0
-
-    monkeypatch.setattr(train, "fit", fit)
-    runs = [train.train("gangs_of_kyoto", seed=3, games=40, players=(3,), sample=0.1, progress=False)
-            for _ in range(2)]
-    assert runs[0] == runs[1] and seen[0] == seen[1]
-    held = runs[0]["held_out"]["3"]
-    assert held["all"]["learned"]["log_loss"] == pytest.approx(math.log(2))
-    assert 0 < held["mid_game"]["learned"]["positions"] < held["all"]["learned"]["positions"]
-    assert held["all"]["hand_written"]["log_loss"] < math.log(2)
-    _, feats, hand, _ = seen[0][0]
-    assert len(feats) == 3 and len(feats[0]) == len(NAMES) and len(hand) == 3
