@@ -29,8 +29,11 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 	  echo "chromium is not installed (apt-get install chromium): the browser test will be skipped"
 
+# The suite runs on every core (pytest-xdist, at most 4 workers): each worker starts its own
+# servers on free ports, and worksteal keeps a long test (a browser's full game) from
+# leaving one worker idle at the end.
 test: build browser
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist worksteal
 
 serve: build
 	$(PY) -m fagin.server
