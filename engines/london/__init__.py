@@ -21,9 +21,10 @@ GAME = GameSpec(
     # At 3 players the cut-off playouts are scored by the learned evaluation (data/learned.json,
     # python -m fagin.train --game london --seed 1): it predicts the winner better than the
     # hand-written one and wins more at equal time (seeds/london.md, "The bot and the search").
-    # At 2 players playouts run 96 policy actions before the evaluation instead of 48: twice the
-    # cost of an iteration, and stronger at equal time (seeds/london.md, "Longer playouts").
-    search=((2, {"cutoff": 96}), (3, {"evaluation": "learned"})),
+    # At 2 and 4 players playouts run 96 policy actions before the evaluation instead of 48:
+    # twice the cost of an iteration, and stronger at equal time (seeds/london.md, "Longer
+    # playouts", and "The equal time measured again, and 3 and 4 players").
+    search=((2, {"cutoff": 96}), (3, {"evaluation": "learned"}), (4, {"cutoff": 96})),
     levels=((64, 10.0), (4, 1.0), (2, 1.0), (8, 1.0), (12, 1.0), (16, 0.7), (1, 0.0), (64, 0.0), (256, 0.0),
             (1024, 0.0)),
 )
