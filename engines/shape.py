@@ -11,7 +11,8 @@ descriptor and refuses, naming the field's path as the decoders do
   longer than its ``max_entries``;
 * a bool that is not true or false;
 * an enum value that is not one of the enum's names, spelt as the codec spells
-  them (``PHASE_CHOOSE_CARD`` is ``"choose_card"``; the proto name is accepted too);
+  them (``PHASE_CHOOSE_CARD`` is ``"choose_card"``; the proto name is accepted too),
+  or a list's entry that is missing (the zero value);
 * a whole number outside the ``min``..``max`` its field is annotated with.
 
 Bounds come from the ``(fagin.v1.shape)`` field option (``proto/fagin/v1/options.proto``),
@@ -195,6 +196,8 @@ def _check(d, fields, prefix, seen):
         elif what == _ENUMS:
             enum, most = details
             for i, x in enumerate(_entries(value, most, prefix + name)):
+                if x is None or x == "":        # an entry is never unset: a zero value is missing
+                    raise ValueError(enum_error(x, enum.names, enum.prefix, f"{prefix}{name}[{i}]"))
                 enum.check(x, f"{prefix}{name}[{i}]")
         else:   # _BOOLS
             for i, x in enumerate(_entries(value, details, prefix + name)):
