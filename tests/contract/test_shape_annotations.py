@@ -4,7 +4,7 @@ agrees with the engines, for every registered game.
 The shared check (engines/shape.pyx) refuses what the annotations rule out, and a room's decoder
 no longer checks it: an annotation wider than what the engine holds would let a state through
 that its rules never make, one narrower would refuse a real position.  So, for every annotated
-field met in positions of random play (full descriptions and views, at every player count):
+field met in positions of random play (full descriptions and views):
 
 * a value at each bound is not refused for its range (the room may refuse it for a rule that
   ties it to other fields), a value one past is refused naming the field;
@@ -14,7 +14,6 @@ and where an engine exports the constant a bound comes from, the two are equal.
 """
 from __future__ import annotations
 
-import copy
 import functools
 import random
 
@@ -22,26 +21,17 @@ import pytest
 
 from fagin.engines import GAMES, load_game, shape
 
+from ..games.kids_of_london.helpers import with_ as _set
+from .test_hostile_positions import _positions as _states
 
-def _positions(game_id, seed=7, per_count=6):
-    game = load_game(game_id)
-    spec = GAMES[game_id]
-    rng = random.Random(f"{seed}/{game_id}")
+
+def _positions(game_id):
+    """Full descriptions and a seat's views of positions of random play."""
     out = []
-    for players in range(spec.min_players, spec.max_players + 1):
-        for _ in range(per_count):
-            state = game.new_initial_state(players)
-            for _ in range(rng.randrange(0, 120)):
-                if state.is_terminal():
-                    break
-                if state.is_chance_node():
-                    state.apply(state.sample_chance(rng.getrandbits(63)))
-                else:
-                    state = state.with_seat_to_act(rng.choice(state.pending_seats()))
-                    state.apply(rng.choice(state.legal_actions()))
-            out.append(state.describe())
-            if not state.is_terminal() and not state.is_chance_node():
-                out.append(state.view(state.current_player()))
+    for state in _states(game_id, random.Random(f"7/{game_id}"), 30):
+        out.append(state.describe())
+        if not state.is_terminal() and not state.is_chance_node():
+            out.append(state.view(state.current_player()))
     return out
 
 
@@ -74,15 +64,6 @@ def _annotated(game_id):
             if len(entry[2]) < 4:
                 entry[2].append((d, where, text))
     return found
-
-
-def _set(d, where, value):
-    d = copy.deepcopy(d)
-    target = d
-    for key in where[:-1]:
-        target = target[key]
-    target[where[-1]] = value
-    return d
 
 
 def _error(game, d):

@@ -1,7 +1,5 @@
 """The shared shape check (engines/shape.pyx): what it refuses, in the decoders' words, and what it
 leaves to them; through Game.from_description, the one place every description passes."""
-import copy
-
 import pytest
 
 from fagin.engines import load_game, shape
@@ -9,7 +7,7 @@ from fagin.server import codec
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import kids_of_london_pb2 as kpb
 
-from ..games.kids_of_london.helpers import position
+from ..games.kids_of_london.helpers import position, with_ as _with
 
 KOL = load_game("kids_of_london")
 CHARACTERS = ", ".join(v.name for v in kpb.KidsOfLondonState.Character.DESCRIPTOR.values if v.number)
@@ -18,15 +16,6 @@ PHASES = ", ".join(v.name for v in kpb.KidsOfLondonState.Phase.DESCRIPTOR.values
 
 def _base():
     return position(3, "banker").describe()
-
-
-def _with(d, path, value):
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
 
 
 def _message(game, d):
