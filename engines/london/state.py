@@ -246,8 +246,6 @@ def _card_list(value, field):
 
 
 def _letter(value, field):
-    if isinstance(value, str) and len(value) == 1:
-        value = value.lower()
     return enum_index(value, LETTERS, "LETTER_", field)
 
 
