@@ -36,6 +36,7 @@ cdef class Game:
     cdef readonly object capsule
     cdef readonly object engine
     cdef readonly object spec
+    cdef object _check_shape      # the state message's static shape (fagin.engines.shape)
 
     def __init__(self, engine, spec):
         """``engine``: the game's engine module (see :class:`fagin.engines.game.Engine`);
@@ -134,8 +135,16 @@ cdef class Game:
 
     def from_description(self, d):
         """A state from its description (a dict shaped like the game's state message,
-        as :meth:`State.describe` or :meth:`State.view` give it), validated by the
-        engine: ValueError naming the offending field if it is not a possible position."""
+        as :meth:`State.describe` or :meth:`State.view` give it), validated: ValueError
+        naming the offending field if it is not a possible position.
+
+        Its static shape (types, the ranges and lengths annotated in the proto) is checked
+        here for every game (:mod:`fagin.engines.shape`), then the engine's decoder checks
+        the rules that tie fields together and builds the state."""
+        if self._check_shape is None:
+            from fagin.engines.shape import checker
+            self._check_shape = checker(self.id)
+        self._check_shape(d)
         return self._trusted(self.engine.from_description(d, self))
 
     @cython.boundscheck(True)

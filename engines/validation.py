@@ -1,4 +1,9 @@
-"""Checks shared by the engines' decoders of client data (plain Python, imported at run time)."""
+"""Checks shared by the engines' decoders of client data (plain Python, imported at run time).
+
+A state's static shape (types, enum spellings, the ranges and lengths annotated in its proto) is
+checked before its decoder runs (:mod:`fagin.engines.shape`, with these messages); what is left
+here serves the checks a decoder writes itself: a bound that depends on other fields (a seat
+below the player count), an enum name turned into the engine's index, and typed actions."""
 
 
 def int_in(value, lo, hi, field):
@@ -64,16 +69,6 @@ def list_of(value, field, most=None, what=""):
     if most is not None and len(value) > most:
         raise ValueError(f"{field}: {len(value)} entries, more than the {most} possible")
     return list(value)
-
-
-def flag(value, field):
-    """``value`` if it is true or false (None, an unset field, is false); else ValueError
-    naming ``field``."""
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise ValueError(f"{field}: expected true or false, got {value!r}")
-    return value
 
 
 def one_per_seat(value, players, field="seats"):

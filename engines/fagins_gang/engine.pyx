@@ -42,7 +42,7 @@ from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of
 
 from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
-from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
+from fagin.engines.validation import one_per_seat as _one_per_seat
 
 cdef enum:
     FG_MAX_PLAYERS = 6
@@ -1161,9 +1161,9 @@ def view(data, int seat):
 
 
 def _goods_in(value, field):
-    if not isinstance(value, (list, tuple)) or len(value) != NC:
+    if value is None or len(value) != NC:
         raise ValueError(f"{field}: expected {NC} counts, one per colour ({', '.join(COLOURS)})")
-    return [_int_in(v, 0, 200, f"{field}[{c}]") for c, v in enumerate(value)]
+    return value
 
 
 def _colour_or_none(d, key, need):
@@ -1189,33 +1189,28 @@ def from_description(d, game=None):
     urchins in the den, on the board or home (FG-10); at most one urchin per space and
     none on a constable's space (FG-13, FG-14).  ``prices`` is output only.
     """
-    _mapping(d, "state")
     cdef FGState s
     cdef int L, sp, p, c
     memset(&s, 0, sizeof(FGState))
-    players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
+    players = d["players"]
     s.players = players
     s.phase = _enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
-    s.round = _int_in(d.get("round", 0) or 0, 0, MAX_ROUNDS, "round")
+    s.round = d.get("round") or 0
     if s.round >= MAX_ROUNDS and s.phase != PH_OVER:
         raise ValueError(f"round: {s.round} rounds completed ends the game (FG-25)")
     s.first = _int_in(d.get("first_player", 0), 0, players - 1, "first_player")
     s.active = _int_in(d.get("active_player", 0), 0, players - 1, "active_player")
     s.turns_done = _int_in(d.get("turns_done", 0) or 0, 0, players, "turns_done")
     s.action = _enum_index(d.get("action"), ACTIONS, "ACTION_", "action")
-    s.ops = _int_in(d.get("steps_done", 0) or 0, 0, 3, "steps_done")
-    used = d.get("used_locations") or []
-    if not isinstance(used, (list, tuple)):
-        raise ValueError("used_locations: expected a list of locations")
-    for i, L in enumerate(used):
-        _int_in(L, 0, NL - 1, f"used_locations[{i}]")
+    s.ops = d.get("steps_done") or 0
+    for i, L in enumerate(d.get("used_locations") or ()):
         if (s.used >> L) & 1:
             raise ValueError(f"used_locations[{i}]: location {L} is listed twice")
         s.used |= 1 << L
-    s.white_left = _int_in(d.get("white_hands_left", 0) or 0, 0, 4, "white_hands_left")
-    s.swap_paid = _int_in(d.get("exchange_paid", 0) or 0, 0, 3, "exchange_paid")
-    s.wheel = _int_in(d.get("wheel", 0) or 0, 0, NC - 1, "wheel")
-    s.setup_step = _int_in(d.get("setup_step", 0) or 0, 0, NL - 1, "setup_step")
+    s.white_left = d.get("white_hands_left") or 0
+    s.swap_paid = d.get("exchange_paid") or 0
+    s.wheel = d.get("wheel") or 0
+    s.setup_step = d.get("setup_step") or 0
     s.white_min = _colour_or_none(d, "white_hand_min", s.phase == PH_WHITE)
     s.swap_min = _colour_or_none(d, "exchange_min", s.phase == PH_SWAP_PAY)
     s.mlast = _colour_or_none(d, "market_last", s.phase == PH_MARKET)
@@ -1229,37 +1224,33 @@ def from_description(d, game=None):
             else:
                 s.stall[c] = vals[c]
     for p, (where, seat) in enumerate(_one_per_seat(d.get("seats"), players)):
-        s.shillings[p] = _int_in(seat.get("shillings"), 0, SH_CAP, f"{where}.shillings")
+        s.shillings[p] = seat.get("shillings") or 0
         vals = _goods_in(seat.get("goods"), f"{where}.goods")
         for c in range(NC):
             s.hand[p][c] = vals[c]
             totals[c] += vals[c]
-        s.home[p] = _int_in(seat.get("home", 0) or 0, 0, URCHINS, f"{where}.home")
+        s.home[p] = seat.get("home") or 0
         den_given = seat.get("den")
-        s.den[p] = _int_in(den_given, 0, URCHINS, f"{where}.den") if den_given is not None else -1
+        s.den[p] = den_given if den_given is not None else -1
     for c in range(NC):
         if totals[c] != STOCK[players]:
             raise ValueError(f"warehouses: {totals[c]} {COLOURS[c]} cubes in warehouses, stalls and seats' goods; "
                              f"{players} players play with {STOCK[players]} (FG-6: every cube in one place)")
     constables = d.get("constables")
-    if not isinstance(constables, (list, tuple)) or len(constables) != NL:
+    if constables is None or len(constables) != NL:
         raise ValueError(f"constables: expected {NL}, one per location")
     for L, con in enumerate(constables):
-        if not isinstance(con, dict):
-            raise ValueError(f"constables[{L}]: expected a mapping")
-        s.cpos[L] = _int_in(con.get("space", 0) or 0, 0, TOP, f"constables[{L}].space")
+        s.cpos[L] = con.get("space") or 0
         s.cdir[L] = 1 if con.get("facing_up") else -1
     urchins = d.get("urchins") or []
-    if not isinstance(urchins, (list, tuple)) or len(urchins) > players * URCHINS:
+    if len(urchins) > players * URCHINS:
         raise ValueError(f"urchins: expected a list of at most {players * URCHINS} urchins")
     on_board = [0] * players
     for i, u in enumerate(urchins):
         where = f"urchins[{i}]"
-        if not isinstance(u, dict):
-            raise ValueError(f"{where}: expected a mapping")
         q = _int_in(u.get("seat"), 0, players - 1, f"{where}.seat")
-        L = _int_in(u.get("location"), 0, NL - 1, f"{where}.location")
-        sp = _int_in(u.get("space"), 0, TOP, f"{where}.space")
+        L = u.get("location") or 0
+        sp = u.get("space") or 0
         if sp and s.board[L][sp]:
             raise ValueError(f"{where}: two urchins on space {sp} of location {L} (FG-14)")
         if s.phase > PH_SETUP_WHEEL and s.cpos[L] == sp:
@@ -1430,8 +1421,8 @@ def from_description(d, game=None):
                 raise ValueError(f"market_seat: seat {(s.caller + s.mvisited) % players} trades after "
                                  f"{s.mvisited} seats from the caller (FG-17)")
             s.mbuying = 1 if d.get("market_buying") else 0
-            s.msold = _int_in(d.get("market_sold", 0) or 0, 0, SELL_LIMIT, "market_sold")
-            s.mbought = _int_in(d.get("market_bought", 0) or 0, 0, BUY_LIMIT, "market_bought")
+            s.msold = d.get("market_sold") or 0
+            s.mbought = d.get("market_bought") or 0
             if s.mbought and not s.mbuying:
                 raise ValueError("market_buying: a seat that bought is buying")
             if s.mbuying and not s.mbought:

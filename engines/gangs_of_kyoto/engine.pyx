@@ -41,7 +41,7 @@ from fagin.engines.core import evaluate_state as _evaluate_state, features_of_st
 from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
 from fagin.engines.validation import enum_index as _enum_index
 from fagin.engines.validation import int_in as _int_in
-from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
+from fagin.engines.validation import one_per_seat as _one_per_seat
 
 cdef enum:
     GK_MAX_PLAYERS = 5
@@ -1208,11 +1208,11 @@ def view(data, int seat):
 
 
 def _card_list(value, field, dict known=None):
-    """The kind indexes of a list of card dicts.  ``known``: {id(card dict): kind} of cards
-    already read in this description (the server's codec gives equal cards as one dict)."""
-    if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{field}: expected a list of cards")
+    """The kind indexes of a list of card dicts (None: none).  ``known``: {id(card dict): kind}
+    of cards already read in this description (the server's codec gives equal cards as one dict)."""
     cdef list kinds = []
+    if value is None:
+        return kinds
     cdef int k = -1
     cdef Py_ssize_t i
     last = None
@@ -1289,10 +1289,9 @@ def from_description(d, game=None):
     out, whatever ``deck_ran_out`` says (GK-16).  Enum values may be given as
     the engine spells them (``"give"``) or by their proto names (``"PHASE_GIVE"``).
     """
-    _mapping(d, "state")
     cdef GKState s
     memset(&s, 0, sizeof(GKState))
-    players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
+    players = d["players"]
     s.players = players
     options = d.get("options") or {}
     s.play_through = bool(options.get("play_through"))
@@ -1300,7 +1299,7 @@ def from_description(d, game=None):
     s.phase = _enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
     s.first = _int_in(d.get("first_player", 0), 0, players - 1, "first_player")
     s.active = _int_in(d.get("active_player", 0), 0, players - 1, "active_player")
-    s.rounds = _int_in(d.get("rounds", 0) or 0, 0, 10000, "rounds")
+    s.rounds = d.get("rounds") or 0
     s.deck_ran_out = bool(d.get("deck_ran_out"))
     # Counted in C, with the card kinds as C ints: a state lists 116 cards.
     cdef int counts[MAX_KINDS]
@@ -1311,7 +1310,7 @@ def from_description(d, game=None):
     cdef int k
     hidden_from_unseen = []
     for p, (where, seat) in enumerate(_one_per_seat(d.get("seats"), players)):
-        row = _card_list(seat.get("row", []), f"{where}.row", known)
+        row = _card_list(seat.get("row"), f"{where}.row", known)
         if len(row) > ROW_CAP:
             raise ValueError(f"{where}.row: {len(row)} cards, more than the {ROW_CAP} a row can hold")
         total = 0
@@ -1326,12 +1325,12 @@ def from_description(d, game=None):
         if total >= limit_of(&s, p):
             raise ValueError(f"{where}.row: its sum {total} has reached the limit {limit_of(&s, p)}, "
                              f"so the round would have ended")
-        for i, k in enumerate(_card_list(seat.get("victory_pile", []), f"{where}.victory_pile", known)):
+        for i, k in enumerate(_card_list(seat.get("victory_pile"), f"{where}.victory_pile", known)):
             if BELLS_OF[k] == 0:
                 raise ValueError(f"{where}.victory_pile[{i}]: only cards with bells are kept")
             s.vp[p][k] += 1
             counts[k] += 1
-        hidden = _card_list(seat.get("hidden_bells", []), f"{where}.hidden_bells", known)
+        hidden = _card_list(seat.get("hidden_bells"), f"{where}.hidden_bells", known)
         if len(hidden) > HIDDEN_CAP:
             raise ValueError(f"{where}.hidden_bells: {len(hidden)} cards, more than the {HIDDEN_CAP} "
                              f"a face-down pile can hold")
@@ -1351,15 +1350,15 @@ def from_description(d, game=None):
                 raise ValueError(f"{where}.hidden_bell_count: {want} face-down cards, but with open_piles "
                                  f"every pile is face up (list its cards in hidden_bells)")
             hidden_from_unseen.append((p, want - len(hidden)))
-    for k in _card_list(d.get("discard", []), "discard", known):
+    for k in _card_list(d.get("discard"), "discard", known):
         s.discard[k] += 1
         counts[k] += 1
-    for k in _card_list(d.get("deck", []), "deck", known):
+    for k in _card_list(d.get("deck"), "deck", known):
         s.pool[k] += 1
         counts[k] += 1
-    deal = _card_list(d.get("deal", []), "deal", known)
-    top = _card_list(d.get("deck_top", []), "deck_top", known)
-    unseen = sorted(_card_list(d.get("unseen") or [], "unseen", known))
+    deal = _card_list(d.get("deal"), "deal", known)
+    top = _card_list(d.get("deck_top"), "deck_top", known)
+    unseen = sorted(_card_list(d.get("unseen"), "unseen", known))
     for k in deal + top + unseen:
         counts[k] += 1
     if hidden_from_unseen:
@@ -1370,8 +1369,6 @@ def from_description(d, game=None):
         raise ValueError(f"deck_top: {len(top)} cards, more than the {TOP_CAP} a round can put back")
     s.to_draw = _int_in(d.get("deal_to_draw", 0) or 0, 0, players, "deal_to_draw")
     received = d.get("received") or []
-    if not isinstance(received, (list, tuple)):
-        raise ValueError("received: expected a list of seats")
     for i, r in enumerate(received):
         _int_in(r, 0, players - 1, f"received[{i}]")
         if (s.received >> r) & 1:
@@ -1450,7 +1447,7 @@ def from_description(d, game=None):
         given = max(rest_of_deal, 0)
     deal_size = _int_in(len(deal) if given is None else given, 0, players, "deal_size")
     given = d.get("deck_top_size")
-    top_size = _int_in(len(top) if given is None else given, 0, TOP_CAP, "deck_top_size")
+    top_size = len(top) if given is None else given
     in_deal = dealt + deal_size + (1 if s.revealed >= 0 else 0) + s.to_draw
     if in_deal > players:
         raise ValueError(f"deal: received {dealt}, face down {deal_size}, revealed "

@@ -32,7 +32,7 @@ from cpython.pycapsule cimport PyCapsule_New
 from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
 from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
-from fagin.engines.validation import mapping as _mapping, one_per_seat as _one_per_seat
+from fagin.engines.validation import one_per_seat as _one_per_seat
 
 # ---------------------------------------------------------------- constants
 cdef enum:
@@ -941,11 +941,8 @@ def view(data, int seat):
 
 
 def _card_set(values, field):
-    if not isinstance(values, (list, tuple)):
-        raise ValueError(f"{field}: expected a list of cards")
     mask = 0
-    for v in values:
-        _int_in(v, 0, NUM_CARDS - 1, field)
+    for v in values or ():
         if (mask >> v) & 1:
             raise ValueError(f"{field}: card {v} appears twice")
         mask |= 1 << v
@@ -979,11 +976,10 @@ def from_description(d, game=None):
     is pending.  ``last_hour`` is for display only.  The information-set
     history starts from this position (KL-19).
     """
-    _mapping(d, "state")
     cdef KLState s
-    players = _int_in(d.get("players"), MIN_PLAYERS, MAX_PLAYERS, "players")
+    players = d["players"]
     blank_state(&s, players)
-    s.turn = _int_in(d.get("turn", 0), 0, NUM_TURNS, "turn")
+    s.turn = d.get("turn") or 0
     phase = d.get("phase")
     s.phase = _phase_index(phase)
     if (s.turn == NUM_TURNS) != (s.phase == PH_OVER):
@@ -1002,13 +998,9 @@ def from_description(d, game=None):
         raise ValueError(f"character: no character is face up in phase {phase}")
     else:
         s.character = -1
-    pile = d.get("pile", [])
-    if not isinstance(pile, (list, tuple)):
-        raise ValueError("pile: expected a list of character tiles")
-    for j, name in enumerate(pile):
-        _character_index(name, f"pile[{j}]")
+    pile = [CHARACTERS[_character_index(name, f"pile[{j}]")] for j, name in enumerate(d.get("pile") or ())]
     for i, name in enumerate(CHARACTERS):
-        n = list(pile).count(name)
+        n = pile.count(name)
         up = 1 if s.character == i else 0
         if n + up > KIND_COUNT[i]:
             where = f"{n} face down and 1 face up make {n + up}" if up else f"{n} face down"
@@ -1022,18 +1014,15 @@ def from_description(d, game=None):
     seats = [seat for _, seat in _one_per_seat(d.get("seats"), players)]
     for i, seat in enumerate(seats):
         where = f"seats[{i}]"
-        s.coins[i] = _int_in(seat.get("coins", 0), 0, MAX_COINS, f"{where}.coins")
-        mask = _card_set(seat.get("hand", []), f"{where}.hand")
-        chosen = seat.get("chosen", False)
-        if not isinstance(chosen, bool):
-            raise ValueError(f"{where}.chosen: expected true or false, got {chosen!r}")
+        s.coins[i] = seat.get("coins") or 0
+        mask = _card_set(seat.get("hand"), f"{where}.hand")
+        chosen = bool(seat.get("chosen"))
         if chosen and s.phase not in (PH_CHOOSE_CARD, PH_CHOOSE_PRINCE):
             raise ValueError(f"{where}.chosen: no secret choice is made in phase {phase}")
         chosen_flags.append(chosen)
         card = seat.get("card")
         hidden = card is None and chosen and s.phase == PH_CHOOSE_CARD
         if card is not None:
-            _int_in(card, 0, NUM_CARDS - 1, f"{where}.card")
             if not (s.phase == PH_CHOOSE_CARD or after_reveal):
                 raise ValueError(f"{where}.card: no card is down in phase {phase}")
             if (mask >> card) & 1:
@@ -1057,16 +1046,14 @@ def from_description(d, game=None):
         if prince is not None:
             if s.phase != PH_CHOOSE_PRINCE:
                 raise ValueError(f"{where}.prince_choice: only in phase choose_prince")
-            if not isinstance(prince, bool):
-                raise ValueError(f"{where}.prince_choice: expected true (prince) or false (comedian)")
     if s.phase == PH_CHOOSE_CARD and all([s.committed[i] != NO_CHOICE for i in range(players)]):
         raise ValueError("seats: every player has put a card down, so the cards would already be revealed")
     fict = d.get("fictitious")
     if players == 2:
-        if not isinstance(fict, dict):
+        if fict is None:
             raise ValueError("fictitious: the 2-player game needs the fictitious player's coins, deck and card")
-        s.coins[2] = _int_in(fict.get("coins", 0), 0, MAX_COINS, "fictitious.coins")
-        mask = _card_set(fict.get("deck", []), "fictitious.deck")
+        s.coins[2] = fict.get("coins") or 0
+        mask = _card_set(fict.get("deck"), "fictitious.deck")
         card = fict.get("card")
         shown = s.phase in (PH_CHOOSE_CARD, PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
         if shown:
@@ -1086,14 +1073,12 @@ def from_description(d, game=None):
     last = d.get("last_hour")
     if last is not None:
         # Display only (KL-19: it does not enter the information-set history).
-        if not isinstance(last, dict):
-            raise ValueError("last_hour: expected a mapping")
         s.last_character = _character_index(last.get("character"), "last_hour.character")
         cards = last.get("cards")
-        if not isinstance(cards, (list, tuple)) or len(cards) != s.seats:
+        if cards is None or len(cards) != s.seats:
             raise ValueError(f"last_hour.cards: expected one card per seat ({s.seats})")
         for i, v in enumerate(cards):
-            s.last_cards[i] = _int_in(v, 0, NUM_CARDS - 1, f"last_hour.cards[{i}]")
+            s.last_cards[i] = v
     if s.phase == PH_CHOOSE_LONE:
         _decode_lone(&s, d)
     elif s.phase == PH_CHOOSE_PRINCE:

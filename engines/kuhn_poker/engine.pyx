@@ -174,8 +174,6 @@ def from_description(d, game):
     """Replays ``cards`` and ``actions``; a hidden card (-1) becomes one the viewer does not hold."""
     st = game.new_initial_state(2)
     cards = list(d.get("cards") or [])
-    if len(cards) > 2:
-        raise ValueError("cards: at most 2")
     for i, c in enumerate(cards):
         if c == -1:
             c = next(x for x in range(3) if x not in cards)

@@ -236,8 +236,6 @@ def from_description(d, game):
     st = game.new_initial_state(2)
     cards = list(d.get("private_cards") or [])
     public = d.get("public_card")
-    if len(cards) > 2:
-        raise ValueError("private_cards: at most 2")
     shown = [c for c in cards + [public] if c is not None and c >= 0]
     for i, c in enumerate(cards):
         if c == -1:

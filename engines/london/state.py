@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import random
 
-from fagin.engines.validation import enum_index, flag, int_in, list_of, mapping, one_per_seat
+from fagin.engines.validation import enum_index, int_in, list_of, one_per_seat
 
 LETTERS = ("a", "b", "c")
-BIG = 5000                  # bound of money, VP and poverty in a description (scores stay within int16)
-MAX_LOANS = 999
 FULL_DECK = 110
 
 # Phases in which the engine's pending / effect_card fields mean something.
@@ -237,10 +235,10 @@ def _is_card(value):
     return isinstance(value, str) and value in _engine().VERSION_INDEX
 
 
-def _card_list(value, field, most=FULL_DECK):
+def _card_list(value, field):
     index = _engine().VERSION_INDEX
     out = []
-    for i, c in enumerate(list_of(value, field, most)):
+    for i, c in enumerate(value or ()):
         if not (isinstance(c, str) and c in index):     # see _is_card
             raise ValueError(f"{field}[{i}]: unknown card {c!r} (a card id of cards.json, e.g. 'st_pauls')")
         out.append(index[c])
@@ -248,8 +246,6 @@ def _card_list(value, field, most=FULL_DECK):
 
 
 def _letter(value, field):
-    if isinstance(value, str) and len(value) == 1:
-        value = value.lower()
     return enum_index(value, LETTERS, "LETTER_", field)
 
 
@@ -257,11 +253,10 @@ def _letters(value, field):
     """A LondonLetters dict (counts by deck letter); None counts as all zero."""
     if value is None:
         return [0, 0, 0]
-    mapping(value, field)
     unknown = set(value) - set(LETTERS)
     if unknown:
         raise ValueError(f"{field}: unknown field {sorted(unknown, key=str)[0]!r} (a, b or c)")
-    return [int_in(value.get(x) or 0, 0, FULL_DECK, f"{field}.{x}") for x in LETTERS]
+    return [value.get(x) or 0 for x in LETTERS]
 
 
 def _optional_int(value, lo, hi, field):
@@ -271,7 +266,7 @@ def _optional_int(value, lo, hi, field):
 def _borough_list(value, field):
     E = _engine()
     out = []
-    for i, b in enumerate(list_of(value, field, len(E.BOROUGHS))):
+    for i, b in enumerate(value or ()):
         if not isinstance(b, str) or b not in E.BOROUGH_INDEX:
             raise ValueError(f"{field}[{i}]: unknown borough {b!r} (a borough id of board.json, e.g. 'city')")
         if E.BOROUGH_INDEX[b] in out:
@@ -329,7 +324,9 @@ DEALINGS = 64
 
 def from_description(d, game=None) -> bytes:
     """Builds a state from a description (:func:`describe`'s or :func:`view`'s shape),
-    checking everything; ValueError naming the first field at fault.
+    checking everything; ValueError naming the first field at fault.  Its static shape
+    (types, and the bounds annotated in london.proto) is checked before it gets here
+    (:mod:`fagin.engines.shape`); this checks what ties fields together.
 
     A position whose active seat could do nothing is refused: the rules never make one.
     When that seat's hidden cards come from ``unseen`` (a view of another seat), the
@@ -349,10 +346,9 @@ def from_description(d, game=None) -> bytes:
 
 def _build(d, seed) -> bytes:
     E = _engine()
-    d = mapping(d, "state")
     nv = len(E.VERSIONS)
     nb = len(E.BOROUGHS)
-    players = int_in(d.get("players"), 2, 4, "players")
+    players = d["players"]
     s = E._raw(E.initial_state_bytes(players))
     phase_i = enum_index(d.get("phase"), E.PHASES, "PHASE_", "phase")
     phase = E.PHASES[phase_i]
@@ -375,10 +371,10 @@ def _build(d, seed) -> bytes:
     owner_of = [-1] * nb
     stack_tops = {}                 # active seat's stack id -> pc index of its top card
     for p, (w, seat) in enumerate(seats):
-        s["money"][p] = int_in(seat.get("money") or 0, 0, BIG, f"{w}.money")
-        s["loans"][p] = int_in(seat.get("loans") or 0, 0, MAX_LOANS, f"{w}.loans")
-        s["vp"][p] = int_in(seat.get("vp_counters") or 0, 0, BIG, f"{w}.vp_counters")
-        s["poverty"][p] = int_in(seat.get("poverty") or 0, 0, BIG, f"{w}.poverty")
+        s["money"][p] = seat.get("money") or 0
+        s["loans"][p] = seat.get("loans") or 0
+        s["vp"][p] = seat.get("vp_counters") or 0
+        s["poverty"][p] = seat.get("poverty") or 0
         hand = _counts(_card_list(seat.get("hand"), f"{w}.hand"), nv)
         known = _counts(_card_list(seat.get("hand_known"), f"{w}.hand_known"), nv)
         extra = _counts(_card_list(seat.get("owner_sure"), f"{w}.owner_sure"), nv)
@@ -392,7 +388,7 @@ def _build(d, seed) -> bytes:
                              f"(uni_owner) can hold cards that owner put back (LN-85)")
         hidden = _letters(seat.get("hand_hidden"), f"{w}.hand_hidden")
         size = sum(hand) + sum(hidden)
-        if int_in(seat.get("hand_size") or 0, 0, FULL_DECK, f"{w}.hand_size") != size:
+        if (seat.get("hand_size") or 0) != size:
             raise ValueError(f"{w}.hand_size: {seat.get('hand_size')} but hand lists {sum(hand)} cards and "
                              f"hand_hidden {sum(hidden)}")
         limit = 6 if phase == "deal" else (FULL_DECK if p == active else E.HAND_LIMIT_CARDS)
@@ -407,17 +403,15 @@ def _build(d, seed) -> bytes:
         if sum(hidden):
             hidden_need.append((p, hidden))
         # Building Display.
-        stacks = list_of(seat.get("stacks"), f"{w}.stacks", E.MAX_PLACED_CARDS)
+        stacks = seat.get("stacks") or ()
         n = 0
         for j, stack in enumerate(stacks):
             ws = f"{w}.stacks[{j}]"
-            mapping(stack, ws)
-            cards = list_of(stack.get("cards"), f"{ws}.cards", E.MAX_PLACED_CARDS)
+            cards = stack.get("cards")
             if not cards:
                 raise ValueError(f"{ws}.cards: a stack has at least one card")
             for c_i, card in enumerate(cards):
                 wc = f"{ws}.cards[{c_i}]"
-                mapping(card, wc)
                 if n >= E.MAX_PLACED_CARDS:
                     raise ValueError(f"{wc}: more than {E.MAX_PLACED_CARDS} cards in one Building Display")
                 c = card.get("card")
@@ -426,11 +420,11 @@ def _build(d, seed) -> bytes:
                 v = E.VERSION_INDEX[c]
                 if not E.CARDS[v].base:
                     raise ValueError(f"{wc}.card: {c} has no stone base, so it is never placed (LN-27)")
-                down = flag(card.get("face_down"), f"{wc}.face_down")
-                now = flag(card.get("placed_this_turn"), f"{wc}.placed_this_turn")
-                activated = flag(card.get("activated"), f"{wc}.activated")
-                kept = flag(card.get("kept"), f"{wc}.kept")
-                money = int_in(card.get("shops_money") or 0, 0, BIG, f"{wc}.shops_money")
+                down = bool(card.get("face_down"))
+                now = bool(card.get("placed_this_turn"))
+                activated = bool(card.get("activated"))
+                kept = bool(card.get("kept"))
+                money = card.get("shops_money") or 0
                 covered = c_i < len(cards) - 1
                 if (now or activated or kept) and p != active:
                     raise ValueError(f"{wc}: only the active player's cards are marked placed this turn, "
@@ -486,7 +480,7 @@ def _build(d, seed) -> bytes:
     # ---- the board's cards
     rows = []
     for r, name in enumerate(("display_top", "display_bottom")):
-        row = sorted(_card_list(d.get(name), name, players + 1))
+        row = sorted(_card_list(list_of(d.get(name), name, players + 1), name))
         s["display_n"][r] = len(row)
         s["display"][r] = row + [0] * (E.ROW_SPACES - len(row))
         rows.append(row)
@@ -498,9 +492,8 @@ def _build(d, seed) -> bytes:
     count(deck_listed)
 
     def slots(cards_field, letters_field):
-        cards = _card_list(d.get(cards_field), cards_field, 3)
-        letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(list_of(d.get(letters_field),
-                                                                                   letters_field, 3))]
+        cards = _card_list(d.get(cards_field), cards_field)
+        letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(d.get(letters_field) or ())]
         own = [_deck_letter()[v] for v in cards]
         if cards and letters and own != letters:
             raise ValueError(f"{letters_field}: the letters do not match {cards_field}'s cards")
@@ -598,24 +591,24 @@ def _build(d, seed) -> bytes:
     s["deal_left"] = int_in(d.get("deal_left") or 0, 0, 6 * players, "deal_left")
     s["draw_for"] = enum_index(d.get("draw_for") or "turn", E.DRAW_FOR, "DRAW_FOR_", "draw_for")
     s["draw_to"] = enum_index(d.get("draw_to") or "hand", E.DRAW_TO, "DRAW_TO_", "draw_to")
-    s["draws_left"] = int_in(d.get("draws_left") or 0, 0, 20, "draws_left")
-    s["draws_taken"] = int_in(d.get("draws_taken") or 0, 0, 20, "draws_taken")
+    s["draws_left"] = d.get("draws_left") or 0
+    s["draws_taken"] = d.get("draws_taken") or 0
     # What the rules make these during a draw, and zeros outside one, are checked below.
-    s["draws_min"] = int_in(d.get("draws_min") or 0, 0, 20, "draws_min")
+    s["draws_min"] = d.get("draws_min") or 0
     if s["draws_taken"] + s["draws_left"] > 20:
         # Each card taken moves one from draws_left to draws_taken: their sum is what the
         # draw began with, and a larger sum would grow draws_taken past its range in play.
         raise ValueError(f"draws_taken: {s['draws_taken']} taken and {s['draws_left']} still due (draws_left) "
                          f"make a draw of more than 20 cards")
-    s["look_target"] = int_in(d.get("look_target") or 0, 0, 3, "look_target")
+    s["look_target"] = d.get("look_target") or 0
     s["action"] = enum_index(d.get("action") or "none", E.ACTIONS, "ACTION_", "action")
-    s["placed"] = int_in(d.get("placed") or 0, 0, 1000, "placed")
+    s["placed"] = d.get("placed") or 0
     if s["placed"] > s["pc_n"][active]:
         # Each placement adds a card to the display, which never loses one: a larger count
         # would be accepted here and grow past the range above as play goes on.
         raise ValueError(f"placed: {s['placed']} cards placed this Play Cards, but seat {active}'s "
                          f"display holds {s['pc_n'][active]} cards")
-    s["activations"] = int_in(d.get("activations") or 0, 0, 1000, "activations")
+    s["activations"] = d.get("activations") or 0
     marked = sum(1 for i in range(s["pc_n"][active]) if s["pc_flags"][active][i] & E.FLAGS["activated"])
     if s["activations"] < marked:
         # Phase run offers "done" only after an activation: fewer counted than marked would
@@ -628,12 +621,12 @@ def _build(d, seed) -> bytes:
         # could carry past the range above would leave a successor whose view is refused.
         raise ValueError(f"activations: {s['activations']}, with {unmarked} cards of seat {active} still to "
                          f"activate, could pass 1000")
-    s["wren_waivers"] = int_in(d.get("wren_waivers") or 0, 0, 10, "wren_waivers")
-    s["choices_left"] = int_in(d.get("choices_left") or 0, 0, 10, "choices_left")
-    s["swapped"] = int(flag(d.get("swapped"), "swapped"))
-    swap_row = _optional_int(d.get("swap_row"), 0, 1, "swap_row")
+    s["wren_waivers"] = d.get("wren_waivers") or 0
+    s["choices_left"] = d.get("choices_left") or 0
+    s["swapped"] = int(bool(d.get("swapped")))
+    swap_row = d.get("swap_row")
     s["swap_row"] = -1 if swap_row is None else swap_row
-    s["last_round"] = int(flag(d.get("last_round"), "last_round"))
+    s["last_round"] = int(bool(d.get("last_round")))
     turns_left = _optional_int(d.get("turns_left"), 0, players - 1, "turns_left")
     s["turns_left"] = -1 if turns_left is None else turns_left
     if turns_left is not None and not s["last_round"]:
@@ -795,8 +788,7 @@ def _build(d, seed) -> bytes:
         values = list_of(d.get(name), name, players)
         if over:
             need(len(values) == players, name, "one per player when the game is over")
-            lo = -BIG if name == "final_vp" else 0
-            finals[name] = [int_in(x, lo, 3 * BIG, f"{name}[{i}]") for i, x in enumerate(values)]
+            finals[name] = values
         else:
             need(not values, name, "only when the game is over")
     winners = list_of(d.get("winners"), "winners", players)

@@ -9,7 +9,7 @@ position, OT-31).
 """
 from __future__ import annotations
 
-from fagin.engines.validation import enum_index, flag, int_in, list_of, mapping, one_per_seat
+from fagin.engines.validation import enum_index, int_in, one_per_seat
 
 from fagin.engines.oliver_twist import engine as E
 
@@ -149,25 +149,22 @@ def _read_last_round_end(r, d, pname, night, P):
     e = d.get("last_round_end")
     if e is None:
         return
-    e = mapping(e, "last_round_end")
     rnd = e.get("round")
     if rnd not in _ROUNDS:
         raise ValueError(f"last_round_end.round: {rnd!r}; expected day or night")
     if not night or (rnd == "night") != (pname == "over"):
         raise ValueError(f"last_round_end.round: the {rnd}'s end cannot precede a position "
                          + ("of the day" if not night else "at night" if pname != "over" else "at the end"))
-    seats = list_of(e.get("seats"), "last_round_end.seats")
+    seats = e.get("seats") or []
     if len(seats) != P:
         raise ValueError(f"last_round_end.seats: expected {P} entries, got {len(seats)}")
     r["ended_round"] = _ROUNDS.index(rnd) + 1
     for p, st in enumerate(seats):
         f = f"last_round_end.seats[{p}]"
-        st = mapping(st, f)
         int_in(st.get("seat") or 0, p, p, f + ".seat")
-        r["ended_sets"][p] = int_in(st.get("sets") or 0, 0, 99, f + ".sets")
-        types = list_of(st.get("set_types"), f + ".set_types")
+        r["ended_sets"][p] = st.get("sets") or 0
         mask = 0
-        for i, name in enumerate(types):
+        for i, name in enumerate(st.get("set_types") or ()):
             if name not in TYPES or (mask >> TYPES.index(name)) & 1:
                 raise ValueError(f"{f}.set_types[{i}]: {name!r}; expected distinct types of "
                                  + ", ".join(TYPES))
@@ -177,7 +174,7 @@ def _read_last_round_end(r, d, pname, night, P):
             r["ended_file"][p][k] += 1
             if r["ended_file"][p][k] > 30:
                 raise ValueError(f"{f}.file: more than 30 tokens of {KINDS[k]}")
-        r["ended_fine"][p] = int_in(st.get("fine") or 0, 0, 10, f + ".fine")
+        r["ended_fine"][p] = st.get("fine") or 0
 
 
 def view(data, seat):
@@ -223,7 +220,7 @@ def _kind(v, field):
 
 def _kinds(v, field):
     out = []
-    for x in list_of(v, field):
+    for x in v or ():
         k = _KIND_INDEX.get(x) if isinstance(x, str) else None
         if k is None:       # the path is written only for the error (a state lists ~80 tokens)
             _kind(x, f"{field}[{len(out)}]")
@@ -233,7 +230,7 @@ def _kinds(v, field):
 
 def _chars(v, field):
     out = []
-    for i, x in enumerate(list_of(v, field)):
+    for i, x in enumerate(v or ()):
         if x not in CHARS:
             raise ValueError(f"{field}[{i}]: unknown Character {x!r}; expected one of {', '.join(CHARS)}")
         c = CHARS.index(x)
@@ -245,7 +242,7 @@ def _chars(v, field):
 
 def _values_in(v, field):
     out = []
-    for i, x in enumerate(list_of(v, field)):
+    for i, x in enumerate(v or ()):
         if isinstance(x, bool) or x not in VALUES:
             raise ValueError(f"{field}[{i}]: {x!r} is no Burglary card's value; the cards show "
                              f"{', '.join(map(str, sorted(VALUES)))}")
@@ -253,11 +250,10 @@ def _values_in(v, field):
     return out
 
 
-def _size(d, key, listed, hi, field):
+def _size(d, key, listed, field):
     v = d.get(key)
     if v is None:
         return listed
-    v = int_in(v, 0, hi, field)
     if v < listed:
         raise ValueError(f"{field}: {v}, fewer than the {listed} listed")
     return v
@@ -286,13 +282,13 @@ def _zero_raw():
     return {k: _copied(v) if isinstance(v, list) else v for k, v in _ZERO_RAW.items()}
 
 
-def _hidden_part(st, key, listed, cap, f):
+def _hidden_part(st, key, listed, f):
     """A stash's or a file's hidden part (OT-30): (round, starting) tokens not listed, from
     ``<key>_size`` and ``<key>_starting`` (each the listed count when omitted)."""
-    size = _size(st, key + "_size", len(listed), cap, f"{f}.{key}_size")
+    size = _size(st, key + "_size", len(listed), f"{f}.{key}_size")
     listed_start = sum(1 for k in listed if E.is_start(k))
     nstart = st.get(key + "_starting")
-    nstart = listed_start if nstart is None else int_in(nstart, 0, 9, f"{f}.{key}_starting")
+    nstart = listed_start if nstart is None else nstart
     if nstart < listed_start:
         raise ValueError(f"{f}.{key}_starting: {nstart}, fewer than the {listed_start} listed")
     if size - len(listed) < nstart - listed_start:
@@ -305,20 +301,19 @@ def from_description(d, game=None):
 
     Raises ValueError starting with the path of the first field that is wrong;
     nothing is fixed silently."""
-    d = mapping(d, "state")
     r = _zero_raw()
-    P = int_in(d.get("players"), 2, 4, "players")
+    P = d["players"]
     r["players"] = P
     phase = enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
     pname = PHASES[phase]
     r["phase"] = phase
-    night = flag(d.get("night"), "night")
+    night = bool(d.get("night"))
     r["night"] = int(night)
     board_side = 1 if night else 0
     n_spaces = E.side_spaces(board_side)
     r["active"] = int_in(d.get("active_player", 0), 0, P - 1, "active_player")
-    r["rewards_taken"] = int_in(d.get("rewards_taken", 0) or 0, 0, 5, "rewards_taken")
-    r["burg_aside"] = int_in(d.get("burglary_tokens_aside", 0) or 0, 0, 10, "burglary_tokens_aside")
+    r["rewards_taken"] = d.get("rewards_taken") or 0
+    r["burg_aside"] = d.get("burglary_tokens_aside") or 0
     if night and r["burg_aside"]:
         raise ValueError("burglary_tokens_aside: the Burglary tokens join the bag at nightfall (OT-26)")
     if not night and r["burg_aside"] != 10:
@@ -336,7 +331,7 @@ def from_description(d, game=None):
         return sp == 0 or (P == 2 and E.yellow(board_side, sp))
 
     # The board.
-    board = list_of(d.get("board"), "board")
+    board = d.get("board") or []
     if len(board) != n_spaces:
         raise ValueError(f"board: {len(board)} spaces, the {'night' if night else 'day'} side has {n_spaces}")
     cells = [EMPTY] * E.MAX_SPACES
@@ -344,16 +339,12 @@ def from_description(d, game=None):
     unknown_fixed = []
     undecided = 0
     for sp, cell in enumerate(board):
-        if isinstance(cell, dict):
-            fd, kb = cell.get("face_down"), cell.get("known_by")
-            if (not cell.get("token") and (fd is None or fd is False)
-                    and (kb is None or (isinstance(kb, (list, tuple)) and not kb))):
-                continue        # an empty space (most of them): nothing to check or record
-        f = f"board[{sp}]"
-        cell = mapping(cell, f)
         tok = cell.get("token") or ""
-        fd = flag(cell.get("face_down"), f + ".face_down")
-        kb = list_of(cell.get("known_by"), f + ".known_by")
+        fd = bool(cell.get("face_down"))
+        kb = cell.get("known_by") or ()
+        if not (tok or fd or kb):
+            continue        # an empty space (most of them): nothing to check or record
+        f = f"board[{sp}]"
         mask = 0
         for i, p in enumerate(kb):
             int_in(p, 0, P - 1, f"{f}.known_by[{i}]")
@@ -404,7 +395,7 @@ def from_description(d, game=None):
     kept_need = []
     hands = []
     for p, (f, st) in enumerate(seats):
-        r["money"][p] = int_in(st.get("money", 0), 0, 9999, f + ".money")
+        r["money"][p] = st.get("money") or 0
         stash = _kinds(st.get("stash"), f + ".stash")
         if len(stash) > E.STASH_CAPACITY:
             raise ValueError(f"{f}.stash: {len(stash)} tokens, a stash holds 9 (OT-12)")
@@ -413,8 +404,8 @@ def from_description(d, game=None):
                 raise ValueError(f"{f}.stash[{i}]: only Objects go to the stash (OT-13)")
             r["stash"][p][k] += 1
             count(k)
-        stash_need.append((p,) + _hidden_part(st, "stash", stash, E.STASH_CAPACITY, f))
-        for i, t in enumerate(list_of(st.get("tools"), f + ".tools")):
+        stash_need.append((p,) + _hidden_part(st, "stash", stash, f))
+        for i, t in enumerate(st.get("tools") or ()):
             if t not in TOOLS:
                 raise ValueError(f"{f}.tools[{i}]: unknown Tool {t!r}; expected one of {', '.join(TOOLS)}")
             k = E.KIND_FIRST_TOOL + TOOLS.index(t)
@@ -424,18 +415,17 @@ def from_description(d, game=None):
         for k in pf:
             r["pfile"][p][k] += 1
             count(k)
-        file_need.append((p,) + _hidden_part(st, "police_file", pf, 94, f))
+        file_need.append((p,) + _hidden_part(st, "police_file", pf, f))
         hand = _chars(st.get("characters"), f + ".characters")
         hands.append(hand)
         for c in hand:
             r["hand"][p] |= 1 << c
-        hand_need.append(_size(st, "character_count", len(hand), CHARACTER_COUNT, f + ".character_count") - len(hand))
+        hand_need.append(_size(st, "character_count", len(hand), f + ".character_count") - len(hand))
         kept = _values_in(st.get("burglary_cards"), f + ".burglary_cards")
         for v in kept:
             r["kept"][p][v] += 1
-        kept_need.append(_size(st, "burglary_count", len(kept), 16, f + ".burglary_count") - len(kept))
-        given = st.get("final_score")
-        finals.append(None if given is None else int_in(given, -999, 9999, f + ".final_score"))
+        kept_need.append(_size(st, "burglary_count", len(kept), f + ".burglary_count") - len(kept))
+        finals.append(st.get("final_score"))
     # Piles.
     bag = _kinds(d.get("bag"), "bag")
     for k in bag:
@@ -443,14 +433,14 @@ def from_description(d, game=None):
             raise ValueError("bag: starting tokens are set aside, never in the bag (OT-5)")
         r["bag"][k] += 1
         count(k)
-    bag_need = _size(d, "bag_size", len(bag), 94, "bag_size") - len(bag)
+    bag_need = _size(d, "bag_size", len(bag), "bag_size") - len(bag)
     fdp = _kinds(d.get("face_down_pool"), "face_down_pool")
     for k in fdp:
         if E.is_start(k):
             raise ValueError("face_down_pool: starting tokens never lie on the board (OT-5)")
         r["fdpool"][k] += 1
         count(k)
-    fd_need = _size(d, "face_down_pool_size", len(fdp), 94, "face_down_pool_size") - len(fdp)
+    fd_need = _size(d, "face_down_pool_size", len(fdp), "face_down_pool_size") - len(fdp)
     if not night and fd_need + len(fdp):
         raise ValueError("face_down_pool_size: the face-down pool exists only at night (OT-25)")
     if fd_need + len(fdp) < undecided:
@@ -462,9 +452,9 @@ def from_description(d, game=None):
             raise ValueError(f"starting_aside: {KINDS[k]} is not a starting token")
         r["aside"][k] += 1
         count(k)
-    aside_need = _size(d, "starting_aside_size", len(aside), 9, "starting_aside_size") - len(aside)
+    aside_need = _size(d, "starting_aside_size", len(aside), "starting_aside_size") - len(aside)
     # Turn state.
-    line = list_of(d.get("line"), "line")
+    line = d.get("line") or []
     r["path_max"] = int_in(d.get("line_max", 4) or 4, 4, 6, "line_max")
     if r["path_max"] == 5:
         raise ValueError("line_max: a line is at most 4 tokens, or 6 with Charley Bates (OT-8, OT-10)")
@@ -482,10 +472,10 @@ def from_description(d, game=None):
     if line and pname != "line":
         raise ValueError("line: a line is chosen only in phase line")
     r["restrict"] = enum_index(d.get("restrict") or "none", RESTRICTS, "RESTRICT_", "restrict")
-    r["extra"] = int_in(d.get("extra_prowls", 0) or 0, 0, 1, "extra_prowls")
-    r["peeks_left"] = int_in(d.get("peeks_left", 0) or 0, 0, 2, "peeks_left")
-    r["opening"] = int(flag(d.get("opening"), "opening"))
-    r["flips_left"] = int_in(d.get("flips_left", 0) or 0, 0, 12, "flips_left")
+    r["extra"] = d.get("extra_prowls") or 0
+    r["peeks_left"] = d.get("peeks_left") or 0
+    r["opening"] = int(bool(d.get("opening")))
+    r["flips_left"] = d.get("flips_left") or 0
     r["flip_from"] = int_in(d.get("flip_from", -1), -1, n_spaces - 1, "flip_from")
     r["flip_target"] = int_in(d.get("flip_target", -1), -1, n_spaces - 1, "flip_target")
     pend = d.get("pending_token") or ""
@@ -513,7 +503,7 @@ def from_description(d, game=None):
     r["set_last"] = max(setc) if setc else 0
     if setc and setc and not any(k < E.KIND_WALLET for k in setc) and len(setc) > 0:
         raise ValueError("set: a set holds at least one Object besides Wallets (OT-18)")
-    r["pick_left"] = int_in(d.get("pick_left", 0) or 0, 0, 2, "pick_left")
+    r["pick_left"] = d.get("pick_left") or 0
     pd = d.get("pick_dest") or ""
     r["pick_dest"] = 0
     r["pick_last"] = 0
@@ -532,9 +522,9 @@ def from_description(d, game=None):
             raise ValueError("pick_left: phase pick_from_file needs a pick left")
     elif pd:
         raise ValueError("pick_dest: only in phase pick_from_file")
-    r["fill_next"] = int_in(d.get("fill_next", 0) or 0, 0, 76, "fill_next")
+    r["fill_next"] = d.get("fill_next") or 0
     r["deal_left"] = int_in(d.get("deal_left", 0) or 0, 0, 2 * P, "deal_left")
-    r["burg_to_draw"] = int_in(d.get("burglary_to_draw", 0) or 0, 0, 7, "burglary_to_draw")
+    r["burg_to_draw"] = d.get("burglary_to_draw") or 0
     # Characters.
     listed = set()
     for hand in hands:
@@ -552,7 +542,7 @@ def from_description(d, game=None):
             raise ValueError(f"character_discard: {CHARS[c]} is also in a hand or the draw pile")
         listed.add(c)
         r["char_disc"] |= 1 << c
-    draw_need = _size(d, "character_draw_size", len(cd), CHARACTER_COUNT, "character_draw_size") - len(cd)
+    draw_need = _size(d, "character_draw_size", len(cd), "character_draw_size") - len(cd)
     missing = [c for c in range(CHARACTER_COUNT) if c not in listed]
     if len(missing) != draw_need + sum(hand_need):
         raise ValueError(f"character_draw_size: the 13 Character cards do not add up: {len(missing)} unlisted, "
@@ -575,8 +565,8 @@ def from_description(d, game=None):
         if bcount[v] > E.burglary_count(v):
             raise ValueError(f"burglary_draw: {bcount[v]} Burglary cards of {VALUES[v]}, there are "
                              f"{E.burglary_count(v)}")
-    bdraw_need = _size(d, "burglary_draw_size", len(bd), 16, "burglary_draw_size") - len(bd)
-    bdrawn_need = _size(d, "burglary_drawn_size", len(bdn), 6, "burglary_drawn_size") - len(bdn)
+    bdraw_need = _size(d, "burglary_draw_size", len(bd), "burglary_draw_size") - len(bd)
+    bdrawn_need = _size(d, "burglary_drawn_size", len(bdn), "burglary_drawn_size") - len(bdn)
     bmissing = [v for v in range(BURGLARY_VALUE_COUNT) for _ in range(E.burglary_count(v) - bcount[v])]
     if len(bmissing) != bdraw_need + bdrawn_need + sum(kept_need):
         raise ValueError(f"burglary_draw_size: the 16 Burglary cards do not add up: {len(bmissing)} unlisted, "
@@ -789,7 +779,7 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
     if r["night"] and fd_total < undecided:
         raise ValueError("face_down_pool_size: fewer tokens than undecided face-down spaces")
     # Derived: checked if given (OT-29).
-    want = [int_in(x, 0, P - 1, f"winners[{i}]") for i, x in enumerate(list_of(d.get("winners"), "winners"))]
+    want = [int_in(x, 0, P - 1, f"winners[{i}]") for i, x in enumerate(d.get("winners") or ())]
     if pname == "over":
         if not r["night"]:
             raise ValueError("phase: the game ends after the night")

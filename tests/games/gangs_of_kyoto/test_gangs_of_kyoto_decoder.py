@@ -12,7 +12,7 @@ from tests.games.gangs_of_kyoto.helpers import GAME, REFUSE, bell, card, positio
 
 def _refused(d, field):
     with pytest.raises(ValueError) as e:
-        gk.from_description(d)
+        GAME.from_description(d)
     assert str(e.value).startswith(field), str(e.value)
     return str(e.value)
 

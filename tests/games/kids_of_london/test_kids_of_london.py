@@ -371,7 +371,7 @@ def test_KL_22_any_pending_seat_may_choose_first():
 def test_decoder_names_the_offending_field(path, value, field):
     d = with_(position(3, "banker").describe(), path, value)
     with pytest.raises(ValueError, match=f"^{field}"):
-        kol.from_description(d)
+        GAME.from_description(d)
 
 
 def test_describe_round_trips_through_the_decoder():
@@ -390,25 +390,25 @@ def test_decoder_refuses_positions_the_game_cannot_pause_in():
         d["seats"][i]["card"] = card
         d["seats"][i]["hand"].remove(card)
     with pytest.raises(ValueError, match="^seats: every player has put a card down"):
-        kol.from_description(d)
+        GAME.from_description(d)
     prince = play(position(4, "prince"), 6, 6, 1, 2).describe()
-    assert kol.from_description(prince)
+    assert GAME.from_description(prince)
     with pytest.raises(ValueError, match=r"^robbers: the cards down make seats \[0, 1\]"):
-        kol.from_description({**prince, "robbers": [0, 2]})
+        GAME.from_description({**prince, "robbers": [0, 2]})
     with pytest.raises(ValueError, match="^seats: every robber has chosen"):
-        kol.from_description(with_(with_(prince, ("seats", 0, "prince_choice"), True),
+        GAME.from_description(with_(with_(prince, ("seats", 0, "prince_choice"), True),
                                    ("seats", 1, "prince_choice"), False))
     with pytest.raises(ValueError, match=r"^seats\[2\].prince_choice"):
-        kol.from_description(with_(prince, ("seats", 2, "prince_choice"), True))
+        GAME.from_description(with_(prince, ("seats", 2, "prince_choice"), True))
     with pytest.raises(ValueError, match=r"^seats\[3\].card"):
-        kol.from_description(with_(prince, ("seats", 3, "card"), None))
+        GAME.from_description(with_(prince, ("seats", 3, "card"), None))
     lone = play(position(3, "banker"), 8, 8, 3).describe()
     again = GAME.from_description(lone)
     assert again.current_player() == 2 and again.legal_actions() == [LONE_CARD, LONE_CHARACTER]
     with pytest.raises(ValueError, match="^lone"):
-        kol.from_description({**lone, "lone": 0})
+        GAME.from_description({**lone, "lone": 0})
     with pytest.raises(ValueError, match="^phase: the last hour"):
-        kol.from_description(with_(position(3, "banker", turn=7, hands=[[1, 2]] * 3).describe(),
+        GAME.from_description(with_(position(3, "banker", turn=7, hands=[[1, 2]] * 3).describe(),
                                    ("turn",), 8))
 
 

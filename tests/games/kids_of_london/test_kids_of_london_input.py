@@ -22,7 +22,7 @@ def test_seat_counts_beyond_the_engine_are_refused_naming_players(players):
     with pytest.raises(ValueError, match="^players: "):
         kol.initial_state_bytes(players)
     with pytest.raises(ValueError, match="^players: "):
-        kol.from_description({**position(3, "banker").describe(), "players": players})
+        GAME.from_description({**position(3, "banker").describe(), "players": players})
 
 
 # Offsets in KLState: public_hash (8), coins (6 x 4), hand (6 x 2), committed,
@@ -66,7 +66,7 @@ def _accepted(enum):
 def test_enum_errors_list_the_spelling_a_client_writes(path, value, field, enum):
     d = with_(position(3, "banker").describe(), path, value)
     with pytest.raises(ValueError, match=f"^{field}: ") as e:
-        kol.from_description(d)
+        GAME.from_description(d)
     _check_enum_message(str(e.value), value["character"] if isinstance(value, dict) else value, enum)
 
 
@@ -107,12 +107,12 @@ def test_too_many_tiles_of_a_kind_states_the_total():
     pile[pile.index("merchant")] = "jeweller"          # 2 face down + the face-up one
     with pytest.raises(ValueError, match="^pile: jeweller tiles: 2 face down and 1 face up make 3, "
                                          "more than the 2 the game has$"):
-        kol.from_description({**d, "pile": pile})
+        GAME.from_description({**d, "pile": pile})
     d = position(3, "banker").describe()
     pile = list(d["pile"])
     pile[pile.index("merchant")] = "jeweller"          # 3 face down, none up
     with pytest.raises(ValueError, match="^pile: jeweller tiles: 3 face down, more than the 2 the game has$"):
-        kol.from_description({**d, "pile": pile})
+        GAME.from_description({**d, "pile": pile})
 
 
 # ----------------------------------------------- choices made but not shown
@@ -201,9 +201,9 @@ def test_KL_23_the_next_choice_reopens_hidden_ones():
 ])
 def test_KL_23_chosen_is_refused_where_no_choice_is_made(make, path, field):
     d = make().describe()
-    assert kol.from_description(d)
+    assert GAME.from_description(d)
     with pytest.raises(ValueError, match=f"^{field}: "):
-        kol.from_description(with_(d, path, True))
+        GAME.from_description(with_(d, path, True))
 
 
 def test_KL_23_chosen_without_a_card_is_refused_when_the_hand_lacks_it():
@@ -211,14 +211,14 @@ def test_KL_23_chosen_without_a_card_is_refused_when_the_hand_lacks_it():
     d["seats"][0]["chosen"] = True
     d["seats"][0]["hand"].remove(4)                  # the card taken out of the hand, but not given
     with pytest.raises(ValueError, match=r"^seats\[0\].card: chosen is true but card is missing"):
-        kol.from_description(d)
+        GAME.from_description(d)
     with pytest.raises(ValueError, match=r"^seats\[1\].chosen: expected true or false"):
-        kol.from_description(with_(position(3, "banker").describe(), ("seats", 1, "chosen"), "yes"))
+        GAME.from_description(with_(position(3, "banker").describe(), ("seats", 1, "chosen"), "yes"))
     every = position(3, "banker").describe()
     for seat in every["seats"]:
         seat["chosen"] = True
     with pytest.raises(ValueError, match="^seats: every player has put a card down"):
-        kol.from_description(every)
+        GAME.from_description(every)
 
 
 # --------------------------------------------------------------- text view
