@@ -18,12 +18,13 @@ GAME = GameSpec(
     # uniformly from a small search's moves (temperature 10), levels 2-5 play a few iterations'
     # policy hot and levels 6-10 the best move after 2 to 256 iterations
     # (seeds/fagins_gang.md, "Bot levels").
-    # At 3 players the cut-off playouts are scored by the learned evaluation (data/learned.json,
-    # python -m fagin.train --game fagins_gang --seed 1): it predicts the winner better than the
-    # hand-written one and wins more at equal time (seeds/fagins_gang.md, "The bot and the search").
+    # At 3 and 4 players the cut-off playouts are scored by the learned evaluation
+    # (data/learned.json, python -m fagin.train --game fagins_gang --seed 1): it predicts the
+    # winner better than the hand-written one and wins more at equal time (seeds/fagins_gang.md,
+    # "The bot and the search", and the 4-player match against the build before issue 24).
     # At 2 players playouts run 48 policy actions before the evaluation instead of 24: stronger at
     # equal time (seeds/fagins_gang.md, "Longer playouts").
-    search=((2, {"cutoff": 48}), (3, {"evaluation": "learned"})),
+    search=((2, {"cutoff": 48}), (3, {"evaluation": "learned"}), (4, {"evaluation": "learned"})),
     levels=((64, 10.0), (4, 1.0), (8, 1.0), (2, 1.0), (16, 0.85), (2, 0.0), (8, 0.0), (11, 0.0), (96, 0.0),
             (256, 0.0)),
 )

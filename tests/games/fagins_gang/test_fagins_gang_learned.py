@@ -145,10 +145,11 @@ def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch):
     assert len(feats) == 2 and len(feats[0]) == len(E.FEATURE_NAMES) and len(hand) == 2
 
 
-def test_three_player_searches_default_to_the_learned_evaluation():
-    """GameSpec.search (seeds/fagins_gang.md, "The bot and the search"): at 3 players a search
-    that names no evaluation takes the learned one; at 2 and 4 the hand-written one."""
+def test_three_and_four_player_searches_default_to_the_learned_evaluation():
+    """GameSpec.search (seeds/fagins_gang.md, "The bot and the search"): at 3 and 4 players a
+    search that names no evaluation takes the learned one; at 2, 5 and 6 the hand-written one."""
     from fagin.search import ismcts
-    for players, want in ((2, "handwritten"), (3, "learned"), (4, "handwritten")):
+    for players, want in ((2, "handwritten"), (3, "learned"), (4, "learned"), (5, "handwritten"),
+                          (6, "handwritten")):
         st = new_game("fagins_gang", players, seed=1)
         assert ismcts.ISMCTS(st, st.current_player(), rollout="policy").evaluation == want
