@@ -522,6 +522,10 @@ def from_description(d, game=None):
             raise ValueError("pick_left: phase pick_from_file needs a pick left")
     elif pd:
         raise ValueError("pick_dest: only in phase pick_from_file")
+    elif r["pick_left"]:
+        raise ValueError("pick_left: only in phase pick_from_file")
+    elif d.get("pick_last"):
+        raise ValueError("pick_last: only in phase pick_from_file")
     r["fill_next"] = d.get("fill_next") or 0
     r["deal_left"] = int_in(d.get("deal_left", 0) or 0, 0, 2 * P, "deal_left")
     r["burg_to_draw"] = d.get("burglary_to_draw") or 0

@@ -115,6 +115,9 @@ def test_view_round_trips_and_deals_the_missing_OT_31():
     (lambda d: d.update(phase="make_room"), "pending_token"),
     (lambda d: d.update(phase="PHASE_NOPE"), "phase"),
     (lambda d: d["seats"][0].update(burglary_cards=[11]), "seats[0].burglary_cards[0]"),
+    # A pick's fields outside its phase are refused, not dropped (as pick_dest always was).
+    (lambda d: d.update(pick_left=1), "pick_left: only in phase pick_from_file"),
+    (lambda d: d.update(pick_last="ring"), "pick_last: only in phase pick_from_file"),
 ])
 def test_bad_positions_are_refused_with_the_field_OT_35(change, field):
     """Impossible positions are refused, the message starting with the field's path (OT-35)."""
