@@ -181,3 +181,15 @@ def test_three_player_searches_default_to_the_learned_evaluation():
         st = new_game("london", players)
         st.resolve_chance(1)
         assert ismcts.ISMCTS(st, st.current_player(), rollout="policy").evaluation == want
+
+
+def test_two_and_four_player_searches_default_to_96_action_playouts():
+    """GameSpec.search (seeds/london.md, "Longer playouts" and "The equal time measured again, and
+    3 and 4 players"): playouts are cut after 96 policy actions at 2 and 4 players, and at the
+    engine's 48 at 3 (where the learned evaluation scores them)."""
+    from fagin.engines import GAMES
+    from fagin.search import limits
+    spec = GAMES["london"]
+    assert limits.tuned(spec, 2) == {"cutoff": 96}
+    assert limits.tuned(spec, 3) == {"evaluation": "learned"}
+    assert limits.tuned(spec, 4) == {"cutoff": 96}
