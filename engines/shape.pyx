@@ -30,7 +30,7 @@ request's state passes through here.
 """
 from google.protobuf.descriptor import FieldDescriptor
 
-from fagin.engines.validation import enum_error
+from fagin.engines.validation import enum_error, int_error
 
 # What a planned field is.
 cdef enum Kind:
@@ -64,7 +64,7 @@ def _repeated(field):
 # ------------------------------------------------------------------ errors
 
 def _int_text(path, value, lo, hi):
-    return f"{path}: must be a whole number from {lo} to {hi}, got {value!r}"
+    return int_error(path, value, lo, hi)
 
 
 def _list_text(path):

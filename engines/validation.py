@@ -6,12 +6,17 @@ here serves the checks a decoder writes itself: a bound that depends on other fi
 below the player count), an enum name turned into the engine's index, and typed actions."""
 
 
+def int_error(field, value, lo, hi):
+    """The message of :func:`int_in` (and of the shared shape check) for a bad number."""
+    return f"{field}: must be a whole number from {lo} to {hi}, got {value!r}"
+
+
 def int_in(value, lo, hi, field):
     """``value`` if it is a whole number in [lo, hi]; else ValueError naming ``field``."""
     if type(value) is int and lo <= value <= hi:     # the common case, tested first (a decoder
         return value                                 # calls this for every number of a state)
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{field}: must be a whole number from {lo} to {hi}, got {value!r}")
+        raise ValueError(int_error(field, value, lo, hi))
     return value
 
 
