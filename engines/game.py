@@ -24,6 +24,8 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
+from fagin.engines.validation import bool_error
+
 
 # ------------------------------------------------------------------ options
 
@@ -33,7 +35,7 @@ def parse_bool(value, name: str) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
         return value.strip().lower() in ("true", "1", "yes")
-    raise ValueError(f"options.{name}: expected true or false, got {value!r}")
+    raise ValueError(bool_error(f"options.{name}", value))
 
 
 def int_parser(lo: int, hi: int) -> Callable[[Any, str], int]:

@@ -30,7 +30,7 @@ request's state passes through here.
 """
 from google.protobuf.descriptor import FieldDescriptor
 
-from fagin.engines.validation import enum_error, int_error
+from fagin.engines.validation import bool_error, enum_error, int_error, list_error, mapping_error, too_many_error
 
 # What a planned field is.
 cdef enum Kind:
@@ -62,26 +62,6 @@ def _repeated(field):
 
 
 # ------------------------------------------------------------------ errors
-
-def _int_text(path, value, lo, hi):
-    return int_error(path, value, lo, hi)
-
-
-def _list_text(path):
-    return f"{path}: expected a list"
-
-
-def _most_text(path, n, most):
-    return f"{path}: {n} entries, more than the {most} possible"
-
-
-def _mapping_text(path):
-    return f"{path}: expected a mapping"
-
-
-def _bool_text(path, value):
-    return f"{path}: expected true or false, got {value!r}"
-
 
 def _enum_text(path, value, _Enum enum):
     return enum_error(value, enum.names, enum.prefix, path)
@@ -215,10 +195,10 @@ cdef inline bint _whole(value, lo, hi):
 cdef inline Py_ssize_t _entries(value, _Field f) except -1:
     """The length of a list (a tuple is one too); _Bad if it is none or too long."""
     if type(value) is not list and not isinstance(value, (list, tuple)):
-        raise _Bad(f.name, _list_text)
+        raise _Bad(f.name, list_error)
     cdef Py_ssize_t n = len(value)
     if 0 <= f.most < n:
-        raise _Bad(f.name, _most_text, n, f.most)
+        raise _Bad(f.name, too_many_error, n, f.most)
     return n
 
 
@@ -229,11 +209,11 @@ cdef int _check(d, _Plan plan) except -1:
         value = (<dict>d).get(f.name) if type(d) is dict else d.get(f.name)
         if value is None:
             if f.kind == K_INT and not f.unset_ok:
-                raise _Bad(f.name, _int_text, value, f.lo, f.hi)
+                raise _Bad(f.name, int_error, value, f.lo, f.hi)
             continue
         if f.kind == K_INT:
             if not _whole(value, f.lo, f.hi):
-                raise _Bad(f.name, _int_text, value, f.lo, f.hi)
+                raise _Bad(f.name, int_error, value, f.lo, f.hi)
         elif f.kind == K_MESSAGES:
             n = _entries(value, f)
             last = None
@@ -243,7 +223,7 @@ cdef int _check(d, _Plan plan) except -1:
                     continue                    # the same dict again (the codec shares equal cards)
                 last = entry
                 if not _is_mapping(entry):
-                    raise _Bad(f"{f.name}[{i}]", _mapping_text)
+                    raise _Bad(f"{f.name}[{i}]", mapping_error)
                 if f.sub.fields:
                     try:
                         _check(entry, f.sub)
@@ -252,7 +232,7 @@ cdef int _check(d, _Plan plan) except -1:
                         raise
         elif f.kind == K_MESSAGE:
             if not _is_mapping(value):
-                raise _Bad(f.name, _mapping_text)
+                raise _Bad(f.name, mapping_error)
             if f.sub.fields:
                 try:
                     _check(value, f.sub)
@@ -266,10 +246,10 @@ cdef int _check(d, _Plan plan) except -1:
             for i in range(n):
                 x = value[i]
                 if not _whole(x, f.lo, f.hi):
-                    raise _Bad(f"{f.name}[{i}]", _int_text, x, f.lo, f.hi)
+                    raise _Bad(f"{f.name}[{i}]", int_error, x, f.lo, f.hi)
         elif f.kind == K_BOOL:
             if value is not True and value is not False:
-                raise _Bad(f.name, _bool_text, value)
+                raise _Bad(f.name, bool_error, value)
         elif f.kind == K_ENUM:
             if value != "" and not f.enum.fits(value):
                 raise _Bad(f.name, _enum_text, value, f.enum)
@@ -285,7 +265,7 @@ cdef int _check(d, _Plan plan) except -1:
             for i in range(n):
                 x = value[i]
                 if x is not True and x is not False:
-                    raise _Bad(f"{f.name}[{i}]", _bool_text, x)
+                    raise _Bad(f"{f.name}[{i}]", bool_error, x)
     return 0
 
 

@@ -56,10 +56,31 @@ def enum_error(value, names, prefix, field, need=None):
     return f"{field}: {got}{why}; expected one of {enum_spellings(names, prefix)}"
 
 
+def mapping_error(field):
+    """The message for a value that should be a mapping (a message) and is not."""
+    return f"{field}: expected a mapping"
+
+
+def list_error(field, what=""):
+    """The message for a value that should be a list (a repeated field) and is not; ``what``
+    names the entries (``"cards"``: "expected a list of cards")."""
+    return f"{field}: expected a list" + (f" of {what}" if what else "")
+
+
+def too_many_error(field, n, most):
+    """The message for a list of ``n`` entries where at most ``most`` are possible."""
+    return f"{field}: {n} entries, more than the {most} possible"
+
+
+def bool_error(field, value):
+    """The message for a value that should be true or false and is not."""
+    return f"{field}: expected true or false, got {value!r}"
+
+
 def mapping(value, field):
     """``value`` if it is a mapping (a message, decoded); else ValueError naming ``field``."""
     if not isinstance(value, dict):
-        raise ValueError(f"{field}: expected a mapping")
+        raise ValueError(mapping_error(field))
     return value
 
 
@@ -70,9 +91,9 @@ def list_of(value, field, most=None, what=""):
     if value is None:
         return []
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{field}: expected a list" + (f" of {what}" if what else ""))
+        raise ValueError(list_error(field, what))
     if most is not None and len(value) > most:
-        raise ValueError(f"{field}: {len(value)} entries, more than the {most} possible")
+        raise ValueError(too_many_error(field, len(value), most))
     return list(value)
 
 

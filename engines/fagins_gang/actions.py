@@ -7,7 +7,7 @@ market's colours; and the chance outcomes of the patrol die.  Decisions and chan
 outcomes have ids of their own, so ``chance`` changes nothing here.  The typed form
 is the ``FaginsGangAction`` message as a dict.
 """
-from fagin.engines.validation import enum_index, int_in
+from fagin.engines.validation import enum_index, int_in, mapping
 
 def action_label(action: int, chance: bool = False, options=None) -> str:
     """The action in words: ``"urchin enters Covent Garden"``, ``"sell blue"``."""
@@ -81,8 +81,7 @@ def typed_action(action: int, chance: bool = False, options=None) -> dict:
 
 def action_from_typed(d, chance: bool = False, options=None) -> int:
     """The action id of a typed action dict (the inverse of :func:`typed_action`)."""
-    if not isinstance(d, dict):
-        raise ValueError("action: expected a mapping")
+    mapping(d, "action")
     kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if kind == "choose":
         a = enum_index(d.get("action"), E.ACTIONS, "ACTION_", "action")

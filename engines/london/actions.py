@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 
 from fagin.engines.london.state import _engine
-from fagin.engines.validation import enum_index, int_in
+from fagin.engines.validation import enum_index, int_in, mapping
 
 #: Typed action kinds: the fixed ids, the per-seat / per-borough ids, the kind
 #: ranges (the engine's ``RANGES``, in order) and the chance outcome.
@@ -220,8 +220,7 @@ def action_from_typed(d, chance=False, options=None) -> int:
     """The id of a typed form: a chance outcome (kind ``draw``) with ``chance``, a
     decision without; ValueError naming the field otherwise."""
     E = _engine()
-    if not isinstance(d, dict):
-        raise ValueError("action: expected a mapping")
+    mapping(d, "action")
     kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if chance != (kind == "draw"):
         raise ValueError("kind: " + ("the position is at a chance event: only kind draw (a card off the deck)"
