@@ -83,6 +83,42 @@ def test_every_seed_game_annotates_its_state():
         assert any(g == game_id for g, _ in CASES), f"{game_id}: no annotated field met in play"
 
 
+def _messages(descriptor, seen=None):
+    """Every message type reachable from ``descriptor`` (itself included)."""
+    seen = {} if seen is None else seen
+    if descriptor.full_name not in seen:
+        seen[descriptor.full_name] = descriptor
+        for field in descriptor.fields:
+            if field.message_type is not None:
+                _messages(field.message_type, seen)
+    return seen.values()
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_wires_list_guard_never_refuses_what_an_annotation_allows(game_id):
+    """``GameSpec.max_list`` is the wire reader's coarse guard, one bound for every list of a
+    game's state and typed action, applied before a byte of them is turned into Python; the
+    annotations' ``max_entries`` are each list's own bound, checked after.  The guard must be
+    at least every annotated bound, or a list the shape check accepts would be refused on the
+    wire with another message."""
+    from fagin.v1 import fagin_pb2
+    guard = GAMES[game_id].max_list
+    roots = [shape.state_message(game_id)]
+    typed = fagin_pb2.Action.DESCRIPTOR.fields_by_name.get(game_id)
+    if typed is not None:
+        roots.append(typed.message_type)
+    seen = {}
+    for root in roots:
+        if root is not None:
+            _messages(root, seen)
+    for message in seen.values():
+        for field in message.fields:
+            ann = shape.field_shape(field)
+            if ann is not None and ann.HasField("max_entries"):
+                assert ann.max_entries <= guard, (
+                    f"{field.full_name}: max_entries {ann.max_entries} above {game_id}'s max_list {guard}")
+
+
 @pytest.mark.parametrize("game_id, name", CASES)
 def test_an_annotated_bound_is_the_engines(game_id, name):
     game = load_game(game_id)
