@@ -27,6 +27,18 @@ def _make_seat_current(state, request, path="seat"):
     return state.current_player()
 
 
+def _view_response(game, state, seat):
+    """The ViewStateResponse of `state` as `seat` sees it: what ViewState answers, and
+    what ApplyAction adds for its observer (one implementation, so the two cannot differ)."""
+    view = state.view(seat)
+    # Who may decide is read from the view (a seat does not see others' secret pending
+    # choices); the result of a finished game is public and comes from the real state,
+    # not from the stand-ins for hidden cards.
+    seen = state if state.is_terminal() else game.from_description(view)
+    return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
+                                       status=codec.status_of(seen), text=state.render(seat))
+
+
 class GameCalls:
     """ListGames, NewGame, LegalActions, ApplyAction and ViewState, for the service to inherit."""
 
@@ -136,9 +148,12 @@ class GameCalls:
                 applied.append(codec.encode_action(game, outcome, True, options))
                 record(before, outcome)
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        # The observer's view comes with the move: a frontend draws it at once, instead of
+        # sending the whole new state back in a ViewState call.
+        view = _view_response(game, state, request.observer) if request.HasField("observer") else None
         return fagin_pb2.ApplyActionResponse(
             state=codec.encode_state(state), status=codec.status_of(state), applied=applied,
-            events=codec.encode_seat_events(game, events))
+            events=codec.encode_seat_events(game, events), view=view)
 
     @unary_call
     def ViewState(self, request, context, info):
@@ -146,11 +161,4 @@ class GameCalls:
         info["game"] = game.id
         if not 0 <= request.seat < state.num_players:
             raise BadRequest(f"seat: {request.seat} is not a seat of this {state.num_players}-player game")
-        view = state.view(request.seat)
-        # Who may decide is read from the view (a seat does not see others'
-        # secret pending choices); the result of a finished game is public and
-        # comes from the real state, not from the stand-ins for hidden cards.
-        seen = state if state.is_terminal() else game.from_description(view)
-        return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
-                                           status=codec.status_of(seen),
-                                           text=state.render(request.seat))
+        return _view_response(game, state, request.seat)
