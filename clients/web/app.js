@@ -3,7 +3,8 @@
 // It speaks only the server's JSON API (the Connect protocol's unary form:
 // POST /fagin.v1.Fagin/<Method>, proto3 JSON). The server is stateless, so the page holds
 // the full state of its game to send back; it renders only what the human's seat sees
-// (ViewState for that seat), except in analysis mode, where the user brings the position.
+// (that seat's view: ApplyAction's `view` with the seat as `observer`, or ViewState), except
+// in analysis mode, where the user brings the position.
 
 import { canDraw, componentData, drawTable, el, linkMoves, moveNote } from "./table.js";
 
@@ -304,6 +305,9 @@ function revealed() {
   return game.over || $("open-stats").checked;
 }
 
+// The human's view of position i: the one ApplyAction brought with the move, else (the
+// opening, or a server older than ApplyActionResponse.view) asked for once; either way kept
+// with the entry for stepping back and forth.
 async function viewAt(i) {
   const entry = game.history[i];
   if (!entry.view) entry.view = await call("ViewState", { state: entry.state, seat: game.human });
@@ -407,8 +411,10 @@ async function applyMove(seat, action, rec, myGeneration) {
     const answer = await call("ApplyAction", request);
     if (myGeneration !== generation) return;
     const seen = eventsOf(answer);
+    // The answer carries the human's view of the new position (the request names it as
+    // `observer`): viewAt finds it there and needs no ViewState call.
     game.history.push({ state: answer.state, status: answer.status, by: seat,
-      label: action ? action.label : "chance", rec, events: seen });
+      label: action ? action.label : "chance", rec, events: seen, view: answer.view });
     game.hint = null;
   } finally {
     setBusy(-1);
