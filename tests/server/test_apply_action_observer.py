@@ -1,5 +1,7 @@
-"""ApplyAction's `view`: the observer's view of the state it answers, the very answer of a
-ViewState call on that state, so that a frontend draws each move without that second call."""
+"""ApplyAction's answers for its `observer`: `view`, the observer's view of the new state, and
+`legal_actions`, its moves there when it has a decision pending, the very answers of a
+ViewState and a LegalActions call on that state, so that a frontend shows each move without
+those calls."""
 import random
 
 import pytest
@@ -17,10 +19,11 @@ GAMES_AND_MOVES = [("kids_of_london", 60), ("london", 120), ("oliver_twist", 80)
 HIDES_NOTHING = {"fagins_gang"}
 
 
-def _play_with_views(client, game_id, moves, seed):
+def _play_watched(client, game_id, moves, seed):
     """Plays `moves` random moves of `game_id` (or to its end) through ApplyAction, each by a
-    pending seat drawn at random and watched by another seat, and checks every answer's
-    view against a ViewState call.  Returns the answers, each with its acting seat."""
+    pending seat drawn at random and watched by a seat drawn at random (often another), and
+    checks every answer's view and legal actions against ViewState and LegalActions calls.
+    Returns the answers, each with its acting seat and observer."""
     rng = random.Random(seed)
     players = min(3, GAMES[game_id].max_players)
     answer = client.new_game(game_id, players, seed=seed)
@@ -29,20 +32,29 @@ def _play_with_views(client, game_id, moves, seed):
         if status.terminal:
             break
         seat = rng.choice(list(status.pending_seats) or [status.current_seat])
-        observer = rng.choice([s for s in range(players) if s != seat])
+        observer = rng.randrange(players)
         action = rng.choice(client.legal_actions(state, seat).actions).id
         answer = client.apply(state, action, seat=seat, seed=rng.getrandbits(32), observer=observer)
+        where = (game_id, len(played), seat, observer)
         assert answer.HasField("view")
-        assert answer.view == client.view(answer.state, observer), (game_id, seat, observer)
+        assert answer.view == client.view(answer.state, observer), where
+        if observer in answer.status.pending_seats:
+            assert answer.legal_actions == client.legal_actions(answer.state, observer), where
+            # The moves offered tell the observer nothing its view does not: the same on it.
+            assert answer.legal_actions.actions == client.legal_actions(answer.view.state, observer).actions, where
+        else:
+            assert not answer.HasField("legal_actions"), where
         state, status = answer.state, answer.status
         played.append((seat, observer, answer))
     return played
 
 
 @pytest.mark.parametrize("game_id, moves", GAMES_AND_MOVES)
-def test_the_view_is_what_view_state_answers_for_the_observer(client, game_id, moves):
-    played = _play_with_views(client, game_id, moves, seed=len(game_id))
-    assert played
+def test_the_view_and_moves_are_what_view_state_and_legal_actions_answer(client, game_id, moves):
+    played = _play_watched(client, game_id, moves, seed=len(game_id))
+    # Watched by the acting seat and by another; with moves to offer the observer and without.
+    assert {seat == observer for seat, observer, _ in played} == {True, False}, game_id
+    assert {answer.HasField("legal_actions") for _, _, answer in played} == {True, False}, game_id
     # The view hides something from its observer somewhere in these games (else the
     # comparison above would hold of the full state too).
     hid = any(answer.view.state != answer.state for _, _, answer in played)
@@ -51,8 +63,9 @@ def test_the_view_is_what_view_state_answers_for_the_observer(client, game_id, m
 
 def test_short_games_are_played_to_the_end_with_the_real_result_in_the_view(client):
     for game_id in ("kids_of_london", "leduc_poker", "goofspiel"):
-        _, _, last = _play_with_views(client, game_id, 200, seed=3)[-1]
+        _, _, last = _play_watched(client, game_id, 200, seed=3)[-1]
         assert last.status.terminal and last.view.status.terminal, game_id
+        assert not last.HasField("legal_actions"), game_id
         assert list(last.view.status.returns) == list(last.status.returns), game_id
 
 
@@ -66,9 +79,11 @@ def test_the_view_holds_nothing_the_observer_cannot_see(client):
     assert list(answer.view.status.pending_seats) == [1, 2]
     assert "seat 0:   0 coins, hand [0, 1, 2, 3, 4, 5, 6, 7, 8], has chosen" in answer.view.text
     assert "card 5 down" not in answer.view.text
+    # Its own moves, every card of its hand: what it may play does not tell it seat 0's card.
+    assert [a.id for a in answer.legal_actions.actions] == list(range(9))
 
 
-def test_no_observer_no_view(client):
+def test_no_observer_no_view_and_no_moves(client):
     answer = client.apply(kol_state(kol_dict(players=3)), 5)
-    assert not answer.HasField("view")
+    assert not answer.HasField("view") and not answer.HasField("legal_actions")
     assert [s.seat for s in answer.events] == [0, 1, 2]
