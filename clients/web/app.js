@@ -292,7 +292,8 @@ async function loadGames() {
 
 // One game: the positions in order. history[0] is the opening; history[i] the position after
 // move i, with who made it (`by`), its label (`label`, shown to the human only when it is
-// theirs or revealed) and, for a bot's move, its search (`rec`).
+// theirs or revealed), for a bot's move its search (`rec`), and the human's view of it
+// (`view`) and moves in it (`legal`, when it is to decide) as ApplyAction brought them.
 let game = null;
 let generation = 0;        // a new game or a take-back makes the running bot loop stop
 let busy = 0;
@@ -411,10 +412,11 @@ async function applyMove(seat, action, rec, myGeneration) {
     const answer = await call("ApplyAction", request);
     if (myGeneration !== generation) return;
     const seen = eventsOf(answer);
-    // The answer carries the human's view of the new position (the request names it as
-    // `observer`): viewAt finds it there and needs no ViewState call.
+    // The answer carries the human's view of the new position, and its moves if it is to
+    // decide there (the request names it as `observer`): no ViewState or LegalActions call.
     game.history.push({ state: answer.state, status: answer.status, by: seat,
-      label: action ? action.label : "chance", rec, events: seen, view: answer.view });
+      label: action ? action.label : "chance", rec, events: seen, view: answer.view,
+      legal: answer.legalActions });
     game.hint = null;
   } finally {
     setBusy(-1);
@@ -475,7 +477,8 @@ async function render(statusText) {
   const actions = $("actions");
   actions.replaceChildren();
   if (humanToMove) {
-    const legal = await call("LegalActions", { state: entry.state, seat: game.human });
+    // The moves ApplyAction brought; asked for only at the opening (or of an older server).
+    const legal = entry.legal || await call("LegalActions", { state: entry.state, seat: game.human });
     const moves = [];
     for (const a of legal.actions) {
       const note = moveNote(game.info.id, a, view.state, data);

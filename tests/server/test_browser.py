@@ -143,8 +143,9 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     assert view_seats and set(view_seats) == {0}
     assert set(api_methods) <= {"ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState", "Recommend"}
     assert "Recommend" in api_methods
-    # The opening's view is asked for; every later one came with its move (ApplyActionResponse.view).
-    assert api_methods.count("ViewState") == 1
+    # The opening's view is asked for, and its moves if seat 0 is to play there; every later
+    # view and move list came with its move (ApplyActionResponse.view and legal_actions).
+    assert api_methods.count("ViewState") == 1 and api_methods.count("LegalActions") <= 1
 
     # Once the game is over, the bots' statistics are shown: a row per legal action, policy as bars.
     page.locator("#log button", has_text="Seat 1 (bot, level 1)").last.click()
