@@ -291,7 +291,8 @@ class FaginClient:
     def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, observer=None,
               timeout=None):
         """ApplyActionResponse after ``action`` (an id or an Action with its typed form), with
-        every seat's events, or only ``observer``'s."""
+        every seat's events, or only ``observer``'s and then also its ``view`` of the new state
+        and, if it is to decide there, its ``legal_actions``."""
         return self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance, observer),
                                       timeout=self._t(timeout))
 

@@ -27,6 +27,27 @@ def _make_seat_current(state, request, path="seat"):
     return state.current_player()
 
 
+def _view_response(game, state, seat):
+    """The ViewStateResponse of `state` as `seat` sees it: what ViewState answers, and
+    what ApplyAction adds for its observer (one implementation, so the two cannot differ)."""
+    view = state.view(seat)
+    # Who may decide is read from the view (a seat does not see others' secret pending
+    # choices); the result of a finished game is public and comes from the real state,
+    # not from the stand-ins for hidden cards.
+    seen = state if state.is_terminal() else game.from_description(view)
+    return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
+                                       status=codec.status_of(seen), text=state.render(seat))
+
+
+def _legal_actions_response(game, state, status):
+    """The LegalActionsResponse of a decision: the legal actions of the seat to act in
+    `state`, with `status`, the position's (taken before that seat was made the one to act).
+    What LegalActions answers, and what ApplyAction adds for its observer."""
+    options = state.options()
+    return fagin_pb2.LegalActionsResponse(status=status, actions=[
+        codec.encode_action(game, action, False, options, state=state) for action in state.legal_actions()])
+
+
 class GameCalls:
     """ListGames, NewGame, LegalActions, ApplyAction and ViewState, for the service to inherit."""
 
@@ -74,10 +95,7 @@ class GameCalls:
                 resp.probabilities.append(p)
             return resp
         _make_seat_current(state, request)
-        options = state.options()
-        for action in state.legal_actions():
-            resp.actions.append(codec.encode_action(game, action, False, options, state=state))
-        return resp
+        return _legal_actions_response(game, state, resp.status)
 
     @unary_call
     def ApplyAction(self, request, context, info):
@@ -136,9 +154,18 @@ class GameCalls:
                 applied.append(codec.encode_action(game, outcome, True, options))
                 record(before, outcome)
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        status = codec.status_of(state)
+        # The observer's view, and its moves if it is to decide, come with the move: a
+        # frontend shows them at once, instead of sending the whole new state back in a
+        # ViewState and a LegalActions call.
+        view = legal = None
+        if request.HasField("observer"):
+            view = _view_response(game, state, request.observer)
+            if request.observer in status.pending_seats:
+                legal = _legal_actions_response(game, state.with_seat_to_act(request.observer), status)
         return fagin_pb2.ApplyActionResponse(
-            state=codec.encode_state(state), status=codec.status_of(state), applied=applied,
-            events=codec.encode_seat_events(game, events))
+            state=codec.encode_state(state), status=status, applied=applied,
+            events=codec.encode_seat_events(game, events), view=view, legal_actions=legal)
 
     @unary_call
     def ViewState(self, request, context, info):
@@ -146,11 +173,4 @@ class GameCalls:
         info["game"] = game.id
         if not 0 <= request.seat < state.num_players:
             raise BadRequest(f"seat: {request.seat} is not a seat of this {state.num_players}-player game")
-        view = state.view(request.seat)
-        # Who may decide is read from the view (a seat does not see others'
-        # secret pending choices); the result of a finished game is public and
-        # comes from the real state, not from the stand-ins for hidden cards.
-        seen = state if state.is_terminal() else game.from_description(view)
-        return fagin_pb2.ViewStateResponse(state=codec.encode_description(game, view),
-                                           status=codec.status_of(seen),
-                                           text=state.render(request.seat))
+        return _view_response(game, state, request.seat)

@@ -3,7 +3,8 @@
 // It speaks only the server's JSON API (the Connect protocol's unary form:
 // POST /fagin.v1.Fagin/<Method>, proto3 JSON). The server is stateless, so the page holds
 // the full state of its game to send back; it renders only what the human's seat sees
-// (ViewState for that seat), except in analysis mode, where the user brings the position.
+// (that seat's view: ApplyAction's `view` with the seat as `observer`, or ViewState), except
+// in analysis mode, where the user brings the position.
 
 import { canDraw, componentData, drawTable, el, linkMoves, moveNote } from "./table.js";
 
@@ -291,7 +292,8 @@ async function loadGames() {
 
 // One game: the positions in order. history[0] is the opening; history[i] the position after
 // move i, with who made it (`by`), its label (`label`, shown to the human only when it is
-// theirs or revealed) and, for a bot's move, its search (`rec`).
+// theirs or revealed), for a bot's move its search (`rec`), and the human's view of it
+// (`view`) and moves in it (`legal`, when it is to decide) as ApplyAction brought them.
 let game = null;
 let generation = 0;        // a new game or a take-back makes the running bot loop stop
 let busy = 0;
@@ -304,6 +306,9 @@ function revealed() {
   return game.over || $("open-stats").checked;
 }
 
+// The human's view of position i: the one ApplyAction brought with the move, else (the
+// opening, or a server older than ApplyActionResponse.view) asked for once; either way kept
+// with the entry for stepping back and forth.
 async function viewAt(i) {
   const entry = game.history[i];
   if (!entry.view) entry.view = await call("ViewState", { state: entry.state, seat: game.human });
@@ -407,8 +412,11 @@ async function applyMove(seat, action, rec, myGeneration) {
     const answer = await call("ApplyAction", request);
     if (myGeneration !== generation) return;
     const seen = eventsOf(answer);
+    // The answer carries the human's view of the new position, and its moves if it is to
+    // decide there (the request names it as `observer`): no ViewState or LegalActions call.
     game.history.push({ state: answer.state, status: answer.status, by: seat,
-      label: action ? action.label : "chance", rec, events: seen });
+      label: action ? action.label : "chance", rec, events: seen, view: answer.view,
+      legal: answer.legalActions });
     game.hint = null;
   } finally {
     setBusy(-1);
@@ -469,7 +477,8 @@ async function render(statusText) {
   const actions = $("actions");
   actions.replaceChildren();
   if (humanToMove) {
-    const legal = await call("LegalActions", { state: entry.state, seat: game.human });
+    // The moves ApplyAction brought; asked for only at the opening (or of an older server).
+    const legal = entry.legal || await call("LegalActions", { state: entry.state, seat: game.human });
     const moves = [];
     for (const a of legal.actions) {
       const note = moveNote(game.info.id, a, view.state, data);

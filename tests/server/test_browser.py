@@ -98,8 +98,11 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
         if "/fagin.v1.Fagin/" in request.url:
             method = request.url.rsplit("/", 1)[1]
             api_methods.append(method)
+            # The views the page is sent: ViewState's, and ApplyAction's for its `observer`.
             if method == "ViewState":
                 view_seats.append(json.loads(request.post_data)["seat"])
+            elif method == "ApplyAction":
+                view_seats.append(json.loads(request.post_data)["observer"])
     page.on("request", seen)
 
     page.goto(site)
@@ -140,6 +143,9 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     assert view_seats and set(view_seats) == {0}
     assert set(api_methods) <= {"ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState", "Recommend"}
     assert "Recommend" in api_methods
+    # The opening's view is asked for, and its moves if seat 0 is to play there; every later
+    # view and move list came with its move (ApplyActionResponse.view and legal_actions).
+    assert api_methods.count("ViewState") == 1 and api_methods.count("LegalActions") <= 1
 
     # Once the game is over, the bots' statistics are shown: a row per legal action, policy as bars.
     page.locator("#log button", has_text="Seat 1 (bot, level 1)").last.click()
@@ -389,10 +395,11 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
 
 
 def _start(page, site, game_id, players=3, seed=5):
-    """Opens the page and starts `game_id` with the human at seat 0; returns the ViewState
-    responses list the page's calls fill (the last one is the position drawn)."""
-    views = []
-    page.on("response", lambda r: r.url.endswith("/ViewState") and views.append(r))
+    """Opens the page and starts `game_id` with the human at seat 0; returns the position
+    drawn: the last view of seat 0 the page was sent (a ViewStateResponse, its own or
+    ApplyAction's `view`), as proto3 JSON."""
+    answers = []
+    page.on("response", lambda r: r.url.endswith(("/ViewState", "/ApplyAction")) and answers.append(r))
     page.goto(site)
     page.wait_for_selector(f"#game option[value={game_id}]", state="attached")
     page.select_option("#game", game_id)
@@ -401,7 +408,8 @@ def _start(page, site, game_id, players=3, seed=5):
     page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
-    return views
+    last = answers[-1].json()
+    return last["view"] if answers[-1].url.endswith("/ApplyAction") else last
 
 
 def _data(game_id, name):
@@ -422,8 +430,7 @@ def test_london_is_drawn_as_cards_stacks_display_and_boroughs(browser, site):
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page_errors = []
     page.on("pageerror", lambda error: page_errors.append(error))
-    views = _start(page, site, "london")
-    view = views[-1].json()["state"]["london"]
+    view = _start(page, site, "london")["state"]["london"]
     cards = {c["id"]: c for c in _data("london", "cards")["cards"]}
     boroughs = {b["id"]: b for b in _data("london", "board")["boroughs"]}
     # The seat's hand: a card element per card, with its cost, VP and effect text (LN-84).
@@ -477,8 +484,7 @@ def test_oliver_twist_is_drawn_as_the_street_map_with_tokens_stashes_and_files(b
     page = browser.new_page(viewport={"width": 390, "height": 900})
     page_errors = []
     page.on("pageerror", lambda error: page_errors.append(error))
-    views = _start(page, site, "oliver_twist")
-    view = views[-1].json()["state"]["oliverTwist"]
+    view = _start(page, site, "oliver_twist")["state"]["oliverTwist"]
     side = _data("oliver_twist", "board")["night" if view.get("night") else "day"]
     # Every space of the board's side, at its place; the Gang pawn on its space.
     spaces = page.locator("#drawn-table svg.ot-map g.space")
