@@ -106,6 +106,38 @@ def test_a_player_count_the_model_lacks_takes_the_hand_written_evaluation(game_i
 
 
 @pytest.mark.parametrize("game_id", ROOMS)
+def test_a_bad_model_file_is_refused_naming_the_field(game_id, tmp_path):
+    """The shared loader (engines/learned.pxd, engines/learned_model.py) refuses a model file
+    that does not fit the room, naming the field, and leaves the room with no model until a
+    good file is loaded again."""
+    E = _engine(game_id)
+    spec = load_game(game_id).spec
+    doc = json.loads(json.dumps(E.LEARNED))
+    n = len(E.FEATURE_NAMES)
+    bad = tmp_path / "learned.json"
+    cases = [
+        (dict(doc, features=list(E.FEATURE_NAMES)[::-1]), r"^learned.json: features"),
+        (dict(doc, features=list(E.FEATURE_NAMES)[:-1]), r"^learned.json: features"),
+        (dict(doc, models={"2": {"bias": 0.0, "weights": [0.0] * 3}}),
+         rf"^learned.json: models.2.weights: 3 values, {n} features"),
+        (dict(doc, models={str(spec.max_players + 1): {"bias": 0.0, "weights": [0.0] * n}}),
+         rf"^learned.json: models.{spec.max_players + 1}: not a player count of {spec.name}"),
+        (dict(doc, models={"2": {"weights": [0.0] * n}}), r"^learned.json: models.2.bias: missing"),
+        (dict(doc, models={"2": {"bias": float("nan"), "weights": [0.0] * n}}), r"^learned.json: models.2.bias"),
+        ("{not json", r"^learned.json: not a model file"),
+    ]
+    try:
+        for content, message in cases:
+            bad.write_text(content if isinstance(content, str) else json.dumps(content))
+            with pytest.raises(ValueError, match=message):
+                E._load_learned(bad)
+            assert E.LEARNED is None
+    finally:
+        assert E._load_learned()
+    assert E.LEARNED == doc
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
 def test_the_evaluations_refuse_bytes_that_are_not_a_state_of_the_game(game_id):
     E = _engine(game_id)
     for evaluate in (E.evaluation, E.learned_evaluation, lambda data: E.features(data, 0), E.heuristic_action):

@@ -76,33 +76,6 @@ def test_features_are_seat_symmetric():
     assert checked >= 5
 
 
-def test_a_bad_model_file_is_refused_naming_the_field(tmp_path):
-    doc = json.loads(json.dumps(E.LEARNED))
-    bad = tmp_path / "learned.json"
-    try:
-        bad.write_text(json.dumps(dict(doc, features=list(E.FEATURE_NAMES)[::-1])))
-        with pytest.raises(ValueError, match=r"^learned.json: features"):
-            E._load_learned(bad)
-        assert E.LEARNED is None
-        bad.write_text(json.dumps(dict(doc, models={"3": {"bias": 0.0, "weights": [0.0] * 3}})))
-        with pytest.raises(ValueError, match=r"^learned.json: models.3.weights: 3 values, 14 features"):
-            E._load_learned(bad)
-        bad.write_text(json.dumps(dict(doc, models={"7": {"bias": 0.0, "weights": [0.0] * 14}})))
-        with pytest.raises(ValueError, match=r"^learned.json: models.7: not a player count of Fagin's Gang"):
-            E._load_learned(bad)
-        bad.write_text(json.dumps(dict(doc, models={"2": {"weights": [0.0] * 14}})))
-        with pytest.raises(ValueError, match=r"^learned.json: models.2.bias: missing"):
-            E._load_learned(bad)
-        # A model for 2 players only: 3 players fall back on the hand-written evaluation.
-        bad.write_text(json.dumps(dict(doc, models={"2": doc["models"]["2"]})))
-        assert E._load_learned(bad)
-        st = _positions(3, 4, 1, every=1.0)[0]
-        assert E.learned_evaluation(st.to_bytes()) == E.evaluation(st.to_bytes())
-    finally:
-        assert E._load_learned()
-    assert E.LEARNED == doc
-
-
 def test_the_search_takes_the_learned_evaluation_when_asked():
     """evaluation="learned" scores cut-off playouts by the model: the same seeded search then
     reaches other values than with the hand-written evaluation; a bot spec sets it."""

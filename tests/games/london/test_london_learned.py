@@ -122,23 +122,6 @@ def test_the_learned_evaluation_ignores_what_a_seat_cannot_see_LN_84_LN_85():
             assert E.learned_evaluation(st.determinize(seat, d).to_bytes())[seat] == want
 
 
-def test_a_model_file_must_name_the_engines_features(tmp_path):
-    import json
-    doc = dict(E.LEARNED)
-    try:
-        bad = tmp_path / "learned.json"
-        bad.write_text(json.dumps(dict(doc, features=list(E.FEATURE_NAMES)[:-1])))
-        with pytest.raises(ValueError, match=r"^learned.json: features"):
-            E._load_learned(bad)
-        short = {"2": {"bias": 0.0, "weights": [0.0]}}
-        bad.write_text(json.dumps(dict(doc, models=short)))
-        with pytest.raises(ValueError, match=r"^learned.json: models.2.weights"):
-            E._load_learned(bad)
-    finally:
-        assert E._load_learned()
-    assert E.LEARNED == doc
-
-
 def test_the_search_takes_the_learned_evaluation_when_asked():
     """evaluation="learned" scores cut-off playouts by the model: the same seeded search then
     reaches other values than with the hand-written evaluation; a bot spec sets it
