@@ -138,6 +138,25 @@ def test_a_bad_model_file_is_refused_naming_the_field(game_id, tmp_path):
 
 
 @pytest.mark.parametrize("game_id", ROOMS)
+def test_a_model_of_zero_weights_gives_each_seat_the_logistic_of_its_bias(game_id, tmp_path):
+    """A room's learned value is a per-seat logistic of its features: with every weight 0,
+    every seat of every position gets the logistic of the bias."""
+    E = _engine(game_id)
+    doc = json.loads(json.dumps(E.LEARNED))
+    zero = tmp_path / "learned.json"
+    try:
+        zero.write_text(json.dumps(dict(doc, models={"2": {"bias": 1.0, "weights": [0.0] * len(E.FEATURE_NAMES)}})))
+        assert E._load_learned(zero)
+        positions, _ = played_positions(game_id, 2, 4, 3, every=1.0)
+        assert positions
+        for st in positions:
+            assert E.learned_evaluation(st.to_bytes()) == pytest.approx([1 / (1 + math.exp(-1.0))] * 2)
+    finally:
+        assert E._load_learned()
+    assert E.LEARNED == doc
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
 def test_the_evaluations_refuse_bytes_that_are_not_a_state_of_the_game(game_id):
     E = _engine(game_id)
     for evaluate in (E.evaluation, E.learned_evaluation, lambda data: E.features(data, 0), E.heuristic_action):

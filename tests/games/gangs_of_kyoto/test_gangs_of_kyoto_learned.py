@@ -192,21 +192,6 @@ def test_the_nogil_heuristic_is_the_policy_without_its_uniform_share():
             assert E.heuristic_action(st.to_bytes(), seed) in st.legal_actions()
 
 
-def test_a_model_of_zero_weights_gives_each_seat_the_logistic_of_its_bias(tmp_path):
-    """The room's learned value is a per-seat logistic of its features (a bad model file is
-    refused by the shared loader: tests/engines/test_learned_rooms.py)."""
-    doc = json.loads(json.dumps(E.LEARNED))
-    zero = tmp_path / "learned.json"
-    try:
-        zero.write_text(json.dumps(dict(doc, models={"2": {"bias": 1.0, "weights": [0.0] * len(NAMES)}})))
-        assert E._load_learned(zero)
-        st = _positions(2, 4, 1, every=1.0)[0]
-        assert E.learned_evaluation(st.to_bytes()) == pytest.approx([1 / (1 + math.exp(-1.0))] * 2)
-    finally:
-        assert E._load_learned()
-    assert E.LEARNED == doc
-
-
 def test_the_search_takes_the_learned_evaluation_only_when_asked():
     """By default the search plays Gangs of Kyoto's playouts to the end, with the policy too
     (GameDef.rollout_depth is 0; no prior): no playout is scored by an evaluation.  With a
