@@ -134,6 +134,9 @@ def main(argv=None):
                     help="the diagnostics' budgets (default: --ns)")
     ap.add_argument("--no-curve", action="store_true", help="the diagnostics only")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--progress", action="store_true",
+                    help="print each step's running score to stderr every few deals (a long run "
+                         "stopped part way still leaves its figures)")
     args = ap.parse_args(argv)
     if args.game not in GAMES:
         ap.error(f"--game: unknown game {args.game!r}; known games: {', '.join(sorted(GAMES))}")
@@ -146,7 +149,7 @@ def main(argv=None):
         print(f"{'bot':>14}    {'against':<22}{'games':>7}{'score':>9}   95% interval{'wins':>9}   "
               f"{'verdict':<14}{'time':>7}")
         curve(args.game, args.players, args.ns, args.games, args.stop, args.sprt_delta, args.workers, args.seed,
-              args.against, options)
+              args.against, options, progress=args.progress)
     if args.positions > 0:
         diagnostics(args.game, args.players, args.diag_budgets or args.ns, args.positions, args.seed, options)
     return 0

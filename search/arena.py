@@ -276,22 +276,26 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
         games = -(-games // players) * players
     jobs = match_jobs(game_id, lineup, games, seed, options, paired)
     per_deal = players if paired else 1
-    batch = len(jobs) if stop == "none" else max(1, check_every) * per_deal
+    # In batches of check_every deals when a verdict may stop the match, or when a running
+    # score is asked for (a long match killed part way still leaves its figures); otherwise
+    # at once, so that the pool never waits at a batch's end.
+    batched = stop != "none" or progress
+    batch = max(1, check_every) * per_deal if batched else len(jobs)
     played, results, failed, deal_scores, verdict = [], [], [], [], None
     with _pool(workers, ray_address) as pool:
         for start in range(0, len(jobs), batch):
-            played += run_games(jobs[start:start + batch], workers, progress and stop == "none",
-                                chunksize=4 if stop == "none" else 1, pool=pool, keep_errors=keep_going)
+            played += run_games(jobs[start:start + batch], workers, False,
+                                chunksize=1 if batched else 4, pool=pool, keep_errors=keep_going)
             failed = [(g, r.error) for g, r in enumerate(played) if isinstance(r, GameFailed)]
             bad = {g // per_deal for g, _ in failed}
             results = [r for g, r in enumerate(played) if g // per_deal not in bad]
             deal_scores = [sum(pairwise_score(r) for r in results[d:d + per_deal]) / per_deal
                            for d in range(0, len(results), per_deal)]
             verdict = decided(deal_scores, stop, sprt_delta)
-            if progress and stop != "none":
+            if progress:
                 m, lo, hi = mean_interval(deal_scores)
                 print(f"  {len(results)} games: entry 0 scores {m:.1%} [{lo:.1%}, {hi:.1%}]",
-                      file=sys.stderr)
+                      file=sys.stderr, flush=True)
             if verdict:
                 break
     totals = [0.0] * players
@@ -363,8 +367,9 @@ def _pool(workers, ray_address=None):
 
 def run_games(jobs, workers=1, progress=False, chunksize=2, pool=None, keep_errors=False):
     """Each job's per-entry returns (a job is :func:`play_game`'s arguments), played on
-    ``workers`` processes (or ``pool``'s), with a progress bar if asked.  A game that fails
-    raises its error, or with ``keep_errors`` gives a :class:`GameFailed` in its place."""
+    ``workers`` processes (or ``pool``'s), with a progress bar if asked (levels, tournaments).
+    A game that fails raises its error, or with ``keep_errors`` gives a :class:`GameFailed`
+    in its place."""
     play = _play_kept if keep_errors else _play
     if pool is not None:
         return _progress(pool.map(play, jobs, chunksize=chunksize), len(jobs), progress)

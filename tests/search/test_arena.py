@@ -96,3 +96,17 @@ def test_policy_bot_plays_the_rollout_policy():
     assert sum(e.wins for e in result.entries) == 2
     with pytest.raises(ValueError, match="no rollout policy"):
         arena.match("kuhn_poker", ["policy", "random"], games=1, seed=1)
+
+
+def test_a_match_with_progress_prints_its_running_score_and_gives_the_same_result(capsys):
+    # A long curve step killed part way must still have printed its figures so far; the
+    # batches that this takes do not change which games are played.
+    quiet = arena.match("kids_of_london", ["heuristic", "random"], games=20, seed=5, paired=True)
+    loud = arena.match("kids_of_london", ["heuristic", "random"], games=20, seed=5, paired=True,
+                       progress=True, check_every=4)
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if "entry 0 scores" in line]
+    assert [line.split()[0] for line in lines] == ["8", "16", "20"]
+    assert lines[-1].strip().startswith(f"20 games: entry 0 scores {loud.score[0]:.1%}")
+    assert [e.wins for e in loud.entries] == [e.wins for e in quiet.entries]
+    assert loud.score == quiet.score
