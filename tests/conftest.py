@@ -16,6 +16,39 @@ settings.register_profile("dev", max_examples=30, deadline=None,
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def pytest_collection_modifyitems(items):
+    """Spreads the tests marked ``long(seconds)`` (a browser's full game, a local Ray, a
+    ten-second deadline) over the workers, each at the head of its worker's share.
+
+    ``make test`` runs ``pytest-xdist --dist worksteal``: it gives worker k the k-th of
+    equal runs of the collected list, and idle workers steal from the tails.  Left in place,
+    the browser's full games (a minute and a half in all) sat in one worker's share, one after
+    another, and the whole run waited on them.  So the long tests go, longest first, to the
+    share with the least expected time, at its head; the rest keep their order.  Every worker
+    sorts alike (the worker count is in the environment), as xdist requires."""
+    def seconds(item):
+        mark = item.get_closest_marker("long")
+        return None if mark is None else float(mark.args[0] if mark.args else 5)
+
+    long = sorted((i for i in items if seconds(i) is not None), key=seconds, reverse=True)
+    rest = [i for i in items if seconds(i) is None]
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    heads, load = [[] for _ in range(workers)], [0.0] * workers
+    for item in long:
+        k = load.index(min(load))
+        heads[k].append(item)
+        load[k] += seconds(item)
+    # xdist's first split: worker k takes len(pending) // (workers - k) from the front.
+    ordered, left = [], len(items)
+    for k in range(workers):
+        size = left // (workers - k)
+        take = max(0, size - len(heads[k]))
+        ordered += heads[k] + rest[:take]
+        rest = rest[take:]
+        left -= size
+    items[:] = ordered + rest
+
+
 # A real server shared by every test that asks for one (server, engine contract and CLI tests).
 
 @pytest.fixture(scope="session")

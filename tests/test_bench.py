@@ -43,7 +43,12 @@ def test_every_bench_script_is_covered():
     assert sorted(RUNS) == sorted(p.name for p in BENCH.glob("*.py"))
 
 
-@pytest.mark.parametrize("script", sorted(RUNS))
+#: The runs that take longest (seconds, for the test scheduler); the others take one or two.
+SECONDS = {"scheduler_probe.py": 9, "grpc_overhead.py": 4, "playouts.py": 3}
+
+
+@pytest.mark.parametrize("script", [pytest.param(s, marks=pytest.mark.long(SECONDS.get(s, 1.5)))
+                                    for s in sorted(RUNS)])
 def test_bench_script_runs(script):
     args, expected = RUNS[script]
     done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,

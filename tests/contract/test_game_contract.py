@@ -207,6 +207,7 @@ def test_game_contract(game_id, players, options):
             _check_state(game, st, rng, full, f"{game_id} {players}p {options} playout {playout} step {i}")
 
 
+@pytest.mark.long(2)
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_determinize_varies_what_is_hidden(game_id):
     """Where a seat cannot see something, determinizations do change it (resampled

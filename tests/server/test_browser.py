@@ -331,6 +331,9 @@ def test_every_seed_game_fits_a_phone(browser, site, width):
     page.close()
 
 
+#: About how long a full game through the page takes (seconds, for the test scheduler).
+FULL_GAME_SECONDS = {"london": 45, "fagins_gang": 30, "oliver_twist": 12}
+
 #: The most moves the human makes in one full game of each seed game (3 players, bots at level 1;
 #: London's turns are a dozen small decisions, LN-90).
 FULL_GAME_MOVES = {"kids_of_london": 30, "london": 1500, "oliver_twist": 600, "gangs_of_kyoto": 400,
@@ -342,7 +345,9 @@ def _overflow(page):
     return page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
 
 
-@pytest.mark.parametrize("game_id, width", [(g, 1280) for g in SEED_GAMES] + [("oliver_twist", 390)])
+@pytest.mark.parametrize("game_id, width", [
+    pytest.param(g, width, marks=pytest.mark.long(FULL_GAME_SECONDS.get(g, 3)))
+    for g, width in [(g, 1280) for g in SEED_GAMES] + [("oliver_twist", 390)]])
 def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move(browser, site, game_id, width):
     """A whole game of each seed game played through the page at a laptop's 1,280 px, and of
     Oliver Twist (the widest at 390 px: 1,415 px before the fix) at a phone's 390 px, with 3

@@ -419,6 +419,7 @@ def test_a_deadline_cut_budget_ends_before_the_clients_deadline(deadline_s):
     assert any("to meet the call's deadline" in n for n in job.notes)
 
 
+@pytest.mark.long(10)
 def test_a_ten_second_call_with_a_longer_budget_is_answered_before_its_deadline():
     # The probe's case: a 10 s call asking for 60 s got DEADLINE_EXCEEDED while the server's
     # search ran to 10,007 ms and was wasted.  10.001 s goes out as 10.1 s (gRPC rounds up).

@@ -265,6 +265,7 @@ _FIELDS = {"phase": list(GAME.engine.PHASES), "activations": [0, 1, 3], "placed"
 _FLAGS = ("face_down", "placed_this_turn", "activated", "kept")
 
 
+@pytest.mark.long(5)
 @settings(max_examples=40, deadline=None)
 @given(phase=st.sampled_from(_PHASES), which=st.integers(0, 3), data=st.data())
 def test_edited_positions_are_refused_by_field_or_playable(phase, which, data):
