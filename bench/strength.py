@@ -25,6 +25,7 @@ mean actions a playout played outside the tree ("playout").
 
     .venv/bin/python bench/strength.py --game london [--players 2] [--ns 64 256 1024 4096]
         [--games 300] [--stop sprt|interval|none] [--workers 2] [--positions 40] [--seed 1]
+        [--settings policy:prior=3] [--progress]
 """
 import argparse
 import random
@@ -36,13 +37,15 @@ from fagin.engines.registry import GAMES
 from fagin.search import arena, ismcts
 
 
-def curve(game, players, ns, games, stop, delta, workers, seed, against=None, options=None, progress=False):
+def curve(game, players, ns, games, stop, delta, workers, seed, against=None, options=None, progress=False,
+          settings=""):
     rows = []
+    more = f":{settings}" if settings else ""
     for n in ns:
         if against:
-            lineup = [f"ismcts:{n}"] + [against] * (players - 1)
+            lineup = [f"ismcts:{n}{more}"] + [against] * (players - 1)
         else:
-            lineup = [f"ismcts:{4 * n}"] + [f"ismcts:{n}"] * (players - 1)
+            lineup = [f"ismcts:{4 * n}{more}"] + [f"ismcts:{n}{more}"] * (players - 1)
         started = time.monotonic()
         result = arena.match(game, lineup, games, seed=seed, workers=workers, progress=progress, options=options,
                              paired=True, stop=stop, sprt_delta=delta)
@@ -134,6 +137,9 @@ def main(argv=None):
                     help="the diagnostics' budgets (default: --ns)")
     ap.add_argument("--no-curve", action="store_true", help="the diagnostics only")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--settings", default="", metavar="SPEC",
+                    help="bot spec parts added to both budgets' ISMCTS (for example policy:prior=3, "
+                         "see fagin.search.bots.make_bot): the curve of a candidate before it is a default")
     ap.add_argument("--progress", action="store_true",
                     help="print each step's running score to stderr every few deals (a long run "
                          "stopped part way still leaves its figures)")
@@ -149,7 +155,7 @@ def main(argv=None):
         print(f"{'bot':>14}    {'against':<22}{'games':>7}{'score':>9}   95% interval{'wins':>9}   "
               f"{'verdict':<14}{'time':>7}")
         curve(args.game, args.players, args.ns, args.games, args.stop, args.sprt_delta, args.workers, args.seed,
-              args.against, options, progress=args.progress)
+              args.against, options, progress=args.progress, settings=args.settings)
     if args.positions > 0:
         diagnostics(args.game, args.players, args.diag_budgets or args.ns, args.positions, args.seed, options)
     return 0

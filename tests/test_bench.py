@@ -33,7 +33,8 @@ RUNS = {
                       "every move within"),
     "level_chips.py": (["--game", "kuhn_poker", "--hands", "20"], "| 10 |"),
     "strength.py": (["--game", "kids_of_london", "--ns", "4", "--games", "4", "--positions", "2",
-                     "--diag-budgets", "8", "16"], "differs from next"),
+                     "--diag-budgets", "8", "16", "--settings", "policy:prior=3", "--progress"],
+                    "ismcts:16:policy:prior=3 vs ismcts:4:policy:prior=3"),
     "fuzz_states.py": (["--inputs", "300", "--games", "kuhn_poker,liars_dice", "--quiet"], "0 defects"),
     "events_cost.py": (["--games", "1", "--players", "2"], "every seat, median/mean us"),
 }
