@@ -143,6 +143,13 @@ class GameSpec:
     #: :func:`fagin.search.limits.tuned`); found by ``python -m fagin.search.tune`` and
     #: confirmed by a separate match, both recorded in the game's spec.  Empty: the defaults.
     search: tuple = ()
+    #: Settings for large budgets, where a search's best settings differ from a small one's:
+    #: entries (least_iterations, players, {setting: value}), players None for every count.
+    #: A search budgeted at least ``least_iterations`` iterations (on all its threads) takes
+    #: them over ``search``'s, ``rollout`` among them; a search on time alone does not (its
+    #: iterations are not known in advance).  Chosen by the strength curve (bench/strength.py),
+    #: recorded in the game's spec.  Empty: ``search`` at every budget.
+    search_by_budget: tuple = ()
 
     def make_heuristic(self):
         """A new rule-based bot for this game (``choose(state, seat, seed) -> action``)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from fagin.search import levels, root_parallel
 from fagin.search.ismcts import ROLLOUTS
+from fagin.search.limits import default_rollout
 from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
 
 
@@ -51,7 +52,7 @@ class ISMCTSBot:
 
     def choose(self, state, seat, seed):
         spec = state.game.spec
-        rollout = spec.rollout if self.rollout is None else self.rollout
+        rollout = default_rollout(spec, state.num_players, self.iterations) if self.rollout is None else self.rollout
         algorithm, sampled = levels.resolve(spec, state.num_players, self.algorithm)
         temperature = self.temperature if self.temperature is not None else (1.0 if sampled else 0.0)
         result = root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,

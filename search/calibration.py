@@ -162,6 +162,7 @@ def _game(args):
     """One self-play game: its sampled positions' (raw value, outcome) for the seat to act."""
     from fagin.engines import GAMES, new_game
     from fagin.search import ismcts, levels
+    from fagin.search.limits import default_rollout
     from fagin.search.arena import wins_of
     from fagin.search.bots import make_bot
     game_id, players, level, positions, iterations, seed = args
@@ -183,7 +184,8 @@ def _game(args):
     out = []
     for position, seat in chosen:
         result = ismcts.search(position, seat, iterations=iterations, seed=rng.getrandbits(63),
-                               rollout=spec.rollout, selection=levels.SELECTION[algorithm])
+                               rollout=default_rollout(spec, players, iterations), budget=iterations,
+                               selection=levels.SELECTION[algorithm])
         visits = sum(s.visits for s in result.stats)
         if visits == 0:
             continue

@@ -271,7 +271,7 @@ cdef class ISMCTS:
     def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
                  prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None,
-                 opponents=None, turns=None, margin_scale=None, widen=None):
+                 opponents=None, turns=None, margin_scale=None, widen=None, budget=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -347,12 +347,15 @@ cdef class ISMCTS:
         ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns``,
         ``margin_scale``, ``widen`` and ``opponents`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
-        ``limits.tuned``), else the defaults above.
+        ``limits.tuned``), else the defaults above.  ``budget``: the iterations
+        the caller means to run (on all threads; None on time alone), for the
+        settings a game tunes for large budgets (``GameSpec.search_by_budget``;
+        the rollout among them is the caller's, ``limits.default_rollout``).
         """
         if selection not in ("ucb", "rm", "os"):
             raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
         spec = getattr(state.game, "spec", None)      # a test's patched game may have none
-        own = tuned(spec, state.num_players) if spec is not None else {}
+        own = tuned(spec, state.num_players, budget) if spec is not None else {}
         if exploration is None:
             exploration = own.get("exploration", DEFAULT_EXPLORATION)
         if prior is None:

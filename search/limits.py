@@ -32,17 +32,30 @@ MAX_PRIOR = 100.0
 MAX_WIDEN = 1000.0
 
 
-#: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords).
+#: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords; ``rollout`` is the
+#: caller's to pass, see :func:`default_rollout`).
 TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation", "opponents", "turns", "margin_scale",
-                  "widen")
+                  "widen", "rollout")
 
 
-def tuned(spec, players: int) -> dict:
+def tuned(spec, players: int, iterations: int | None = None) -> dict:
     """The game's tuned search settings for ``players`` seats (``GameSpec.search``): the entry
-    for that count, else the entry for every count (None), else none."""
+    for that count, else the entry for every count (None), else none; then, for a search of
+    ``iterations`` (None: on time alone), the ``GameSpec.search_by_budget`` entries for that
+    count (or every count) that it reaches, smallest threshold first."""
     table = dict(getattr(spec, "search", ()) or ())
-    entry = table.get(players, table.get(None)) or {}
+    entry = dict(table.get(players, table.get(None)) or {})
+    if iterations is not None:
+        for least, count, settings in sorted(getattr(spec, "search_by_budget", ()) or (), key=lambda e: e[0]):
+            if count in (None, players) and iterations >= least:
+                entry.update(settings)
     unknown = set(entry) - set(TUNED_SETTINGS)
     if unknown:
         raise ValueError(f"{spec.id}: GameSpec.search tunes {sorted(unknown)}; tunable: {', '.join(TUNED_SETTINGS)}")
-    return dict(entry)
+    return entry
+
+
+def default_rollout(spec, players: int, iterations: int | None = None) -> str:
+    """The playout policy of a search that names none: the game's for this budget
+    (``GameSpec.search_by_budget``), else its own (``GameSpec.rollout``)."""
+    return tuned(spec, players, iterations).get("rollout", spec.rollout)

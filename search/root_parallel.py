@@ -330,5 +330,6 @@ def search(state, seat: int, iterations=None, time_ms=None, seed=0, threads=2, *
     """
     if iterations is None and time_ms is None:
         iterations = 1000
+    settings.setdefault("budget", iterations)
     s = RootParallelSearch(state, seat, threads=threads, seed=seed, **settings)
     return s.result(s.run(iterations=iterations, time_ms=time_ms))

@@ -113,27 +113,53 @@ def test_the_search_takes_its_games_tuned_settings_unless_told_otherwise(monkeyp
     st = _london()
     asked = []
 
-    def fake(spec, players):
-        asked.append((spec.id, players))
+    def fake(spec, players, iterations=None):
+        asked.append((spec.id, players, iterations))
         return {"exploration": 0.123, "final": "lcb", "cutoff": 7}
 
     monkeypatch.setattr(ismcts, "tuned", fake)
     s = ISMCTS(st, st.current_player(), rollout="policy")
-    assert (s.exploration, s.final) == (0.123, "lcb") and asked == [("london", 2)]
+    assert (s.exploration, s.final) == (0.123, "lcb") and asked == [("london", 2, None)]
+    ISMCTS(st, st.current_player(), rollout="policy", budget=5000)
+    assert asked[-1] == ("london", 2, 5000)
     s = ISMCTS(st, st.current_player(), exploration=0.9, final="visits")
     assert (s.exploration, s.final) == (0.9, "visits")
 
 
 def test_every_rooms_tuned_settings_are_valid():
     for spec in GAMES.values():
+        budgets = [None] + [least for least, _, _ in spec.search_by_budget]
         for players in range(spec.min_players, spec.max_players + 1):
-            settings = limits.tuned(spec, players)
             st = new_game(spec.id, players)
             while st.is_chance_node():
                 st.apply(st.sample_chance(1))
             if st.is_terminal():
                 continue
-            ISMCTS(st, st.current_player(), rollout=spec.rollout, **settings)
+            for budget in budgets:
+                settings = limits.tuned(spec, players, budget)
+                rollout = settings.pop("rollout", spec.rollout)
+                assert rollout == limits.default_rollout(spec, players, budget) and rollout in ismcts.ROLLOUTS
+                ISMCTS(st, st.current_player(), rollout=rollout, budget=budget, **settings)
+
+
+def test_settings_for_large_budgets_apply_from_their_threshold():
+    """GameSpec.search_by_budget: entries for a player count (or every count) that a search's
+    iteration budget reaches are laid over GameSpec.search's, smallest threshold first; a
+    search on time alone (no iterations known) keeps GameSpec.search's."""
+    spec = dataclasses.replace(GAMES["kids_of_london"], search=((None, {"exploration": 0.5}),),
+                               search_by_budget=((5000, None, {"prior": 8.0}),
+                                                 (1000, 2, {"rollout": "policy", "prior": 4.0})))
+    assert spec.rollout == "random"
+    assert limits.tuned(spec, 2) == limits.tuned(spec, 2, 999) == {"exploration": 0.5}
+    assert limits.tuned(spec, 2, 1000) == {"exploration": 0.5, "rollout": "policy", "prior": 4.0}
+    assert limits.tuned(spec, 2, 5000) == {"exploration": 0.5, "rollout": "policy", "prior": 8.0}
+    assert limits.tuned(spec, 3, 1000) == {"exploration": 0.5}
+    assert limits.tuned(spec, 3, 5000) == {"exploration": 0.5, "prior": 8.0}
+    assert [limits.default_rollout(spec, 2, n) for n in (None, 999, 1000)] == ["random", "random", "policy"]
+    bad = dataclasses.replace(spec, search_by_budget=((10, None, {"depth": 3}),))
+    assert limits.tuned(bad, 2, 9) == {"exploration": 0.5}
+    with pytest.raises(ValueError, match="GameSpec.search tunes"):
+        limits.tuned(bad, 2, 10)
 
 
 def test_the_tuning_space_follows_what_the_game_has():

@@ -1,0 +1,47 @@
+"""Gangs of Kyoto's search by budget (GameSpec.search_by_budget): from 4,096 iterations at 2
+players, the heuristic's playouts with its pick as the tree's prior (weight 10); below that,
+at other player counts and on time alone, uniform playouts (seeds/gangs_of_kyoto.md,
+"Large budgets")."""
+from fagin.engines import new_game
+from fagin.search import ismcts, root_parallel
+from fagin.search.bots import make_bot
+from fagin.server import codec
+
+
+def _opening(players):
+    state = new_game("gangs_of_kyoto", players, seed=4)
+    return state, state.current_player()
+
+
+def test_a_served_search_of_4096_iterations_plays_the_heuristics_playouts_with_its_prior(client):
+    state, seat = _opening(2)
+    big = client.recommend(codec.encode_state(state), seat, iterations=4096, seed=3)
+    assert big.settings.rollout == "policy" and not big.notes
+    local = ismcts.search(state, seat, iterations=4096, seed=3, rollout="policy", prior=10.0)
+    assert [s.visits for s in big.actions] == [s.visits for s in local.stats]
+    uniform = ismcts.search(state, seat, iterations=4096, seed=3, rollout="random")
+    assert [s.visits for s in local.stats] != [s.visits for s in uniform.stats]
+
+
+def test_smaller_timed_and_larger_table_searches_keep_uniform_playouts(client):
+    state, seat = _opening(2)
+    small = client.recommend(codec.encode_state(state), seat, iterations=1024, seed=3)
+    assert small.settings.rollout == "random"
+    local = ismcts.search(state, seat, iterations=1024, seed=3, rollout="random")
+    assert [s.visits for s in small.actions] == [s.visits for s in local.stats]
+    timed = client.recommend(codec.encode_state(state), seat, time_ms=30, seed=3)
+    assert timed.settings.rollout == "random"
+    three, seat3 = _opening(3)
+    assert client.recommend(codec.encode_state(three), seat3, iterations=4096, seed=3).settings.rollout == "random"
+    # A request that names its rollout gets it, at any budget.
+    asked = client.recommend(codec.encode_state(state), seat, iterations=4096, seed=3, rollout="random")
+    assert asked.settings.rollout == "random"
+
+
+def test_a_bot_of_4096_iterations_searches_as_the_server_does():
+    state, seat = _opening(2)
+    bot = make_bot("ismcts:4096")
+    local = root_parallel.search(state, seat, iterations=4096, seed=5, threads=1, rollout="policy", prior=10.0)
+    assert bot.choose(state, seat, 5) == local.action
+    assert make_bot("ismcts:4096:random").choose(state, seat, 5) == root_parallel.search(
+        state, seat, iterations=4096, seed=5, threads=1, rollout="random").action
