@@ -150,7 +150,10 @@ def main(argv=None):
     spec = GAMES[args.game]
     print(f"{spec.name}, {args.players} players: paired deals, seats rotated, stopping rule {args.stop}"
           f"{f' (delta {args.sprt_delta:g})' if args.stop == 'sprt' else ''}, at most {args.games} games a step; "
-          f"rollout {spec.rollout}; seed {args.seed}")
+          f"rollout {spec.rollout}"
+          + "".join(f", from {least} iterations {settings}" for least, count, settings in spec.search_by_budget
+                    if count in (None, args.players))
+          + f"; seed {args.seed}")
     if not args.no_curve:
         print(f"{'bot':>14}    {'against':<22}{'games':>7}{'score':>9}   95% interval{'wins':>9}   "
               f"{'verdict':<14}{'time':>7}")
