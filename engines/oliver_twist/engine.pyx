@@ -52,7 +52,7 @@ cdef enum:
     NSMAX = 80
     N_KINDS = 23            # kinds of token
     N_CHARACTERS = 13           # Character cards
-    # Places and items of the beliefs (ot_hidden_counts): tokens are items 0..NK-1,
+    # Places and items of the beliefs (ot_hidden_counts): tokens are items 0..N_KINDS-1,
     # Character cards N_KINDS.., Burglary card values N_KINDS + N_CHARACTERS..; per seat p: OT_STASH + p, ...
     OT_STASH = 0
     OT_FILE = 4
