@@ -15,8 +15,8 @@ on 1 thread and on every core (root parallelism,
 ``fagin.search.root_parallel``), alternating, with the wall-time speed-up.
 
 ``--compare DIR`` instead measures this build against another checkout whose
-extensions are built in place (for example ``git worktree add /tmp/base
-COMMIT && cd /tmp/base && make build``): the Kids of London 4-player and
+extensions are built in place (for example ``git worktree add ../fagin-base
+COMMIT && cd ../fagin-base && make build``): the Kids of London 4-player and
 Gangs of Kyoto 5-player openings, London's 2-player turn 12 and Fagin's Gang's
 2-player round 3, each run in a
 fresh process with random rollouts and with the rollout policy, the two builds
@@ -26,7 +26,7 @@ their legal actions) is charged what its layout took: 16 bytes a node plus a
 40-byte slot for each of ``max_decision_actions``, plus its hash table.
 
     .venv/bin/python bench/ismcts_speed.py [--iterations N] [--repeat R]
-    .venv/bin/python bench/ismcts_speed.py --compare /tmp/base [--iterations N] [--repeat R]
+    .venv/bin/python bench/ismcts_speed.py --compare ../fagin-base [--iterations N] [--repeat R]
 """
 import argparse
 import json

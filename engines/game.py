@@ -7,10 +7,13 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
   Python-side functions listed in :class:`Engine`;
 * ``__init__.py`` — ``GAME = GameSpec(...)``: name, player range, options,
   spec file, heuristic bot;
+* ``actions.py`` — the action ids in words and typed form (``action_label``,
+  ``typed_action``, ``action_from_typed``, ``ACTION_KINDS``);
 * ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
   (:class:`Move`, :func:`event`);
-* optionally ``heuristic.py`` (its rule-based bot) and ``data/`` (component
-  data the engine loads and checks).
+* ``heuristic.py`` — its rule-based bot;
+* ``data/`` if it has components (data the engine loads and checks); the
+  larger rooms add ``state.py``, ``rollout.pxi`` or ``components.py``.
 
 The registry finds every such folder; the build compiles every
 ``engines/*/engine.pyx``; the server, the bots and the command line read

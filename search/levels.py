@@ -43,12 +43,7 @@ class Level:
     algorithm: str = "auto"
 
 
-#: Ten levels spaced by measured strength, not by budget: a search's strength rises
-#: steeply over its first few dozen iterations and little past a thousand (Kids of London,
-#: 2 players, a tournament of 5,500 games: random 0 Elo, 4 iterations 78, 16 168, 64 225,
-#: 256 246, 1,000 278, 4,000 288), so the budgets crowd at the bottom, aiming at steps of
-#: about 30 Elo; level 1 searches one iteration (about a random move), levels 2 and 3 play
-#: their few iterations' policy hot.
+#: Ten levels spaced by measured strength, not by budget (the measurements: docs/search.md, "Bot levels").
 DEFAULT_LADDER = (
     Level(1), Level(4, 1.0), Level(4, 0.4), Level(4), Level(8),
     Level(16), Level(32), Level(64), Level(300), Level(4000),

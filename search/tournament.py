@@ -265,7 +265,7 @@ def run(args):
     print(result.table())
     if args.report:
         from fagin.search.report import write_report
-        path = write_report(result, args.report, command=" ".join(sys.argv))
+        path = write_report(result, args.report, command=command_line(getattr(args, "argv", sys.argv[1:])))
         print(f"report: {path}")
     return 0
 
@@ -292,8 +292,27 @@ def _stopping_match(args, players, options):
     return 1 if result.failed else 0
 
 
+def command_line(argv, prog="python -m fagin.search.tournament"):
+    """The command as a report shows it: a path inside the current directory relative to it, so
+    that a report names no checkout (``--report /x/fagin/docs/arena/g`` run in /x/fagin: docs/arena/g)."""
+    import os
+    import shlex
+    cwd = os.getcwd()
+
+    def relative(word):
+        flag, sep, value = word.partition("=") if word.startswith("--") else ("", "", word)
+        if os.path.isabs(value) and os.path.commonpath([cwd, os.path.abspath(value)]) == cwd:
+            value = os.path.relpath(value, cwd)
+        return flag + sep + value
+
+    return " ".join([prog] + [shlex.quote(relative(str(word))) for word in argv])
+
+
 def main(argv=None):
-    return run(build_parser().parse_args(argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(argv)
+    args.argv = argv
+    return run(args)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 BACKGROUND = "shared"
 OUTSIDE = re.compile(rf"\.\./{BACKGROUND}\b|\b{BACKGROUND}/(seeds|research)\b|\bARCHITECTURE\.md\b"
                      r"|\b[0-9]{3}_[0-9a-f]{16}\.txt\b")
+# An absolute path into a checkout or a scratch folder (a report once gave its command with the
+# checkout's absolute paths): the usual homes of a clone, at the start of a path, not inside a
+# relative path or an address; a unix socket's address is not a checkout.
+CHECKOUT = re.compile(r"(?<![\w.~-])(?<!unix:)/(?:work|home|tmp|Users|root|mnt|scratch)/")
 
 
 def _tracked_text_files():
@@ -34,6 +38,13 @@ def test_no_file_cites_a_path_outside_the_repository():
     found = [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
              for name, text in _tracked_text_files() for m in OUTSIDE.finditer(text)]
     assert not found, "cites outside the repository:\n" + "\n".join(found)
+
+
+def test_no_file_cites_an_absolute_path_into_a_checkout():
+    """Commands and examples name files relative to the repository (``--report docs/arena/g``)."""
+    found = [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {text[m.start():m.start() + 60].splitlines()[0]}"
+             for name, text in _tracked_text_files() for m in CHECKOUT.finditer(text)]
+    assert not found, "cites an absolute path into a checkout:\n" + "\n".join(found)
 
 
 def test_the_architecture_it_cites_is_in_the_repository():

@@ -20,7 +20,6 @@ GAME = GameSpec(
     reference="goofspiel",
     description="simultaneous secret bids for point cards (OpenSpiel's goofspiel)",
     max_list=13,  # 13 cards a hand at most (num_cards)
-    # Bot levels 1-10: the best move after 1 to 4,000 iterations, no hot levels (a 4-iteration
-    # policy played hot is about as random as 1 iteration here); docs/reference_games.md, "Goofspiel".
+    # Bot levels 1-10: the best move, no hot levels (measured in docs/reference_games.md, "Goofspiel").
     levels=tuple((n, 0.0) for n in (1, 2, 4, 8, 16, 32, 64, 150, 600, 4000)),
 )

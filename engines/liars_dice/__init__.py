@@ -23,9 +23,7 @@ GAME = GameSpec(
     reference="liars_dice",
     description="secret dice, rising bids and a call of \"liar\" (OpenSpiel's liars_dice)",
     max_list=61,  # 5 dice a seat; bids only rise: 2 seats x 5 dice x 6 faces, then liar
-    # Bot levels 1-10 (iterations, temperature): the default ladder's first four levels, then
-    # budgets up to 1,000 iterations, past which the best move got no stronger (4,000 lost to
-    # 1,000; docs/reference_games.md, "Liar's Dice").
+    # Bot levels 1-10 (iterations, temperature), measured in docs/reference_games.md, "Liar's Dice".
     levels=((1, 0.0), (4, 1.0), (4, 0.4), (4, 0.0), (6, 0.0), (8, 0.0), (16, 0.0), (100, 0.0), (300, 0.0),
             (1000, 0.0)),
 )

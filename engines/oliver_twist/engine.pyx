@@ -49,10 +49,10 @@ from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of
 
 cdef enum:
     MAXP = 4
-    NSMAX = 80
+    MAX_SIDE_SPACES = 80    # spaces a side of the street map may have (the board arrays' length)
     N_KINDS = 23            # kinds of token
     N_CHARACTERS = 13           # Character cards
-    # Places and items of the beliefs (ot_hidden_counts): tokens are items 0..NK-1,
+    # Places and items of the beliefs (ot_hidden_counts): tokens are items 0..N_KINDS-1,
     # Character cards N_KINDS.., Burglary card values N_KINDS + N_CHARACTERS..; per seat p: OT_STASH + p, ...
     OT_STASH = 0
     OT_FILE = 4
@@ -168,10 +168,10 @@ cdef int TOBY_EXTRA = 1     # Toby Crackit's burglary draws one card more (OT-8)
 cdef int MAX_GAME_LENGTH = 12000
 cdef int SIKES_TAKE = 2
 # The map: [side][space], side 0 day, 1 night.
-cdef int NSP[2]
-cdef int DEG[2][NSMAX]
-cdef int ADJ[2][NSMAX][4]
-cdef int YELLOW[2][NSMAX]
+cdef int SIDE_SPACES[2]            # spaces of each side (from data)
+cdef int DEG[2][MAX_SIDE_SPACES]
+cdef int ADJ[2][MAX_SIDE_SPACES][4]
+cdef int YELLOW[2][MAX_SIDE_SPACES]
 
 ctypedef struct OTState:
     int8_t players
@@ -202,8 +202,8 @@ ctypedef struct OTState:
     int8_t rewards_taken
     int8_t burg_aside
     uint8_t winners
-    int16_t board[NSMAX]
-    int16_t known[NSMAX]
+    int16_t board[MAX_SIDE_SPACES]
+    int16_t known[MAX_SIDE_SPACES]
     int16_t bag[N_KINDS]
     int16_t fdpool[N_KINDS]
     int16_t aside[N_KINDS]
@@ -301,7 +301,7 @@ cdef inline int to_pile(OTState* s, int k) noexcept nogil:
 
 cdef bint any_token(const OTState* s) noexcept nogil:
     cdef int sp
-    for sp in range(NSP[side(s)]):
+    for sp in range(SIDE_SPACES[side(s)]):
         if has_token(s.board[sp]):
             return True
     return False
@@ -350,7 +350,7 @@ cdef bint file_has_object(const OTState* s, int p) noexcept nogil:
 
 cdef bint board_has_object(const OTState* s) noexcept nogil:
     cdef int sp, v
-    for sp in range(NSP[side(s)]):
+    for sp in range(SIDE_SPACES[side(s)]):
         v = s.board[sp]
         if face_up(v) and KOBJ[v]:
             return True
@@ -574,7 +574,7 @@ cdef void after_place(OTState* s) noexcept nogil:
 
 cdef int peekable(const OTState* s, int* out) noexcept nogil:
     cdef int sp, n = 0
-    for sp in range(NSP[side(s)]):
+    for sp in range(SIDE_SPACES[side(s)]):
         if face_down(s.board[sp]) and not (s.known[sp] >> s.active) & 1:
             if out != NULL:
                 out[n] = sp
@@ -728,7 +728,7 @@ cdef void end_round(OTState* s) noexcept nogil:
             while s.pfile[p][k] > 0:
                 s.pfile[p][k] -= 1
                 to_pile(s, k)
-    for sp in range(NSMAX):
+    for sp in range(MAX_SIDE_SPACES):
         v = s.board[sp]
         if face_up(v):
             s.bag[v] += 1
@@ -762,7 +762,7 @@ cdef void end_round(OTState* s) noexcept nogil:
     for k in range(N_KINDS):
         s.fdpool[k] = s.bag[k]
         s.bag[k] = 0
-    for sp in range(NSP[1]):
+    for sp in range(SIDE_SPACES[1]):
         if is_open(s, sp):
             s.board[sp] = FD_UNDET
     s.pawn = 0
@@ -787,9 +787,9 @@ cdef void after_deal(OTState* s) noexcept nogil:
 
 cdef void advance_fill(OTState* s) noexcept nogil:
     """OT-6: the day's spaces are filled in order, each from the bag at random."""
-    while s.fill_next < NSP[0] and not is_open(s, s.fill_next):
+    while s.fill_next < SIDE_SPACES[0] and not is_open(s, s.fill_next):
         s.fill_next += 1
-    if s.fill_next >= NSP[0]:
+    if s.fill_next >= SIDE_SPACES[0]:
         s.fill_next = 0
         s.deal_left = 2 * s.players
         s.phase = PH_DEAL
@@ -877,7 +877,7 @@ cdef bint fagin_done_ok(const OTState* s) noexcept nogil:
 cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
     cdef const OTState* s = <const OTState*>st
     cdef int n = 0, p = s.active, i, k, t, c, sp, adj, m, board_side = side(s), v
-    cdef int buf[NSMAX]
+    cdef int buf[MAX_SIDE_SPACES]
     if s.phase == PH_FILL:
         for k in range(N_KINDS):
             if s.bag[k] > 0:
@@ -970,13 +970,13 @@ cdef int ot_legal_actions(const void* st, int* out) noexcept nogil:
             out[n] = A_SPACE + buf[i]
             n += 1
     elif s.phase == PH_PLACE:
-        for sp in range(NSP[board_side]):
+        for sp in range(SIDE_SPACES[board_side]):
             if (sp == 0 or not (s.players == 2 and YELLOW[board_side][sp])) and s.board[sp] == EMPTY \
                     and adjacent_kind(s, sp) > 0:
                 out[n] = A_SPACE + sp
                 n += 1
     elif s.phase == PH_DODGER:
-        for sp in range(NSP[board_side]):
+        for sp in range(SIDE_SPACES[board_side]):
             v = s.board[sp]
             if face_up(v) and KOBJ[v]:
                 out[n] = A_SPACE + sp
@@ -1374,7 +1374,7 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
                 rnd[k] += s.stash[p][k]
             s.pfile[p][k] = 0
             s.stash[p][k] = 0
-    for sp in range(NSMAX):
+    for sp in range(MAX_SIDE_SPACES):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
             rnd[v - FD_BASE] += 1
@@ -1383,7 +1383,7 @@ cdef void ot_determinize(void* st, int o, Rng* rng) noexcept nogil:
             s.stash[p][ms_draw_where(rnd, N_KINDS, objects, rng)] += 1
         for n in range(need_stash_s[p]):
             s.stash[p][ms_draw(start, N_KINDS, rng)] += 1
-    for sp in range(NSMAX):
+    for sp in range(MAX_SIDE_SPACES):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
             s.board[sp] = FD_BASE + ms_draw(rnd, N_KINDS, rng)
@@ -1470,7 +1470,7 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
     h = mix64(h, <uint64_t>((s.fagin_type + 2) + 16 * s.fagin_min + 256 * s.set_last + 65536 * s.pick_left))
     h = mix64(h, <uint64_t>((s.pick_dest + 4) + 16 * s.pick_last + 1024 * s.burg_to_draw + 65536 * s.rewards_taken))
     h = mix64(h, <uint64_t>(s.burg_aside + 256 * s.winners))
-    for sp in range(NSMAX):
+    for sp in range(MAX_SIDE_SPACES):
         v = s.board[sp]
         if face_down(v) and not (s.known[sp] >> o) & 1:
             v = FD_UNDET
@@ -1643,7 +1643,7 @@ cdef void ot_hidden_counts(const void* st, int o, int* out) noexcept nogil:
     for k in range(N_KINDS):
         out[OT_BAG * OT_ITEMS + k] = s.bag[k]
         out[OT_FDPOOL * OT_ITEMS + k] = s.fdpool[k]
-    for sp in range(NSMAX):
+    for sp in range(MAX_SIDE_SPACES):
         v = s.board[sp]
         if face_down(v) and v != FD_UNDET and not (s.known[sp] >> o) & 1:
             out[OT_BOARD * OT_ITEMS + v - FD_BASE] += 1
@@ -1661,8 +1661,8 @@ OT_DEF.max_players = MAXP
 OT_DEF.num_distinct_actions = NUM_ACTIONS
 # A decision lists at most the board's spaces (where to put the pawn, which token to
 # peek) plus a few; a chance node at most the 23 kinds of token.
-OT_DEF.max_legal_actions = NSMAX + 4
-OT_DEF.max_decision_actions = NSMAX + 4
+OT_DEF.max_legal_actions = MAX_SIDE_SPACES + 4
+OT_DEF.max_decision_actions = MAX_SIDE_SPACES + 4
 # OT-34: a game is two rounds; the bound is argued in the spec.
 OT_DEF.max_game_length = MAX_GAME_LENGTH
 OT_DEF.num_players = ot_num_players
@@ -1835,10 +1835,10 @@ def _load():
     for board_side, name in enumerate(("day", "night")):
         b = board[name]
         sp = b["spaces"]
-        if len(sp) > NSMAX or [x["id"] for x in sp] != list(range(len(sp))) or sp[0]["kind"] != "square":
-            raise ValueError(f"board.json: {name}: spaces must be 0..{NSMAX - 1}, space 0 the paved square")
-        NSP[board_side] = len(sp)
-        for i in range(NSMAX):
+        if len(sp) > MAX_SIDE_SPACES or [x["id"] for x in sp] != list(range(len(sp))) or sp[0]["kind"] != "square":
+            raise ValueError(f"board.json: {name}: spaces must be 0..{MAX_SIDE_SPACES - 1}, space 0 the paved square")
+        SIDE_SPACES[board_side] = len(sp)
+        for i in range(MAX_SIDE_SPACES):
             DEG[board_side][i] = 0
             YELLOW[board_side][i] = 0
         for x in sp:
@@ -1928,7 +1928,7 @@ def initial_state_bytes(int players):
     s.char_draw = (1 << N_CHARACTERS) - 1
     for v in range(N_BURGLARY_VALUES):
         s.burg_draw[v] = BCOUNT[v]
-    for k in range(NSMAX):
+    for k in range(MAX_SIDE_SPACES):
         s.board[k] = EMPTY
     s.pending = -1
     s.fagin_type = -1
@@ -2011,7 +2011,7 @@ def burglary_count(int v):
 
 
 def side_spaces(int board_side):
-    return NSP[board_side]
+    return SIDE_SPACES[board_side]
 
 
 def neighbours(int board_side, int sp):
@@ -2026,7 +2026,7 @@ def yellow(int board_side, int sp):
 KIND_COUNT = N_KINDS
 CHARACTER_COUNT = N_CHARACTERS
 BURGLARY_VALUE_COUNT = N_BURGLARY_VALUES
-MAX_SPACES = NSMAX
+MAX_SPACES = MAX_SIDE_SPACES
 MAX_PLAYERS = MAXP
 STASH_CAPACITY = STASH_CAP
 EMPTY_SPACE = EMPTY

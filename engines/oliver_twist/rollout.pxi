@@ -77,7 +77,7 @@ cdef int hx_turn(const OTState* s, Rng* rng) noexcept nogil:
     cdef int p = s.active, t, bt = -1, c, first = -1, adj, m, i
     cdef int path[LINE_CHARLEY]
     cdef int order[N_CHARACTERS]
-    cdef int buf[NSMAX]
+    cdef int buf[MAX_SIDE_SPACES]
     cdef double v, bv = -1.0, line = -1e9
     cdef bint prowl = s.restrict != R_FAGIN and can_prowl(s, p)
     for t in range(N_SET_TYPES):
@@ -218,7 +218,7 @@ cdef int heuristic_choice(const OTState* s, Rng* rng, double eps) noexcept nogil
     if s.phase == PH_DODGER:
         bk = -1
         bv = -1e9
-        for sp in range(NSP[side(s)]):
+        for sp in range(SIDE_SPACES[side(s)]):
             k = s.board[sp]
             if face_up(k) and KOBJ[k]:
                 v = token_value(s, p, k)
@@ -251,7 +251,7 @@ cdef double ot_game_left(const OTState* s) noexcept nogil:
         return 0.0
     if not s.night and s.phase == PH_FILL:
         return 1.0                  # the day board is still being laid
-    for sp in range(NSP[board_side]):
+    for sp in range(SIDE_SPACES[board_side]):
         if is_open(s, sp):
             open_n += 1
             if has_token(s.board[sp]):
