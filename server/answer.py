@@ -10,7 +10,7 @@ import random
 from fagin.search import analysis as analysis_mod
 from fagin.search import levels
 from fagin.server import wire
-from fagin.server.codec import _encoded_action, action_encoder
+from fagin.server.codec import action_encoder, encode_action
 from fagin.server.request import DeadlineTooShort, SearchJob
 from fagin.v1 import fagin_pb2
 
@@ -73,10 +73,8 @@ def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
 def _pv_action(job, move):
     """A principal variation's move as an Action: its id, typed form and label (the label
     of the determinization the variation follows: it may name a card there)."""
-    options = job.state.options()
-    key = tuple(sorted(options.items())) if options else None
     msg = fagin_pb2.Action()
-    msg.CopyFrom(_encoded_action(job.game.id, move.action, move.seat < 0, key))
+    msg.CopyFrom(encode_action(job.game, move.action, move.seat < 0, job.state.options()))
     msg.label = move.label
     return msg
 
