@@ -19,11 +19,11 @@ GAME = GameSpec(
     max_list=255,  # the engine holds at most 255 cards (MAX_DECK); lists are of cards or seats
     reads_description_only=True,   # equal cards may come as one dict (engine.from_description)
     # Bot levels 1-10 (iterations, temperature), spaced by this game's strength curve: it rises
-    # longer than Kids of London's but flattens past about a thousand iterations at 2 players,
-    # so level 9 searches 400 and level 10 3,000, which beats it clearly (seeds/gangs_of_kyoto.md,
-    # "The bot (not rules)").
+    # longer than Kids of London's; uniform playouts flatten past about a thousand iterations at
+    # 2 players, the large-budget search below gains up to 4,096, so level 9 searches 400 and
+    # level 10 4,096 (seeds/gangs_of_kyoto.md, "The bot (not rules)").
     levels=((1, 0.0), (4, 1.0), (2, 0.0), (5, 0.0), (11, 0.0), (25, 0.0), (60, 0.0), (150, 0.0),
-            (400, 0.0), (3000, 0.0)),
+            (400, 0.0), (4096, 0.0)),
     # From 4,096 iterations at 2 players: the heuristic's playouts and its pick as the tree's
     # prior.  Uniform playouts stop gaining past 1,024 (4,096 over 1,024: 49.5 %); these gain
     # there, but not below, where a prior of 10 holds the tree on one move (seeds/gangs_of_kyoto.md,
