@@ -216,3 +216,29 @@ def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch, game_id,
     assert held["all"]["hand_written"]["log_loss"] < math.log(2)
     _, feats, hand, _ = seen[0][0]
     assert len(feats) == 3 and len(feats[0]) == len(names) and len(hand) == 3
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+def test_a_search_scores_cut_off_playouts_by_the_evaluation_it_is_asked_for(game_id):
+    """``evaluation="learned"`` scores cut-off playouts by the room's model: the same seeded
+    search then reaches other values than with the hand-written evaluation, and a bot spec
+    sets it (``eval=learned``); an unknown evaluation is refused, and a search that names none
+    takes the room's tuned one (``GameSpec.search``), else the hand-written one."""
+    from fagin.search import ismcts, limits
+    from fagin.search.bots import make_bot
+    st = new_game(game_id, 3, seed=3)
+    seat = st.current_player()
+    tuned = limits.tuned(GAMES[game_id], 3).get("evaluation", "handwritten")
+    assert ismcts.ISMCTS(st, seat, rollout="policy").evaluation == tuned
+    values = {}
+    for evaluation in ("handwritten", "learned"):
+        s = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", evaluation=evaluation, cutoff=6)
+        s.run(iterations=200)
+        assert s.evaluation == evaluation and s.evaluated > 0
+        values[evaluation] = sorted((a.action, round(a.mean_value, 9)) for a in s.result().stats)
+    assert values["handwritten"] != values["learned"]
+    with pytest.raises(ValueError, match=r"^evaluation: "):
+        ismcts.ISMCTS(st, seat, rollout="policy", evaluation="neural")
+    bot = make_bot("ismcts:20:policy:eval=learned:cut=6")
+    assert bot.tuning == {"evaluation": "learned", "cutoff": 6}
+    assert bot.choose(st, seat, 1) in st.legal_actions(seat)

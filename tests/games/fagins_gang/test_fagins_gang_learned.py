@@ -76,25 +76,6 @@ def test_features_are_seat_symmetric():
     assert checked >= 5
 
 
-def test_the_search_takes_the_learned_evaluation_when_asked():
-    """evaluation="learned" scores cut-off playouts by the model: the same seeded search then
-    reaches other values than with the hand-written evaluation; a bot spec sets it."""
-    from fagin.search import ismcts
-    from fagin.search.bots import make_bot
-    st = new_game("fagins_gang", 3, seed=3)
-    seat = st.current_player()
-    values = {}
-    for evaluation in ("handwritten", "learned"):
-        s = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", evaluation=evaluation)
-        assert s.evaluation == evaluation
-        s.run(iterations=60)
-        values[evaluation] = sorted((a.action, round(a.mean_value, 9)) for a in s.result().stats)
-    assert values["handwritten"] != values["learned"]
-    bot = make_bot("ismcts:20:eval=learned")
-    assert bot.tuning == {"evaluation": "learned"}
-    assert bot.choose(st, seat, 1) in st.legal_actions(seat)
-
-
 def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch):
     """python -m fagin.train is game-agnostic: its rows are this room's features, its mid-game
     figures those positions whose progress feature lies from a third to two thirds; the same

@@ -192,25 +192,12 @@ def test_the_nogil_heuristic_is_the_policy_without_its_uniform_share():
             assert E.heuristic_action(st.to_bytes(), seed) in st.legal_actions()
 
 
-def test_the_search_takes_the_learned_evaluation_only_when_asked():
+def test_the_search_scores_no_playout_by_an_evaluation_unless_a_cut_off_is_asked_for():
     """By default the search plays Gangs of Kyoto's playouts to the end, with the policy too
-    (GameDef.rollout_depth is 0; no prior): no playout is scored by an evaluation.  With a
-    cut-off it scores them by the evaluation named, and the learned one reaches other values
-    than the hand-written one; a bot spec sets both."""
+    (GameDef.rollout_depth is 0; no prior): no playout is scored by an evaluation.  A cut-off
+    scored by the evaluation asked for: tests/engines/test_learned_rooms.py."""
     from fagin.search import ismcts
-    from fagin.search.bots import make_bot
     st = new_game("gangs_of_kyoto", 3, seed=3)
-    seat = st.current_player()
-    default = ismcts.ISMCTS(st, seat, seed=1, rollout="policy")
+    default = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout="policy")
     default.run(iterations=200)
     assert default.evaluated == 0 and default.prior == 0.0 and default.evaluation == "handwritten"
-    values = {}
-    for evaluation in ("handwritten", "learned"):
-        s = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", evaluation=evaluation, cutoff=6)
-        s.run(iterations=200)
-        assert s.evaluation == evaluation and s.evaluated > 0
-        values[evaluation] = sorted((a.action, round(a.mean_value, 9)) for a in s.result().stats)
-    assert values["handwritten"] != values["learned"]
-    bot = make_bot("ismcts:20:policy:eval=learned:cut=12")
-    assert bot.tuning == {"evaluation": "learned", "cutoff": 12}
-    assert bot.choose(st, seat, 1) in st.legal_actions(seat)

@@ -122,30 +122,6 @@ def test_the_learned_evaluation_ignores_what_a_seat_cannot_see_LN_84_LN_85():
             assert E.learned_evaluation(st.determinize(seat, d).to_bytes())[seat] == want
 
 
-def test_the_search_takes_the_learned_evaluation_when_asked():
-    """evaluation="learned" scores cut-off playouts by the model: the same seeded search then
-    reaches other values than with the hand-written evaluation; a bot spec sets it
-    (eval=learned), and an unknown evaluation is refused."""
-    from fagin.search import ismcts
-    from fagin.search.bots import make_bot
-    st = GAME.new_initial_state(3)
-    st.resolve_chance(3)
-    seat = st.current_player()
-    values = {}
-    for evaluation in ("handwritten", "learned"):
-        s = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", evaluation=evaluation)
-        assert s.evaluation == evaluation
-        s.run(iterations=200)
-        values[evaluation] = sorted((a.action, round(a.mean_value, 9)) for a in s.result().stats)
-    assert values["handwritten"] != values["learned"]
-    assert ismcts.ISMCTS(st, seat, rollout="policy").evaluation == "handwritten"
-    with pytest.raises(ValueError, match=r"^evaluation: "):
-        ismcts.ISMCTS(st, seat, rollout="policy", evaluation="neural")
-    bot = make_bot("ismcts:50:eval=learned")
-    assert bot.tuning == {"evaluation": "learned"}
-    assert bot.choose(st, seat, 1) in st.legal_actions(seat)
-
-
 def test_a_game_without_a_learned_evaluation_refuses_it():
     from fagin.engines import new_game
     from fagin.search import ismcts
