@@ -5,7 +5,8 @@ A room that ships ``data/learned.json`` (fitted by ``python -m fagin.train``) ke
 one ``LearnedModel`` (a module-level ``cdef LearnedModel``, zeroed at import),
 fills it from the file with :func:`learned_load` (the file read and checked by
 ``fagin.engines.learned_model.read_model``) and evaluates it in the search loop
-with :func:`learned_has` and :func:`learned_logistic`, without the GIL.  The
+with :func:`learned_evaluate` (built on :func:`learned_has` and
+:func:`learned_logistic`), without the GIL.  The
 room defines its features (one function writing every seat's values, read from
 what every seat sees; :func:`learned_relative` takes seat features relative to
 the best other seat) and names them in ``FEATURE_NAMES``, and its
@@ -59,6 +60,25 @@ cdef inline void learned_logistic(const LearnedModel* m, int players, const doub
         for i in range(k):
             z += m.weights[players][i] * f[p * k + i]
         out[p] = 1.0 / (1.0 + exp(-z))
+
+ctypedef void (*SeatValues)(const void* st, double* out) noexcept nogil
+
+cdef inline void learned_evaluate(const LearnedModel* m, const void* st, int players, bint over,
+                                  SeatValues returns, SeatValues evaluate, SeatValues features,
+                                  double* out) noexcept nogil:
+    """A room's ``GameDef.evaluate_learned``, the same in every room: each seat's learned win
+    probability, the logistic of its features (``features`` writes every seat's), in
+    out[0:players]; the ``returns`` once the game is ``over``, and the hand-written
+    ``evaluate`` for a player count the model holds no entry for."""
+    cdef double f[(MAX_SEATS + 1) * LEARNED_MAX_FEATURES]
+    if over:
+        returns(st, out)
+        return
+    if not learned_has(m, players):
+        evaluate(st, out)
+        return
+    features(st, f)
+    learned_logistic(m, players, f, out)
 
 cdef inline object learned_load(LearnedModel* m, path, names, int max_players, str game):
     """Empties the model, then reads the model file at ``path`` into it (checked against the

@@ -35,7 +35,7 @@ from libc.math cimport exp
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
-from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
+from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
 from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
@@ -888,19 +888,14 @@ cdef void fg_features_all(const FGState* s, double* out) noexcept nogil:
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
+cdef void fg_features(const void* st, double* out) noexcept nogil:
+    fg_features_all(<const FGState*>st, out)
+
 cdef void fg_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """Each seat's learned win probability (a logistic of its features); the returns at the end,
-    the hand-written fg_evaluate for a player count the model holds no entry for."""
+    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
+    at the end; the hand-written fg_evaluate for a player count it lacks)."""
     cdef const FGState* s = <const FGState*>st
-    cdef double f[FG_MAX_PLAYERS * FG_FEATURES]
-    if s.phase == PH_OVER:
-        fg_returns(st, out)
-        return
-    if not learned_has(&LEARNED_MODEL, s.players):
-        fg_evaluate(st, out)
-        return
-    fg_features_all(s, f)
-    learned_logistic(&LEARNED_MODEL, s.players, f, out)
+    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, fg_returns, fg_evaluate, fg_features, out)
 
 cdef GameDef FG_DEF
 FG_DEF.game_id = b"fagins_gang"
@@ -1046,9 +1041,6 @@ def _load_learned(path=LEARNED_FILE):
 
 if _load_learned():
     FG_DEF.evaluate_learned = fg_evaluate_learned
-
-cdef void fg_features(const void* st, double* out) noexcept nogil:
-    fg_features_all(<const FGState*>st, out)
 
 cdef int fg_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const FGState*>st, rng, 0)

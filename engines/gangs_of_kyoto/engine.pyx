@@ -34,7 +34,7 @@ from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINA
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
-from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
+from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
@@ -871,22 +871,14 @@ cdef void gk_features_all(const GKState* s, double* out) noexcept nogil:
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
-cdef void gk_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """Each seat's learned win probability (a logistic of its features); the returns at the end,
-    the hand-written gk_evaluate for a player count the model holds no entry for."""
-    cdef const GKState* s = <const GKState*>st
-    cdef double f[GK_MAX_PLAYERS * GK_FEATURES]
-    if s.phase == PH_OVER:
-        gk_returns(st, out)
-        return
-    if not learned_has(&LEARNED_MODEL, s.players):
-        gk_evaluate(st, out)
-        return
-    gk_features_all(s, f)
-    learned_logistic(&LEARNED_MODEL, s.players, f, out)
-
 cdef void gk_features(const void* st, double* out) noexcept nogil:
     gk_features_all(<const GKState*>st, out)
+
+cdef void gk_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
+    at the end; the hand-written gk_evaluate for a player count it lacks)."""
+    cdef const GKState* s = <const GKState*>st
+    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, gk_returns, gk_evaluate, gk_features, out)
 
 cdef GameDef GK_DEF
 GK_DEF.game_id = b"gangs_of_kyoto"

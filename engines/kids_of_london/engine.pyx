@@ -26,7 +26,7 @@ from libc.math cimport erfc, log, sqrt
 
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, mix64
-from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
+from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
@@ -724,22 +724,14 @@ cdef void kl_features_all(const KLState* s, double* out) noexcept nogil:
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
-cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """Each seat's learned win probability (a logistic of its features); the returns at the end,
-    the hand-written kl_evaluate for a player count the model holds no entry for."""
-    cdef const KLState* s = <const KLState*>st
-    cdef double f[KL_MAX_SEATS * KL_FEATURES]
-    if s.phase == PH_OVER:
-        kl_returns(st, out)
-        return
-    if not learned_has(&LEARNED_MODEL, n_players(s)):
-        kl_evaluate(st, out)
-        return
-    kl_features_all(s, f)
-    learned_logistic(&LEARNED_MODEL, n_players(s), f, out)
-
 cdef void kl_features(const void* st, double* out) noexcept nogil:
     kl_features_all(<const KLState*>st, out)
+
+cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
+    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
+    at the end; the hand-written kl_evaluate for a player count it lacks)."""
+    cdef const KLState* s = <const KLState*>st
+    learned_evaluate(&LEARNED_MODEL, st, n_players(s), s.phase == PH_OVER, kl_returns, kl_evaluate, kl_features, out)
 
 cdef GameDef KL_DEF
 KL_DEF.game_id = b"kids_of_london"

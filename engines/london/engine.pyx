@@ -61,7 +61,7 @@ from libc.math cimport exp
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
-from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
+from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
 from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
@@ -2287,16 +2287,14 @@ _load_features()
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
+cdef void ln_features(const void* st, double* out) noexcept nogil:
+    ln_features_all(<const LNState*>st, out)
+
 cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """Each seat's learned win probability (a logistic of its features); the hand-written
-    ln_evaluate for a player count the model holds no entry for."""
+    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
+    at the end; the hand-written ln_evaluate for a player count it lacks)."""
     cdef const LNState* s = <const LNState*>st
-    cdef double f[LN_MAX_PLAYERS * LN_FEATURES]
-    if not learned_has(&LEARNED_MODEL, s.players):
-        ln_evaluate(st, out)
-        return
-    ln_features_all(s, f)
-    learned_logistic(&LEARNED_MODEL, s.players, f, out)
+    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ln_returns, ln_evaluate, ln_features, out)
 
 LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
 LEARNED = None      # the model document loaded, or None
@@ -2340,9 +2338,6 @@ if _load_learned():
     LN_DEF.evaluate_learned = ln_evaluate_learned
 LN_DEF.belief_places = LN_PLACES
 LN_DEF.belief_items = MAX_V
-
-cdef void ln_features(const void* st, double* out) noexcept nogil:
-    ln_features_all(<const LNState*>st, out)
 
 cdef int ln_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const LNState*>st, rng)

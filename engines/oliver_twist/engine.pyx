@@ -42,7 +42,7 @@ from libc.math cimport exp
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
-from engines.learned cimport LearnedModel, learned_has, learned_logistic, learned_load, learned_relative
+from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
 from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
@@ -1599,19 +1599,14 @@ cdef void ot_features_all(const OTState* s, double* out) noexcept nogil:
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
+cdef void ot_features(const void* st, double* out) noexcept nogil:
+    ot_features_all(<const OTState*>st, out)
+
 cdef void ot_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """Each seat's learned win probability (a logistic of its features); the returns at the end,
-    the hand-written ot_evaluate for a player count the model holds no entry for."""
+    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
+    at the end; the hand-written ot_evaluate for a player count it lacks)."""
     cdef const OTState* s = <const OTState*>st
-    cdef double f[MAXP * OT_FEATURES]
-    if s.phase == PH_OVER:
-        ot_returns(st, out)
-        return
-    if not learned_has(&LEARNED_MODEL, s.players):
-        ot_evaluate(st, out)
-        return
-    ot_features_all(s, f)
-    learned_logistic(&LEARNED_MODEL, s.players, f, out)
+    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ot_returns, ot_evaluate, ot_features, out)
 
 cdef void ot_scores(const void* st, double* out) noexcept nogil:
     # OT-39: the analysis score is a seat's pounds as the end of the game counts them
@@ -1697,9 +1692,6 @@ def _load_learned(path=LEARNED_FILE):
 
 if _load_learned():
     OT_DEF.evaluate_learned = ot_evaluate_learned
-
-cdef void ot_features(const void* st, double* out) noexcept nogil:
-    ot_features_all(<const OTState*>st, out)
 
 cdef int ot_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const OTState*>st, rng, 0.0)
