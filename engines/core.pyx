@@ -540,3 +540,38 @@ def evaluate_state(capsule, data, bint learned=False):
         return None
     evaluate(st, out)
     return [out[i] for i in range(gd.num_players(st))]
+
+
+def room_functions(capsule):
+    """An engine's plain functions on its state bytes, written once for every room with a
+    learned evaluation: ``(heuristic_action, evaluation, features, learned_evaluation)``
+    for the engine's ``GAME_DEF``, as its module's names of the same names.
+
+    - ``heuristic_action(data, seed=0)``: the nogil rule-based player's action for the seat
+      to act (``GameDef.heuristic_action``, the rollout policy without its random share;
+      ties broken by ``seed``); -1 at a chance event or the end of the game.  The room's
+      served heuristic bot is its heuristic.py's.
+    - ``evaluation(data)``: the hand-written estimate of each seat's return
+      (``GameDef.evaluate``; for tests and the trainer).
+    - ``features(data, seat)``: seat ``seat``'s features (``GameDef.features``, named by the
+      room's ``FEATURE_NAMES``), the inputs of the learned evaluation (python -m fagin.train).
+    - ``learned_evaluation(data)``: the learned estimate of each seat's return
+      (``GameDef.evaluate_learned``, the room's data/learned.json for this player count; the
+      hand-written one without)."""
+    _game_def(capsule)      # a capsule that is no GameDef fails here, at the room's import
+
+    def heuristic_action(data, seed=0):
+        return heuristic_action_of_state(capsule, data, seed)
+
+    def evaluation(data):
+        return evaluate_state(capsule, data)
+
+    def features(data, int seat):
+        return features_of_state(capsule, data, seat)
+
+    def learned_evaluation(data):
+        return evaluate_state(capsule, data, learned=True)
+
+    for f in (heuristic_action, evaluation, features, learned_evaluation):
+        f.__doc__ = f"See fagin.engines.core.room_functions: {f.__name__}."
+    return heuristic_action, evaluation, features, learned_evaluation

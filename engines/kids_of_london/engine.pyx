@@ -29,8 +29,7 @@ from engines.rng cimport Rng, rng_below, mix64
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
 
-from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
-from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
+from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
 from fagin.engines.validation import one_per_seat as _one_per_seat
 
@@ -1180,28 +1179,8 @@ def render(data, seat=None):
     return "\n".join(lines)
 
 
-def heuristic_action(data, seed=0):
-    """The nogil rule-based player's action for the seat to act (``kl_policy`` without the
-    rollout policy's uniform share and jitter; ``seed`` feeds no choice today); -1 at a chance
-    event or the end of the game.  The room's served heuristic bot is heuristic.py's."""
-    return _heuristic_action_of_state(GAME_DEF, data, seed)
-
-
-def evaluation(data):
-    """kl_evaluate's estimate of each seat's return (``GameDef.evaluate``; for tests and the trainer)."""
-    return _evaluate_state(GAME_DEF, data)
-
-
-def features(data, int seat):
-    """Seat ``seat``'s features in this state (``kl_features_all``; names in
-    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
-    return _features_of_state(GAME_DEF, data, seat)
-
-
-def learned_evaluation(data):
-    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
-    the model of data/learned.json for this player count; the hand-written one without)."""
-    return _evaluate_state(GAME_DEF, data, learned=True)
+# The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
+heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
 
 
 # Naming, typing and reading actions is plain Python, in the room's actions.py.

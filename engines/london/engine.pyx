@@ -63,8 +63,7 @@ from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from cpython.pycapsule cimport PyCapsule_New
-from fagin.engines.core import evaluate_state as _evaluate_state, features_of_state as _features_of_state
-from fagin.engines.core import heuristic_action_of_state as _heuristic_action_of_state
+from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
     LN_MAX_PLAYERS = 4
@@ -2504,27 +2503,8 @@ def split_action(int action):
     return None
 
 
-def evaluation(data):
-    """The search's estimate of each seat's return in this state (``GameDef.evaluate``)."""
-    return _evaluate_state(GAME_DEF, data)
-
-
-def features(data, int seat):
-    """Seat ``seat``'s features in this state (``ln_features_all``; names in
-    :data:`FEATURE_NAMES`), the inputs of the learned evaluation (python -m fagin.train)."""
-    return _features_of_state(GAME_DEF, data, seat)
-
-
-def learned_evaluation(data):
-    """The learned estimate of each seat's return in this state (``GameDef.evaluate_learned``,
-    the model of data/learned.json for this player count; the hand-written one without)."""
-    return _evaluate_state(GAME_DEF, data, learned=True)
-
-
-def heuristic_action(data, seed=0):
-    """The rule-based player's action for the seat to act (rollout.pxi: ``heuristic_choice``, ties
-    broken by ``seed``); -1 at a chance event or the end of the game."""
-    return _heuristic_action_of_state(GAME_DEF, data, seed)
+# The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
+heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
 
 
 def final_scoring(data):
