@@ -355,6 +355,8 @@ cdef class ISMCTS:
         if selection not in ("ucb", "rm", "os"):
             raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
         spec = getattr(state.game, "spec", None)      # a test's patched game may have none
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
+            raise ValueError(f"budget: a whole number of iterations from 0, or None, got {budget!r}")
         own = tuned(spec, state.num_players, budget) if spec is not None else {}
         if exploration is None:
             exploration = own.get("exploration", DEFAULT_EXPLORATION)

@@ -122,6 +122,9 @@ def test_the_search_takes_its_games_tuned_settings_unless_told_otherwise(monkeyp
     assert (s.exploration, s.final) == (0.123, "lcb") and asked == [("london", 2, None)]
     ISMCTS(st, st.current_player(), rollout="policy", budget=5000)
     assert asked[-1] == ("london", 2, 5000)
+    for bad in (-1, 2.5, "4096", True):
+        with pytest.raises(ValueError, match=r"^budget: "):
+            ISMCTS(st, st.current_player(), budget=bad)
     s = ISMCTS(st, st.current_player(), exploration=0.9, final="visits")
     assert (s.exploration, s.final) == (0.9, "visits")
 
