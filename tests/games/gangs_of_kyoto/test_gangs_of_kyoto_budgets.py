@@ -21,6 +21,10 @@ def test_a_served_search_of_4096_iterations_plays_the_heuristics_playouts_with_i
     assert [s.visits for s in big.actions] == [s.visits for s in local.stats]
     uniform = ismcts.search(state, seat, iterations=4096, seed=3, rollout="random")
     assert [s.visits for s in local.stats] != [s.visits for s in uniform.stats]
+    # The top bot level searches 4,096 iterations: the frontends' strongest bot plays it.
+    top = client.recommend(codec.encode_state(state), seat, level=10, seed=3)
+    assert top.settings.rollout == "policy" and top.settings.iterations == 4096
+    assert client.recommend(codec.encode_state(state), seat, level=9, seed=3).settings.rollout == "random"
 
 
 def test_smaller_timed_and_larger_table_searches_keep_uniform_playouts(client):
