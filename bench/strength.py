@@ -35,6 +35,8 @@ import time
 from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search import arena, ismcts
+from fagin.search.bots import make_bot
+from fagin.search.limits import default_rollout
 
 
 def curve(game, players, ns, games, stop, delta, workers, seed, against=None, options=None, progress=False,
@@ -82,8 +84,14 @@ def positions(game, players, count, seed, options=None):
     return found[:count]
 
 
-def diagnostics(game, players, budgets, count, seed, options=None):
-    rollout = GAMES[game].rollout
+def diagnostics(game, players, budgets, count, seed, options=None, settings=""):
+    def search_settings(b):
+        # The curve's bot at this budget: the room's settings for it (GameSpec.search_by_budget)
+        # and --settings' parts, as make_bot reads them.
+        bot = make_bot(f"ismcts:{b}" + (f":{settings}" if settings else ""))
+        rollout = bot.rollout or default_rollout(GAMES[game], players, b)
+        given = {} if bot.exploration is None else {"exploration": bot.exploration}
+        return {"rollout": rollout, "budget": b, **given, **(bot.tuning or {})}
     picks = {b: [] for b in budgets}
     share = {b: [] for b in budgets}
     branching, first = [], []
@@ -93,9 +101,9 @@ def diagnostics(game, players, budgets, count, seed, options=None):
     playout = {b: [] for b in budgets}
     for k, (st, seat) in enumerate(positions(game, players, count, seed, options)):
         branching.append(len(st.legal_actions(seat)))
-        first.append(ismcts.search(st, seat, iterations=1, seed=seed * 7919 + k, rollout=rollout).action)
+        first.append(ismcts.search(st, seat, iterations=1, seed=seed * 7919 + k, **search_settings(1)).action)
         for b in budgets:
-            search = ismcts.ISMCTS(st, seat, seed=seed * 7919 + k, rollout=rollout)
+            search = ismcts.ISMCTS(st, seat, seed=seed * 7919 + k, **search_settings(b))
             r = search.result(search.run(iterations=b))
             census = search.tree_census()
             nodes = sum(row[0] for row in census.values()) or 1
@@ -160,7 +168,8 @@ def main(argv=None):
         curve(args.game, args.players, args.ns, args.games, args.stop, args.sprt_delta, args.workers, args.seed,
               args.against, options, progress=args.progress, settings=args.settings)
     if args.positions > 0:
-        diagnostics(args.game, args.players, args.diag_budgets or args.ns, args.positions, args.seed, options)
+        diagnostics(args.game, args.players, args.diag_budgets or args.ns, args.positions, args.seed, options,
+                    args.settings)
     return 0
 
 

@@ -148,9 +148,10 @@ class GameSpec:
     search: tuple = ()
     #: Settings for large budgets, where a search's best settings differ from a small one's:
     #: entries (least_iterations, players, {setting: value}), players None for every count.
-    #: A search budgeted at least ``least_iterations`` iterations (on all its threads) takes
-    #: them over ``search``'s, ``rollout`` among them; a search on time alone does not (its
-    #: iterations are not known in advance).  Chosen by the strength curve (bench/strength.py),
+    #: A UCB search budgeted at least ``least_iterations`` iterations a tree (a root-parallel
+    #: search's share per thread) takes them over ``search``'s, ``rollout`` among them; a
+    #: search on time alone does not (its iterations are not known in advance), nor regret
+    #: matching or outcome sampling (not measured).  Chosen by the strength curve (bench/strength.py),
     #: recorded in the game's spec.  Empty: ``search`` at every budget.
     search_by_budget: tuple = ()
 

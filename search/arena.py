@@ -276,26 +276,39 @@ def match(game_id, lineup, games, seed=0, workers=1, progress=False, options=Non
         games = -(-games // players) * players
     jobs = match_jobs(game_id, lineup, games, seed, options, paired)
     per_deal = players if paired else 1
-    # In batches of check_every deals when a verdict may stop the match, or when a running
-    # score is asked for (a long match killed part way still leaves its figures); otherwise
-    # at once, so that the pool never waits at a batch's end.
-    batched = stop != "none" or progress
+    # In batches of check_every deals when a verdict may stop the match; otherwise all at
+    # once, so that the pool never waits at a batch's end.  A running score (``progress``)
+    # is printed every check_every deals as the games come in, in order: a long match
+    # stopped part way still leaves its figures.
+    batched = stop != "none"
     batch = max(1, check_every) * per_deal if batched else len(jobs)
+    every = max(1, check_every) * per_deal
     played, results, failed, deal_scores, verdict = [], [], [], [], None
+
+    def figures():
+        failed = [(g, r.error) for g, r in enumerate(played) if isinstance(r, GameFailed)]
+        bad = {g // per_deal for g, _ in failed}
+        results = [r for g, r in enumerate(played) if g // per_deal not in bad]
+        deal_scores = [sum(pairwise_score(r) for r in results[d:d + per_deal]) / per_deal
+                       for d in range(0, len(results), per_deal)]
+        return failed, results, deal_scores
+
+    def report(deal_scores, count):
+        m, lo, hi = mean_interval(deal_scores)
+        print(f"  {count} games: entry 0 scores {m:.1%} [{lo:.1%}, {hi:.1%}]", file=sys.stderr, flush=True)
+
     with _pool(workers, ray_address) as pool:
         for start in range(0, len(jobs), batch):
-            played += run_games(jobs[start:start + batch], workers, False,
-                                chunksize=1 if batched else 4, pool=pool, keep_errors=keep_going)
-            failed = [(g, r.error) for g, r in enumerate(played) if isinstance(r, GameFailed)]
-            bad = {g // per_deal for g, _ in failed}
-            results = [r for g, r in enumerate(played) if g // per_deal not in bad]
-            deal_scores = [sum(pairwise_score(r) for r in results[d:d + per_deal]) / per_deal
-                           for d in range(0, len(results), per_deal)]
+            for r in _games(jobs[start:start + batch], pool, chunksize=1 if batched else 4,
+                            keep_errors=keep_going):
+                played.append(r)
+                if progress and not batched and (len(played) % every == 0 or len(played) == len(jobs)):
+                    _, results, deal_scores = figures()
+                    report(deal_scores, len(results))
+            failed, results, deal_scores = figures()
             verdict = decided(deal_scores, stop, sprt_delta)
-            if progress:
-                m, lo, hi = mean_interval(deal_scores)
-                print(f"  {len(results)} games: entry 0 scores {m:.1%} [{lo:.1%}, {hi:.1%}]",
-                      file=sys.stderr, flush=True)
+            if progress and batched:
+                report(deal_scores, len(results))
             if verdict:
                 break
     totals = [0.0] * players
@@ -363,6 +376,12 @@ def _pool(workers, ray_address=None):
     if ray_address:
         return RayPool(ray_address)
     return ProcessPoolExecutor(max_workers=workers) if workers > 1 else _NoPool()
+
+
+def _games(jobs, pool, chunksize, keep_errors):
+    """Each job's result as it comes in, in job order, from ``pool`` (None: played here)."""
+    play = _play_kept if keep_errors else _play
+    return map(play, jobs) if pool is None else pool.map(play, jobs, chunksize=chunksize)
 
 
 def run_games(jobs, workers=1, progress=False, chunksize=2, pool=None, keep_errors=False):

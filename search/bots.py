@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from fagin.search import levels, root_parallel
 from fagin.search.ismcts import ROLLOUTS
-from fagin.search.limits import default_rollout
+from fagin.search.limits import default_rollout, per_tree
 from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
 
 
@@ -52,8 +52,9 @@ class ISMCTSBot:
 
     def choose(self, state, seat, seed):
         spec = state.game.spec
-        rollout = default_rollout(spec, state.num_players, self.iterations) if self.rollout is None else self.rollout
         algorithm, sampled = levels.resolve(spec, state.num_players, self.algorithm)
+        rollout = self.rollout or default_rollout(spec, state.num_players, per_tree(self.iterations, self.threads),
+                                                  levels.SELECTION[algorithm])
         temperature = self.temperature if self.temperature is not None else (1.0 if sampled else 0.0)
         result = root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
                                       threads=self.threads, exploration=self.exploration, rollout=rollout,

@@ -184,8 +184,8 @@ def _game(args):
     out = []
     for position, seat in chosen:
         result = ismcts.search(position, seat, iterations=iterations, seed=rng.getrandbits(63),
-                               rollout=default_rollout(spec, players, iterations), budget=iterations,
-                               selection=levels.SELECTION[algorithm])
+                               rollout=default_rollout(spec, players, iterations, levels.SELECTION[algorithm]),
+                               budget=iterations, selection=levels.SELECTION[algorithm])
         visits = sum(s.visits for s in result.stats)
         if visits == 0:
             continue

@@ -42,6 +42,8 @@ from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
+import operator
+
 from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.rng cimport Rng, mix64, rng_below, rng_double, rng_seed
 from search.regret cimport regret_matching
@@ -348,16 +350,22 @@ cdef class ISMCTS:
         ``margin_scale``, ``widen`` and ``opponents`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
         ``limits.tuned``), else the defaults above.  ``budget``: the iterations
-        the caller means to run (on all threads; None on time alone), for the
-        settings a game tunes for large budgets (``GameSpec.search_by_budget``;
-        the rollout among them is the caller's, ``limits.default_rollout``).
+        the caller means this tree to run (None on time alone), for the
+        settings a game tunes for large budgets (``GameSpec.search_by_budget``,
+        UCB only; the rollout among them is the caller's,
+        ``limits.default_rollout``).
         """
         if selection not in ("ucb", "rm", "os"):
             raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
         spec = getattr(state.game, "spec", None)      # a test's patched game may have none
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 0):
-            raise ValueError(f"budget: a whole number of iterations from 0, or None, got {budget!r}")
-        own = tuned(spec, state.num_players, budget) if spec is not None else {}
+        if budget is not None:
+            try:
+                budget = -1 if isinstance(budget, bool) else operator.index(budget)
+            except TypeError:
+                budget = -1
+            if budget < 0:
+                raise ValueError(f"budget: a whole number of iterations from 0, or None")
+        own = tuned(spec, state.num_players, budget, selection) if spec is not None else {}
         if exploration is None:
             exploration = own.get("exploration", DEFAULT_EXPLORATION)
         if prior is None:
@@ -1040,6 +1048,7 @@ def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=N
     """
     if iterations is None and time_ms is None:
         iterations = DEFAULT_ITERATIONS
+    settings.setdefault("budget", iterations)
     s = ISMCTS(state, seat, seed=seed, exploration=exploration, max_nodes=max_nodes,
                selection=selection, gamma=gamma, rollout=rollout, **settings)
     reason = s.run(iterations=iterations, time_ms=time_ms)

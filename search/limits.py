@@ -38,14 +38,15 @@ TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation", "oppo
                   "widen", "rollout")
 
 
-def tuned(spec, players: int, iterations: int | None = None) -> dict:
+def tuned(spec, players: int, iterations: int | None = None, selection: str = "ucb") -> dict:
     """The game's tuned search settings for ``players`` seats (``GameSpec.search``): the entry
-    for that count, else the entry for every count (None), else none; then, for a search of
-    ``iterations`` (None: on time alone), the ``GameSpec.search_by_budget`` entries for that
-    count (or every count) that it reaches, smallest threshold first."""
+    for that count, else the entry for every count (None), else none; then, for a UCB search
+    of ``iterations`` a tree (None: on time alone), the ``GameSpec.search_by_budget`` entries
+    for that count (or every count) that it reaches, smallest threshold first.  Those were
+    measured with UCB, one tree: regret matching and outcome sampling keep ``search``'s."""
     table = dict(getattr(spec, "search", ()) or ())
     entry = dict(table.get(players, table.get(None)) or {})
-    if iterations is not None:
+    if iterations is not None and selection == "ucb":
         for least, count, settings in sorted(getattr(spec, "search_by_budget", ()) or (), key=lambda e: e[0]):
             if count in (None, players) and iterations >= least:
                 entry.update(settings)
@@ -55,7 +56,13 @@ def tuned(spec, players: int, iterations: int | None = None) -> dict:
     return entry
 
 
-def default_rollout(spec, players: int, iterations: int | None = None) -> str:
-    """The playout policy of a search that names none: the game's for this budget
+def default_rollout(spec, players: int, iterations: int | None = None, selection: str = "ucb") -> str:
+    """The playout policy of a search that names none: the game's for this budget a tree
     (``GameSpec.search_by_budget``), else its own (``GameSpec.rollout``)."""
-    return tuned(spec, players, iterations).get("rollout", spec.rollout)
+    return tuned(spec, players, iterations, selection).get("rollout", spec.rollout)
+
+
+def per_tree(iterations: int | None, threads: int = 1) -> int | None:
+    """The iterations each of ``threads`` root-parallel trees runs of a search's ``iterations``
+    (None: on time alone): what ``GameSpec.search_by_budget``'s thresholds count."""
+    return None if iterations is None else iterations // max(1, threads)

@@ -23,7 +23,7 @@ import threading
 import time
 
 from fagin.search.ismcts import ISMCTS, SearchResult, best_action
-from fagin.search.limits import MAX_ITERATIONS, MAX_THREADS, MAX_TIME_MS
+from fagin.search.limits import MAX_ITERATIONS, MAX_THREADS, MAX_TIME_MS, per_tree
 
 
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -180,6 +180,9 @@ class RootParallelSearch:
     def __init__(self, state, seat: int, threads: int = 2, seed: int = 0, **settings):
         if not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads: must be a whole number from 1 to {MAX_THREADS}, got {threads!r}")
+        # ``budget``: the whole search's iterations; each tree is told its share.
+        if settings.get("budget") is not None:
+            settings["budget"] = per_tree(settings["budget"], threads)
         self.parts = [ISMCTS(state, seat, seed=part_seed(seed, i), **settings) for i in range(threads)]
         self.selection = self.parts[0].selection
         self.seat = seat

@@ -45,6 +45,7 @@ from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search import arena
 from fagin.search.ismcts import EVALUATIONS, FINAL_RULES, OPPONENT_KEYS
+from fagin.search.limits import default_rollout
 from fagin.search.playouts import has_evaluation, has_learned_evaluation, has_rollout_policy, has_scores
 
 #: The cut-offs a game with an evaluation tries, in rollout actions (0: to the end).
@@ -55,11 +56,13 @@ TURN_CUTOFFS = (0, 1, 2, 4)
 WIDENINGS = (0.0, 0.5, 1.0, 2.0, 4.0)
 
 
-def space(game_id: str, players: int) -> dict:
-    """What a trial may vary for this game: setting name -> the values' description."""
+def space(game_id: str, players: int, iterations: int | None = None) -> dict:
+    """What a trial may vary for this game at ``iterations`` a move: setting name -> the
+    values' description (the policy's settings where the game's search at that budget plays
+    its rollout policy, ``limits.default_rollout``)."""
     spec = GAMES[game_id]
     state = new_game(game_id, players)
-    policy = spec.rollout == "policy" and has_rollout_policy(state)
+    policy = default_rollout(spec, players, iterations) == "policy" and has_rollout_policy(state)
     out = {"c": ("log", 0.02, 2.0)}
     if policy:
         out["prior"] = ("float", 0.0, 30.0)
@@ -108,7 +111,7 @@ def run(game_id, players, iterations, trials, games, seed=1, against=None, worke
         import optuna
     except ImportError:
         raise SystemExit("fagin.search.tune needs Optuna: pip install 'fagin[tune]'") from None
-    settings = space(game_id, players)
+    settings = space(game_id, players, iterations)
     opponent = against or f"ismcts:{iterations}"
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(8, max(1, trials // 3)))
     study = optuna.create_study(direction="maximize", sampler=sampler, storage=storage,

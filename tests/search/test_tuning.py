@@ -113,7 +113,7 @@ def test_the_search_takes_its_games_tuned_settings_unless_told_otherwise(monkeyp
     st = _london()
     asked = []
 
-    def fake(spec, players, iterations=None):
+    def fake(spec, players, iterations=None, selection="ucb"):
         asked.append((spec.id, players, iterations))
         return {"exploration": 0.123, "final": "lcb", "cutoff": 7}
 
@@ -177,6 +177,10 @@ def test_the_tuning_space_follows_what_the_game_has():
     # Gangs of Kyoto has evaluations (hand-written and learned) too, but its searches play
     # uniform playouts (GameSpec.rollout), which are never cut, so the tuner draws neither.
     assert set(tune.space("gangs_of_kyoto", 2)) == {"c", "opp", "final"}
+    # From 4,096 iterations at 2 players its search plays the rollout policy with a prior
+    # (GameSpec.search_by_budget): the tuner then varies the policy's settings too.
+    assert {"prior", "widen"} <= set(tune.space("gangs_of_kyoto", 2, 4096))
+    assert set(tune.space("gangs_of_kyoto", 2, 1024)) == {"c", "opp", "final"}
     assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}
     assert tune.bot_spec(64, {"c": 0.123456, "final": "lcb"}) == "ismcts:64:c=0.1235:final=lcb"
     make_bot(tune.bot_spec(64, {"c": 0.1, "prior": 3.0, "cut": 12, "final": "lcb"}))

@@ -37,9 +37,27 @@ def test_smaller_timed_and_larger_table_searches_keep_uniform_playouts(client):
     assert timed.settings.rollout == "random"
     three, seat3 = _opening(3)
     assert client.recommend(codec.encode_state(three), seat3, iterations=4096, seed=3).settings.rollout == "random"
+    # The thresholds count a tree's iterations: four threads of 1,024 are four small trees.
+    four = client.recommend(codec.encode_state(state), seat, iterations=4096, threads=4, seed=3)
+    assert four.settings.rollout == "random"
+    assert client.recommend(codec.encode_state(state), seat, iterations=16384, threads=4,
+                            seed=3).settings.rollout == "policy"
+    # Measured with UCB only: regret matching keeps uniform playouts.
+    assert client.recommend(codec.encode_state(state), seat, iterations=4096, algorithm="ismcts_rm",
+                            seed=3).settings.rollout == "random"
     # A request that names its rollout gets it, at any budget.
     asked = client.recommend(codec.encode_state(state), seat, iterations=4096, seed=3, rollout="random")
     assert asked.settings.rollout == "random"
+
+
+def test_one_thread_gives_the_plain_searchs_answer_at_a_large_budget():
+    import numpy as np
+    state, seat = _opening(2)
+    plain = ismcts.search(state, seat, iterations=4096, seed=5, rollout="policy")
+    parallel = root_parallel.search(state, seat, iterations=4096, seed=5, threads=1, rollout="policy")
+    assert plain.stats == parallel.stats and plain.action == parallel.action
+    assert ismcts.ISMCTS(state, seat, rollout="policy", budget=np.int64(4096)).prior == 10.0
+    assert ismcts.ISMCTS(state, seat, rollout="policy", budget=4096, selection="rm").prior == 0.0
 
 
 def test_a_bot_of_4096_iterations_searches_as_the_server_does():
