@@ -25,7 +25,9 @@ def pytest_collection_modifyitems(items):
     the browser's full games (a minute and a half in all) sat in one worker's share, one after
     another, and the whole run waited on them.  So the long tests go, longest first, to the
     share with the least expected time, at its head; the rest keep their order.  Every worker
-    sorts alike (the worker count is in the environment), as xdist requires."""
+    sorts alike (the worker count is in the environment), as xdist requires.  The tests that
+    start a local Ray are not marked: started beside the browser games they left Ray's raylet
+    short of its fixed 30 s to register on a loaded 2-core machine."""
     def seconds(item):
         mark = item.get_closest_marker("long")
         return None if mark is None else float(mark.args[0] if mark.args else 5)

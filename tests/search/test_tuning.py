@@ -193,7 +193,6 @@ def test_a_small_study_runs_and_reports(capsys):
     assert out.count("trial ") >= 3 and "best: ismcts:16:c=" in out
 
 
-@pytest.mark.long(5)
 def test_a_match_on_a_local_ray_cluster_plays_the_same_games():
     pytest.importorskip("ray")
     lineup = ["ismcts:8", "random"]

@@ -203,7 +203,6 @@ sys.exit(code)
 """
 
 
-@pytest.mark.long(7)
 def test_local_ray_runs_the_search_in_its_workers(tmp_path, client):
     lines = make_positions(12, seed=5, iterations=100)
     lines[3]["seat"] = 9
