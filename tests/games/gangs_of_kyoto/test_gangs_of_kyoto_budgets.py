@@ -67,3 +67,22 @@ def test_a_bot_of_4096_iterations_searches_as_the_server_does():
     assert bot.choose(state, seat, 5) == local.action
     assert make_bot("ismcts:4096:random").choose(state, seat, 5) == root_parallel.search(
         state, seat, iterations=4096, seed=5, threads=1, rollout="random").action
+
+
+def test_the_scheduler_times_the_large_budget_search_apart():
+    """An iteration that asks the policy at every tree node (the prior) costs more: the
+    server's admission keeps its speed apart from the plain policy search's."""
+    from fagin.clients import recommend_request
+    from fagin.server.config import ServerConfig
+    from fagin.server.request import prepare
+    from fagin.server.scheduler import _speed_key
+    from ...serving import TEST_CONFIG
+    state, seat = _opening(2)
+    config = ServerConfig(**TEST_CONFIG)
+    encoded = codec.encode_state(state)
+    big = prepare(recommend_request(encoded, seat, iterations=4096), config)
+    plain = prepare(recommend_request(encoded, seat, iterations=1024, rollout="policy"), config)
+    assert big.settings.rollout == plain.settings.rollout == "policy"
+    assert _speed_key(big) != _speed_key(plain)
+    assert _speed_key(plain) == _speed_key(prepare(recommend_request(encoded, seat, iterations=64,
+                                                                     rollout="policy"), config))
