@@ -9,6 +9,11 @@ from fagin.server.config import ServerConfig
 
 from .serving import TEST_CONFIG, RunningServer
 
+# A local Ray (tests/search/test_tuning.py, tests/server/test_batch.py) waits 30 s by default
+# for its GCS server's port file; on 2 cores shared with other test workers that start-up can
+# take longer.  Ray reads this from the environment (its processes inherit it).
+os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "120")
+
 settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=30, deadline=None,
