@@ -389,13 +389,10 @@ def run_games(jobs, workers=1, progress=False, chunksize=2, pool=None, keep_erro
     ``workers`` processes (or ``pool``'s), with a progress bar if asked (levels, tournaments).
     A game that fails raises its error, or with ``keep_errors`` gives a :class:`GameFailed`
     in its place."""
-    play = _play_kept if keep_errors else _play
-    if pool is not None:
-        return _progress(pool.map(play, jobs, chunksize=chunksize), len(jobs), progress)
-    if workers > 1:
+    if pool is None and workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            return _progress(pool.map(play, jobs, chunksize=chunksize), len(jobs), progress)
-    return _progress(map(play, jobs), len(jobs), progress)
+            return _progress(_games(jobs, pool, chunksize, keep_errors), len(jobs), progress)
+    return _progress(_games(jobs, pool, chunksize, keep_errors), len(jobs), progress)
 
 
 def _progress(iterable, total, enabled):

@@ -12,7 +12,6 @@ from fagin.search import analysis as analysis_mod
 from fagin.search import levels, limits
 from fagin.search import memory
 from fagin.search.ismcts import ROLLOUTS, SearchError
-from fagin.search.limits import default_rollout, per_tree
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server.codec import BadRequest, decode_state
 from fagin.v1 import fagin_pb2
@@ -149,7 +148,8 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     exploration, gamma, threads = _parameters(settings, algorithm, iterations, time_ms, config, p, notes)
     iterations, time_ms, limit_ms, time_note, min_iterations = _budget(
         settings, iterations, time_ms, config, time_remaining_s, p, notes)
-    rollout = _rollout(settings, game, state.num_players, per_tree(iterations, threads), SELECTION[algorithm], p, notes)
+    rollout = _rollout(settings, game, state.num_players, limits.per_tree(iterations, threads), SELECTION[algorithm],
+                       p, notes)
     # A tree adds at most one node an iteration (plus its root), so a search
     # with an iteration budget reserves no more than it can use.
     node_cap = config.node_cap
@@ -301,7 +301,7 @@ def _budget(settings, iterations, time_ms, config, time_remaining_s, p, notes):
 def _rollout(settings, game, players, iterations, selection, p, notes):
     """The playout policy: the request's, or its game's default for the budget (``iterations``
     a tree) and the selection."""
-    rollout = settings.rollout or default_rollout(game.spec, players, iterations, selection)
+    rollout = settings.rollout or limits.default_rollout(game.spec, players, iterations, selection)
     if rollout not in ROLLOUTS:
         raise BadRequest(f"{p}search.rollout: unknown rollout {_quoted(settings.rollout)}; "
                          f"use one of: {', '.join(ROLLOUTS)}")
