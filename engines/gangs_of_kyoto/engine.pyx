@@ -22,8 +22,7 @@ Action ids (stable):
 * ``5``     accept the arriving card;  ``6``: refuse it with a Refuse card
 * ``7..``   chance: the top card of the shuffled deck is a card of kind ``id - 7``
 """
-import json
-import pathlib
+from fagin.engines.room_data import data_path, read_json
 
 cimport cython
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
@@ -617,90 +616,7 @@ cdef uint64_t gk_infoset_key(const void* st, int player) noexcept nogil:
 cdef int gk_make_current(void* st, int seat) noexcept nogil:
     return 1 if gk_current_player(st) == seat else 0
 
-cdef int gk_policy(const GKState* s, Rng* rng, bint explore) noexcept nogil:
-    # The search's playout policy (GameDef.rollout_action, with `explore`) and the nogil
-    # rule-based player (GameDef.heuristic_action, without), not a rule: cheap,
-    # allocation-free; with `explore` uniform one time in four (one in eight for
-    # refusals) so that playouts stay diverse.  Bells and helpful cards go to its own
-    # row, costly ones to others; a card that would bust a rival holding bells goes to
-    # that rival; a card that would bust its own row, or discard a bell from it, is
-    # refused.  (The room's served heuristic bot is heuristic.py's, in Python.)
-    cdef int me, k, kind, p, i, c, n = 0, best = -1, score, best_score = -1000000, ties = 0
-    cdef int v, limit, refuse, row_bells, mine = 0, last
-    if s.phase == PH_REFUSE:
-        me = s.receiver
-        k = s.arriving
-        if explore and rng_below(rng, 8) == 0:
-            return A_ACCEPT + <int>rng_below(rng, 2)
-        limit = LIMIT
-        for i in range(s.row_len[me]):
-            if KIND_OF[s.row[me][i]] == K_STAY_LATE:
-                limit = LIMIT_STAY_LATE
-        if KIND_OF[k] == K_EXPLORATION and s.row_sum[me] + VALUE_OF[k] >= limit:
-            return A_REFUSE
-        if KIND_OF[k] == K_DISCARD and s.row_len[me] > 0 and BELLS_OF[s.row[me][s.row_len[me] - 1]] > 0:
-            return A_REFUSE
-        return A_ACCEPT
-    me = s.active
-    k = s.revealed
-    kind = KIND_OF[k] if k >= 0 else K_EXPLORATION
-    for i in range(s.row_len[me]):
-        mine += BELLS_OF[s.row[me][i]]
-    if explore and rng_below(rng, 4) == 0:
-        for p in range(s.players):
-            if not (s.received >> p) & 1:
-                n += 1
-                if rng_below(rng, n) == 0:
-                    best = p
-        return A_GIVE + (best if best >= 0 else me)
-    for p in range(s.players):
-        if (s.received >> p) & 1:
-            continue
-        if kind == K_BELL:
-            score = 10 * BELLS_OF[k] if p == me else -2 * BELLS_OF[k]
-        elif kind == K_STAY_LATE or kind == K_REFUSE:
-            score = 3 if p == me else -1
-        elif kind == K_DISCARD:
-            score = 0
-            if s.row_len[p] > 0:
-                last = s.row[p][s.row_len[p] - 1]
-                score = VALUE_OF[last] - 4 * BELLS_OF[last]
-                if p != me:
-                    score = -score
-        else:
-            limit = LIMIT
-            refuse = 0
-            row_bells = 0
-            for i in range(s.row_len[p]):
-                c = KIND_OF[s.row[p][i]]
-                if c == K_STAY_LATE:
-                    limit = LIMIT_STAY_LATE
-                elif c == K_REFUSE:
-                    refuse = 1
-                row_bells += BELLS_OF[s.row[p][i]]
-            v = VALUE_OF[k] + (2 if DRAWS[k] else 0)     # a draw symbol brings another card
-            if s.row_sum[p] + v >= limit and not refuse:
-                # A bust discards that row and banks every other row's bells (GK-12).
-                score = -20 - 4 * mine if p == me else 4 * row_bells + 2 * mine + 2
-            elif p == me:
-                score = 8 * BELLS_OF[k] - 2 * v * (s.row_sum[p] + v) // limit
-            else:
-                score = -8 * BELLS_OF[k] + v * (s.row_sum[p] + v) // limit
-        if score > best_score:
-            best_score = score
-            best = p
-            ties = 1
-        elif score == best_score:
-            ties += 1
-            if rng_below(rng, ties) == 0:
-                best = p
-    return A_GIVE + (best if best >= 0 else me)
-
-cdef int gk_rollout_action(const void* st, Rng* rng) noexcept nogil:
-    return gk_policy(<const GKState*>st, rng, 1)
-
-cdef int gk_heuristic_action(const void* st, Rng* rng) noexcept nogil:
-    return gk_policy(<const GKState*>st, rng, 0)
+include "rollout.pxi"
 
 cdef void gk_scores(const void* st, double* out) noexcept nogil:
     # GK-21: the analysis score is a seat's bells (its victory pile, face-down cards included).
@@ -912,7 +828,7 @@ GAME_DEF = PyCapsule_New(<void*>&GK_DEF, GAMEDEF_CAPSULE, NULL)
 
 # ------------------------------------------------------- the Python side
 
-DECK_FILE = pathlib.Path(__file__).resolve().parent / "data" / "deck.json"
+DECK_FILE = data_path(__file__, "deck.json")
 KINDS = ("exploration", "bell", "discard", "stay_late", "refuse")
 PHASES = ("draw_deal", "give", "refuse", "draw_effect", "over")
 # The rulebook's player range.  The engine does not import its room (the room's
@@ -930,7 +846,7 @@ CARD_INDEX = {}     # (kind, value, bells, draw) -> the kind of card's index
 def _load_deck(path=DECK_FILE):
     """Reads the deck and checks it against the rulebook's constraints (GK-2)."""
     global NUM_KINDS, DECK_SIZE, HIDDEN_BELL_MEAN
-    data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    data = read_json(path)
     cards = data["cards"]
     if not 1 <= len(cards) <= MAX_KINDS:
         raise ValueError(f"{path}: 1 to {MAX_KINDS} kinds of card, got {len(cards)}")
@@ -975,7 +891,7 @@ def _load_deck(path=DECK_FILE):
 
 _load_deck()
 
-LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED_FILE = data_path(__file__, "learned.json")
 LEARNED = None      # the model document loaded, or None
 
 def _load_learned(path=LEARNED_FILE):
