@@ -10,9 +10,10 @@ copies what this returns into the C arrays the search reads.
 """
 from __future__ import annotations
 
-import json
 import math
 import pathlib
+
+from fagin.engines.room_data import read_json
 
 
 def read_model(path, names, max_players, game, min_players=2):
@@ -23,12 +24,7 @@ def read_model(path, names, max_players, game, min_players=2):
     if not path.exists():
         return None, {}
     where = path.name
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{where}: not a model file: {e}") from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"{where}: not a model file: a JSON object expected")
+    doc = read_json(path, what="a model file")
     names = list(names)
     if list(doc.get("features", ())) != names:
         raise ValueError(f"{where}: features {doc.get('features')!r}, the engine defines {names!r}")

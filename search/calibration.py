@@ -46,6 +46,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from fagin.engines.room_data import data_path, read_json
+
 #: Predictions are clipped to [EPS, 1 - EPS] in the log loss.
 EPS = 1e-4
 FILE = "calibration.json"
@@ -100,7 +102,7 @@ def _path(game_id: str) -> pathlib.Path:
     spec = importlib.util.find_spec(f"fagin.engines.{game_id}")
     if spec is None or spec.origin is None:
         raise ValueError(f"game: no room named {game_id!r}")
-    return pathlib.Path(spec.origin).parent / "data" / FILE
+    return data_path(spec.origin, FILE)
 
 
 def read_maps(path, game_id: str, min_players: int, max_players: int) -> dict:
@@ -110,10 +112,7 @@ def read_maps(path, game_id: str, min_players: int, max_players: int) -> dict:
     if not path.exists():
         return {}
     where = path.name
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{where}: not a calibration file: {e}") from None
+    doc = read_json(path, what="a calibration file", expect=None)
     maps = doc.get("maps") if isinstance(doc, dict) else None
     if not isinstance(maps, dict):
         raise ValueError(f"{where}: maps: an object of player counts expected")
@@ -297,7 +296,7 @@ def main(argv=None):
           f"a constant (judge a map on held-out positions: bench/calibration.py)")
     if args.out:
         out = pathlib.Path(args.out)
-        doc = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+        doc = read_json(out, what="a calibration file") if out.exists() else {}
         doc.update({"game": args.game, "method": "isotonic regression, read by linear interpolation between knots"})
         command = (f"python -m fagin.search.calibration --game {args.game} --players {args.players} "
                    f"--games {args.games} --positions {args.positions} --level {args.level} "

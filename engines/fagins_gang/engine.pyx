@@ -25,8 +25,7 @@ Action ids (stable):
 * ``449..454`` market: sell a cube of colour c;  ``455..460``: buy a cube of colour c
 * ``461..466`` chance: the die shows 1..6
 """
-import json
-import pathlib
+from fagin.engines.room_data import data_path, read_json
 
 cimport cython
 from libc.stdint cimport int16_t, uint32_t, uint64_t
@@ -920,7 +919,7 @@ FG_DEF.scores = fg_scores
 
 # ------------------------------------------------------- the Python side
 
-BOARD_FILE = pathlib.Path(__file__).resolve().parent / "data" / "board.json"
+BOARD_FILE = data_path(__file__, "board.json")
 PHASES = ("setup_constable", "setup_wheel", "choose", "steps", "white_hand", "exchange_pay",
           "exchange_take", "market", "wheel", "patrol", "over")
 ACTIONS = ("none", "move", "steal_goods", "steal_shillings", "market")
@@ -958,7 +957,7 @@ def _load(path=BOARD_FILE):
     """Reads the board and checks it against the rulings (FG-6 to FG-16)."""
     global STALL_START, START_SH, URCHINS, HOME_TO_WIN, RET_SH, COIN_BONUS, BUY_MARGIN
     global START_GOODS, SELL_LIMIT, BUY_LIMIT, PATROL_STEPS, MAX_ROUNDS
-    d = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    d = read_json(path)
 
     def need(ok, what):
         if not ok:
@@ -1028,7 +1027,7 @@ _load()
 # most 6 sales, 3 purchases and done, then the wheel), and the patrol.
 FG_DEF.max_game_length = 8 + ROUNDS_CAP * (FG_MAX_PLAYERS * (2 + FG_MAX_PLAYERS * 10 + 1) + 1)
 
-LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED_FILE = data_path(__file__, "learned.json")
 LEARNED = None      # the model document loaded, or None
 
 def _load_learned(path=LEARNED_FILE):

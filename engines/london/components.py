@@ -132,7 +132,6 @@ player's total is taken from everyone; each point beyond the table costs
 """
 from __future__ import annotations
 
-import json
 import pathlib
 import re
 from collections import Counter
@@ -141,16 +140,17 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
+from fagin.engines.room_data import data_path, read_json
+
 __all__ = [
     "Activation", "ActivationCost", "Board", "Borough", "Card", "POWER_CODES", "Power", "PowerCode",
     "Underground", "board", "card", "cards", "load_board", "load_cards", "load_poverty",
     "poverty_penalty",
 ]
 
-DATA = pathlib.Path(__file__).resolve().parent / "data"
-CARDS_FILE = DATA / "cards.json"
-BOARD_FILE = DATA / "board.json"
-POVERTY_FILE = DATA / "poverty.json"
+CARDS_FILE = data_path(__file__, "cards.json")
+BOARD_FILE = data_path(__file__, "board.json")
+POVERTY_FILE = data_path(__file__, "poverty.json")
 
 # What the rulebook fixes: the three decks (Components), the four colours
 # (The Cards; their totals from the research's reading of every card), the 20
@@ -408,23 +408,6 @@ class Board:
 
 # ------------------------------------------------------------------ reading
 
-def _read(path: pathlib.Path) -> dict:
-    def no_duplicates(pairs):
-        keys = [k for k, _ in pairs]
-        dup = next((k for k in keys if keys.count(k) > 1), None)
-        if dup is not None:
-            raise ValueError(f"{path}: key {dup!r} appears twice in one object")
-        return dict(pairs)
-
-    try:
-        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"), object_pairs_hook=no_duplicates)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object at the top")
-    return data
-
-
 def _keys(obj: Any, where: str, required: set[str], optional: set[str] = frozenset()) -> dict:
     if not isinstance(obj, dict):
         raise ValueError(f"{where}: expected an object, got {obj!r}")
@@ -535,7 +518,7 @@ def _card(index: int, obj: Any, where: str) -> Card:
 def load_cards(path: str | pathlib.Path = CARDS_FILE) -> tuple[Card, ...]:
     """Reads and checks a cards file (:func:`cards` reads the project's, once)."""
     path = pathlib.Path(path)
-    data = _keys(_read(path), str(path), {"cards"}, {"comment"})
+    data = _keys(read_json(path), str(path), {"cards"}, {"comment"})
     records = data["cards"]
     if not isinstance(records, list) or not records:
         raise ValueError(f"{path}: cards: expected a non-empty list")
@@ -585,7 +568,7 @@ def _borough(index: int, obj: Any, where: str) -> Borough:
 def load_board(path: str | pathlib.Path = BOARD_FILE) -> Board:
     """Reads and checks a board file (:func:`board` reads the project's, once)."""
     path = pathlib.Path(path)
-    data = _keys(_read(path), str(path), {"boroughs", "building_counters_per_player", "underground"},
+    data = _keys(read_json(path), str(path), {"boroughs", "building_counters_per_player", "underground"},
                  {"comment"})
     records = data["boroughs"]
     if not isinstance(records, list) or len(records) != NUM_BOROUGHS:
@@ -651,7 +634,7 @@ def load_board(path: str | pathlib.Path = BOARD_FILE) -> Board:
 def load_poverty(path: str | pathlib.Path = POVERTY_FILE) -> tuple[tuple[int, ...], int]:
     """Reads and checks a poverty file: ``(table, beyond)``."""
     path = pathlib.Path(path)
-    data = _keys(_read(path), str(path), {"table", "beyond"}, {"comment", "notes"})
+    data = _keys(read_json(path), str(path), {"table", "beyond"}, {"comment", "notes"})
     table = data["table"]
     if not isinstance(table, list) or len(table) < 2:
         raise ValueError(f"{path}: table: expected a list of at least 2 VP losses, got {table!r}")

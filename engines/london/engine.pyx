@@ -51,7 +51,7 @@ borough index, all in data-file order):
   from the top / bottom row, cut at the hand limit);
 * ``1664 + V`` chance: the card drawn from the deck is version ``V``.
 """
-import pathlib
+from fagin.engines.room_data import data_path
 
 cimport cython
 from libc.stdint cimport int16_t, uint8_t, uint32_t, uint64_t
@@ -2295,7 +2295,7 @@ cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
     cdef const LNState* s = <const LNState*>st
     learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ln_returns, ln_evaluate, ln_features, out)
 
-LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED_FILE = data_path(__file__, "learned.json")
 LEARNED = None      # the model document loaded, or None
 
 def _load_learned(path=LEARNED_FILE):

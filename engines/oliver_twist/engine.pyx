@@ -31,8 +31,7 @@ Action ids (stable):
 * chance: ``162..184`` a token of that kind; ``185..197`` a Character card;
   ``198..211`` a Burglary card (value kind)
 """
-import json
-import pathlib
+from fagin.engines.room_data import data_path, read_json
 
 cimport cython
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -1679,7 +1678,7 @@ OT_DEF.hidden_counts = ot_hidden_counts
 OT_DEF.belief_places = OT_PLACES
 OT_DEF.belief_items = OT_ITEMS
 
-LEARNED_FILE = pathlib.Path(__file__).resolve().parent / "data" / "learned.json"
+LEARNED_FILE = data_path(__file__, "learned.json")
 LEARNED = None      # the model document loaded, or None
 
 def _load_learned(path=LEARNED_FILE):
@@ -1703,7 +1702,6 @@ GAME_DEF = PyCapsule_New(<void*>&OT_DEF, GAMEDEF_CAPSULE, NULL)
 
 # ------------------------------------------------------------ data loading
 
-DATA = pathlib.Path(__file__).resolve().parent / "data"
 KIND_NAMES = ("apple_1", "apple_2", "handkerchief_1", "handkerchief_2", "brooch", "necklace", "ring",
               "watch", "start_apple_1", "start_apple_2", "start_handkerchief_1", "start_handkerchief_2",
               "start_brooch", "start_necklace", "wallet", "start_wallet", "character",
@@ -1737,8 +1735,8 @@ MAX_GAME_LENGTH_PY = 0
 
 def _load():
     global WALLET_CASH, SIKES_TAKE
-    comp = json.loads((DATA / "components.json").read_text(encoding="utf-8"))
-    board = json.loads((DATA / "board.json").read_text(encoding="utf-8"))
+    comp = read_json(data_path(__file__, "components.json"))
+    board = read_json(data_path(__file__, "board.json"))
     for k in range(N_KINDS):
         KTYPE[k] = 0
         KCOINS[k] = 0
