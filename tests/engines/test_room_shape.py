@@ -1,0 +1,44 @@
+"""Every room has the same files, each holding the same part of a game (CONTRIBUTING.md,
+"The room"): a newcomer who has read one room knows where to look in any other."""
+import pathlib
+import re
+
+import pytest
+
+from fagin.engines import GAMES
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EVERY_ROOM = ("__init__.py", "engine.pyx", "actions.py", "events.py", "heuristic.py")
+# The Python side of a state: compiled with the rules (state.pxi, included by engine.pyx)
+# where a client's position is decoded on every call, or plain Python (state.py).
+STATE_FILES = ("state.pxi", "state.py")
+PYTHON_STATE = ("describe", "view", "from_description", "summary", "render")
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_room_has_the_rooms_files(game_id):
+    folder = ROOT / "engines" / game_id
+    for name in EVERY_ROOM:
+        assert (folder / name).is_file(), f"{game_id}: no {name}"
+    states = [name for name in STATE_FILES if (folder / name).is_file()]
+    assert len(states) == 1, f"{game_id}: the Python state is in {states or 'no file'}"
+    # A seed game's search plays its own playout player; a reference game's plays uniformly.
+    seed_game = GAMES[game_id].reference is None
+    assert (folder / "rollout.pxi").is_file() == seed_game, game_id
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_python_state_lives_in_the_state_file_alone(game_id):
+    folder = ROOT / "engines" / game_id
+    engine = (folder / "engine.pyx").read_text(encoding="utf-8")
+    state = next(folder / name for name in STATE_FILES if (folder / name).is_file())
+    state_text = state.read_text(encoding="utf-8")
+    for function in PYTHON_STATE:
+        assert not re.search(rf"^def {function}\(", engine, re.M), f"{game_id}: {function} in engine.pyx"
+        assert re.search(rf"^def {function}\(", state_text, re.M), f"{game_id}: no {function} in {state.name}"
+    if state.suffix == ".pxi":
+        assert re.search(r'^include "state.pxi"$', engine, re.M), game_id
+    # The room's functions, however its state is written, are the engine module's.
+    engine_module = GAMES[game_id] and __import__(f"fagin.engines.{game_id}.engine", fromlist=["describe"])
+    for function in PYTHON_STATE:
+        assert callable(getattr(engine_module, function)), (game_id, function)
