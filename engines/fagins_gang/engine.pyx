@@ -32,10 +32,9 @@ from libc.stdint cimport int16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
-from cpython.pycapsule cimport PyCapsule_New
 from fagin.engines.core import room_functions as _room_functions
 
 from fagin.engines.validation import enum_index as _enum_index
@@ -1047,7 +1046,7 @@ FG_DEF.features = fg_features
 FG_DEF.num_features = FG_FEATURES
 FG_DEF.heuristic_action = fg_heuristic_action
 
-GAME_DEF = PyCapsule_New(<void*>&FG_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&FG_DEF)
 
 
 include "state.pxi"

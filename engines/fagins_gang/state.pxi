@@ -36,10 +36,7 @@ def initial_state_bytes(int players):
 @cython.boundscheck(True)
 @cython.wraparound(True)
 cdef FGState _read(data) except *:
-    cdef const unsigned char[::1] view = data
-    if view.shape[0] != sizeof(FGState):
-        raise ValueError("not a Fagin's Gang state")
-    return (<const FGState*>&view[0])[0]
+    return (<const FGState*>state_bytes(data, sizeof(FGState), "not a Fagin's Gang state"))[0]
 
 
 def _colours(counts):

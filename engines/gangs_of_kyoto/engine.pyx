@@ -29,12 +29,11 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 from libc.math cimport exp, log
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
-from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index
@@ -824,7 +823,7 @@ GK_DEF.features = gk_features
 GK_DEF.num_features = GK_FEATURES
 GK_DEF.heuristic_action = gk_heuristic_action
 
-GAME_DEF = PyCapsule_New(<void*>&GK_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&GK_DEF)
 
 # ------------------------------------------------------- the Python side
 

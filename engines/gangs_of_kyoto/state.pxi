@@ -108,10 +108,7 @@ cdef void _hash_position(GKState* s) noexcept nogil:
 @cython.boundscheck(True)
 @cython.wraparound(True)
 cdef GKState _read(data) except *:
-    cdef const unsigned char[::1] view = data
-    if view.shape[0] != sizeof(GKState):
-        raise ValueError("not a Gangs of Kyoto state")
-    return (<const GKState*>&view[0])[0]
+    return (<const GKState*>state_bytes(data, sizeof(GKState), "not a Gangs of Kyoto state"))[0]
 
 
 def _cards(counts_or_list):

@@ -15,9 +15,8 @@ each turn, not the other's bids), ``points_order``, ``returns_type``
 from libc.stdint cimport int8_t, int16_t, uint16_t, uint64_t
 from libc.string cimport memset
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, mix64
-from cpython.pycapsule cimport PyCapsule_New
 
 cdef enum:
     MAX_CARDS = 13
@@ -256,7 +255,7 @@ GS_DEF.determinize = gs_determinize
 GS_DEF.infoset_key = gs_infoset_key
 GS_DEF.make_current = gs_make_current
 
-GAME_DEF = PyCapsule_New(<void*>&GS_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&GS_DEF)
 
 include "state.pxi"
 

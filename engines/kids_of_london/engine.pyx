@@ -24,10 +24,9 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
 from libc.math cimport erfc, log, sqrt
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, mix64
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
-from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
@@ -693,7 +692,7 @@ KL_DEF.features = kl_features
 KL_DEF.num_features = KL_FEATURES
 KL_DEF.heuristic_action = kl_heuristic_action
 
-GAME_DEF = PyCapsule_New(<void*>&KL_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&KL_DEF)
 
 LEARNED_FILE = data_path(__file__, "learned.json")
 LEARNED = None      # the model document loaded, or None

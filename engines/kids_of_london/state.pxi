@@ -66,11 +66,7 @@ def initial_state_bytes(players):
 @cython.boundscheck(True)
 @cython.wraparound(True)
 cdef KLState _read(data) except *:
-    cdef const unsigned char[::1] view = data
-    if view.shape[0] != sizeof(KLState):
-        raise ValueError("not a Kids of London state")
-    cdef KLState s
-    s = (<const KLState*>&view[0])[0]
+    cdef KLState s = (<const KLState*>state_bytes(data, sizeof(KLState), "not a Kids of London state"))[0]
     # The fields describe uses as indices: even bytes that did not come from
     # this engine must not make it read past an array.
     if not MIN_PLAYERS <= s.players <= MAX_PLAYERS:

@@ -9,9 +9,8 @@ pass-bet-pass are folds. Chance outcomes are the card ids, as in OpenSpiel.
 from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, mix64
-from cpython.pycapsule cimport PyCapsule_New
 
 
 cdef enum:
@@ -135,7 +134,7 @@ KP_DEF.determinize = kp_determinize
 KP_DEF.infoset_key = kp_infoset_key
 KP_DEF.make_current = kp_make_current
 
-GAME_DEF = PyCapsule_New(<void*>&KP_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&KP_DEF)
 
 include "state.pxi"
 

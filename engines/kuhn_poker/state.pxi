@@ -23,8 +23,7 @@ def initial_state_bytes(int players=2):
 # the deal and the actions through the engine, so every rule checks them.
 
 def describe(data):
-    cdef const unsigned char[::1] view = data
-    cdef const KuhnState* s = <const KuhnState*>&view[0]
+    cdef const KuhnState* s = <const KuhnState*>state_bytes(data, sizeof(KuhnState), "not a Kuhn poker state")
     return {"cards": [c for c in (s.card[0], s.card[1]) if c >= 0],
             "actions": [s.history[i] for i in range(s.num_actions)]}
 

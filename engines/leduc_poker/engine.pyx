@@ -13,9 +13,8 @@ raise. Chance outcomes are card ids, as in OpenSpiel.
 from libc.stdint cimport int8_t, int16_t, uint64_t
 from libc.string cimport memset
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, mix64
-from cpython.pycapsule cimport PyCapsule_New
 
 
 cdef enum:
@@ -190,7 +189,7 @@ LP_DEF.determinize = lp_determinize
 LP_DEF.infoset_key = lp_infoset_key
 LP_DEF.make_current = lp_make_current
 
-GAME_DEF = PyCapsule_New(<void*>&LP_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&LP_DEF)
 
 include "state.pxi"
 

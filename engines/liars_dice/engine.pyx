@@ -25,9 +25,8 @@ cimport cython
 from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, mix64
-from cpython.pycapsule cimport PyCapsule_New
 
 from fagin.engines.validation import int_in
 
@@ -192,7 +191,7 @@ LD_DEF.infoset_key = ld_infoset_key
 LD_DEF.make_current = ld_make_current
 LD_DEF.rollout_action = NULL
 
-GAME_DEF = PyCapsule_New(<void*>&LD_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&LD_DEF)
 
 # What an action id means depends on the options (OpenSpiel's parameters):
 # naming, typing and reading actions is plain Python in actions.py, under the

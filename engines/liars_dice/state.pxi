@@ -28,8 +28,7 @@ def initial_state_bytes(int players=2, int numdice=1, int dice_sides=6, bidding_
 
 def options_of(data):
     """The options (OpenSpiel's parameters) a state was made with."""
-    cdef const unsigned char[::1] view = data
-    cdef const LiarsState* s = <const LiarsState*>&view[0]
+    cdef const LiarsState* s = <const LiarsState*>state_bytes(data, sizeof(LiarsState), "not a Liar's Dice state")
     return {"numdice": s.num_dice[0], "dice_sides": s.sides, "bidding_rule": RULES[s.rule]}
 
 
@@ -42,8 +41,7 @@ def _is_int(v):
 # the rolls and the actions through the engine, so every rule checks them.
 
 def describe(data):
-    cdef const unsigned char[::1] view = data
-    cdef const LiarsState* s = <const LiarsState*>&view[0]
+    cdef const LiarsState* s = <const LiarsState*>state_bytes(data, sizeof(LiarsState), "not a Liar's Dice state")
     rolled = [min(s.rolled, s.num_dice[0]), max(0, s.rolled - s.num_dice[0])]
     return {"options": options_of(data),
             "dice0": [s.dice[0][i] for i in range(rolled[0])],

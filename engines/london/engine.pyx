@@ -58,11 +58,10 @@ from libc.stdint cimport int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
-from cpython.pycapsule cimport PyCapsule_New
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -2345,7 +2344,7 @@ LN_DEF.features = ln_features
 LN_DEF.num_features = LN_FEATURES
 LN_DEF.heuristic_action = ln_heuristic_action
 
-GAME_DEF = PyCapsule_New(<void*>&LN_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&LN_DEF)
 
 # ------------------------------------------------------- the Python side's access to states
 
@@ -2399,10 +2398,7 @@ cdef void position_hash(LNState* s) noexcept nogil:
 
 
 cdef LNState _read(data) except *:
-    cdef const unsigned char[::1] view = data
-    if view.shape[0] != sizeof(LNState):
-        raise ValueError("not a London state")
-    return (<const LNState*>&view[0])[0]
+    return (<const LNState*>state_bytes(data, sizeof(LNState), "not a London state"))[0]
 
 
 def _raw(data):

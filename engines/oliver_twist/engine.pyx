@@ -38,11 +38,10 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 from libc.math cimport exp
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
-from cpython.pycapsule cimport PyCapsule_New
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -1698,7 +1697,7 @@ OT_DEF.features = ot_features
 OT_DEF.num_features = OT_FEATURES
 OT_DEF.heuristic_action = ot_heuristic_action
 
-GAME_DEF = PyCapsule_New(<void*>&OT_DEF, GAMEDEF_CAPSULE, NULL)
+GAME_DEF = export_game_def(&OT_DEF)
 
 # ------------------------------------------------------------ data loading
 
@@ -1881,10 +1880,7 @@ OT_DEF.max_game_length = MAX_GAME_LENGTH
 # ------------------------------------------------------------ raw access for the Python side
 
 cdef OTState _read(data) except *:
-    cdef const unsigned char[::1] view = data
-    if view.shape[0] != sizeof(OTState):
-        raise ValueError("not an Oliver Twist state")
-    return (<const OTState*>&view[0])[0]
+    return (<const OTState*>state_bytes(data, sizeof(OTState), "not an Oliver Twist state"))[0]
 
 
 def _raw(data):

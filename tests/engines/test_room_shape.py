@@ -42,3 +42,16 @@ def test_the_python_state_lives_in_the_state_file_alone(game_id):
     engine_module = GAMES[game_id] and __import__(f"fagin.engines.{game_id}.engine", fromlist=["describe"])
     for function in PYTHON_STATE:
         assert callable(getattr(engine_module, function)), (game_id, function)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_bytes_of_another_size_are_no_state(game_id):
+    # Every room reads its state bytes through the kit's state_bytes (engines/abi.pxd), which
+    # refuses bytes of any other length before a field is read.
+    from fagin.engines import load_game
+    game = load_game(game_id)
+    data = game.engine.initial_state_bytes(game.spec.min_players)
+    assert isinstance(game.engine.describe(data), dict)
+    for wrong in (b"", data[:-1], data + b"\0"):
+        with pytest.raises(ValueError, match=r"^not an? .* state$"):
+            game.engine.describe(wrong)
