@@ -108,23 +108,3 @@ cdef extern from *:
     """
     const char* GAMEDEF_CAPSULE "FAGIN_GAMEDEF_CAPSULE"
 
-
-# ---------------------------------------------------------------- the room's kit
-# Every room exports its table and reads its state bytes the same way: these two
-# inline helpers are that one way (each engine compiles its own copy, as above).
-from cpython.pycapsule cimport PyCapsule_New
-
-
-cdef inline object export_game_def(GameDef* gd):
-    """A room's ``GAME_DEF``: its table, in the capsule ``fagin.engines.core.Game`` reads."""
-    return PyCapsule_New(<void*>gd, GAMEDEF_CAPSULE, NULL)
-
-
-cdef inline const void* state_bytes(data, size_t size, str message) except NULL:
-    """The state struct held by ``data`` (a state's bytes), to be copied at once: ValueError
-    ``message`` unless they are exactly ``size`` bytes.  The pointer is into ``data``'s
-    buffer, valid while the caller holds ``data``."""
-    cdef const unsigned char[::1] view = data
-    if <size_t>view.shape[0] != size or size == 0:
-        raise ValueError(message)
-    return <const void*>&view[0]

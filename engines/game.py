@@ -3,8 +3,9 @@
 A game lives in one folder, ``engines/<game_id>/`` (its room):
 
 * ``engine.pyx`` — the nogil rules over a POD state, exported as a
-  ``GameDef`` table in ``GAME_DEF`` (see ``engines/abi.pxd``), plus the
-  Python-side functions listed in :class:`Engine`;
+  ``GameDef`` table in ``GAME_DEF`` (see ``engines/abi.pxd``);
+* ``state.pxi`` (included by the engine) or ``state.py`` — the Python-side
+  functions listed in :class:`Engine`;
 * ``__init__.py`` — ``GAME = GameSpec(...)``: name, player range, options,
   spec file, heuristic bot;
 * ``actions.py`` — the action ids in words and typed form (``action_label``,
@@ -12,8 +13,10 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
 * ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
   (:class:`Move`, :func:`event`);
 * ``heuristic.py`` — its rule-based bot;
-* ``data/`` if it has components (data the engine loads and checks); the
-  larger rooms add ``state.py``, ``rollout.pxi`` or ``components.py``.
+* ``rollout.pxi`` (a seed game) — its nogil rule-based player, the search's
+  rollout policy;
+* ``data/`` if it has components (data the engine loads and checks, read
+  through ``engines/room_data.py``); London adds ``components.py``.
 
 The registry finds every such folder; the build compiles every
 ``engines/*/engine.pyx``; the server, the bots and the command line read

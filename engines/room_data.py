@@ -32,19 +32,29 @@ def _no_duplicate_keys(where):
     return pairs_to_dict
 
 
-def read_json(path, *, what="valid JSON", expect=dict):
+def read_json(path, *, what=None, expect=dict):
     """The JSON document in the data file at ``path``, which must be of type ``expect``
-    (an object by default; None: any). A missing or unreadable file, a file that is not
-    JSON, a key given twice in one object, or a document of another type is a ValueError
-    naming the file: ``NAME: not WHAT: the reason`` (``what`` says what the file should be,
-    for example "a model file")."""
+    (an object by default; None: any).  Every fault is a ValueError that starts with the
+    file's name: ``NAME: cannot be read: ...`` (missing, unreadable, not UTF-8),
+    ``NAME: not valid JSON: ...``, ``NAME: key 'k' appears twice in one object`` and
+    ``NAME: a JSON object expected at the top, got an array``.  ``what`` says what the
+    file should be (for example "a model file"): the message then reads
+    ``NAME: not a model file: ...`` after the name, whatever the fault."""
     path = pathlib.Path(path)
-    where = path.name
+    where = path.name if what is None else f"{path.name}: not {what}"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_duplicate_keys(where))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{where}: not {what}: {e}") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{where}: cannot be read: {e}") from None
+    try:
+        doc = json.loads(text, object_pairs_hook=_no_duplicate_keys(where))
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}{'' if what else ': not valid JSON'}: {e}") from None
     if expect is not None and not isinstance(doc, expect):
-        kind = "a JSON object" if expect is dict else f"a JSON {expect.__name__}"
-        raise ValueError(f"{where}: not {what}: {kind} expected at the top")
+        raise ValueError(f"{where}: {_JSON_NAMES.get(expect, expect.__name__)} expected at the top, "
+                         f"got {_JSON_NAMES.get(type(doc), type(doc).__name__)}")
     return doc
+
+
+_JSON_NAMES = {dict: "a JSON object", list: "an array", str: "a string", int: "a number",
+               float: "a number", bool: "true or false", type(None): "null"}

@@ -45,6 +45,7 @@ from google.protobuf import json_format, message_factory
 from grpc_health.v1 import health_pb2
 
 from fagin.engines.registry import GAMES
+from fagin.engines.room_data import data_path
 from fagin.server.rpc import HTTP_PEER_METADATA
 from fagin.v1 import fagin_pb2
 
@@ -259,8 +260,8 @@ def component_data_path(game, name):
     if game not in GAMES or not DATA_NAME.fullmatch(name):
         return None
     package = importlib.import_module(f"fagin.engines.{game}")
-    path = os.path.join(os.path.dirname(package.__file__), "data", name)
-    return path if os.path.isfile(path) else None
+    path = data_path(package.__file__, name)
+    return str(path) if path.is_file() else None
 
 
 async def component_data(request):

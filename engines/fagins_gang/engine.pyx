@@ -32,7 +32,8 @@ from libc.stdint cimport int16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from fagin.engines.core import room_functions as _room_functions
@@ -916,7 +917,7 @@ FG_DEF.evaluate = fg_evaluate
 FG_DEF.rollout_depth = EVAL_DEPTH
 FG_DEF.scores = fg_scores
 
-# ------------------------------------------------------- the Python side
+# ---------------------------- the data and the constants the Python side reads
 
 BOARD_FILE = data_path(__file__, "board.json")
 PHASES = ("setup_constable", "setup_wheel", "choose", "steps", "white_hand", "exchange_pay",

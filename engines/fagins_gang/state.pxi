@@ -36,7 +36,9 @@ def initial_state_bytes(int players):
 @cython.boundscheck(True)
 @cython.wraparound(True)
 cdef FGState _read(data) except *:
-    return (<const FGState*>state_bytes(data, sizeof(FGState), "not a Fagin's Gang state"))[0]
+    cdef FGState s
+    read_state(data, &s, sizeof(FGState), "not a Fagin's Gang state")
+    return s
 
 
 def _colours(counts):

@@ -29,7 +29,8 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 from libc.math cimport exp, log
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
@@ -825,7 +826,7 @@ GK_DEF.heuristic_action = gk_heuristic_action
 
 GAME_DEF = export_game_def(&GK_DEF)
 
-# ------------------------------------------------------- the Python side
+# ---------------------------- the data and the constants the Python side reads
 
 DECK_FILE = data_path(__file__, "deck.json")
 KINDS = ("exploration", "bell", "discard", "stay_late", "refuse")

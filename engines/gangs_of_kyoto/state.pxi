@@ -108,7 +108,9 @@ cdef void _hash_position(GKState* s) noexcept nogil:
 @cython.boundscheck(True)
 @cython.wraparound(True)
 cdef GKState _read(data) except *:
-    return (<const GKState*>state_bytes(data, sizeof(GKState), "not a Gangs of Kyoto state"))[0]
+    cdef GKState s
+    read_state(data, &s, sizeof(GKState), "not a Gangs of Kyoto state")
+    return s
 
 
 def _cards(counts_or_list):

@@ -15,7 +15,8 @@ each turn, not the other's bids), ``points_order``, ``returns_type``
 from libc.stdint cimport int8_t, int16_t, uint16_t, uint64_t
 from libc.string cimport memset
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, mix64
 
 cdef enum:

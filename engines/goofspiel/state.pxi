@@ -38,7 +38,9 @@ def initial_state_bytes(int players=2, num_cards=13, imp_info=False, points_orde
 
 def describe(data):
     """The state as a dict shaped like the ``GoofspielState`` message (card ids: value - 1)."""
-    cdef const GoofState* s = <const GoofState*>state_bytes(data, sizeof(GoofState), "not a Goofspiel state")
+    cdef GoofState copy
+    read_state(data, &copy, sizeof(GoofState), "not a Goofspiel state")
+    cdef const GoofState* s = &copy
     shown = s.turn + (0 if (s.need_point or s.turn >= s.n) else 1)
     return {"options": {"num_cards": s.n, "imp_info": bool(s.imp_info), "points_order": ORDERS[s.order],
                         "returns_type": RETURNS[s.returns_type]},

@@ -24,7 +24,8 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
 from libc.math cimport erfc, log, sqrt
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, mix64
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 

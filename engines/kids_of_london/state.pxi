@@ -66,7 +66,8 @@ def initial_state_bytes(players):
 @cython.boundscheck(True)
 @cython.wraparound(True)
 cdef KLState _read(data) except *:
-    cdef KLState s = (<const KLState*>state_bytes(data, sizeof(KLState), "not a Kids of London state"))[0]
+    cdef KLState s
+    read_state(data, &s, sizeof(KLState), "not a Kids of London state")
     # The fields describe uses as indices: even bytes that did not come from
     # this engine must not make it read past an array.
     if not MIN_PLAYERS <= s.players <= MAX_PLAYERS:

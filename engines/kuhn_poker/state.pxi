@@ -23,7 +23,9 @@ def initial_state_bytes(int players=2):
 # the deal and the actions through the engine, so every rule checks them.
 
 def describe(data):
-    cdef const KuhnState* s = <const KuhnState*>state_bytes(data, sizeof(KuhnState), "not a Kuhn poker state")
+    cdef KuhnState copy
+    read_state(data, &copy, sizeof(KuhnState), "not a Kuhn poker state")
+    cdef const KuhnState* s = &copy
     return {"cards": [c for c in (s.card[0], s.card[1]) if c >= 0],
             "actions": [s.history[i] for i in range(s.num_actions)]}
 

@@ -26,7 +26,9 @@ def initial_state_bytes(int players=2):
 # ------------------------------------------------- the API's dict form
 
 def describe(data):
-    cdef const LeducState* s = <const LeducState*>state_bytes(data, sizeof(LeducState), "not a Leduc poker state")
+    cdef LeducState copy
+    read_state(data, &copy, sizeof(LeducState), "not a Leduc poker state")
+    cdef const LeducState* s = &copy
     return {"private_cards": [c for c in (s.priv[0], s.priv[1]) if c >= 0],
             "public_card": s.public_card if s.public_card >= 0 else None,
             "round1": [s.history[0][i] for i in range(s.num_actions[0])],

@@ -28,7 +28,9 @@ def initial_state_bytes(int players=2, int numdice=1, int dice_sides=6, bidding_
 
 def options_of(data):
     """The options (OpenSpiel's parameters) a state was made with."""
-    cdef const LiarsState* s = <const LiarsState*>state_bytes(data, sizeof(LiarsState), "not a Liar's Dice state")
+    cdef LiarsState copy
+    read_state(data, &copy, sizeof(LiarsState), "not a Liar's Dice state")
+    cdef const LiarsState* s = &copy
     return {"numdice": s.num_dice[0], "dice_sides": s.sides, "bidding_rule": RULES[s.rule]}
 
 
@@ -41,7 +43,9 @@ def _is_int(v):
 # the rolls and the actions through the engine, so every rule checks them.
 
 def describe(data):
-    cdef const LiarsState* s = <const LiarsState*>state_bytes(data, sizeof(LiarsState), "not a Liar's Dice state")
+    cdef LiarsState copy
+    read_state(data, &copy, sizeof(LiarsState), "not a Liar's Dice state")
+    cdef const LiarsState* s = &copy
     rolled = [min(s.rolled, s.num_dice[0]), max(0, s.rolled - s.num_dice[0])]
     return {"options": options_of(data),
             "dice0": [s.dice[0][i] for i in range(rolled[0])],

@@ -58,7 +58,8 @@ from libc.stdint cimport int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
@@ -2398,7 +2399,9 @@ cdef void position_hash(LNState* s) noexcept nogil:
 
 
 cdef LNState _read(data) except *:
-    return (<const LNState*>state_bytes(data, sizeof(LNState), "not a London state"))[0]
+    cdef LNState s
+    read_state(data, &s, sizeof(LNState), "not a London state")
+    return s
 
 
 def _raw(data):

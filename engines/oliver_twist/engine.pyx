@@ -38,7 +38,8 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 from libc.math cimport exp
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL, export_game_def, state_bytes
+from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
@@ -1880,7 +1881,9 @@ OT_DEF.max_game_length = MAX_GAME_LENGTH
 # ------------------------------------------------------------ raw access for the Python side
 
 cdef OTState _read(data) except *:
-    return (<const OTState*>state_bytes(data, sizeof(OTState), "not an Oliver Twist state"))[0]
+    cdef OTState s
+    read_state(data, &s, sizeof(OTState), "not an Oliver Twist state")
+    return s
 
 
 def _raw(data):

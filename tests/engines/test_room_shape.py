@@ -1,5 +1,6 @@
 """Every room has the same files, each holding the same part of a game (CONTRIBUTING.md,
 "The room"): a newcomer who has read one room knows where to look in any other."""
+import importlib
 import pathlib
 import re
 
@@ -25,6 +26,10 @@ def test_a_room_has_the_rooms_files(game_id):
     # A seed game's search plays its own playout player; a reference game's plays uniformly.
     seed_game = GAMES[game_id].reference is None
     assert (folder / "rollout.pxi").is_file() == seed_game, game_id
+    # Each .pxi beside the engine is part of it: engine.pyx includes it.
+    engine = (folder / "engine.pyx").read_text(encoding="utf-8")
+    for part in folder.glob("*.pxi"):
+        assert re.search(rf'^include "{part.name}"$', engine, re.M), f"{game_id}: {part.name} is not included"
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
@@ -36,10 +41,8 @@ def test_the_python_state_lives_in_the_state_file_alone(game_id):
     for function in PYTHON_STATE:
         assert not re.search(rf"^def {function}\(", engine, re.M), f"{game_id}: {function} in engine.pyx"
         assert re.search(rf"^def {function}\(", state_text, re.M), f"{game_id}: no {function} in {state.name}"
-    if state.suffix == ".pxi":
-        assert re.search(r'^include "state.pxi"$', engine, re.M), game_id
     # The room's functions, however its state is written, are the engine module's.
-    engine_module = GAMES[game_id] and __import__(f"fagin.engines.{game_id}.engine", fromlist=["describe"])
+    engine_module = importlib.import_module(f"fagin.engines.{game_id}.engine")
     for function in PYTHON_STATE:
         assert callable(getattr(engine_module, function)), (game_id, function)
 

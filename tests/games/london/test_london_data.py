@@ -352,8 +352,8 @@ def test_london_is_a_served_game_of_2_to_4_players():
 
 
 def test_components_import_nothing_compiled():
-    # Loaded on its own, by path: it must need neither fagin's compiled engines nor any other
-    # extension module; of fagin it takes the rooms' data loader alone.
+    # Loaded on its own, by path: it must not need fagin's compiled engines; of fagin it
+    # takes the rooms' data loader alone.
     code = (
         "import importlib.util, sys\n"
         f"spec = importlib.util.spec_from_file_location('ln_components', {str(C.__file__)!r})\n"
@@ -361,10 +361,7 @@ def test_components_import_nothing_compiled():
         "spec.loader.exec_module(m)\n"
         "assert len(m.cards()) == 76 and len(m.board().boroughs) == 20\n"
         "print(sorted(n for n in sys.modules if n.startswith('fagin')))\n"
-        "print(sorted(n for n, v in sys.modules.items() if n.startswith('fagin') and\n"
-        "             str(getattr(v, '__file__', '')).endswith(('.so', '.pyd'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    fagin_modules, compiled = out.stdout.strip().splitlines()
-    assert fagin_modules == "['fagin', 'fagin.engines', 'fagin.engines.room_data']"
-    assert compiled == "[]"
+    # The package and its plain-Python data loader, nothing compiled.
+    assert out.stdout.strip() == "['fagin', 'fagin.engines', 'fagin.engines.room_data']"
