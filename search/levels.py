@@ -157,7 +157,7 @@ def calibration_table(spec, players, rows, ratings):
 
 def main(argv=None):
     from fagin.engines.registry import GAMES
-    parser = argparse.ArgumentParser(description="Calibrates a game's bot levels: seat-rotated games "
+    parser = argparse.ArgumentParser(prog="python -m fagin.search.levels", description="Calibrates a game's bot levels: seat-rotated games "
                                                  "between neighbouring levels, printed as its spec's table.")
     parser.add_argument("--game", required=True)
     parser.add_argument("--players", type=int, help="default: the game's fewest")

@@ -136,7 +136,7 @@ def run(game_id, players, iterations, trials, games, seed=1, against=None, worke
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m fagin.search.tune", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True)
     parser.add_argument("--players", type=int, help="default: the game's fewest")
     parser.add_argument("--iterations", type=int, default=256, help="iterations a move, both sides")

@@ -39,11 +39,13 @@ class ServerConfig:
     # Cap on search tree nodes per search thread.  0 = derived from the tree-memory
     # budget: room for twice the workers' trees at NODE_BYTES_FOR_DEFAULT a node, at
     # most limits.DEFAULT_MAX_NODES (a node costs ~250-1200 bytes depending on the game).
-    max_nodes: int = 0
+    max_nodes: int = field(default=0, metadata={
+        "help": "nodes per search thread; 0 = derived from the tree-memory budget"})
     # Largest request accepted, in bytes (larger: RESOURCE_EXHAUSTED).
     max_message_bytes: int = 4 * 1024 * 1024
     # Batch requests searched at once per stream (beyond: read when a slot frees).
-    batch_concurrency: int = 0        # 0 = twice the workers
+    batch_concurrency: int = field(default=0, metadata={
+        "help": "batch requests searched at once per stream; 0 = twice the workers"})
     # Seconds that SIGTERM waits for accepted calls to finish.
     grace_seconds: float = 30.0
     # Seconds that the server goes on accepting and serving calls after SIGTERM, health
@@ -58,15 +60,18 @@ class ServerConfig:
     log_level: str = "INFO"
     # Admission control (server/scheduler.py).  Searches waiting to start; one
     # more is refused RESOURCE_EXHAUSTED with a retry hint.  0 = 16 per worker.
-    max_queued: int = 0
+    max_queued: int = field(default=0, metadata={
+        "help": "searches waiting to start before RESOURCE_EXHAUSTED; 0 = 16 per worker"})
     # Open StreamRecommend and BatchRecommend calls; one more is refused
     # RESOURCE_EXHAUSTED.  0 = 16 per worker.
-    max_streams: int = 0
+    max_streams: int = field(default=0, metadata={
+        "help": "open StreamRecommend and BatchRecommend calls; 0 = 16 per worker"})
     # Server-wide budget of search-tree memory in MB: each search reserves its
     # node cap times its game's bytes per node before it starts and returns it
     # when its call ends (a stream holds its tree between reports).  0 = half of
     # the memory available at start (MemAvailable, or the cgroup limit if lower).
-    max_tree_memory_mb: int = 0
+    max_tree_memory_mb: int = field(default=0, metadata={
+        "help": "search-tree memory in MB, all searches together; 0 = half the memory available at start"})
     # Searches run in slices of about this many ms (4x as long while no other
     # search waits); a freed worker goes to the waiting search that has had the
     # least worker time, so short calls are not held up behind long ones.
