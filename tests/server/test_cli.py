@@ -114,14 +114,23 @@ def test_server_process_serves_health_and_stops_gracefully_on_sigterm():
         with FaginClient(target, timeout=30) as client:
             state = client.new_game("kids_of_london", 4, seed=1).state
             result = {}
-            t = threading.Thread(target=lambda: result.setdefault(
-                "rec", client.recommend(state, 0, time_ms=1500)))
+
+            def call():
+                began = time.monotonic()
+                result["rec"] = client.recommend(state, 0, time_ms=1500)
+                result["wall_s"] = time.monotonic() - began
+
+            t = threading.Thread(target=call)
             t.start()
             time.sleep(0.5)
             proc.send_signal(signal.SIGTERM)
             t.join(20)
-        # The call accepted before SIGTERM finished normally.
-        assert result["rec"].elapsed_ms >= 1400
+        # The call accepted before SIGTERM finished normally: it ran out its time budget
+        # (not cancelled).  The budget is wall-clock from the call's start, so the search's
+        # own elapsed_ms (time inside its slices) may fall short of it on a loaded machine;
+        # the client's wall time may not.
+        assert result["rec"].stop_reason == pb.STOP_REASON_TIME
+        assert result["wall_s"] >= 1.45
         assert proc.wait(20) == 0
         err = proc.stderr.read()
         assert "shutting down" in err and "Recommend" in err
