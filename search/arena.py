@@ -415,7 +415,8 @@ def main(argv=None):
     parser.add_argument("--lineup", nargs="+", required=True,
                         help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS[xTHREADS]], "
                              "ismcts@MSms[xTHREADS], each ismcts spec optionally ending in :policy or :random, "
-                             "remote:HOST:PORT:SPEC (see fagin.search.bots.make_bot)")
+                             "remote:HOST:PORT:SPEC or remote-determinized:HOST:PORT:SPEC "
+                             "(see fagin.search.bots.make_bot)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--paired", action="store_true",

@@ -112,11 +112,19 @@ class RemoteBot:
     sends ``Recommend`` the deciding seat's view (``state.view(seat)``, so the remote sees
     exactly what the seat may know) with the settings of ``inner``, a local bot spec
     (``level:N`` or a search bot such as ``ismcts@100ms``).  So a build can play an earlier
-    build served from a ``git worktree``: ``remote:127.0.0.1:50052:level:10``."""
+    build served from a ``git worktree``: ``remote:127.0.0.1:50052:level:10``.
 
-    def __init__(self, host, port, inner, timeout=600.0):
+    ``determinized=True`` (spec ``remote-determinized:HOST:PORT:SPEC``) sends a whole state
+    instead: the position with everything the seat cannot see drawn afresh from what it can
+    (``state.determinize(seat, seed)``).  That is for an earlier build that cannot read
+    today's views (a view's format may change between builds; whole states stay readable).
+    It is as fair as a view: whatever the remote makes of the hidden part, that part is a
+    sample of the seat's beliefs, never the real hidden cards."""
+
+    def __init__(self, host, port, inner, timeout=600.0, determinized=False):
         self.host, self.port, self.inner = host, port, inner
-        self.name = f"remote:{host}:{port}:{inner}"
+        self.determinized = determinized
+        self.name = f"{'remote-determinized' if determinized else 'remote'}:{host}:{port}:{inner}"
         self.timeout = timeout
         self.settings = remote_settings(inner)
         self._client = None
@@ -129,8 +137,13 @@ class RemoteBot:
         if self._client is None:
             from fagin.clients import FaginClient
             self._client = FaginClient(f"{self.host}:{self.port}", timeout=self.timeout)
-        view = encode_description(state.game, state.view(seat))
-        rec = self._client.recommend(view, seat, seed=seed & 0x7FFFFFFFFFFFFFFF, **self.settings)
+        if self.determinized:
+            # A seed of its own for the draw, so that it is not the search's seed.
+            sent = state.determinize(seat, (seed * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF).describe()
+        else:
+            sent = state.view(seat)
+        rec = self._client.recommend(encode_description(state.game, sent), seat,
+                                     seed=seed & 0x7FFFFFFFFFFFFFFF, **self.settings)
         action = rec.action.id
         if action not in state.legal_actions(seat):
             raise RuntimeError(f"{self.name}: recommended action {action}, not legal here")
@@ -156,14 +169,15 @@ def remote_settings(inner: str) -> dict:
     return settings
 
 
-def _remote_bot(spec: str, arg: str):
+def _remote_bot(spec: str, arg: str, determinized: bool):
+    kind = "remote-determinized" if determinized else "remote"
     host, sep, rest = arg.partition(":")
     port, sep2, inner = rest.partition(":")
     if not (host and sep and sep2 and inner and port.isdigit() and 0 < int(port) < 65536):
-        raise ValueError(f"bot spec {spec!r}: remote:HOST:PORT:SPEC, e.g. remote:127.0.0.1:50052:level:10")
-    if inner.startswith("remote:"):
+        raise ValueError(f"bot spec {spec!r}: {kind}:HOST:PORT:SPEC, e.g. {kind}:127.0.0.1:50052:level:10")
+    if inner.startswith(("remote:", "remote-determinized:")):
         raise ValueError(f"bot spec {spec!r}: a remote bot plays a local spec of the remote server")
-    return RemoteBot(host, int(port), inner)
+    return RemoteBot(host, int(port), inner, determinized=determinized)
 
 
 #: Search settings a bot spec may set with ``:NAME=VALUE``: name -> (search keyword, type).
@@ -172,7 +186,7 @@ TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "cut": ("cuto
            "mscale": ("margin_scale", float), "widen": ("widen", float)}
 _SETTING_OF = {keyword: name for name, (keyword, _) in TUNABLE.items()}
 
-_BOT_SPECS = ("random, heuristic, policy, level:N (1-10), remote:HOST:PORT:SPEC, or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
+_BOT_SPECS = ("random, heuristic, policy, level:N (1-10), remote:HOST:PORT:SPEC, remote-determinized:HOST:PORT:SPEC, or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
               "[:policy|:random][:sample][:NAME=VALUE ...] with ALGORITHM ismcts, ismcts_rm, oos or auto")
 
 
@@ -188,7 +202,9 @@ def make_bot(spec: str):
     ``:random`` (the rollout setting; without it, the game's default,
     ``GameSpec.rollout``) and ``:sample`` (play a move drawn from the search's
     policy, as a mixed strategy should be played).  ``remote:HOST:PORT:SPEC`` asks the fagin
-    server at HOST:PORT to play as SPEC (a level or a search bot) would (:class:`RemoteBot`).
+    server at HOST:PORT to play as SPEC (a level or a search bot) would, sent the seat's view;
+    ``remote-determinized:HOST:PORT:SPEC`` sends it a whole state sampled from that view
+    instead, for an earlier build that cannot read today's views (:class:`RemoteBot`).
     Examples: ``ismcts:5000``,
     ``ismcts@50ms``, ``ismcts:2000:random``, ``ismcts_rm@50msx2:policy:sample``.
     """
@@ -199,8 +215,8 @@ def make_bot(spec: str):
         return HeuristicBot()
     if name == "policy" and not arg:
         return PolicyBot()
-    if name == "remote":
-        return _remote_bot(spec, arg)
+    if name in ("remote", "remote-determinized"):
+        return _remote_bot(spec, arg, determinized=name != "remote")
     if name == "level":
         if not arg.isdigit() or not levels.MIN_LEVEL <= int(arg) <= levels.MAX_LEVEL:
             raise ValueError(f"bot spec {spec!r}: a level from {levels.MIN_LEVEL} to {levels.MAX_LEVEL}, "

@@ -102,9 +102,15 @@ def test_remote_bot_specs():
         "algorithm": "auto", "threads": 1, "rollout": "", "iterations": 300, "temperature": 1.0}
     for spec in ("remote:", "remote:host", "remote:host:port:level:3", "remote:host:0:level:3",
                  "remote:host:99999:level:3", "remote:host:9:", "remote:host:9:random", "remote:host:9:heuristic",
-                 "remote:host:9:level:11", "remote:host:9:remote:host:9:level:3"):
+                 "remote:host:9:level:11", "remote:host:9:remote:host:9:level:3",
+                 "remote-determinized:host:9:", "remote-determinized:host:port:level:3",
+                 "remote-determinized:h:9:remote-determinized:h:9:level:3", "remote:h:9:remote-determinized:h:9:level:3"):
         with pytest.raises(ValueError, match="bot spec|level|unknown"):
             make_bot(spec)
+    bot = make_bot("remote-determinized:127.0.0.1:50073:level:10")
+    assert isinstance(bot, RemoteBot) and bot.determinized and bot.settings == {"level": 10}
+    assert bot.name == "remote-determinized:127.0.0.1:50073:level:10"
+    assert not make_bot("remote:127.0.0.1:50073:level:10").determinized
 
 
 def test_a_remote_bot_plays_as_the_same_bot_here_and_sees_only_its_view(server):
@@ -118,6 +124,33 @@ def test_a_remote_bot_plays_as_the_same_bot_here_and_sees_only_its_view(server):
     worlds = [play(position(3, "jeweller", coins=[4, 9, 2]), a) for a in (8, 0)]
     remote = make_bot(f"remote:{server.target}:ismcts:200")
     assert remote.choose(worlds[0], 1, seed=5) == remote.choose(worlds[1], 1, seed=5)
+
+
+def test_a_determinized_remote_bot_sends_a_whole_state_drawn_from_the_seats_view(server, monkeypatch):
+    # The remote is sent a whole state (no hidden place left unknown) that agrees with the
+    # seat's view, whose hidden part is a draw of the seat's beliefs: twin states that differ
+    # only in what the seat cannot see send the same state, so get the same answer.
+    from fagin.clients import FaginClient
+    from fagin.server.codec import decode_state
+    sent = []
+    real = FaginClient.recommend
+
+    def spy(self, state, seat, **kw):
+        sent.append(decode_state(state)[1].describe())
+        return real(self, state, seat, **kw)
+
+    monkeypatch.setattr(FaginClient, "recommend", spy)
+    worlds = [play(position(3, "jeweller", coins=[4, 9, 2]), a) for a in (8, 0)]
+    remote = make_bot(f"remote-determinized:{server.target}:ismcts:200")
+    assert remote.choose(worlds[0], 1, seed=5) == remote.choose(worlds[1], 1, seed=5)
+    draw = (5 * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF
+    assert sent[0] == sent[1] == worlds[0].determinize(1, draw).describe()
+    whole = new_game("oliver_twist", 2, seed=3)
+    whole.resolve_chance(1)
+    seat = whole.current_player()
+    assert remote.choose(whole, seat, seed=2) in whole.legal_actions(seat)
+    assert sent[-1] == whole.determinize(seat, (2 * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF).describe()
+    assert sent[-1] != whole.describe()                          # not the real hidden cards
 
 
 def test_a_match_against_a_remote_bot(server):
