@@ -2,6 +2,7 @@
 import io
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -101,9 +102,18 @@ def test_play_quits_on_q(server, capsys, monkeypatch):
 
 
 def test_server_process_serves_health_and_stops_gracefully_on_sigterm():
-    env = {**os.environ, "FAGIN_WORKERS": "1", "FAGIN_GRACE_SECONDS": "20"}
+    # DEBUG: the server logs "search started", which the test waits for before SIGTERM.
+    env = {**os.environ, "FAGIN_WORKERS": "1", "FAGIN_GRACE_SECONDS": "20", "FAGIN_LOG_LEVEL": "DEBUG"}
     proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err_lines = queue.Queue()
+
+    def read_stderr():
+        for err_line in proc.stderr:
+            err_lines.put(err_line)
+        err_lines.put(None)
+    threading.Thread(target=read_stderr, daemon=True).start()
+    err = []
     try:
         line = proc.stdout.readline()
         assert line.startswith("fagin listening on 127.0.0.1:"), line
@@ -122,7 +132,11 @@ def test_server_process_serves_health_and_stops_gracefully_on_sigterm():
 
             t = threading.Thread(target=call)
             t.start()
-            time.sleep(0.5)
+            # SIGTERM once the call's search has started: after a fixed sleep, a loaded machine
+            # may not have had the call accepted yet (it would be refused, not drained).
+            while not err or "search started" not in err[-1]:
+                err.append(err_lines.get(timeout=30))
+                assert err[-1] is not None, "".join(err[:-1])
             proc.send_signal(signal.SIGTERM)
             t.join(20)
         # The call accepted before SIGTERM finished normally: it ran out its time budget
@@ -132,7 +146,9 @@ def test_server_process_serves_health_and_stops_gracefully_on_sigterm():
         assert result["rec"].stop_reason == pb.STOP_REASON_TIME
         assert result["wall_s"] >= 1.45
         assert proc.wait(20) == 0
-        err = proc.stderr.read()
+        while err[-1] is not None:
+            err.append(err_lines.get(timeout=30))
+        err = "".join(err[:-1])
         assert "shutting down" in err and "Recommend" in err
         channel.close()
     finally:
