@@ -98,7 +98,9 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
 
 # ---------------------------------------------------------------- issue 23, defect 3
 
-DRAIN_S = 1.5
+# Long enough that the checks below leave a loaded machine a second or more of slack
+# (health seen NOT_SERVING, calls made during the drain) and still tell a drain from none.
+DRAIN_S = 3.0
 
 
 def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
@@ -143,8 +145,8 @@ def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
                 time.sleep(0.02)
             exit_s = time.monotonic() - sent
         assert proc.wait(timeout=10) == 0
-        assert not_serving_at is not None and not_serving_at < 0.5
-        during = [ok for at, ok in calls if at < DRAIN_S - 0.3]
+        assert not_serving_at is not None and not_serving_at < DRAIN_S / 2
+        during = [ok for at, ok in calls if at < DRAIN_S - 1.0]
         assert len(during) >= 5 and all(during), calls
         assert not any(ok for at, ok in calls if at > DRAIN_S + GRACE_S + 1), "served after the drain"
         assert DRAIN_S <= exit_s < DRAIN_S + GRACE_S + 3, f"exited {exit_s:.1f} s after SIGTERM"
