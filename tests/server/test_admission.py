@@ -312,8 +312,10 @@ def test_a_long_search_is_not_starved_by_newer_small_ones():
 def test_a_refused_batch_reaches_grpc_aio_clients_as_resource_exhausted_with_a_hint(serve):
     # Before: a client still writing its requests when the refusal came got INTERNAL
     # ("Internal error from Core"), without the retry hint, in most of these calls.
-    srv = serve(workers=1, max_streams=1)
-    running = _running_streams(srv.stub, 1, time_ms=4000)
+    # The stream holding the one place runs 20 s (cancelled below): the 40 refusals must all come
+    # while it runs, and 4 s left a loaded machine little room for 40 calls of 40 requests.
+    srv = serve(workers=1, max_streams=1, max_time_ms=30_000)
+    running = _running_streams(srv.stub, 1, time_ms=20_000)
 
     async def main():
         async with grpc.aio.insecure_channel(f"127.0.0.1:{srv.port}") as channel:
