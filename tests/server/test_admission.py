@@ -377,13 +377,14 @@ def test_a_search_waiting_for_memory_leaves_no_worker_idle():
         admission.done_slice(holder, 0.01)
         admission.need(holder, 950)                                    # its tree grew
         began = time.monotonic()
-        granted = await admission.turn(holder, 2.0)
+        # A long timeout, which the bug waited out, and a bound far under it (a stall is no wait).
+        granted = await admission.turn(holder, 10.0)
         took = time.monotonic() - began
         waiting.cancel()
         return granted, took, admission.reserved_bytes
 
     granted, took, reserved = asyncio.run(scenario())
-    assert granted and took < 0.5
+    assert granted and took < 5.0
     assert reserved == 950
 
 
