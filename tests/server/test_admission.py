@@ -430,7 +430,10 @@ def test_reservations_follow_the_trees_real_size(serve):
     # 32 streams of 30 s reserved 11.3 of 11.7 GB while the process held about 300 MB.
     earlier = _trees_alive()
     srv = serve(workers=2, max_tree_memory_mb=2048, max_streams=64, max_queued=64, max_time_ms=10_000)
-    calls = [srv.stub.StreamRecommend(stream_request(10, time_ms=3000, seed=i), timeout=30)
+    # 8 s streams (cancelled below), measured about 1 s in: with 3 s ones a loaded machine's slow
+    # start could bring the measurement to their end, their reservations returned before
+    # their trees were gone.
+    calls = [srv.stub.StreamRecommend(stream_request(10, time_ms=8000, seed=i), timeout=30)
              for i in range(16)]
     try:
         srv.wait_until(lambda a: a.open_streams == 16 and a.active == 16)
