@@ -289,8 +289,9 @@ def test_grpc_web_server_streaming(web):
     state = call(web, "NewGame", {"game": "kids_of_london", "players": 4, "seed": "2"})[1]["state"]
     req = pb.StreamRecommendRequest(
         request=pb.RecommendRequest(state=json_format.ParseDict(state, pb.GameState()),
-                                    search=pb.SearchSettings(time_ms=400, seed=1)),
+                                    search=pb.SearchSettings(time_ms=1000, seed=1)),
         report_interval_ms=50)
+    # 1 s of search: reports due during a stall go out as one, and 400 ms could leave none before the final.
     status, headers, body = request(web, "/fagin.v1.Fagin/StreamRecommend", frame(req.SerializeToString()), GRPC_WEB)
     assert status == 200
     frames = unframe(body)
