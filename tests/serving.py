@@ -9,6 +9,7 @@ from fagin.server.app import Server
 class RunningServer:
     def __init__(self, config):
         self.loop = server_loop.new_event_loop()     # the loop `fagin serve` runs on
+        self.grace = 1                               # seconds the calls under way get at stop()
         started = threading.Event()
         failure = []
 
@@ -27,7 +28,7 @@ class RunningServer:
                 # The server is stopped from its own loop: grpc.aio's stop()
                 # does not complete when scheduled from another thread.
                 await self.stopping.wait()
-                await self.server.stop(grace=1)
+                await self.server.stop(grace=self.grace)
 
             self.loop.run_until_complete(main())
 
@@ -39,7 +40,8 @@ class RunningServer:
         self.port = self.server.port
         self.target = f"127.0.0.1:{self.port}"
 
-    def stop(self):
+    def stop(self, grace=1):
+        self.grace = grace
         self.loop.call_soon_threadsafe(self.stopping.set)
         self.thread.join(30)
         assert not self.thread.is_alive(), "server did not stop"
