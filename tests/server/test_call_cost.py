@@ -49,6 +49,13 @@ def _without_inline(scheduler, monkeypatch):
     monkeypatch.setattr(scheduler, "config", dataclasses.replace(scheduler.config, inline_search_ms=0))
 
 
+def _inline_up_to(scheduler, monkeypatch, ms):
+    """A larger inline cap than the default 2 ms: a game's speed is recorded from the wall time of a
+    search, and a loaded machine's preemption of a few ms during a sub-millisecond one (or a machine
+    a few times slower) would make a small search look too slow to run on the loop."""
+    monkeypatch.setattr(scheduler, "config", dataclasses.replace(scheduler.config, inline_search_ms=ms))
+
+
 def test_a_small_recommend_makes_one_trip_to_a_search_thread(server, client, counted, monkeypatch):
     decoder, searches = counted
     _without_inline(server.server.service.scheduler, monkeypatch)
@@ -148,8 +155,9 @@ def test_a_small_search_runs_on_the_loop_once_its_games_speed_is_known(server, c
     decoder, searches = counted
     scheduler = server.server.service.scheduler
     monkeypatch.setattr(scheduler, "iteration_ms", {})
+    _inline_up_to(scheduler, monkeypatch, 20)
     state = codec.encode_state(new_game("kids_of_london", 4, seed=3))
-    # 20 iterations, a twentieth of inline_search_ms: inline however slow a busy machine makes them.
+    # 20 iterations (~0.1 ms), a 200th of inline_search_ms: inline however slow a busy machine makes them.
     first = client.recommend(state, 0, iterations=20, seed=7)
     assert len(searches.names) == 1          # the game's speed was not known yet
     assert _kol_records(scheduler)
