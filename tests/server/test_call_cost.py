@@ -250,13 +250,16 @@ def test_an_answer_written_as_bytes_is_the_message_protobuf_writes():
             assert written == message.SerializeToString(deterministic=True), (game, reason)
 
 
-def test_small_searches_arriving_together_go_to_the_workers(server, counted):
+def test_small_searches_arriving_together_go_to_the_workers(server, counted, monkeypatch):
     # The loop runs a small search only if it has idled since the last one it ran: a batch's
     # searches (about half a millisecond each), all ready at once, must not run one after
     # another on the loop while the workers wait.  (Before: all 40 ran on the loop; now most
     # go to the workers, and the few that arrive while the loop idles run on it.)
     decoder, searches = counted
     scheduler = server.server.service.scheduler
+    # Each 200-iteration item (about 1 ms) must be small enough for the loop however slow or
+    # loaded the machine: with the default 2 ms cap, a machine 2x slower was not.
+    _inline_up_to(scheduler, monkeypatch, 20)
     state = codec.encode_state(new_game("kids_of_london", 4, seed=3))
     items = [pb.BatchRecommendRequest(request_id=str(i), request=recommend_request(state, 0, iterations=200,
                                                                                    seed=i))
