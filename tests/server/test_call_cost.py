@@ -175,7 +175,8 @@ def test_a_search_is_not_run_on_the_loop_while_another_runs(server, client, coun
     state = codec.encode_state(new_game("kids_of_london", 4, seed=3))
     client.recommend(state, 0, iterations=100, seed=7)       # the game's speed is known
     with FaginClient(server.target, timeout=30) as c:
-        long = c._stub.Recommend.future(recommend_request(state, 0, time_ms=1500, iterations=10**9), timeout=30)
+        # 4.5 s (cancelled below): still running when the small search arrives, even after a stall.
+        long = c._stub.Recommend.future(recommend_request(state, 0, time_ms=4500, iterations=10**9), timeout=30)
         end = time.monotonic() + 10
         while not scheduler.running and time.monotonic() < end:
             time.sleep(0.005)       # polled: the server offers no event for "a search began"
