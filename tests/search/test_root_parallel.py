@@ -60,12 +60,23 @@ def test_hidden_information_does_not_change_the_answer():
     assert answers[0] == answers[1] == answers[2]
 
 
+def _until_searching(parts, timeout=3.0):
+    """Waits (up to `timeout` s) until every part has begun: its tree has a node (a part's
+    iterations are counted when its run returns; its tree grows as it goes)."""
+    end = time.monotonic() + timeout
+    while not all(p.num_nodes > 0 for p in parts) and time.monotonic() < end:
+        time.sleep(0.005)
+
+
 def test_parts_run_at_once_and_cancel_together():
     st = new_game("kids_of_london", 4, seed=3)
     s = RootParallelSearch(st, 0, threads=2, seed=1)
 
     def watch():
-        time.sleep(0.05)
+        # Cancelled once both parts have begun, not after a fixed 50 ms, which could come before
+        # a loaded machine had started the second; run one after the other, the second does
+        # not begin within the 3 s waited (the first runs 5 s).
+        _until_searching(s.parts)
         s.cancel()
 
     t = threading.Thread(target=watch)
@@ -102,12 +113,12 @@ def test_more_threads_than_iterations():
 class _FailingPart:
     """A search part that works for `ok_runs` runs, then raises (a stand-in for an engine bug)."""
 
-    def __init__(self, part, ok_runs=0, delay=0.0):
-        self.part, self.ok_runs, self.delay = part, ok_runs, delay
+    def __init__(self, part, ok_runs=0, after=()):
+        self.part, self.ok_runs, self.after = part, ok_runs, after
 
     def run(self, iterations=None, time_ms=None):
         if self.ok_runs == 0:
-            time.sleep(self.delay)
+            _until_searching(self.after)       # fails once these parts are under way
             raise RuntimeError("injected failure")
         self.ok_runs -= 1
         return self.part.run(iterations=iterations, time_ms=time_ms)
@@ -125,7 +136,7 @@ def _run_async(s, workers, **budget):
 def test_a_failing_part_cancels_the_others_and_its_error_surfaces(path):
     st = new_game("kids_of_london", 4, seed=3)
     s = RootParallelSearch(st, 0, threads=2, seed=1)
-    s.parts[1] = _FailingPart(s.parts[1], delay=0.05)
+    s.parts[1] = _FailingPart(s.parts[1], after=[s.parts[0]])
     start = time.perf_counter()
     with pytest.raises(RuntimeError, match="injected failure"):
         if path == "threads":
@@ -153,7 +164,11 @@ def test_cancelling_the_awaiting_task_stops_every_part_promptly():
     with ThreadPoolExecutor(2) as ex:
         async def go():
             task = asyncio.create_task(s.run_async(ex, time_ms=5000))
-            await asyncio.sleep(0.05)
+            # Cancelled once the two parts with a worker have begun (a fixed 50 ms could come
+            # before a loaded machine had started them).
+            end = time.monotonic() + 3
+            while not (s.parts[0].num_nodes and s.parts[1].num_nodes) and time.monotonic() < end:
+                await asyncio.sleep(0.005)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
