@@ -83,7 +83,9 @@ def test_failed_calls_are_counted_per_request_by_status(server, capsys):
         assert k["requests"] == k["errors"] and k["latency_ms"]["count"] == k["ok_calls"]
     assert kinds["batch"]["requests"] == 2 * kinds["batch"]["calls"]
     assert r["deadline"]["calls_with_deadline"] == 9 and r["deadline"]["late_answers"] == 0
-    assert "deadline" in r["error_examples"]["DEADLINE_EXCEEDED"]
+    # The server's message, or gRPC's own "Deadline Exceeded" if a loaded machine stalled the
+    # refusal past the 120 ms deadline: either names the deadline.
+    assert "deadline" in r["error_examples"]["DEADLINE_EXCEEDED"].lower()
 
 
 @pytest.mark.parametrize("target", ["10.1.2.3:50051", "192.168.0.5:1", "[2001:db8::1]:50051",
