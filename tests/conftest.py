@@ -13,6 +13,9 @@ from .serving import TEST_CONFIG, RunningServer
 # for its GCS server's port file; on 2 cores shared with other test workers that start-up can
 # take longer.  Ray reads this from the environment (its processes inherit it).
 os.environ.setdefault("RAY_gcs_server_port_wait_time_s", "120")
+# Likewise its raylet's registration with the GCS (30 s by default), which a loaded machine
+# (measurements beside the suite) was seen to exceed: "GCS cannot find the node".
+os.environ.setdefault("RAY_raylet_start_wait_time_s", "120")
 
 settings.register_profile("ci", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
