@@ -118,8 +118,10 @@ class RemoteBot:
     instead: the position with everything the seat cannot see drawn afresh from what it can
     (``state.determinize(seat, seed)``).  That is for an earlier build that cannot read
     today's views (a view's format may change between builds; whole states stay readable).
-    It is as fair as a view: whatever the remote makes of the hidden part, that part is a
-    sample of the seat's beliefs, never the real hidden cards."""
+    The hidden part it gets is a sample of the seat's beliefs, never the real hidden cards:
+    as fair as a view where both builds hide the same things.  Where the earlier build shows
+    what today's rules hide (Oliver Twist's stashes before OT-30), it takes the sample for
+    the truth, a handicap to it (docs/search.md)."""
 
     def __init__(self, host, port, inner, timeout=600.0, determinized=False):
         self.host, self.port, self.inner = host, port, inner
