@@ -1,0 +1,111 @@
+"""Equal time against an earlier build: how many iterations of this build's search cost what
+the earlier build's bot spends a move.
+
+Issue 24 compares today's search with an earlier build's level 10 "at equal time", played as
+an iteration budget: a budget stays fair on a machine shared with other jobs, where a time
+budget does not.  This finds the budget.  Each build's bot plays every seat of whole games
+(the positions it meets itself), and the CPU time of each of its decisions is summed.  The
+two builds alternate game by game, each in its own process, so that both see the same
+machine:
+
+    .venv/bin/python bench/equal_time.py --game london --players 2 --against /work/old73
+    .venv/bin/python bench/equal_time.py --game oliver_twist --players 3 --ours ismcts:8192 \\
+        --against /work/old73 --theirs level:10 --games 2
+
+``--against DIR`` is the earlier build's checkout, built, with its own ``DIR/.venv`` (a ``git
+worktree`` and ``make build``).  ``--ours`` is an ``ismcts:N`` spec of this build; the answer
+is ``N`` times the ratio of the two times a move, so time ``--ours`` near the answer (the
+cost of an iteration grows with the tree).  Only the public Python API that both builds share
+is used (``new_game``, ``make_bot``, the state's methods).
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+
+
+def cpu_ms_a_move(game_id, players, spec, seed):
+    """One whole game with ``spec`` at every seat: (decisions, CPU ms of all of them)."""
+    from fagin.engines import new_game
+    from fagin.search.bots import make_bot
+    bot = make_bot(spec)
+    state = new_game(game_id, players, seed=seed)
+    rng = random.Random(seed)
+    decisions, total = 0, 0.0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(state.sample_chance(rng.getrandbits(63)))
+            continue
+        seat = state.current_player()
+        start = time.process_time()
+        action = bot.choose(state, seat, rng.getrandbits(63))
+        total += time.process_time() - start
+        decisions += 1
+        state.apply(action)
+    return decisions, total * 1000.0
+
+
+def timed_in(python, cwd, game_id, players, spec, seed):
+    """cpu_ms_a_move run by ``python`` (a build's interpreter) in a process of its own."""
+    out = subprocess.run([python, os.path.abspath(__file__), "--one", json.dumps([game_id, players, spec, seed])],
+                         cwd=cwd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"timing {spec} in {cwd} failed:\n{out.stderr.strip()}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def iterations_of(spec):
+    """N of an ``ismcts:N`` (or ``auto:N``) spec; ValueError otherwise."""
+    parts = spec.split(":")
+    if len(parts) < 2 or not parts[1].isdigit():
+        raise ValueError(f"--ours {spec!r}: an iteration budget, e.g. ismcts:256")
+    return int(parts[1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--game")
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--against", metavar="DIR", help="the earlier build's checkout, with DIR/.venv")
+    ap.add_argument("--theirs", default="level:10", help="the earlier build's bot spec (default level:10)")
+    ap.add_argument("--ours", default="ismcts:256", help="this build's search, ismcts:N (default ismcts:256)")
+    ap.add_argument("--games", type=int, default=2, help="whole games a build (default 2)")
+    ap.add_argument("--seed", type=int, default=100, help="the first game's seed; the next ones follow")
+    args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(cpu_ms_a_move(*json.loads(args.one))))
+        return 0
+    if not args.game or not args.against:
+        ap.error("--game and --against are required")
+    theirs_python = os.path.join(args.against, ".venv", "bin", "python")
+    if not os.access(theirs_python, os.X_OK):
+        ap.error(f"--against {args.against}: no built checkout there ({theirs_python} is missing)")
+    try:
+        n = iterations_of(args.ours)
+    except ValueError as e:
+        ap.error(str(e))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    print(f"{args.game}, {args.players} players: CPU ms a move over whole games, each bot at every seat")
+    print("| seed | theirs: moves | theirs: ms a move | ours: moves | ours: ms a move |")
+    print("|---|---|---|---|---|")
+    their_ms, our_ms = [], []
+    for g in range(args.games):
+        seed = args.seed + g
+        tm, tt = timed_in(theirs_python, args.against, args.game, args.players, args.theirs, seed)
+        om, ot = timed_in(sys.executable, here, args.game, args.players, args.ours, seed)
+        their_ms.append(tt / tm)
+        our_ms.append(ot / om)
+        print(f"| {seed} | {tm} | {tt / tm:.2f} | {om} | {ot / om:.2f} |", flush=True)
+    theirs, ours = statistics.fmean(their_ms), statistics.fmean(our_ms)
+    print(f"\n{args.theirs} (earlier build) {theirs:.2f} ms a move, {args.ours} (this build) {ours:.2f}: "
+          f"equal time is about {round(n * theirs / ours)} iterations of this build's search")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
