@@ -8,9 +8,9 @@ budget does not.  This finds the budget.  Each build's bot plays every seat of w
 two builds alternate game by game, each in its own process, so that both see the same
 machine:
 
-    .venv/bin/python bench/equal_time.py --game london --players 2 --against /work/old73
+    .venv/bin/python bench/equal_time.py --game london --players 2 --against ../old73
     .venv/bin/python bench/equal_time.py --game oliver_twist --players 3 --ours ismcts:8192 \\
-        --against /work/old73 --theirs level:10 --games 2
+        --against ../old73 --theirs level:10 --games 2
 
 ``--against DIR`` is the earlier build's checkout, built, with its own ``DIR/.venv`` (a ``git
 worktree`` and ``make build``).  ``--ours`` is an ``ismcts:N`` spec of this build; the answer
@@ -82,6 +82,7 @@ def main(argv=None):
         return 0
     if not args.game or not args.against:
         ap.error("--game and --against are required")
+    args.against = os.path.abspath(args.against)
     theirs_python = os.path.join(args.against, ".venv", "bin", "python")
     if not os.access(theirs_python, os.X_OK):
         ap.error(f"--against {args.against}: no built checkout there ({theirs_python} is missing)")
