@@ -28,25 +28,31 @@ import sys
 import time
 
 
-def cpu_ms_a_move(game_id, players, spec, seed):
-    """One whole game with ``spec`` at every seat: (decisions, CPU ms of all of them)."""
+def decision_times(game_id, players, bot, seed, clock):
+    """One whole game with ``bot`` at every seat, chance drawn from ``seed``: the milliseconds
+    by ``clock`` (``time.perf_counter`` for wall time, ``time.process_time`` for CPU) of each
+    of its decisions.  Uses only the API every build has (also bench/level_time.py's)."""
     from fagin.engines import new_game
-    from fagin.search.bots import make_bot
-    bot = make_bot(spec)
     state = new_game(game_id, players, seed=seed)
     rng = random.Random(seed)
-    decisions, total = 0, 0.0
+    times = []
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply(state.sample_chance(rng.getrandbits(63)))
             continue
         seat = state.current_player()
-        start = time.process_time()
+        start = clock()
         action = bot.choose(state, seat, rng.getrandbits(63))
-        total += time.process_time() - start
-        decisions += 1
+        times.append((clock() - start) * 1000.0)
         state.apply(action)
-    return decisions, total * 1000.0
+    return times
+
+
+def cpu_ms_a_move(game_id, players, spec, seed):
+    """One whole game with ``spec`` at every seat: (decisions, CPU ms of all of them)."""
+    from fagin.search.bots import make_bot
+    times = decision_times(game_id, players, make_bot(spec), seed, time.process_time)
+    return len(times), sum(times)
 
 
 def timed_in(python, cwd, game_id, players, spec, seed):

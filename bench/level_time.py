@@ -12,33 +12,20 @@ milliseconds, with whether the slowest stayed within the limit:
 Run it on an idle machine: a loaded core stretches every move.
 """
 import argparse
-import random
 import statistics
 import time
 
-from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search.bots import LevelBot
+
+from equal_time import decision_times     # bench/, the script's own folder
 
 SEED_GAMES = ("kids_of_london", "london", "oliver_twist", "gangs_of_kyoto", "fagins_gang")
 
 
 def move_times(game_id, players, level, seed):
     """The milliseconds of every decision in one game that ``level`` plays at every seat."""
-    bot = LevelBot(level)
-    state = new_game(game_id, players)
-    rng = random.Random(seed)
-    times = []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply(state.sample_chance(rng.getrandbits(63)))
-            continue
-        seat = state.current_player()
-        start = time.perf_counter()
-        action = bot.choose(state, seat, rng.getrandbits(63))
-        times.append((time.perf_counter() - start) * 1000.0)
-        state.apply(action)
-    return times
+    return decision_times(game_id, players, LevelBot(level), seed, time.perf_counter)
 
 
 def percentile(xs, q):
