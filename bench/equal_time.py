@@ -16,7 +16,8 @@ machine:
 worktree`` and ``make build``).  ``--ours`` is an ``ismcts:N`` spec of this build; the answer
 is ``N`` times the ratio of the two times a move, so time ``--ours`` near the answer (the
 cost of an iteration grows with the tree).  Only the public Python API that both builds share
-is used (``new_game``, ``make_bot``, the state's methods).
+is used (``new_game``, ``make_bot``, the state's methods).  This build's side runs under the
+interpreter that runs this script: run it with this checkout's ``.venv/bin/python``.
 """
 import argparse
 import json
@@ -59,9 +60,13 @@ def timed_in(python, cwd, game_id, players, spec, seed):
     """cpu_ms_a_move run by ``python`` (a build's interpreter) in a process of its own."""
     out = subprocess.run([python, os.path.abspath(__file__), "--one", json.dumps([game_id, players, spec, seed])],
                          cwd=cwd, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        raise SystemExit(f"timing {spec} in {cwd} failed:\n{out.stderr.strip()}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    lines = out.stdout.strip().splitlines()
+    try:
+        if out.returncode != 0 or not lines:
+            raise ValueError("no result")
+        return json.loads(lines[-1])
+    except ValueError:
+        raise SystemExit(f"timing {spec} in {cwd} failed (exit {out.returncode}):\n{out.stderr.strip()[-2000:]}")
 
 
 def iterations_of(spec):
@@ -88,6 +93,8 @@ def main(argv=None):
         return 0
     if not args.game or not args.against:
         ap.error("--game and --against are required")
+    if args.games < 1:
+        ap.error(f"--games {args.games}: at least 1")
     args.against = os.path.abspath(args.against)
     theirs_python = os.path.join(args.against, ".venv", "bin", "python")
     if not os.access(theirs_python, os.X_OK):
@@ -103,8 +110,11 @@ def main(argv=None):
     their_ms, our_ms = [], []
     for g in range(args.games):
         seed = args.seed + g
-        tm, tt = timed_in(theirs_python, args.against, args.game, args.players, args.theirs, seed)
-        om, ot = timed_in(sys.executable, here, args.game, args.players, args.ours, seed)
+        # Each build goes first every other game, so that neither always meets the machine first.
+        runs = {"theirs": (theirs_python, args.against, args.theirs), "ours": (sys.executable, here, args.ours)}
+        timed = {side: timed_in(python, cwd, args.game, args.players, spec, seed)
+                 for side, (python, cwd, spec) in sorted(runs.items(), reverse=g % 2 == 0)}
+        (tm, tt), (om, ot) = timed["theirs"], timed["ours"]
         their_ms.append(tt / tm)
         our_ms.append(ot / om)
         print(f"| {seed} | {tm} | {tt / tm:.2f} | {om} | {ot / om:.2f} |", flush=True)
