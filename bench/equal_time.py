@@ -70,11 +70,12 @@ def timed_in(python, cwd, game_id, players, spec, seed):
 
 
 def iterations_of(spec):
-    """N of an ``ismcts:N`` (or ``auto:N``) spec; ValueError otherwise."""
-    parts = spec.split(":")
-    if len(parts) < 2 or not parts[1].isdigit():
-        raise ValueError(f"--ours {spec!r}: an iteration budget, e.g. ismcts:256")
-    return int(parts[1])
+    """The iteration budget of a search bot spec (``ismcts:256``, ...); ValueError otherwise."""
+    from fagin.search.bots import ISMCTSBot, make_bot
+    bot = make_bot(spec)
+    if not isinstance(bot, ISMCTSBot) or bot.time_ms is not None or not bot.iterations:
+        raise ValueError(f"--ours {spec!r}: a search with an iteration budget, e.g. ismcts:256")
+    return bot.iterations
 
 
 def main(argv=None):

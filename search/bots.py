@@ -171,15 +171,14 @@ def remote_settings(inner: str) -> dict:
     return settings
 
 
-def _remote_bot(spec: str, arg: str, determinized: bool):
-    kind = "remote-determinized" if determinized else "remote"
+def _remote_bot(spec: str, kind: str, arg: str):
     host, sep, rest = arg.partition(":")
     port, sep2, inner = rest.partition(":")
     if not (host and sep and sep2 and inner and port.isdigit() and 0 < int(port) < 65536):
         raise ValueError(f"bot spec {spec!r}: {kind}:HOST:PORT:SPEC, e.g. {kind}:127.0.0.1:50052:level:10")
     if inner.startswith(("remote:", "remote-determinized:")):
         raise ValueError(f"bot spec {spec!r}: a remote bot plays a local spec of the remote server")
-    return RemoteBot(host, int(port), inner, determinized=determinized)
+    return RemoteBot(host, int(port), inner, determinized=kind == "remote-determinized")
 
 
 #: Search settings a bot spec may set with ``:NAME=VALUE``: name -> (search keyword, type).
@@ -218,7 +217,7 @@ def make_bot(spec: str):
     if name == "policy" and not arg:
         return PolicyBot()
     if name in ("remote", "remote-determinized"):
-        return _remote_bot(spec, arg, determinized=name != "remote")
+        return _remote_bot(spec, name, arg)
     if name == "level":
         if not arg.isdigit() or not levels.MIN_LEVEL <= int(arg) <= levels.MAX_LEVEL:
             raise ValueError(f"bot spec {spec!r}: a level from {levels.MIN_LEVEL} to {levels.MAX_LEVEL}, "
