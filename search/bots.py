@@ -8,10 +8,10 @@ determinized copy, and ISMCTS determinizes every iteration.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fagin.search import levels, root_parallel
-from fagin.search.ismcts import ROLLOUTS
+from fagin.search.ismcts import ISMCTS, ROLLOUTS
 from fagin.search.limits import default_rollout, per_tree
 from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
 
@@ -36,7 +36,16 @@ class ISMCTSBot:
     "random"; None: the game's default, ``GameSpec.rollout``); ``temperature`` 0 plays the
     best move, above 0 draws from the policy raised to 1/temperature (1: the policy itself,
     as ``sample`` does; None: the algorithm's own way, sampled for ``auto``'s sampled
-    choices)."""
+    choices).
+
+    ``reuse`` (spec ``:reuse=1``; one thread, UCB selection): the bot keeps each seat's
+    search tree from one decision to the next, and a decision whose information set the
+    tree already holds starts from what the tree knows there (``ISMCTS.reroot``) and adds
+    its budget to it.  ``decided`` (spec ``:decided=1``; an iteration budget, the best move
+    played): a search stops once the rest of its budget could not change the most visited
+    move (``ISMCTS.run(decided=True)``), so easy decisions cost less.  Both are
+    game-playing economies, for a bot that plays a whole game: they change what a move
+    costs and what it is worth, not the rules of the search (docs/search.md, "Tree reuse")."""
 
     iterations: int | None = 2000
     exploration: float | None = None      # None: the game's tuned value (GameSpec.search)
@@ -49,17 +58,51 @@ class ISMCTSBot:
     #: Search settings beyond the budget (``prior``, ...): passed to the search as given; a
     #: bot spec sets them with ``:NAME=VALUE`` parts (see :func:`make_bot`).
     tuning: dict | None = None
+    reuse: bool = False
+    decided: bool = False
+    #: reuse: each seat's kept search, and the visits the last decision found at its root.
+    _kept: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    head_start: int = field(default=-1, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        if (self.reuse or self.decided) and self.threads != 1:
+            raise ValueError("reuse/decided: one thread (root parallelism keeps no single tree)")
+        if (self.reuse or self.decided) and self.algorithm in ("ismcts_rm", "oos"):
+            raise ValueError(f"reuse/decided: UCB selection (ismcts or auto), not {self.algorithm}")
 
     def choose(self, state, seat, seed):
         spec = state.game.spec
         algorithm, sampled = levels.resolve(spec, state.num_players, self.algorithm)
+        selection = levels.SELECTION[algorithm]
         rollout = self.rollout or default_rollout(spec, state.num_players, per_tree(self.iterations, self.threads),
-                                                  levels.SELECTION[algorithm])
+                                                  selection)
         temperature = self.temperature if self.temperature is not None else (1.0 if sampled else 0.0)
-        result = root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
-                                      threads=self.threads, exploration=self.exploration, rollout=rollout,
-                                      selection=levels.SELECTION[algorithm], **(self.tuning or {}))
+        settings = dict(exploration=self.exploration, rollout=rollout, selection=selection, **(self.tuning or {}))
+        if (self.reuse or self.decided) and selection == "ucb":
+            search = self._search_of(state, seat, seed, settings)
+            reason = search.run(iterations=self.iterations, time_ms=self.time_ms,
+                                decided=self.decided and temperature == 0)
+            result = search.result(reason)
+        else:
+            result = root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
+                                          threads=self.threads, **settings)
         return levels.choose(result.stats, temperature, random.Random(seed), result.action)
+
+    def _search_of(self, state, seat, seed, settings):
+        """The search for this decision: the seat's kept one moved to ``state`` where it reaches
+        it (``reuse``), else a new one (kept for the next decision where ``reuse``)."""
+        self.head_start = -1
+        key = (state.game.spec.id, state.num_players, seat)
+        kept = self._kept.get(key) if self.reuse else None
+        if kept is not None:
+            self.head_start = kept.reroot(state, seed)
+            if self.head_start >= 0:
+                return kept
+        search = ISMCTS(state, seat, seed=seed, budget=self.iterations, **settings)
+        if self.reuse:
+            # One game at a time: searches of another game or player count are dropped.
+            self._kept = {k: s for k, s in self._kept.items() if k[:2] == key[:2] and k != key} | {key: search}
+        return search
 
 
 @dataclass
@@ -184,7 +227,8 @@ def _remote_bot(spec: str, kind: str, arg: str):
 #: Search settings a bot spec may set with ``:NAME=VALUE``: name -> (search keyword, type).
 TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "cut": ("cutoff", int),
            "final": ("final", str), "eval": ("evaluation", str), "opp": ("opponents", str), "turns": ("turns", int),
-           "mscale": ("margin_scale", float), "widen": ("widen", float)}
+           "mscale": ("margin_scale", float), "widen": ("widen", float),
+           "reuse": ("reuse", int), "decided": ("decided", int)}
 _SETTING_OF = {keyword: name for name, (keyword, _) in TUNABLE.items()}
 
 _BOT_SPECS = ("random, heuristic, policy, level:N (1-10), remote:HOST:PORT:SPEC, remote-determinized:HOST:PORT:SPEC, or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
@@ -269,8 +313,13 @@ def make_bot(spec: str):
     for key, value in tuning.items():
         label += f":{_SETTING_OF[key]}={value:g}" if isinstance(value, float) else f":{_SETTING_OF[key]}={value}"
     exploration = tuning.pop("exploration", None)
-    common = dict(threads=threads, rollout=rollout, name=label, algorithm=base,
+    reuse = bool(tuning.pop("reuse", 0))
+    decided = bool(tuning.pop("decided", 0))
+    common = dict(reuse=reuse, decided=decided, threads=threads, rollout=rollout, name=label, algorithm=base,
                   temperature=1.0 if sample else None, exploration=exploration, tuning=tuning or None)
-    if at:
-        return ISMCTSBot(iterations=None, time_ms=amount, **common)
-    return ISMCTSBot(iterations=amount, **common)
+    try:
+        if at:
+            return ISMCTSBot(iterations=None, time_ms=amount, **common)
+        return ISMCTSBot(iterations=amount, **common)
+    except ValueError as e:
+        raise ValueError(f"bot spec {spec!r}: {e}") from None

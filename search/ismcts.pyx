@@ -67,8 +67,10 @@ cdef enum:
     STOP_TIME = 2
     STOP_CANCELLED = 3
     STOP_TERMINAL_ROOT = 4
+    STOP_DECIDED = 5
 
-STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED: "cancelled"}
+STOP_REASONS = {STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED: "cancelled",
+                STOP_DECIDED: "decided"}
 
 # Most iterations one tree runs in all: its 32-bit visit counts must not wrap.
 cdef int64_t TREE_ITERATION_CAP = 0xFFFFFFFF - 1
@@ -520,6 +522,53 @@ cdef class ISMCTS:
         free(self.an_copies)
         free(self.an_present)
 
+    def reroot(self, state, seed=0):
+        """Moves the root to ``state``, keeping the tree: the searching seat's next decision,
+        from a later position of the same game, with the same seat to decide.
+
+        The tree is a table of information sets, so the statistics already gathered under
+        the new root's information set (by descents that went through it from the old root)
+        are the search's head start there, and ``run`` adds to them.  They are a sample of
+        the right thing: the old root's determinizations that lead to the new information set
+        are draws from it.  Returns the visits the tree already holds at the new root, or -1
+        (nothing changed) where the tree never reached it.  ``seed`` reseeds the search's
+        random stream.  UCB selection with the "visits" final-move rule only (the other rules
+        read root statistics that only the root gathers), and not for analysis."""
+        if self.running:
+            raise RuntimeError("reroot: the search is running")
+        if self.use_rm or self.final != "visits" or self.analysis or self.want_beliefs:
+            raise ValueError("reroot: UCB selection with final='visits', and no analysis or beliefs")
+        if state.game.capsule is not self.state.game.capsule and \
+                PyCapsule_GetPointer(state.game.capsule, GAMEDEF_CAPSULE) != <void*>self.gd:
+            raise ValueError("reroot: a state of another game")
+        if self.tree.table == NULL:
+            return -1
+        cdef int size = self.gd.state_size
+        cdef unsigned char* st = self.work
+        memcpy(st, <void*><size_t>state._address(), size)
+        if self.gd.num_players(st) != self.gd.num_players(self.root):
+            raise ValueError("reroot: a state with another number of players")
+        cdef int p = self.gd.current_player(st)
+        if p < 0 or not self.gd.make_current(st, self.seat):
+            return -1
+        cdef uint64_t key = self.gd.infoset_key(st, self.seat)
+        cdef int64_t node = tree_find(&self.tree, self.seat, key)
+        if node < 0:
+            return -1
+        memcpy(self.root, st, size)
+        self.root_key = key
+        self.state = state
+        rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        if self.root_picks != NULL:
+            memset(self.root_picks, 0, sizeof(double) * self.legal_cap)
+        memset(self.root_sq, 0, sizeof(double) * self.slot_bound)
+        cdef Node* nd = tree_node(&self.tree, node)
+        cdef int64_t visits = 0
+        cdef int j
+        for j in range(nd.num_slots):
+            visits += nd.slots[j].visits
+        return visits
+
     @property
     def path_entries(self):
         """Path entries allocated: they grow as the tree deepens (one level an iteration at most)."""
@@ -867,11 +916,33 @@ cdef class ISMCTS:
         cdef Node* nd = tree_node(&self.tree, node)
         return {nd.slots[j].action: nd.slots[j].visits for j in range(nd.num_slots)}
 
-    def run(self, iterations=None, time_ms=None):
+    cdef bint _decided(self, int64_t remaining) noexcept nogil:
+        """Whether the root's most visited action stays so through ``remaining`` more iterations
+        (its lead in visits is larger), so that more of them cannot change the recommendation."""
+        cdef int64_t root = tree_find(&self.tree, self.seat, self.root_key)
+        cdef Node* nd
+        cdef uint32_t top = 0, second = 0, v
+        cdef int j
+        if root < 0:
+            return False
+        nd = tree_node(&self.tree, root)
+        for j in range(nd.num_slots):
+            v = nd.slots[j].visits
+            if v > top:
+                second = top
+                top = v
+            elif v > second:
+                second = v
+        return <int64_t>(top - second) > remaining
+
+    def run(self, iterations=None, time_ms=None, decided=False):
         """Runs until ``iterations`` more iterations, ``time_ms`` more milliseconds, or cancel.
 
         At least one limit is required.  Returns the stop reason:
-        ``"iterations"``, ``"time"`` or ``"cancelled"``.
+        ``"iterations"``, ``"time"`` or ``"cancelled"``; with ``decided`` (an iteration budget,
+        UCB selection), also ``"decided"``: the run stopped early because the root's most
+        visited action leads the next by more visits than the iterations left, so that the
+        rest of the budget could not change what is recommended (final rule "visits").
         """
         if iterations is None and time_ms is None:
             raise ValueError("iterations/time_ms: give at least one budget")
@@ -896,6 +967,7 @@ cdef class ISMCTS:
         # that reads come about every CHECK_MS whatever an iteration costs
         # (well under a microsecond in Kuhn poker, a millisecond in London).
         cdef int64_t stride = 1, next_check = 0
+        cdef bint stop_decided = decided and iterations is not None and not self.use_rm and self.final == "visits"
         if self.tree.table == NULL and tree_start(&self.tree) < 0:
             raise MemoryError()
         self.running = 1
@@ -907,6 +979,9 @@ cdef class ISMCTS:
                 while done < limit:
                     if load_flag(&self.cancel_flag):
                         reason = STOP_CANCELLED
+                        break
+                    if stop_decided and self._decided(limit - done):
+                        reason = STOP_DECIDED
                         break
                     if budget >= 0 and done >= next_check:
                         now = now_ms()
