@@ -224,7 +224,8 @@ def _remote_bot(spec: str, kind: str, arg: str):
     return RemoteBot(host, int(port), inner, determinized=kind == "remote-determinized")
 
 
-#: Search settings a bot spec may set with ``:NAME=VALUE``: name -> (search keyword, type).
+#: Settings a bot spec may set with ``:NAME=VALUE``: name -> (keyword, type).  ``reuse`` and
+#: ``decided`` are the bot's own (:class:`ISMCTSBot`); the others are passed to the search.
 TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "cut": ("cutoff", int),
            "final": ("final", str), "eval": ("evaluation", str), "opp": ("opponents", str), "turns": ("turns", int),
            "mscale": ("margin_scale", float), "widen": ("widen", float),
@@ -250,7 +251,9 @@ def make_bot(spec: str):
     server at HOST:PORT to play as SPEC (a level or a search bot) would, sent the seat's view;
     ``remote-determinized:HOST:PORT:SPEC`` sends it a whole state sampled from that view
     instead, for an earlier build that cannot read today's views (:class:`RemoteBot`).
-    Examples: ``ismcts:5000``,
+    ``:reuse=1`` keeps each seat's tree between decisions and ``:decided=1`` stops a search
+    once the rest of its budget cannot change the move (:class:`ISMCTSBot`).
+    Examples: ``ismcts:5000``, ``ismcts:236:reuse=1:decided=1``,
     ``ismcts@50ms``, ``ismcts:2000:random``, ``ismcts_rm@50msx2:policy:sample``.
     """
     name, _, arg = spec.partition(":")
