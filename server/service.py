@@ -61,7 +61,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
             job = await asyncio.get_running_loop().run_in_executor(
                 self.decoder, request.prepare, message, self.config, context.time_remaining(), path)
         if message.session:
-            self.sessions.attach(job, message.session)
+            await self.sessions.attach(job, message.session, self.decoder)
         return job
 
     async def _recommend(self, message, context, write, *args, path="", info=None):

@@ -66,9 +66,13 @@ class SessionStore:
 
     # --- a call's way through: attach before its admission, keep after its end --------------
 
-    def attach(self, job, session):
+    async def attach(self, job, session, executor=None):
         """Gives the job the session's kept tree for its seat where it may continue it, else
-        leaves its fresh search; says which in ``job.session_report`` (and ``notes``)."""
+        leaves its fresh search; says which in ``job.session_report`` (and ``notes``).
+        ``executor``: where the kept root is played forward (``_by_own_move``, a few ms of
+        Python in London) rather than on the event loop; None: here.  The job's admission
+        must follow with no wait in between: a continued tree's memory is counted as kept
+        until this returns, and by the job's ticket from then on."""
         self.expire()
         report = job.session_report = fagin_pb2.SessionReport()
         if job.tree_settings is None:
@@ -87,17 +91,16 @@ class SessionStore:
             report.fresh_reason = "no tree kept for this session and seat"
             return
         # Taken out whatever follows: continued, it is the job's; not, it is dropped, and the
-        # fresh search is kept in its place.
-        self.admission.release_kept(entry.bytes)
-        report.fresh_reason = self._why_not(entry, job)
-        if report.fresh_reason:
+        # fresh search is kept in its place.  Its memory stays reserved meanwhile (waits
+        # included), but no longer as a kept tree a search could have dropped.
+        adm = self.admission
+        adm.kept_bytes -= entry.bytes
+        try:
+            head, root = await self._reroot(entry, job, executor)
+        finally:
+            adm.reserved_bytes -= entry.bytes
+        if head is None:
             return
-        root = job.state
-        head = entry.search.reroot(root, job.settings.seed)
-        if head < 0:
-            root = _by_own_move(entry.state, job.seat, job.state)
-            if root is not None:
-                head = entry.search.reroot(root, job.settings.seed)
         if head < 0:
             report.fresh_reason = "the kept tree never reached this position"
             return
@@ -105,6 +108,25 @@ class SessionStore:
         report.head_start = head
         self.continued += 1
         _continue(job, entry.search, root, self.config)
+
+    async def _reroot(self, entry, job, executor):
+        """(the kept tree's visits at the job's position or -1, the root it was moved to),
+        or (None, None) with the fresh reason reported."""
+        report = job.session_report
+        report.fresh_reason = self._why_not(entry, job)
+        if report.fresh_reason:
+            return None, None
+        root = job.state
+        head = entry.search.reroot(root, job.settings.seed)
+        if head < 0:
+            if executor is None:
+                root = _by_own_move(entry.state, job.seat, job.state)
+            else:
+                root = await asyncio.get_running_loop().run_in_executor(
+                    executor, _by_own_move, entry.state, job.seat, job.state)
+            if root is not None:
+                head = entry.search.reroot(root, job.settings.seed)
+        return head, root
 
     @staticmethod
     def _why_not(entry, job):

@@ -1,6 +1,7 @@
 """RecommendRequest.session (a seat's search tree kept between its calls, issue 24) and
 SearchSettings.stop_when_decided, through a real server; the kept trees' memory in the
 admission's budget."""
+import asyncio
 import random
 import time
 
@@ -141,6 +142,27 @@ def test_another_seat_or_game_starts_fresh(srv):
         "the kept tree never reached this position"
 
 
+def test_a_game_keyed_by_what_it_shows_continues_across_the_other_seats_turns(srv):
+    """Oliver Twist keys a position by what it shows: a seat's kept tree is found again after
+    the other seat has moved, not only within its own turn."""
+    rng = random.Random(4)
+    state = settle(new_game("oliver_twist", 2, seed=4), rng)
+    across = turns = 0
+    last = None
+    for k in range(40):
+        seat = state.current_player()
+        rec = ask(srv.stub, state, seat, "twist", iterations=300, seed=k)
+        if last is not None and last != seat and k > 1:
+            turns += 1
+            across += rec.session.continued
+        last = seat
+        state.apply(rec.action.id)
+        settle(state, rng)
+        if state.is_terminal():
+            break
+    assert turns >= 3 and across >= 1, (turns, across)
+
+
 def test_searches_that_cannot_be_kept_run_without_the_session_and_say_so(srv):
     state = settle(new_game("london", 2, seed=1), random.Random(1))
     seat = state.current_player()
@@ -202,6 +224,7 @@ def test_the_least_recently_used_tree_is_dropped_beyond_the_limit():
             "no tree kept for this session and seat"
         assert ask(srv.stub, state, 0, "s3", iterations=50).session.continued
         assert srv.admission.kept_bytes == sum(e.bytes for e in store.kept.values()) > 0
+        assert srv.admission.reserved_bytes == srv.admission.kept_bytes      # no search under way
     finally:
         srv.close()
 
@@ -238,7 +261,7 @@ def _kept_job(config, store, session, seed, iterations=300):
     job = request_mod.prepare(pb.RecommendRequest(state=encode_state(state), seat=state.current_player(),
                                                   session=session,
                                                   search=pb.SearchSettings(iterations=iterations)), config)
-    store.attach(job, session)
+    asyncio.run(store.attach(job, session))
     job.searcher.parts[0].cap_nodes(iterations + 1)
     job.searcher.run(iterations=iterations)
     store.keep(job)
@@ -280,7 +303,7 @@ def test_a_continued_tree_may_grow_past_its_first_budget():
     state = first.state
     job = request_mod.prepare(pb.RecommendRequest(state=encode_state(state), seat=first.seat, session="grow",
                                                   search=pb.SearchSettings(iterations=200)), config)
-    store.attach(job, "grow")
+    asyncio.run(store.attach(job, "grow"))
     assert job.session_report.continued and job.searcher.parts[0] is search
     assert job.node_cap >= search.num_nodes + 200 and job.base_iterations == 200
     assert job.remaining()[0] == 200
