@@ -60,10 +60,6 @@ class SessionStore:
     def __len__(self):
         return len(self.kept)
 
-    @property
-    def kept_bytes(self):
-        return self.admission.kept_bytes
-
     # --- a call's way through: attach before its admission, keep after its end --------------
 
     async def attach(self, job, session, executor=None):
@@ -198,14 +194,6 @@ class SessionStore:
         self._timer = None
         self.expire()
         self._schedule()
-
-    def clear(self):
-        """Drops every kept tree (the server stopping)."""
-        while self.kept:
-            self._drop_oldest("limit")
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
 
 
 #: The most legal moves tried from a kept root for the seat's next decision (_by_own_move):
