@@ -369,8 +369,11 @@ def search_position(request_bytes: bytes, config):
         job = request.prepare(message, config)
     except BadRequest as e:
         return ("error", "INVALID_ARGUMENT", str(e))
+    if message.session:
+        job.notes.append("session: a batch worker keeps no trees; the search ran as without a session")
     job.started = time.monotonic()
-    reason = job.searcher.run(*job.remaining())
+    its, ms = job.remaining()
+    reason = job.searcher.run(its, ms, decided_left=job.decided_left(its))
     return ("ok", answer.recommendation_bytes(job, reason))
 
 

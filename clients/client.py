@@ -177,9 +177,10 @@ def _channel(target, channel, aio, security):
 
 def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, algorithm="", gamma=None,
                     sample_action=False, threads=None, rollout="", level=None, temperature=None,
-                    min_iterations=None):
+                    min_iterations=None, stop_when_decided=False):
     """A SearchSettings message; None (or "") leaves a field to the server's default."""
-    s = pb.SearchSettings(seed=seed, algorithm=algorithm, sample_action=sample_action, rollout=rollout)
+    s = pb.SearchSettings(seed=seed, algorithm=algorithm, sample_action=sample_action, rollout=rollout,
+                          stop_when_decided=stop_when_decided)
     # Fields with presence: set only when given, so that "not sent" keeps its own meaning
     # (a level's own temperature, min_iterations' default of 1).
     if level is not None:
@@ -211,11 +212,12 @@ def analysis_settings(candidates=None, pv_depth=None, beliefs=False, final_move=
     return a
 
 
-def recommend_request(state, seat, analysis=None, **settings):
+def recommend_request(state, seat, analysis=None, session="", **settings):
     """A RecommendRequest; ``settings`` as for :func:`search_settings`; ``analysis``: an
     AnalysisSettings, a dict of :func:`analysis_settings`' arguments (``{}``: the
-    defaults) or None (not an analysis request)."""
-    req = pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings))
+    defaults) or None (not an analysis request); ``session``: the game's name for the server
+    to keep the seat's search tree under between calls ("": none kept)."""
+    req = pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings), session=session)
     if analysis is not None:
         req.analysis.CopyFrom(analysis if isinstance(analysis, pb.AnalysisSettings)
                               else analysis_settings(**analysis))
@@ -302,8 +304,9 @@ class FaginClient:
 
     def recommend(self, state, seat, *, timeout=None, **settings):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
-        gamma, sample_action, threads, rollout, level, temperature, min_iterations (see
-        ``SearchSettings`` in fagin.proto), and ``analysis`` (see :func:`recommend_request`)."""
+        gamma, sample_action, threads, rollout, level, temperature, min_iterations,
+        stop_when_decided (see ``SearchSettings`` in fagin.proto), and ``analysis`` and
+        ``session`` (see :func:`recommend_request`)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
     def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,

@@ -935,7 +935,7 @@ cdef class ISMCTS:
                 second = v
         return <int64_t>(top - second) > remaining
 
-    def run(self, iterations=None, time_ms=None, decided=False):
+    def run(self, iterations=None, time_ms=None, decided=False, decided_left=None):
         """Runs until ``iterations`` more iterations, ``time_ms`` more milliseconds, or cancel.
 
         At least one limit is required.  Returns the stop reason:
@@ -943,11 +943,20 @@ cdef class ISMCTS:
         UCB selection), also ``"decided"``: the run stopped early because the root's most
         visited action leads the next by more visits than the iterations left, so that the
         rest of the budget could not change what is recommended (final rule "visits").
+
+        ``decided_left`` (with ``decided``): the iterations left of the whole budget this run
+        is a slice of, at least ``iterations``; a caller that runs one budget in several
+        ``run`` calls (a server's time slices) gives it, so that the lead is weighed against
+        what the whole budget could still add rather than what this slice could.  Omitted:
+        ``iterations``.
         """
         if iterations is None and time_ms is None:
             raise ValueError("iterations/time_ms: give at least one budget")
         if iterations is not None and not 0 <= iterations <= MAX_ITERATIONS:
             raise ValueError(f"iterations: must be in 0..{MAX_ITERATIONS}, got {iterations}")
+        if decided_left is not None and (iterations is None or not iterations <= decided_left <= MAX_ITERATIONS):
+            raise ValueError(f"decided_left: an iteration budget's remainder from iterations "
+                             f"({iterations}) to {MAX_ITERATIONS}, got {decided_left}")
         if time_ms is not None and not 0 <= time_ms <= MAX_TIME_MS:
             raise ValueError(f"time_ms: must be in 0..{MAX_TIME_MS}, got {time_ms}")
         if self.running:
@@ -967,6 +976,8 @@ cdef class ISMCTS:
         # that reads come about every CHECK_MS whatever an iteration costs
         # (well under a microsecond in Kuhn poker, a millisecond in London).
         cdef int64_t stride = 1, next_check = 0
+        # What the whole budget may still add beyond this run's own iterations.
+        cdef int64_t beyond = 0 if decided_left is None else decided_left - iterations
         cdef bint stop_decided = decided and iterations is not None and not self.use_rm and self.final == "visits"
         if self.tree.table == NULL and tree_start(&self.tree) < 0:
             raise MemoryError()
@@ -980,7 +991,7 @@ cdef class ISMCTS:
                     if load_flag(&self.cancel_flag):
                         reason = STOP_CANCELLED
                         break
-                    if stop_decided and self._decided(limit - done):
+                    if stop_decided and self._decided(limit - done + beyond):
                         reason = STOP_DECIDED
                         break
                     if budget >= 0 and done >= next_check:

@@ -44,7 +44,7 @@ def split_iterations(iterations: int | None, parts: int) -> list:
 
 def combine_stop_reasons(reasons) -> str:
     """One stop reason for parts that stopped for `reasons`: a cancel or time-out of any part wins."""
-    for reason in ("cancelled", "time"):
+    for reason in ("cancelled", "time", "decided"):
         if reason in reasons:
             return reason
     return "iterations"
@@ -127,9 +127,12 @@ class _Run:
     """One run of a :class:`RootParallelSearch`: the budget of each part, and
     the failure and cancel handling shared by the threaded and async runs."""
 
-    def __init__(self, search, iterations, time_ms, stop_at):
+    def __init__(self, search, iterations, time_ms, stop_at, decided_left=None):
         if iterations is None and time_ms is None and stop_at is None:
             raise ValueError("iterations/time_ms: give at least one budget")
+        if decided_left is not None and len(search.parts) != 1:
+            # Each part's lead says nothing of the merged one.
+            raise ValueError("decided_left: a search of one part only")
         if iterations is not None and not 0 <= iterations <= MAX_ITERATIONS:
             raise ValueError(f"iterations: must be in 0..{MAX_ITERATIONS}, got {iterations}")
         if time_ms is not None and not 0 <= time_ms <= MAX_TIME_MS:
@@ -139,6 +142,7 @@ class _Run:
             stop_at = deadline if stop_at is None else min(stop_at, deadline)
         self.search = search
         self.stop_at = stop_at
+        self.decided_left = decided_left
         self.shares = split_iterations(iterations, len(search.parts))
         self.reasons = [None] * len(search.parts)
         self.errors = []
@@ -152,7 +156,11 @@ class _Run:
                 # The deadline is shared: a part started late gets what is left, capped
                 # at the longest budget a part accepts (stop_at may be far off).
                 ms = min(MAX_TIME_MS, max(0.0, (self.stop_at - time.monotonic()) * 1000))
-            self.reasons[i] = self.search.parts[i].run(iterations=self.shares[i], time_ms=ms)
+            if self.decided_left is None:
+                self.reasons[i] = self.search.parts[i].run(iterations=self.shares[i], time_ms=ms)
+            else:
+                self.reasons[i] = self.search.parts[i].run(iterations=self.shares[i], time_ms=ms, decided=True,
+                                                           decided_left=self.decided_left)
         except BaseException as e:        # re-raised by outcome(), in the caller
             self.errors.append(e)
             self.stop()
@@ -187,6 +195,16 @@ class RootParallelSearch:
         self.selection = self.parts[0].selection
         self.seat = seat
 
+    @classmethod
+    def of_parts(cls, parts):
+        """A search of existing ``ISMCTS`` parts of one position and seat (a server's kept
+        tree, continued: ``ISMCTS.reroot``)."""
+        self = cls.__new__(cls)
+        self.parts = list(parts)
+        self.selection = self.parts[0].selection
+        self.seat = self.parts[0].seat
+        return self
+
     # One part is the common case (a server call is read many times): read it directly.
 
     @property
@@ -209,11 +227,15 @@ class RootParallelSearch:
         """Bytes the parts' trees hold (see ``ISMCTS.tree_bytes``); safe to read while they run."""
         return sum(p.tree_bytes for p in self.parts)
 
-    def run(self, iterations=None, time_ms=None, stop_at=None) -> str:
+    def run(self, iterations=None, time_ms=None, stop_at=None, decided_left=None) -> str:
         """Runs every part at once, each on its own thread (the calling thread
         runs part 0), for its share of ``iterations`` and until ``time_ms``
         from now or the ``time.monotonic()`` instant ``stop_at``, whichever
         comes first; returns the stop reason.
+
+        ``decided_left`` (one part only): the iterations left of the whole budget this run
+        is a slice of; the part stops as ``"decided"`` once they could not change its most
+        visited move (``ISMCTS.run(decided=True, decided_left=...)``).
 
         If a part fails, every part is cancelled and the first failure is
         raised once all have stopped.
@@ -222,8 +244,11 @@ class RootParallelSearch:
             # The part itself checks the budgets as _Run would, and runs on this thread.
             if iterations is None and time_ms is None:
                 raise ValueError("iterations/time_ms: give at least one budget")
-            return self.parts[0].run(iterations=iterations, time_ms=time_ms)
-        run = _Run(self, iterations, time_ms, stop_at)
+            if decided_left is None:
+                return self.parts[0].run(iterations=iterations, time_ms=time_ms)
+            return self.parts[0].run(iterations=iterations, time_ms=time_ms, decided=True,
+                                     decided_left=decided_left)
+        run = _Run(self, iterations, time_ms, stop_at, decided_left)
         threads = [threading.Thread(target=run.part, args=(i,), daemon=True)
                    for i in range(1, len(self.parts))]
         for t in threads:
@@ -244,7 +269,8 @@ class RootParallelSearch:
         """
         return (await self.run_async_then(executor, None, iterations, time_ms, stop_at))[0]
 
-    async def run_async_then(self, executor, then, iterations=None, time_ms=None, stop_at=None):
+    async def run_async_then(self, executor, then, iterations=None, time_ms=None, stop_at=None,
+                             decided_left=None):
         """:meth:`run_async`, then ``then(stop reason)`` once every part has
         stopped; returns (the stop reason, what ``then`` returned, or None
         without ``then``).  An exception of ``then`` is raised here.
@@ -253,8 +279,9 @@ class RootParallelSearch:
         executor and the loop is woken once, when both are done: a server
         builds its answer there, without a second trip through the loop.
         With several, ``then`` runs in the caller once the parts are done.
+        ``decided_left``: as for :meth:`run`.
         """
-        run = _Run(self, iterations, time_ms, stop_at)
+        run = _Run(self, iterations, time_ms, stop_at, decided_left)
         loop = asyncio.get_running_loop()
         if len(self.parts) == 1:
             return await self._run_one(run, loop, executor, then)

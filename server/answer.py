@@ -19,6 +19,7 @@ STOP_REASONS = {
     "iterations": fagin_pb2.STOP_REASON_ITERATIONS,
     "time": fagin_pb2.STOP_REASON_TIME,
     "cancelled": fagin_pb2.STOP_REASON_CANCELLED,
+    "decided": fagin_pb2.STOP_REASON_DECIDED,
 }
 
 
@@ -28,9 +29,9 @@ class TooFewIterations(DeadlineTooShort):
 
 def check_min_iterations(job: SearchJob, reason: str):
     """Raises TooFewIterations if the search did fewer than the request's min_iterations
-    (a cancelled call has no answer to check)."""
-    done = job.searcher.iterations
-    if reason != "cancelled" and done < job.min_iterations:
+    (a cancelled call has no answer to check; a decided one has the whole budget's)."""
+    done = job.iterations_done
+    if reason not in ("cancelled", "decided") and done < job.min_iterations:
         raise TooFewIterations(
             f"the search did {done} iterations before its time ran out (the call's deadline, "
             f"waits for a worker included), fewer than search.min_iterations {job.min_iterations}; "
@@ -45,7 +46,7 @@ def _chosen(job: SearchJob, reason: str):
         return result, action                 # analysis_bytes chooses by its own rule
     if job.temperature:
         # Drawn from the policy, reproducibly: the seed and the iterations done fix the draw.
-        rng = random.Random(job.settings.seed * 1_000_003 + result.iterations)
+        rng = random.Random(job.settings.seed * 1_000_003 + job.iterations_done)
         action = levels.choose(result.stats, job.temperature, rng, action)
     return result, action
 
@@ -63,11 +64,16 @@ def recommendation_bytes(job: SearchJob, reason: str) -> bytes:
     result, action = _chosen(job, reason)
     encoded = action_encoder(job.game, False, job.state.options(), state=job.state)
     if job.analysis is not None:
-        return analysis_bytes(job, reason, result, encoded)
-    return wire.recommendation_bytes(
-        encoded(action), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
-        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
-        job.settings.SerializeToString(), _notes(job, reason))
+        written = analysis_bytes(job, reason, result, encoded)
+    else:
+        written = wire.recommendation_bytes(
+            encoded(action), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
+            job.iterations_done, result.nodes, job.elapsed_done_ms, STOP_REASONS[reason], job.seat,
+            job.settings.SerializeToString(), _notes(job, reason))
+    if job.session_report is not None:
+        # A field may follow the others in a message's bytes: Recommendation.session (13).
+        written += wire.length_delimited(13, job.session_report.SerializeToString())
+    return written
 
 
 def _pv_action(job, move):
@@ -89,7 +95,7 @@ def analysis_bytes(job: SearchJob, reason: str, result, encoded) -> bytes:
                                   own_best=result.action)
     rec = fagin_pb2.Recommendation.FromString(wire.recommendation_bytes(
         encoded(report.best), [(encoded(s.action), s.visits, s.mean_value, s.policy) for s in result.stats],
-        result.iterations, result.nodes, result.elapsed_ms, STOP_REASONS[reason], job.seat,
+        job.iterations_done, result.nodes, job.elapsed_done_ms, STOP_REASONS[reason], job.seat,
         job.settings.SerializeToString(), _notes(job, reason)))
     by_action = report.by_action()
     for stat in rec.actions:

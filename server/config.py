@@ -72,6 +72,15 @@ class ServerConfig:
     # the memory available at start (MemAvailable, or the cgroup limit if lower).
     max_tree_memory_mb: int = field(default=0, metadata={
         "help": "search-tree memory in MB, all searches together; 0 = half the memory available at start"})
+    # Search trees kept between calls for RecommendRequest.session, one per session and seat
+    # (server/sessions.py).  Kept trees count against max_tree_memory_mb and are the first
+    # memory given up: beyond this many the least recently used is dropped, as is any idle
+    # for session_idle_seconds, and any a search needs the memory of.  0 = none kept.
+    max_sessions: int = field(default=64, metadata={
+        "help": "search trees kept between calls for RecommendRequest.session (one per session and "
+                "seat), least recently used dropped beyond it; 0 = none kept"})
+    session_idle_seconds: float = field(default=600.0, metadata={
+        "help": "seconds after its last call that a session's kept tree is dropped"})
     # Searches run in slices of about this many ms (4x as long while no other
     # search waits); a freed worker goes to the waiting search that has had the
     # least worker time, so short calls are not held up behind long ones.
@@ -147,6 +156,8 @@ class ServerConfig:
             "max_queued": self.max_queued >= 0,
             "max_streams": self.max_streams >= 0,
             "max_tree_memory_mb": self.max_tree_memory_mb >= 0,
+            "max_sessions": 0 <= self.max_sessions <= 1_000_000,
+            "session_idle_seconds": 0 < self.session_idle_seconds <= 7 * 86400,
             "slice_ms": 1 <= self.slice_ms <= 60_000,
             "inline_search_ms": 0 <= self.inline_search_ms <= 100,
             "metrics_port": self.metrics_port == 0 or (1 <= self.metrics_port <= 65535

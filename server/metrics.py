@@ -243,3 +243,16 @@ class _SearchCollector:
         yield gauge("fagin_tree_memory_kept_bytes",
                     "Tree memory kept from finished searches for the next ones (per process).", kept)
         yield gauge("fagin_tree_memory_kept_chunks", "Chunks of tree memory kept for the next searches.", chunks)
+        sessions = service.sessions
+        yield gauge("fagin_session_trees", "Search trees kept for RecommendRequest.session (max_sessions).",
+                    len(sessions))
+        yield gauge("fagin_session_tree_bytes", "Tree memory of the trees kept for sessions (counted in "
+                    "fagin_tree_memory_reserved_bytes).", adm.kept_bytes)
+        yield CounterMetricFamily("fagin_session_continued", "Searches that continued a session's kept tree.",
+                                  value=sessions.continued)
+        dropped = CounterMetricFamily("fagin_session_trees_dropped", "Kept session trees dropped, by why: limit "
+                                      "(max_sessions), idle (session_idle_seconds), memory (a search needed it).",
+                                      labels=("reason",))
+        for why in ("limit", "idle", "memory"):
+            dropped.add_metric((why,), sessions.dropped[why])
+        yield dropped

@@ -79,10 +79,43 @@ class SearchJob:
     temperature: float = 0.0
     # An analysis request's settings, after defaults and limits (None: not one).
     analysis: fagin_pb2.AnalysisSettings | None = None
+    # SearchSettings.stop_when_decided applies: every slice stops once the rest of the whole
+    # budget could not change the most visited move (``decided_left``).
+    decided: bool = False
+    # What the searcher had run before this call (a session's kept tree continued,
+    # sessions.py): the budget, the answer's iterations and its time count from there.
+    base_iterations: int = 0
+    base_elapsed_ms: float = 0.0
+    # RecommendRequest.session: the settings a kept tree must share to be continued by this
+    # search or to continue it (sessions.tree_settings), or None with the reason this search
+    # cannot be kept in ``unkept``; the (session, seat) it is kept under once attached, and
+    # what the answer reports (None: no session asked).
+    tree_settings: dict | None = None
+    unkept: str = ""
+    session_key: tuple | None = None
+    session_report: fagin_pb2.SessionReport | None = None
+    # A continued tree's root position, if not ``state``: the kept root played forward
+    # (sessions._by_own_move), which the seat cannot tell from ``state``.
+    tree_root: object = None
+
+    @property
+    def iterations_done(self):
+        """Iterations this call has searched."""
+        return self.searcher.iterations - self.base_iterations
+
+    @property
+    def elapsed_done_ms(self):
+        """Search time of this call."""
+        return self.searcher.elapsed_ms - self.base_elapsed_ms
+
+    def decided_left(self, its):
+        """What ``run(decided_left=...)`` is told when `its` iterations of the budget are
+        left: they, where the decided stop applies; else None."""
+        return its if self.decided and its else None
 
     def remaining(self):
         """(iterations, time_ms) left of the budget; None where unlimited."""
-        its = None if self.iterations is None else max(0, self.iterations - self.searcher.iterations)
+        its = None if self.iterations is None else max(0, self.iterations - self.iterations_done)
         ms = None
         if self.time_ms is not None:
             spent = 0.0 if self.started is None else (time.monotonic() - self.started) * 1000
@@ -140,6 +173,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     each step checks its fields in turn and adds to ``notes`` what it changed.
     ``state_bytes``: its state's game message, serialized (``codec.state_bytes``), if known."""
     p = (path + ".") if path else ""
+    check_session(request.session, p)
     game, state = decode_state(request.state, p + "state", state_bytes)
     settings = request.search
     notes = []
@@ -166,11 +200,75 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
     node_cap = _fit_trees(searcher, node_cap, per_node, config.tree_memory_bytes, p, notes)
+    decided = _stop_when_decided(settings, algorithm, threads, temperature, analysis, iterations, notes)
     effective = _effective(settings, searcher, algorithm, temperature, analysis, rollout, gamma, threads,
                            iterations, time_ms, limit_ms, min_iterations)
-    return SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
-                     started=time.monotonic(), min_iterations=min_iterations,
-                     node_cap=node_cap, node_bytes=per_node, temperature=temperature, analysis=analysis)
+    effective.stop_when_decided = decided
+    job = SearchJob(game, state, request.seat, searcher, iterations, limit_ms, effective, notes, time_note,
+                    started=time.monotonic(), min_iterations=min_iterations,
+                    node_cap=node_cap, node_bytes=per_node, temperature=temperature, analysis=analysis,
+                    decided=decided)
+    if request.session:
+        job.unkept = _unkept(algorithm, threads, analysis)
+        if not job.unkept:
+            job.tree_settings = tree_settings(game, state, searcher.parts[0], iterations)
+    return job
+
+
+#: The longest RecommendRequest.session accepted.
+MAX_SESSION_CHARS = 128
+
+
+def check_session(session, p):
+    """Refuses a session name that is too long or not printable ASCII (it is a key the
+    server keeps, and appears in logs)."""
+    if len(session) > MAX_SESSION_CHARS:
+        raise BadRequest(f"{p}session: at most {MAX_SESSION_CHARS} characters, got {len(session)}")
+    bad = next((c for c in session if not " " <= c <= "~"), None)
+    if bad is not None:
+        raise BadRequest(f"{p}session: printable ASCII characters only, got {bad!r} in {_quoted(session)}")
+
+
+def tree_settings(game, state, part, iterations):
+    """What a kept tree and the search that continues it must share: the game and player
+    count, the playouts, the exploration, and the settings the game tunes for the budget
+    (``limits.tuned``: a cut-off, a prior, ...), by name."""
+    players = state.num_players
+    return {"game": game.id, "players": players, "rollout": part.rollout, "exploration": part.exploration,
+            "tuned settings": tuple(sorted(limits.tuned(game.spec, players, iterations, "ucb").items()))}
+
+
+def _unkept(algorithm, threads, analysis):
+    """Why a search cannot be kept for a session, or "" if it can: a tree only continues
+    where its root statistics are all the answer reads (``ISMCTS.reroot``)."""
+    if SELECTION[algorithm] != "ucb":
+        return f"algorithm {algorithm} keeps statistics only the root gathers"
+    if threads != 1:
+        return f"{threads} threads search {threads} trees"
+    if analysis is not None:
+        return "an analysis reads statistics only the root gathers"
+    return ""
+
+
+def _stop_when_decided(settings, algorithm, threads, temperature, analysis, iterations, notes):
+    """Whether SearchSettings.stop_when_decided applies; where it was asked and cannot, the
+    note why (the whole budget then runs)."""
+    if not settings.stop_when_decided:
+        return False
+    if iterations is None:
+        why = "the search has no iteration budget (time_ms alone)"
+    elif SELECTION[algorithm] != "ucb":
+        why = f"algorithm {algorithm} recommends by its policy, not by visits"
+    elif threads != 1:
+        why = f"{threads} threads' visits are merged only at the end"
+    elif analysis is not None:
+        why = "an analysis request reports on the whole budget"
+    elif temperature:
+        why = f"the move is drawn at temperature {temperature:g}"
+    else:
+        return True
+    notes.append(f"search.stop_when_decided: not applied: {why}; the whole budget ran")
+    return False
 
 
 def _asked(settings, game, state, p):

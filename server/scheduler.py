@@ -25,7 +25,10 @@ Every search passes through one :class:`Admission`:
   capped to the reservation) and keeps it until the call ends, so the trees
   held by all calls -- streams between reports included -- stay within
   ``max_tree_memory_mb``, and a reservation follows the tree's real size
-  rather than the most it could ever reach.  (What a tree really holds is
+  rather than the most it could ever reach.  The trees kept between calls for
+  sessions (``sessions.py``) are counted there too (``kept_bytes``), and are
+  the first memory given up: a search whose slice needs memory that only they
+  hold drops them, least recently used first (``reclaim``).  (What a tree really holds is
   counted if it is more: a position that branches more than its game's
   measured figure.)
   Memory bounds what *starts*, never what already holds memory: a search that
@@ -132,6 +135,35 @@ class Admission:
         self.reserved_bytes = 0    # tree memory reserved by them
         self.open_streams = 0      # StreamRecommend and BatchRecommend calls open
         self.refused = 0           # calls refused RESOURCE_EXHAUSTED (queue, streams)
+        # Tree memory of the trees kept for sessions (counted in reserved_bytes), and the
+        # session store's callback that drops them for a search (``reclaim(nbytes)``).
+        self.kept_bytes = 0
+        self.reclaim = None
+
+    def hold_kept(self, nbytes) -> bool:
+        """Counts a kept tree's memory, older kept trees dropped for it if need be; False
+        (nothing counted: the tree is not to be kept) if searches hold the memory."""
+        if not self._make_room(nbytes):
+            return False
+        self.reserved_bytes += nbytes
+        self.kept_bytes += nbytes
+        return True
+
+    def release_kept(self, nbytes):
+        """A kept tree dropped, or taken by a call (whose ticket counts it from then on)."""
+        self.reserved_bytes -= nbytes
+        self.kept_bytes -= nbytes
+
+    def _make_room(self, nbytes) -> bool:
+        """Whether `nbytes` more fit the budget, kept trees dropped for them where that is
+        enough (and only then: a cache given up for nothing helps no one)."""
+        short = self.reserved_bytes + nbytes - self.tree_budget_bytes
+        if short <= 0:
+            return True
+        if self.reclaim is None or short > self.kept_bytes:
+            return False
+        self.reclaim(short)
+        return self.reserved_bytes + nbytes <= self.tree_budget_bytes
 
     def open_stream(self, limit):
         """Counts a new StreamRecommend or BatchRecommend call, or Overloaded if `limit` are open."""
@@ -198,7 +230,8 @@ class Admission:
         now if it is, or if searches that may end any time hold enough; else when enough of
         those that run to their time budgets will have ended."""
         now = time.monotonic()
-        short = self.reserved_bytes + nbytes - self.tree_budget_bytes
+        # Kept trees are given up at once for a search.
+        short = self.reserved_bytes - self.kept_bytes + nbytes - self.tree_budget_bytes
         if short <= 0:
             return now
         holders = sorted(self._holders, key=lambda t: -math.inf if t.release_at is None else t.release_at)
@@ -259,15 +292,17 @@ class Admission:
 
     def _fits_memory(self, ticket):
         """A started search always may run (its tree capped at what its reservation allows);
-        a new one, if its first slice's memory is free."""
-        return ticket.started or self.reserved_bytes - ticket.bytes + ticket.want <= self.tree_budget_bytes
+        a new one, if its first slice's memory is free, or held by kept trees only (dropped
+        when it is granted: not before, as a search passed over for want of workers would
+        have dropped them for nothing)."""
+        return ticket.started or (self.reserved_bytes - self.kept_bytes - ticket.bytes + ticket.want
+                                  <= self.tree_budget_bytes)
 
     def _grant(self, ticket):
         # The reservation grows to what the slice wants if the budget allows; if not (a
         # started search), the slice runs with the tree it has (all or nothing: a tree grows
         # in chunks, and a part of a slice's growth may not hold the chunk it allocates next).
-        if ticket.want > ticket.bytes and \
-                self.reserved_bytes - ticket.bytes + ticket.want <= self.tree_budget_bytes:
+        if ticket.want > ticket.bytes and self._make_room(ticket.want - ticket.bytes):
             self.reserved_bytes += ticket.want - ticket.bytes
             ticket.bytes = ticket.want
         self._holders.add(ticket)
@@ -442,7 +477,7 @@ class Scheduler:
     @staticmethod
     def _final(job, reason):
         """The stop reason if the job's search is over after a slice that stopped for `reason`, else None."""
-        if reason == "cancelled":
+        if reason in ("cancelled", "decided"):
             return reason
         its, ms = job.remaining()
         if its == 0:
@@ -503,7 +538,7 @@ class Scheduler:
                     # Run here, on the loop's thread; capped, so that a search slower than
                     # its game's record holds up the loop no longer than inline_search_ms.
                     reason, done = searcher.run(iterations=its, time_ms=min(
-                        ms, self.config.inline_search_ms)), None
+                        ms, self.config.inline_search_ms), decided_left=job.decided_left(its)), None
                     self._idle_waits_at_inline = self.idle_watch.idle_waits
                     self.searches_inline += 1
                 elif its is None:
@@ -515,14 +550,17 @@ class Scheduler:
                     slice_its = min(its, job.slice_iterations * parts * stretch)
                     if room >= parts:
                         slice_its = min(slice_its, room)
-                    reason, done = await searcher.run_async_then(self.executor, finish, slice_its, ms)
+                    # The decided stop weighs the lead against the whole budget left, so
+                    # that where it stops does not depend on the slicing.
+                    reason, done = await searcher.run_async_then(self.executor, finish, slice_its, ms,
+                                                                 decided_left=job.decided_left(its))
             finally:
                 elapsed = time.monotonic() - began
                 self.admission.done_slice(ticket, elapsed)
                 self.iterations_searched += searcher.iterations - before
             if done is not None:
                 return done
-            if reason == "cancelled":
+            if reason in ("cancelled", "decided"):
                 return reason, None
             if inline:
                 final = self._final(job, reason)

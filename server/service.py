@@ -2,8 +2,10 @@
 
 A recommendation is a pipeline (``_recommend``): decode and prepare the request into a
 search job (``request.prepare``; on the loop, or for a large state in the decoding
-threads), admit its search and run it in slices (``scheduler.py``), and answer
-(``answer.py``) in the worker that ran its last slice.  The stateless calls are in
+threads), give it its session's kept tree if it names a session and may continue it
+(``sessions.py``), admit its search and run it in slices (``scheduler.py``), answer
+(``answer.py``) in the worker that ran its last slice, and keep its tree for the
+session's next call.  The stateless calls are in
 ``game_calls.py``, the RPC plumbing (call log, statuses, registration) in ``rpc.py``.
 """
 from __future__ import annotations
@@ -17,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fagin.engines.registry import GAMES, load_game
 from fagin.search.memory import measure_games
 from fagin.server import answer, codec, request
+from fagin.server.sessions import SessionStore
 from fagin.server.codec import BadRequest
 from fagin.server.game_calls import GameCalls
 from fagin.server.rpc import DECODE_THREADS, CallLog, drain_requests, end_call, error_of, parse, unary_call
@@ -40,6 +43,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
     def __init__(self, config, executor, decoder=None):
         self.config = config
         self.scheduler = Scheduler(config, executor)
+        self.sessions = SessionStore(config, self.scheduler.admission)
         measure_games([load_game(game_id) for game_id in GAMES])
         # BatchRecommend requests answered with an error, by status code name (the
         # call itself is OK): for the metrics.
@@ -48,12 +52,17 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
 
     async def _prepare(self, message, context, path=""):
         """Decode and prepare: the RecommendRequest's SearchJob, decoded and checked here for
-        a small state, in the decoding threads for a larger one."""
+        a small state, in the decoding threads for a larger one; then, here on the loop, its
+        session's kept tree if it may continue it."""
         data = codec.state_bytes(message.state)      # serialized once: sized here, read by the decoder
         if len(data) <= INLINE_PREPARE_BYTES:
-            return request.prepare(message, self.config, context.time_remaining(), path, data)
-        return await asyncio.get_running_loop().run_in_executor(
-            self.decoder, request.prepare, message, self.config, context.time_remaining(), path)
+            job = request.prepare(message, self.config, context.time_remaining(), path, data)
+        else:
+            job = await asyncio.get_running_loop().run_in_executor(
+                self.decoder, request.prepare, message, self.config, context.time_remaining(), path)
+        if message.session:
+            await self.sessions.attach(job, message.session, self.decoder)
+        return job
 
     async def _recommend(self, message, context, write, *args, path="", info=None):
         """One recommendation, step by step: decode and prepare, admit, search, answer with
@@ -61,14 +70,24 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         job = await self._prepare(message, context, path)
         if info is not None:
             info["game"] = job.game.id
-        ticket = self.scheduler.admit(job)
+        kept = job.session_key is not None
         try:
-            _, reply = await self.scheduler.search(job, ticket, then=functools.partial(write, job, *args))
-            return reply
+            ticket = self.scheduler.admit(job)
+            try:
+                _, reply = await self.scheduler.search(job, ticket, then=functools.partial(write, job, *args))
+                return reply
+            except asyncio.CancelledError:
+                # Its search may still be stopping in a worker: not a tree to keep.
+                kept = False
+                raise
+            finally:
+                if info is not None:
+                    info["iterations"] = job.iterations_done      # also when too few for an answer
+                self.scheduler.leave(job, ticket)
         finally:
-            if info is not None:
-                info["iterations"] = job.searcher.iterations      # also when too few for an answer
-            self.scheduler.leave(job, ticket)
+            # Also a tree refused admission or short of min_iterations: whole, and its session's.
+            if kept:
+                self.sessions.keep(job)
 
     @unary_call
     async def Recommend(self, message, context, info):
@@ -89,19 +108,23 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
             job = await self._prepare(message.request, context, "request")
             info["game"] = job.game.id
             ticket = self.scheduler.admit(job, stream=True)
+            ended = False
             try:
                 while True:
                     # The generator waits at each yield until grpc has taken the
                     # report (flow control), and asks for no slice meanwhile.
                     reason, _ = await self.scheduler.search(job, ticket, time.monotonic() + interval / 1000)
                     if reason is not None:
+                        ended = True          # the search has stopped: its tree may be kept
                         answer.check_min_iterations(job, reason)
                         yield answer.progress(job, reason, final=True)
                         return
                     yield answer.progress(job, "time")
             finally:
-                info["iterations"] = job.searcher.iterations
+                info["iterations"] = job.iterations_done
                 self.scheduler.leave(job, ticket)
+                if ended:
+                    self.sessions.keep(job)
         except (Exception, asyncio.CancelledError) as e:
             await end_call(call, context, e)
         finally:
