@@ -8,6 +8,7 @@ determinized copy, and ISMCTS determinizes every iteration.
 from __future__ import annotations
 
 import random
+import uuid
 from dataclasses import dataclass, field
 
 from fagin.search import levels, root_parallel
@@ -172,6 +173,9 @@ class RemoteBot:
         self.name = f"{'remote-determinized' if determinized else 'remote'}:{host}:{port}:{inner}"
         self.timeout = timeout
         self.settings = remote_settings(inner)
+        # reuse=1: the remote server keeps this bot's trees between its calls, under a session
+        # of this bot's own (the arena makes a bot for every game, so a session is one game).
+        self.session = f"bot-{uuid.uuid4().hex}" if getattr(make_bot(inner), "reuse", False) else ""
         self._client = None
 
     def __getstate__(self):          # the channel stays in the process that opened it
@@ -187,7 +191,7 @@ class RemoteBot:
             sent = state.determinize(seat, (seed * 0x9E3779B97F4A7C15 + 1) & 0xFFFFFFFFFFFFFFFF).describe()
         else:
             sent = state.view(seat)
-        rec = self._client.recommend(encode_description(state.game, sent), seat,
+        rec = self._client.recommend(encode_description(state.game, sent), seat, session=self.session,
                                      seed=seed & 0x7FFFFFFFFFFFFFFF, **self.settings)
         action = rec.action.id
         if action not in state.legal_actions(seat):
@@ -204,7 +208,15 @@ def remote_settings(inner: str) -> dict:
     if not isinstance(bot, ISMCTSBot):
         raise ValueError(f"bot spec 'remote:HOST:PORT:{inner}': a remote bot is a level or a search "
                          f"bot, e.g. remote:127.0.0.1:50052:level:10 or remote:127.0.0.1:50052:ismcts@100ms")
+    if bot.tuning:
+        raise ValueError(f"bot spec 'remote:HOST:PORT:{inner}': the API takes no "
+                         f"{', '.join(_SETTING_OF[k] + '=' for k in bot.tuning)} setting; a served search "
+                         f"runs with the game's tuned settings (c=, reuse=1 and decided=1 are carried)")
     settings = {"algorithm": bot.algorithm, "threads": bot.threads, "rollout": bot.rollout or ""}
+    if bot.exploration is not None:
+        settings["exploration"] = bot.exploration
+    if bot.decided:
+        settings["stop_when_decided"] = True
     if bot.time_ms is not None:
         settings["time_ms"] = bot.time_ms
     else:

@@ -153,6 +153,53 @@ def test_a_determinized_remote_bot_sends_a_whole_state_drawn_from_the_seats_view
     assert sent[-1] != whole.describe()                          # not the real hidden cards
 
 
+def test_remote_reuse_and_decided_are_carried_and_other_settings_refused():
+    bot = make_bot("remote:h:9:ismcts:236:reuse=1:decided=1:c=0.5")
+    assert bot.settings == {"algorithm": "ismcts", "threads": 1, "rollout": "", "iterations": 236,
+                            "exploration": 0.5, "stop_when_decided": True}
+    assert bot.session.startswith("bot-") and bot.session != make_bot("remote:h:9:ismcts:236:reuse=1").session
+    assert make_bot("remote:h:9:ismcts:236").session == ""
+    # The API has no cut-off or prior field: a spec that sets one would be silently played
+    # without it, so it is refused.
+    with pytest.raises(ValueError, match="cut="):
+        make_bot("remote:h:9:ismcts:236:cut=96")
+
+
+def test_a_remote_reusing_bot_plays_as_the_same_bot_here(server):
+    """Through a session, the served search continues its tree as the in-process bot does:
+    within a turn in London (its keys follow the history the seat saw, which a position sent
+    by a client does not carry), so the two answer alike at the turn's first decision and the
+    remote's trees are continued at its later ones."""
+    import random
+    from fagin.clients import FaginClient
+    reports = []
+    real = FaginClient.recommend
+
+    def spy(self, state, seat, **kw):
+        rec = real(self, state, seat, **kw)
+        reports.append(rec.session.continued)
+        return rec
+
+    st = new_game("london", 2, seed=3)
+    rng = random.Random(3)
+    while st.is_chance_node():
+        st.apply(st.sample_chance(rng.getrandbits(63)))
+    remote = make_bot(f"remote:{server.target}:ismcts:60:reuse=1:decided=1")
+    here = make_bot("ismcts:60:reuse=1:decided=1")
+    seat = st.current_player()
+    assert remote.choose(st, seat, 11) == here.choose(st, seat, 11)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(FaginClient, "recommend", spy)
+        for _ in range(40):
+            if st.is_terminal():
+                break
+            seat = st.current_player()
+            st.apply(remote.choose(st, seat, rng.getrandbits(63)))
+            while st.is_chance_node() and not st.is_terminal():
+                st.apply(st.sample_chance(rng.getrandbits(63)))
+    assert any(reports)                    # the server continued some of this bot's trees
+
+
 def test_a_match_against_a_remote_bot(server):
     result = arena.match("kids_of_london", [f"remote:{server.target}:level:4", "random"], games=2, seed=1,
                          paired=True)
