@@ -70,6 +70,10 @@ class ISMCTSBot:
             raise ValueError("reuse/decided: one thread (root parallelism keeps no single tree)")
         if (self.reuse or self.decided) and self.algorithm in ("ismcts_rm", "oos"):
             raise ValueError(f"reuse/decided: UCB selection (ismcts or auto), not {self.algorithm}")
+        final = (self.tuning or {}).get("final", "visits")
+        if (self.reuse or self.decided) and final != "visits":
+            raise ValueError(f"reuse/decided: the final-move rule 'visits', not final={final} (whose "
+                             f"statistics only a root gathers)")
 
     def choose(self, state, seat, seed):
         spec = state.game.spec
@@ -100,7 +104,7 @@ class ISMCTSBot:
             if self.head_start >= 0:
                 return kept
         search = ISMCTS(state, seat, seed=seed, budget=self.iterations, **settings)
-        if self.reuse:
+        if self.reuse and search.final == "visits":     # (a game may tune another rule for auto)
             # One game at a time: searches of another game or player count are dropped.
             self._kept = {k: s for k, s in self._kept.items() if k[:2] == key[:2] and k != key} | {key: search}
         return search

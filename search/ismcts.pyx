@@ -237,6 +237,7 @@ cdef class ISMCTS:
     cdef int cancel_flag
     cdef int running
     cdef uint64_t root_key
+    cdef int root_recurred      # the root's information set came back within a descent (_decided)
     cdef double sample_prob
     # Analysis (see "analysis" below): off unless asked for; the loop then pays one
     # test of each flag an iteration and allocates nothing.
@@ -557,6 +558,7 @@ cdef class ISMCTS:
             return -1
         memcpy(self.root, st, size)
         self.root_key = key
+        self.root_recurred = 0
         self.state = state
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         if self.root_picks != NULL:
@@ -763,8 +765,11 @@ cdef class ISMCTS:
             sl = &base[self.path_slot[i]]
             sl.visits += 1
             sl.value_sum += u
-            if i == 0 and nd.seat == self.seat and nd.key == self.root_key:
-                self.root_sq[self.path_slot[0]] += u * u
+            if nd.seat == self.seat and nd.key == self.root_key:
+                if i == 0:
+                    self.root_sq[self.path_slot[0]] += u * u
+                else:
+                    self.root_recurred = 1
             if self.use_rm:
                 # Sampled regrets: the chosen action's value importance-weighted, the others 0.
                 for j in range(nd.num_slots):
@@ -923,7 +928,9 @@ cdef class ISMCTS:
         cdef Node* nd
         cdef uint32_t top = 0, second = 0, v
         cdef int j
-        if root < 0:
+        # The rule counts one root visit an iteration: where the root's information set came
+        # back within a descent, an iteration may add more, and the rule is no longer sure.
+        if root < 0 or self.root_recurred:
             return False
         nd = tree_node(&self.tree, root)
         for j in range(nd.num_slots):

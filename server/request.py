@@ -200,7 +200,8 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     except SearchError as e:
         raise BadRequest(f"{p}{e}") from None
     node_cap = _fit_trees(searcher, node_cap, per_node, config.tree_memory_bytes, p, notes)
-    decided = _stop_when_decided(settings, algorithm, threads, temperature, analysis, iterations, notes)
+    final = searcher.parts[0].final
+    decided = _stop_when_decided(settings, algorithm, threads, temperature, analysis, iterations, final, notes)
     effective = _effective(settings, searcher, algorithm, temperature, analysis, rollout, gamma, threads,
                            iterations, time_ms, limit_ms, min_iterations)
     effective.stop_when_decided = decided
@@ -209,7 +210,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
                     node_cap=node_cap, node_bytes=per_node, temperature=temperature, analysis=analysis,
                     decided=decided)
     if request.session:
-        job.unkept = _unkept(algorithm, threads, analysis)
+        job.unkept = _unkept(algorithm, threads, analysis, final)
         if not job.unkept:
             job.tree_settings = tree_settings(game, state, searcher.parts[0], iterations)
     return job
@@ -238,11 +239,13 @@ def tree_settings(game, state, part, iterations):
             "tuned settings": tuple(sorted(limits.tuned(game.spec, players, iterations, "ucb").items()))}
 
 
-def _unkept(algorithm, threads, analysis):
+def _unkept(algorithm, threads, analysis, final="visits"):
     """Why a search cannot be kept for a session, or "" if it can: a tree only continues
     where its root statistics are all the answer reads (``ISMCTS.reroot``)."""
     if SELECTION[algorithm] != "ucb":
         return f"algorithm {algorithm} keeps statistics only the root gathers"
+    if final != "visits":
+        return f"the game's final-move rule {final!r} reads statistics only the root gathers"
     if threads != 1:
         return f"{threads} threads search {threads} trees"
     if analysis is not None:
@@ -250,7 +253,7 @@ def _unkept(algorithm, threads, analysis):
     return ""
 
 
-def _stop_when_decided(settings, algorithm, threads, temperature, analysis, iterations, notes):
+def _stop_when_decided(settings, algorithm, threads, temperature, analysis, iterations, final, notes):
     """Whether SearchSettings.stop_when_decided applies; where it was asked and cannot, the
     note why (the whole budget then runs)."""
     if not settings.stop_when_decided:
@@ -265,6 +268,8 @@ def _stop_when_decided(settings, algorithm, threads, temperature, analysis, iter
         why = "an analysis request reports on the whole budget"
     elif temperature:
         why = f"the move is drawn at temperature {temperature:g}"
+    elif final != "visits":
+        why = f"the game's final-move rule {final!r} is not the most visits"
     else:
         return True
     notes.append(f"search.stop_when_decided: not applied: {why}; the whole budget ran")

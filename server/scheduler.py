@@ -525,7 +525,7 @@ class Scheduler:
                 inline = False
             room = job.cap_trees(ticket.bytes)     # iterations the trees have room for
             before = searcher.iterations
-            if before == 0 and log.isEnabledFor(logging.DEBUG):
+            if before == job.base_iterations and log.isEnabledFor(logging.DEBUG):
                 log.debug("search started: %s", job.game.id)    # tests wait for this line
             try:
                 if until is not None:

@@ -124,8 +124,7 @@ class SessionStore:
                 head = entry.search.reroot(root, job.settings.seed)
         return head, root
 
-    @staticmethod
-    def _why_not(entry, job):
+    def _why_not(self, entry, job):
         mine, theirs = job.tree_settings, entry.settings
         if (mine["game"], mine["players"]) != (theirs["game"], theirs["players"]):
             return "the kept tree is of another game or player count"
@@ -134,6 +133,14 @@ class SessionStore:
             return f"the search settings differ from the kept tree's: {', '.join(differ)}"
         if entry.search.iterations >= MOST_KEPT_ITERATIONS:
             return f"the kept tree has run its most iterations ({MOST_KEPT_ITERATIONS:,})"
+        # A tree keeps the nodes of every position it passed; one that could not add a node an
+        # iteration of this budget would run it frozen, worse than a fresh tree.
+        # (A search on time alone may grow by any amount: it wants half the cap free.)
+        cap = self.config.node_cap
+        room = cap // 2 if job.iterations is None else job.iterations + 1
+        if entry.search.num_nodes + room > cap:
+            return (f"the kept tree ({entry.search.num_nodes:,} nodes) has no room to grow by this budget "
+                    f"within the server's node cap ({cap:,})")
         return ""
 
     def keep(self, job):
@@ -211,10 +218,16 @@ def _by_own_move(kept, seat, target):
     position instead.  The kept tree's nodes below its root carry running keys, so the
     client's next position is not found by its own key even where the tree reached it.
     The seat's next decision in the same turn, after a move of its own, is found this
-    way: the kept root played forward as the tree played it.  Only the seat's view is
-    compared, so what it cannot see never decides which node continues."""
+    way: the kept root played forward as the tree played it.  The kept root is first
+    rebuilt from the seat's view of it, as a client's view is decoded: a move may depend
+    on what the seat cannot see (in London a seat may take the deck's top card, which
+    University's owner alone has seen), and the state a client sent may hold hidden cards
+    of its own; the rebuilt one holds only what the seat knows, and its keys are the kept
+    root's (a decoded position's keys are made from what the seat sees).  Only the seat's
+    view is compared, so what it cannot see never decides which node continues."""
     if kept is None or kept.is_terminal() or kept.is_chance_node() or kept.current_player() != seat:
         return None
+    kept = kept.game.from_description(kept.view(seat))
     want = target.view(seat)
     actions = kept.legal_actions(seat)
     if len(actions) > MOST_MOVES_TRIED:
