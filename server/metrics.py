@@ -251,8 +251,10 @@ class _SearchCollector:
         yield CounterMetricFamily("fagin_session_continued", "Searches that continued a session's kept tree.",
                                   value=sessions.continued)
         dropped = CounterMetricFamily("fagin_session_trees_dropped", "Kept session trees dropped, by why: limit "
-                                      "(max_sessions), idle (session_idle_seconds), memory (a search needed it).",
+                                      "(max_sessions), idle (session_idle_seconds), memory (a search needed it), "
+                                      "not continued (a call of its session and seat that could not continue "
+                                      "it searched afresh).",
                                       labels=("reason",))
-        for why in ("limit", "idle", "memory"):
+        for why in ("limit", "idle", "memory", "not continued"):
             dropped.add_metric((why,), sessions.dropped[why])
         yield dropped

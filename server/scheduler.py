@@ -149,6 +149,11 @@ class Admission:
         self.kept_bytes += nbytes
         return True
 
+    def could_hold_kept(self, nbytes) -> bool:
+        """Whether a kept tree of `nbytes` would fit beside the searches' reservations, every
+        kept tree dropped for it if need be (what ``hold_kept`` may do)."""
+        return self.reserved_bytes - self.kept_bytes + nbytes <= self.tree_budget_bytes
+
     def release_kept(self, nbytes):
         """A kept tree dropped, or taken by a call (whose ticket counts it from then on)."""
         self.reserved_bytes -= nbytes

@@ -51,7 +51,7 @@ class SessionStore:
         self.admission = admission
         self.clock = clock
         self.kept: collections.OrderedDict = collections.OrderedDict()
-        # Trees dropped, by why (for the metrics): "limit", "idle", "memory".
+        # Trees dropped, by why (for the metrics): "limit", "idle", "memory", "not continued".
         self.dropped = collections.Counter()
         self.continued = 0            # calls that continued a kept tree
         self._timer = None
@@ -96,9 +96,11 @@ class SessionStore:
         finally:
             adm.reserved_bytes -= entry.bytes
         if head is None:
+            self.dropped["not continued"] += 1
             return
         if head < 0:
             report.fresh_reason = "the kept tree never reached this position"
+            self.dropped["not continued"] += 1
             return
         report.continued = True
         report.head_start = head
@@ -156,9 +158,11 @@ class SessionStore:
         search = job.searcher.parts[0]
         if search.num_nodes == 0:
             return
+        nbytes = max(search.num_nodes * job.node_bytes, search.tree_bytes)
+        if not self.admission.could_hold_kept(nbytes):
+            return                    # searches hold the memory: drop no other tree for nothing
         while len(self.kept) >= self.limit:
             self._drop_oldest("limit")
-        nbytes = max(search.num_nodes * job.node_bytes, search.tree_bytes)
         if not self.admission.hold_kept(nbytes):
             return
         self.kept[job.session_key] = _Kept(search, job.tree_root or job.state, job.tree_settings, nbytes,

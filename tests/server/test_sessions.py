@@ -297,6 +297,22 @@ def test_kept_trees_count_against_the_tree_memory_and_give_way_to_searches():
     assert admission.reserved_bytes == 0
 
 
+def test_a_tree_that_cannot_be_kept_costs_no_other_its_place():
+    """Review finding: at the session limit the least recently used tree was dropped before it
+    was known that the new one could be held; with searches holding the memory, both were lost."""
+    config = ServerConfig(**{**TEST_CONFIG, "max_tree_memory_mb": 4, "max_sessions": 1})
+    admission = Admission(1, 8, config.tree_memory_bytes, config.slice_ms)
+    store = SessionStore(config, admission)
+    _kept_job(config, store, "a", seed=1, iterations=200)
+    kept_a = admission.kept_bytes
+    big = admission.enter(1, config.tree_memory_bytes - admission.reserved_bytes)   # all the rest
+    assert admission.turn_now(big)
+    larger = _kept_job(config, store, "b", seed=2, iterations=3000)
+    assert max(larger.searcher.num_nodes * larger.node_bytes, larger.searcher.tree_bytes) > kept_a
+    assert list(store.kept) == [("a", 0)] and store.dropped["limit"] == 0
+    admission.leave(big)
+
+
 def test_a_continued_tree_may_grow_past_its_first_budget():
     config = ServerConfig(**TEST_CONFIG)
     store = SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
@@ -409,6 +425,7 @@ def test_a_kept_tree_without_room_to_grow_is_not_continued():
         again = ask(srv.stub, state, seat, "full", iterations=400, seed=2)
         assert not again.session.continued
         assert "no room to grow" in again.session.fresh_reason and "500" in again.session.fresh_reason
+        assert srv.service.sessions.dropped["not continued"] == 1
         small = ask(srv.stub, state, seat, "full", iterations=50, seed=3)
         assert small.session.continued and visits(small) == small.session.head_start + 50
     finally:
