@@ -66,12 +66,14 @@ class ISMCTSBot:
     head_start: int = field(default=-1, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        if (self.reuse or self.decided) and self.threads != 1:
+        if not (self.reuse or self.decided):
+            return
+        if self.threads != 1:
             raise ValueError("reuse/decided: one thread (root parallelism keeps no single tree)")
-        if (self.reuse or self.decided) and self.algorithm in ("ismcts_rm", "oos"):
+        if self.algorithm in ("ismcts_rm", "oos"):
             raise ValueError(f"reuse/decided: UCB selection (ismcts or auto), not {self.algorithm}")
         final = (self.tuning or {}).get("final", "visits")
-        if (self.reuse or self.decided) and final != "visits":
+        if final != "visits":
             raise ValueError(f"reuse/decided: the final-move rule 'visits', not final={final} (whose "
                              f"statistics only a root gathers)")
 

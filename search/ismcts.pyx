@@ -921,18 +921,23 @@ cdef class ISMCTS:
         cdef Node* nd = tree_node(&self.tree, node)
         return {nd.slots[j].action: nd.slots[j].visits for j in range(nd.num_slots)}
 
-    cdef bint _decided(self, int64_t remaining) noexcept nogil:
+    cdef bint _decided(self, int64_t* root, int64_t remaining) noexcept nogil:
         """Whether the root's most visited action stays so through ``remaining`` more iterations
-        (its lead in visits is larger), so that more of them cannot change the recommendation."""
-        cdef int64_t root = tree_find(&self.tree, self.seat, self.root_key)
+        (its lead in visits is larger), so that more of them cannot change the recommendation.
+        ``root``: the root's node index, looked up once it exists (a node keeps its index), -1
+        until then: the check runs every iteration, and a hash lookup each time would be waste."""
         cdef Node* nd
         cdef uint32_t top = 0, second = 0, v
         cdef int j
         # The rule counts one root visit an iteration: where the root's information set came
         # back within a descent, an iteration may add more, and the rule is no longer sure.
-        if root < 0 or self.root_recurred:
+        if self.root_recurred:
             return False
-        nd = tree_node(&self.tree, root)
+        if root[0] < 0:
+            root[0] = tree_find(&self.tree, self.seat, self.root_key)
+            if root[0] < 0:
+                return False
+        nd = tree_node(&self.tree, root[0])
         for j in range(nd.num_slots):
             v = nd.slots[j].visits
             if v > top:
@@ -986,6 +991,7 @@ cdef class ISMCTS:
         # What the whole budget may still add beyond this run's own iterations.
         cdef int64_t beyond = 0 if decided_left is None else decided_left - iterations
         cdef bint stop_decided = decided and iterations is not None and not self.use_rm and self.final == "visits"
+        cdef int64_t root_node = -1
         if self.tree.table == NULL and tree_start(&self.tree) < 0:
             raise MemoryError()
         self.running = 1
@@ -998,7 +1004,7 @@ cdef class ISMCTS:
                     if load_flag(&self.cancel_flag):
                         reason = STOP_CANCELLED
                         break
-                    if stop_decided and self._decided(limit - done + beyond):
+                    if stop_decided and self._decided(&root_node, limit - done + beyond):
                         reason = STOP_DECIDED
                         break
                     if budget >= 0 and done >= next_check:

@@ -150,8 +150,8 @@ class Admission:
         return True
 
     def could_hold_kept(self, nbytes) -> bool:
-        """Whether a kept tree of `nbytes` would fit beside the searches' reservations, every
-        kept tree dropped for it if need be (what ``hold_kept`` may do)."""
+        """Whether `nbytes` more would fit beside the searches' reservations, every kept tree
+        dropped for them if need be (what ``_make_room`` may do)."""
         return self.reserved_bytes - self.kept_bytes + nbytes <= self.tree_budget_bytes
 
     def release_kept(self, nbytes):
@@ -165,7 +165,7 @@ class Admission:
         short = self.reserved_bytes + nbytes - self.tree_budget_bytes
         if short <= 0:
             return True
-        if self.reclaim is None or short > self.kept_bytes:
+        if self.reclaim is None or not self.could_hold_kept(nbytes):
             return False
         self.reclaim(short)
         return self.reserved_bytes + nbytes <= self.tree_budget_bytes
