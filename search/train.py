@@ -1,12 +1,17 @@
 """Trains a game's learned evaluation: each seat's chance to win, from the room's features.
 
     python -m fagin.train --game GAME --seed 1 [--games 3000] [--players 2,3,4]
-        [--sample 0.02] [--workers 2] [--ray ADDRESS] [--out engines/GAME/data/learned.json]
+        [--sample 0.02] [--bot SPEC] [--workers 2] [--ray ADDRESS]
+        [--out engines/GAME/data/learned.json]
 
 Self-play positions come from games played by the game's rollout policy (the
 heuristic player with the search's small uniform share, ``GameDef.rollout_action``:
 the very positions a search's cut-off playouts reach), each decision kept with
-probability ``--sample`` (:func:`fagin.search.playouts.sampled_playouts`).  Each
+probability ``--sample`` (:func:`fagin.search.playouts.sampled_playouts`).  With
+``--bot SPEC`` (an arena bot spec, for example ``ismcts:64``) every seat is played
+by that bot instead, so a position's label is who won under the search's own
+play rather than the rollout policy's: slower (a search a decision), and a step
+of expert iteration when the bot's search uses the room's current model.  Each
 kept position gives one row per seat: the room's features for that seat
 (``engine.features(data, seat)``, defined once in the engine) and whether the
 seat won.  One logistic regression per player count (scikit-learn, on
@@ -60,15 +65,43 @@ def _task_seed(seed, players, task):
     return (seed * 1_000_003 + players * 10_007 + task) & 0xFFFFFFFFFFFFFFFF
 
 
+def bot_games(game_id, players, games, seed, sample, bot):
+    """``games`` games with the bot ``bot`` (an arena spec) at every seat, each decision's
+    state bytes kept with probability ``sample``: ``(positions, returns)`` per game, as
+    :func:`fagin.search.playouts.sampled_playouts` gives them.  Chance, the bot's seeds and
+    the sampling each draw from their own stream of ``seed``."""
+    import random
+    from fagin.engines import new_game
+    from fagin.search.bots import make_bot
+    player = make_bot(bot)
+    chance, seeds, keep = (random.Random(seed * 3 + i) for i in range(3))
+    played = []
+    for _ in range(games):
+        state, kept = new_game(game_id, players), []
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply(state.sample_chance(chance.getrandbits(63)))
+                continue
+            if keep.random() < sample:
+                kept.append(state.to_bytes())
+            state.apply(player.choose(state, state.current_player(), seeds.getrandbits(63)))
+        played.append((kept, list(state.returns())))
+    return played
+
+
 def generate(job):
-    """One task: ``(game_id, players, seed, task, games, sample)`` -> rows
-    ``(game within the task, features per seat, hand-written estimate per seat, won per seat)``."""
+    """One task: ``(game_id, players, seed, task, games, sample, bot)`` -> rows
+    ``(game within the task, features per seat, hand-written estimate per seat, won per seat)``;
+    ``bot`` None plays the rollout policy, else that bot spec at every seat."""
     from fagin.engines import new_game
     from fagin.search.playouts import sampled_playouts
-    game_id, players, seed, task, games, sample = job
+    game_id, players, seed, task, games, sample, bot = job
     engine = _engine(game_id)
     rows = []
-    played = sampled_playouts(new_game(game_id, players), games, _task_seed(seed, players, task), sample)
+    if bot is None:
+        played = sampled_playouts(new_game(game_id, players), games, _task_seed(seed, players, task), sample)
+    else:
+        played = bot_games(game_id, players, games, _task_seed(seed, players, task), sample, bot)
     for g, (positions, returns) in enumerate(played):
         won = [1 if r > 0.5 else 0 for r in returns]
         for data in positions:
@@ -154,22 +187,31 @@ def hand_written(feats, hand):
 
 
 def train(game_id, seed=1, games=3000, players=(2, 3, 4), sample=0.02, workers=1, ray_address=None,
-          progress=True):
-    """Generates, trains and measures; returns the model document (see :func:`main`)."""
+          progress=True, bot=None):
+    """Generates, trains and measures; returns the model document (see :func:`main`).
+    ``bot``: an arena bot spec to play the self-play games (None: the rollout policy)."""
     engine = _engine(game_id)
     spec = GAMES[game_id]
     for n in players:
         spec.check_players(n)
+    if bot is not None:
+        from fagin.search.bots import make_bot
+        try:
+            make_bot(bot)
+        except ValueError as e:
+            raise ValueError(f"--bot: {e}") from None
     if games < HOLD_OUT:
         raise ValueError(f"--games: at least {HOLD_OUT}, got {games}")
     names = list(engine.FEATURE_NAMES)
     at = names.index(engine.PROGRESS_FEATURE)        # the progress feature's place
     doc = {"game": game_id, "seed": seed, "games": games, "sample": sample, "features": names,
            "models": {}, "held_out": {}}
+    if bot is not None:
+        doc["bot"] = bot
     for n in players:
         t0 = time.perf_counter()
         tasks = -(-games // GAMES_PER_TASK)
-        jobs = [(game_id, n, seed, t, min(GAMES_PER_TASK, games - t * GAMES_PER_TASK), sample)
+        jobs = [(game_id, n, seed, t, min(GAMES_PER_TASK, games - t * GAMES_PER_TASK), sample, bot)
                 for t in range(tasks)]
         rows = []
         base = 0
@@ -212,13 +254,17 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=3000, help="self-play games per player count")
     ap.add_argument("--players", default="2,3,4", help="player counts, comma-separated")
     ap.add_argument("--sample", type=float, default=0.02, help="share of decisions kept as positions")
+    ap.add_argument("--bot", default=None, metavar="SPEC",
+                    help="play the self-play games with this arena bot (e.g. ismcts:64) instead of "
+                         "the rollout policy")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--ray", default=None, metavar="ADDRESS")
     ap.add_argument("--out", default=None, help="write the model JSON here")
     args = ap.parse_args(argv)
     try:
         players = tuple(int(x) for x in args.players.split(","))
-        doc = train(args.game, args.seed, args.games, players, args.sample, max(1, args.workers), args.ray)
+        doc = train(args.game, args.seed, args.games, players, args.sample, max(1, args.workers), args.ray,
+                    bot=args.bot)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -242,3 +242,29 @@ def test_a_search_scores_cut_off_playouts_by_the_evaluation_it_is_asked_for(game
     bot = make_bot("ismcts:20:policy:eval=learned:cut=6")
     assert bot.tuning == {"evaluation": "learned", "cutoff": 6}
     assert bot.choose(st, seat, 1) in st.legal_actions(seat)
+
+
+def test_the_trainer_can_learn_from_a_search_bots_games(monkeypatch):
+    """``--bot SPEC`` plays the self-play games with that bot at every seat instead of the
+    rollout policy: the rows differ from the policy's, the same seed gives the same rows and
+    model, the document names the bot, and a spec the arena does not know is refused naming
+    ``--bot``."""
+    from fagin.search import train
+    seen = []
+    real_fit = train.fit
+
+    def fit(rows, seed):
+        seen.append(rows)
+        return real_fit(rows, seed)
+
+    monkeypatch.setattr(train, "fit", fit)
+    runs = [train.train("oliver_twist", seed=5, games=10, players=(2,), sample=0.2, progress=False,
+                        bot="ismcts:4") for _ in range(2)]
+    assert runs[0] == runs[1] and seen[0] == seen[1]
+    assert runs[0]["bot"] == "ismcts:4"
+    policy = train.train("oliver_twist", seed=5, games=10, players=(2,), sample=0.2, progress=False)
+    assert "bot" not in policy and seen[2] != seen[0]
+    assert {w for _, _, _, won in seen[0] for w in won} == {0, 1}
+    with pytest.raises(ValueError, match=r"^--bot: unknown bot spec 'nonsense'"):
+        train.train("oliver_twist", games=10, players=(2,), progress=False, bot="nonsense")
+    assert train.main(["--game", "oliver_twist", "--games", "10", "--players", "2", "--bot", "nonsense"]) == 2
