@@ -12,4 +12,10 @@ GAME = GameSpec(
     description="street children play cards in secret to rob the characters of London; "
                 "the richest is caught, the second richest wins",
     max_list=9,  # 9 turns, 9 cards a hand, 6 seats at most
+    # 2 players (seeds/kids_of_london.md, "The default at 2 players"): a search on time alone, or of
+    # 1,000 iterations or more, plays the rollout policy with a prior of 10 toward its pick, which
+    # beats uniform playouts at 100 ms a move; smaller iteration budgets (bot levels 1-9, on which
+    # the ladder was calibrated) keep uniform playouts and no prior.
+    search=((2, {"rollout": "policy", "prior": 10.0}),),
+    search_by_budget=((1, 2, {"rollout": "random", "prior": 0.0}), (1000, 2, {"rollout": "policy", "prior": 10.0})),
 )

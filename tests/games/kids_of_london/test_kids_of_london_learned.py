@@ -216,3 +216,27 @@ def test_the_search_scores_no_playout_by_an_evaluation_unless_a_cut_off_is_asked
     default = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout="policy")
     default.run(iterations=300)
     assert default.evaluated == 0 and default.prior == 0.0 and default.evaluation == "handwritten"
+
+
+def test_the_two_player_default_plays_the_policy_with_a_prior_where_it_was_measured():
+    """seeds/kids_of_london.md, "The default at 2 players": at 2 players a search on time alone
+    (the 100 ms a move measured) and one of 1,000 iterations or more play the rollout policy with
+    a prior of 10; smaller iteration budgets (bot levels 1-9, calibrated on them) keep uniform
+    playouts and no prior; 3 to 5 players keep uniform playouts everywhere."""
+    from fagin.engines.registry import GAMES
+    from fagin.search import limits
+    from fagin.search.ismcts import ISMCTS
+    spec = GAMES["kids_of_london"]
+    new = {"rollout": "policy", "prior": 10.0}
+    for iterations in (None, 1000, 4000):
+        assert limits.tuned(spec, 2, iterations) == new
+    for iterations in (1, 4, 300, 999):
+        assert limits.tuned(spec, 2, iterations) == {"rollout": "random", "prior": 0.0}
+    for players in (3, 4, 5):
+        assert limits.tuned(spec, players) == {} and limits.default_rollout(spec, players) == "random"
+    st = new_game("kids_of_london", 2)
+    while st.is_chance_node():
+        st.apply(st.sample_chance(1))
+    seat = st.current_player()
+    assert ISMCTS(st, seat, rollout=limits.default_rollout(spec, 2)).prior == 10.0
+    assert ISMCTS(st, seat, budget=300, rollout=limits.default_rollout(spec, 2, 300)).prior == 0.0
