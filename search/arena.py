@@ -338,6 +338,21 @@ def _play_many(jobs, keep_errors=False):
     return [_play_kept(job) if keep_errors else play_game(*job) for job in jobs]
 
 
+def init_ray(address):
+    """``ray.init`` for a match, a calibration or a training run (``address`` as Ray takes it).
+    Ray waits a fixed 30 s for a starting node's raylet to register; on a loaded machine a
+    local start can miss that, so a start that times out is shut down and tried once more."""
+    import ray
+    for attempt in (1, 2):
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+            return
+        except Exception as e:      # Ray raises a bare Exception for this timeout
+            if attempt == 2 or "timed out during startup" not in str(e):
+                raise
+            ray.shutdown()
+
+
 class RayPool:
     """Plays games as tasks of a Ray cluster (``address``; ``"local"`` starts one here), one
     CPU a task, with the ``map`` of an executor: a user with a cluster plays a match, a
@@ -351,7 +366,7 @@ class RayPool:
         self._ray = ray
         self._started_here = not ray.is_initialized()
         if self._started_here:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+            init_ray(address)
         self._task = ray.remote(num_cpus=1, max_retries=3)(_play_many)
 
     def map(self, fn, jobs, chunksize=1):

@@ -122,8 +122,8 @@ def _map(jobs, workers, ray_address):
             raise ValueError("--ray needs Ray: pip install 'fagin[ray]'") from None
         started = not ray.is_initialized()
         if started:
-            ray.init(address=None if ray_address == "local" else ray_address, include_dashboard=False,
-                     log_to_driver=False)
+            from fagin.search.arena import init_ray
+            init_ray(None if ray_address == "local" else ray_address)
         try:
             task = ray.remote(num_cpus=1, max_retries=3)(_run_ray_task)
             refs = [task.remote(j) for j in jobs]

@@ -329,3 +329,40 @@ def test_progressive_widening_keeps_a_wide_node_to_the_policys_favourites():
     for bad in (-0.5, float("nan"), 1e9, "1", True):
         with pytest.raises(ValueError, match="widen: must be a number from 0 to 1000"):
             ISMCTS(st, seat, rollout="policy", widen=bad)
+
+
+def test_a_local_ray_start_that_times_out_is_tried_once_more(monkeypatch):
+    """Ray waits a fixed 30 s for a starting raylet; on a loaded machine a local start can miss
+    that. init_ray shuts such a start down and tries once more; any other failure, or a second
+    timeout, is raised as Ray raised it."""
+    import sys
+    import types
+    from fagin.search.arena import init_ray
+    calls = []
+
+    def fake(outcomes):
+        ray = types.ModuleType("ray")
+
+        def init(**kwargs):
+            calls.append(("init", kwargs["address"]))
+            outcome = outcomes.pop(0)
+            if outcome:
+                raise Exception(outcome)
+        ray.init = init
+        ray.shutdown = lambda: calls.append(("shutdown",))
+        monkeypatch.setitem(sys.modules, "ray", ray)
+
+    timeout = "The current node timed out during startup. This could happen because ..."
+    fake([timeout, None])
+    init_ray("local")
+    assert calls == [("init", "local"), ("shutdown",), ("init", "local")]
+    calls.clear()
+    fake([timeout, timeout])
+    with pytest.raises(Exception, match="timed out during startup"):
+        init_ray(None)
+    assert calls == [("init", None), ("shutdown",), ("init", None)]
+    calls.clear()
+    fake(["connection refused", None])
+    with pytest.raises(Exception, match="connection refused"):
+        init_ray("10.0.0.1:6379")
+    assert calls == [("init", "10.0.0.1:6379")]
