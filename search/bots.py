@@ -244,7 +244,8 @@ def _remote_bot(spec: str, kind: str, arg: str):
 
 #: Settings a bot spec may set with ``:NAME=VALUE``: name -> (keyword, type).  ``reuse`` and
 #: ``decided`` are the bot's own (:class:`ISMCTSBot`); the others are passed to the search.
-TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "cut": ("cutoff", int),
+TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "oprior": ("opponent_prior", float),
+           "cut": ("cutoff", int),
            "final": ("final", str), "eval": ("evaluation", str), "opp": ("opponents", str), "turns": ("turns", int),
            "mscale": ("margin_scale", float), "widen": ("widen", float),
            "reuse": ("reuse", int), "decided": ("decided", int)}

@@ -198,6 +198,7 @@ cdef class ISMCTS:
     cdef int use_os
     cdef int use_policy         # play out with gd.rollout_action
     cdef readonly double prior  # ucb: weight of the rollout policy's pick in the tree (progressive bias)
+    cdef readonly double opponent_prior  # ucb: the prior's weight where another seat decides
     cdef readonly double widen  # ucb: > 0, progressive widening in the policy's order (select_widened)
     cdef readonly str final     # the final-move rule (results.FINAL_RULES)
     cdef readonly str opponents # OPPONENT_KEYS: whose view keys the other seats' nodes
@@ -276,7 +277,8 @@ cdef class ISMCTS:
     def __init__(self, state, int seat, seed=0, exploration=None,
                  max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
                  prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None,
-                 opponents=None, turns=None, margin_scale=None, widen=None, budget=None):
+                 opponents=None, turns=None, margin_scale=None, widen=None, budget=None,
+                 opponent_prior=None):
         """Prepares a search of ``state`` for ``seat``.
 
         ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
@@ -315,6 +317,11 @@ cdef class ISMCTS:
         (London, whose 300-iteration searches otherwise spread over ~20
         untried actions at every node); see the arena figures in
         ``seeds/london.md``.
+
+        ``opponent_prior``: the same bias at the nodes where another seat
+        decides (None: ``prior``).  A heavier weight there models the other
+        seats as playing closer to the rollout policy, while the searching
+        seat's own nodes keep the light ``prior``.
 
         ``cutoff`` (games with an evaluation, policy rollouts): rollout actions
         before ``GameDef.evaluate`` scores the playout, 0 to play to the end;
@@ -373,6 +380,8 @@ cdef class ISMCTS:
             exploration = own.get("exploration", DEFAULT_EXPLORATION)
         if prior is None:
             prior = own.get("prior")
+        if opponent_prior is None:
+            opponent_prior = own.get("opponent_prior")
         if cutoff is None:
             cutoff = own.get("cutoff")
         if final is None:
@@ -448,6 +457,12 @@ cdef class ISMCTS:
         if not (prior >= 0 and prior <= MAX_PRIOR):
             raise ValueError(f"prior: must be a number from 0 to {MAX_PRIOR:g}, got {prior}")
         self.prior = prior if self.use_policy and selection == "ucb" else 0.0
+        if opponent_prior is None:
+            opponent_prior = prior
+        if isinstance(opponent_prior, bool) or not (isinstance(opponent_prior, (int, float))
+                                                    and 0 <= opponent_prior <= MAX_PRIOR):
+            raise ValueError(f"opponent_prior: must be a number from 0 to {MAX_PRIOR:g}, got {opponent_prior!r}")
+        self.opponent_prior = opponent_prior if self.use_policy and selection == "ucb" else 0.0
         self.widen = widen if self.use_policy and selection == "ucb" else 0.0
         self.state = state
         self.seat = seat
@@ -471,7 +486,7 @@ cdef class ISMCTS:
         # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
         # otherwise allocate and free ~0.4 MB for every search, a small one included.
         self.path_cap = self.gd.max_game_length + 1
-        if self.prior > 0 or self.widen > 0:
+        if self.prior > 0 or self.opponent_prior > 0 or self.widen > 0:
             self.root_picks = <double*>calloc(self.legal_cap, sizeof(double))
             if self.root_picks == NULL:
                 raise MemoryError()
@@ -654,6 +669,7 @@ cdef class ISMCTS:
         cdef const GameDef* gd = self.gd
         cdef void* st = self.work
         cdef int p, n, m, depth = 0, slot, a, hint
+        cdef double bias
         cdef int64_t node
         cdef uint64_t key
         cdef bint in_tree = True
@@ -724,14 +740,16 @@ cdef class ISMCTS:
                 slot = select_rm(base, self.mapped, m, self.gamma, &self.rng, self.sigma, &self.sample_prob)
             else:
                 # The policy's pick is asked before any of this node's moves is made.
-                hint = gd.rollout_action(st, &self.rng) if self.prior > 0 or self.widen > 0 else -1
+                # (The searching seat's nodes take `prior`, the other seats' `opponent_prior`.)
+                bias = self.prior if p == self.seat else self.opponent_prior
+                hint = gd.rollout_action(st, &self.rng) if bias > 0 or self.widen > 0 else -1
                 if depth == 0 and 0 <= hint < self.legal_cap:
                     self.root_picks[hint] += 1
                 if self.widen > 0:
-                    slot = select_widened(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior,
+                    slot = select_widened(base, self.mapped, m, not in_tree, hint, self.exploration, bias,
                                           self.widen, &self.rng)
                 else:
-                    slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, self.prior,
+                    slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, bias,
                                       &self.rng)
             self.path_node[depth] = node
             self.path_slot[depth] = slot

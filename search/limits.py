@@ -34,8 +34,8 @@ MAX_WIDEN = 1000.0
 
 #: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords; ``rollout`` is the
 #: caller's to pass, see :func:`default_rollout`).
-TUNED_SETTINGS = ("exploration", "prior", "cutoff", "final", "evaluation", "opponents", "turns", "margin_scale",
-                  "widen", "rollout")
+TUNED_SETTINGS = ("exploration", "prior", "opponent_prior", "cutoff", "final", "evaluation", "opponents", "turns",
+                  "margin_scale", "widen", "rollout")
 
 
 def tuned(spec, players: int, iterations: int | None = None, selection: str = "ucb") -> dict:

@@ -22,6 +22,8 @@ seeded, proposes the next settings.  The settings searched:
   in score units (log-uniform from 0.5 to 50), drawn for margin trials only;
 * ``opp``: whose view keys the other seats' nodes, their own ("own": one tree
   per seat's information sets) or the searching seat's ("observer": one tree);
+* ``oprior``: the prior's weight at the other seats' nodes (0 to 100), for
+  games whose default rollout is the policy;
 * ``widen``: progressive widening in the rollout policy's order (0: off; a node
   considers ceil(widen * sqrt(n + 1)) of its actions after n visits), for
   games whose default rollout is the policy;
@@ -66,6 +68,7 @@ def space(game_id: str, players: int, iterations: int | None = None) -> dict:
     out = {"c": ("log", 0.02, 2.0)}
     if policy:
         out["prior"] = ("float", 0.0, 30.0)
+        out["oprior"] = ("float", 0.0, 100.0)
         out["widen"] = ("choice", WIDENINGS)
         if has_evaluation(state):
             out["cut"] = ("choice", CUTOFFS)

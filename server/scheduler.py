@@ -384,7 +384,7 @@ def _speed_key(job):
     may switch it on at large budgets), each of which changes an iteration's cost."""
     part = job.searcher.parts[0]
     return (job.game.id, job.state.num_players, job.settings.algorithm, job.settings.rollout,
-            part.prior > 0 or part.widen > 0)
+            part.prior > 0 or part.opponent_prior > 0 or part.widen > 0)
 
 
 class Scheduler:

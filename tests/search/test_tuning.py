@@ -176,15 +176,15 @@ def test_the_tuning_space_follows_what_the_game_has():
     # rollout_depth is 0), and the tuner may cut them.
     # Both keep a score, so a cut-off may also be scored by the margin, at a drawn scale.
     for game_id in ("london", "oliver_twist"):
-        assert set(tune.space(game_id, 2)) == {"c", "prior", "widen", "cut", "turns", "eval", "mscale", "opp",
-                                               "final"}
+        assert set(tune.space(game_id, 2)) == {"c", "prior", "oprior", "widen", "cut", "turns", "eval", "mscale",
+                                               "opp", "final"}
         assert tune.space(game_id, 2)["eval"] == ("choice", ("handwritten", "learned", "margin"))
     # Gangs of Kyoto has evaluations (hand-written and learned) too, but its searches play
     # uniform playouts (GameSpec.rollout), which are never cut, so the tuner draws neither.
     assert set(tune.space("gangs_of_kyoto", 2)) == {"c", "opp", "final"}
     # From 4,096 iterations at 2 players its search plays the rollout policy with a prior
     # (GameSpec.search_by_budget): the tuner then varies the policy's settings too.
-    assert {"prior", "widen"} <= set(tune.space("gangs_of_kyoto", 2, 4096))
+    assert {"prior", "oprior", "widen"} <= set(tune.space("gangs_of_kyoto", 2, 4096))
     assert set(tune.space("gangs_of_kyoto", 2, 1024)) == {"c", "opp", "final"}
     assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}
     assert tune.bot_spec(64, {"c": 0.123456, "final": "lcb"}) == "ismcts:64:c=0.1235:final=lcb"
@@ -336,6 +336,39 @@ def test_progressive_widening_keeps_a_wide_node_to_the_policys_favourites():
     for bad in (-0.5, float("nan"), 1e9, "1", True):
         with pytest.raises(ValueError, match="widen: must be a number from 0 to 1000"):
             ISMCTS(st, seat, rollout="policy", widen=bad)
+
+
+def test_the_opponents_prior_weighs_only_the_other_seats_nodes():
+    # Oliver Twist at 2 players from its opening decision: the tuned search (prior 3) explores
+    # the other seat's replies with the same bias unless told otherwise.
+    from ..positions import played_positions
+    st = next(p for p in played_positions("oliver_twist", 2, 3, 40, every=0.3)[0] if len(p.legal_actions()) >= 3)
+    seat = st.current_player()
+
+    def visits(**kw):
+        search = ISMCTS(st, seat, rollout="policy", seed=7, **kw)
+        search.run(iterations=300)
+        return search, [(s.action, s.visits) for s in search.result().stats]
+
+    same, base = visits(prior=3.0)
+    assert same.opponent_prior == same.prior == 3.0
+    assert visits(prior=3.0, opponent_prior=3.0)[1] == base
+    # A heavy weight on the opponent's nodes changes what the root learns of its moves.
+    heavy, moved = visits(prior=3.0, opponent_prior=100.0)
+    assert heavy.opponent_prior == 100.0 and heavy.prior == 3.0 and moved != base
+    # With no prior of its own, the root's first visits are not steered to the policy's pick:
+    # the root spreads its first len(legal) visits over every action, as a prior-free search does.
+    n_legal = len(st.legal_actions())
+    none = ISMCTS(st, seat, rollout="policy", prior=0.0, opponent_prior=30.0, seed=7)
+    none.run(iterations=n_legal)
+    assert sorted(s.visits for s in none.result().stats) == [1] * n_legal
+    # Uniform playouts have no policy to ask: both weights are off.
+    assert ISMCTS(st, seat, rollout="random", opponent_prior=30.0).opponent_prior == 0
+    bot = make_bot("ismcts:64:oprior=30")
+    assert bot.tuning == {"opponent_prior": 30.0} and "opponent_prior" in limits.TUNED_SETTINGS
+    for bad in (-1.0, float("nan"), 101.0, "1", True):
+        with pytest.raises(ValueError, match="opponent_prior: must be a number from 0 to 100"):
+            ISMCTS(st, seat, rollout="policy", opponent_prior=bad)
 
 
 def test_a_local_ray_start_that_times_out_is_tried_once_more(monkeypatch):
