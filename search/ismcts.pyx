@@ -486,7 +486,9 @@ cdef class ISMCTS:
         # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
         # otherwise allocate and free ~0.4 MB for every search, a small one included.
         self.path_cap = self.gd.max_game_length + 1
-        if self.prior > 0 or self.opponent_prior > 0 or self.widen > 0:
+        # Root picks are counted at depth 0, which is always the searching seat's node (run()
+        # makes it current), where the policy is asked only with `prior` or `widen`.
+        if self.prior > 0 or self.widen > 0:
             self.root_picks = <double*>calloc(self.legal_cap, sizeof(double))
             if self.root_picks == NULL:
                 raise MemoryError()
