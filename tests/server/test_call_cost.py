@@ -258,6 +258,10 @@ def test_small_searches_arriving_together_go_to_the_workers(server, counted, mon
     # go to the workers, and the few that arrive while the loop idles run on it.)
     decoder, searches = counted
     scheduler = server.server.service.scheduler
+    # The speed is learned afresh from this test's own search: the shared server's records of
+    # the same game and settings come from other tests' searches, and one of them slowed by a
+    # loaded machine made the speed look too slow for the loop before this test sent anything.
+    monkeypatch.setattr(scheduler, "iteration_ms", {})
     # Each 200-iteration item (about 1 ms) must be small enough for the loop however slow or
     # loaded the machine: with the default 2 ms cap, a machine 2x slower was not.
     _inline_up_to(scheduler, monkeypatch, 20)
