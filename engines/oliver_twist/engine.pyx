@@ -1453,12 +1453,29 @@ cdef int draw_bv(int16_t* pool, Rng* rng) noexcept nogil:
             return k
     return 0
 
+cdef inline uint64_t mix_counts(uint64_t h, const int16_t* a, int n) noexcept nogil:
+    """Folds n 16-bit counts into h four to a word: the same counts fold the same way, and
+    different ones differently, at a quarter of the mixing of one count at a time."""
+    cdef uint64_t w = 0
+    cdef int i, j = 0
+    for i in range(n):
+        w |= (<uint64_t>(<uint16_t>a[i])) << (16 * j)
+        j += 1
+        if j == 4:
+            h = mix64(h, w)
+            w = 0
+            j = 0
+    if j:
+        h = mix64(h, w)
+    return h
+
 cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
     """OT-30: a hash of exactly what seat `o` sees now (its view): of another seat's stash
     and file only their sizes and how many starting tokens each holds."""
     cdef const OTState* s = <const OTState*>st
     cdef uint64_t h = 0x9E3779B97F4A7C15
-    cdef int p, k, sp, v, n, sn
+    cdef int p, k, sp, v, n, sn, j
+    cdef uint64_t w
     h = mix64(h, <uint64_t>(s.players + 8 * s.night + 64 * s.phase + 4096 * s.active + 65536 * (s.pawn + 1)))
     h = mix64(h, <uint64_t>(s.fill_next + 256 * s.deal_left + 65536 * s.path_len + 1048576 * s.path_max))
     for k in range(s.path_len):
@@ -1468,18 +1485,27 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
     h = mix64(h, <uint64_t>((s.fagin_type + 2) + 16 * s.fagin_min + 256 * s.set_last + 65536 * s.pick_left))
     h = mix64(h, <uint64_t>((s.pick_dest + 4) + 16 * s.pick_last + 1024 * s.burg_to_draw + 65536 * s.rewards_taken))
     h = mix64(h, <uint64_t>(s.burg_aside + 256 * s.winners))
+    # Each space in 16 bits (its token as the seat sees it, -1 to 100, and who has looked at
+    # it, a bit per seat), four spaces to a word.
+    w = 0
+    j = 0
     for sp in range(MAX_SIDE_SPACES):
         v = s.board[sp]
         if face_down(v) and not (s.known[sp] >> o) & 1:
             v = FD_UNDET
-        h = mix64(h, <uint64_t>(sp * 4096 + (v + 1) * 16 + s.known[sp]))
-    for k in range(N_KINDS):
-        h = mix64(h, <uint64_t>(k * 65536 + s.setc[k]))
+        w |= (<uint64_t>(((v + 1) & 0xFFF) | ((s.known[sp] & 0xF) << 12))) << (16 * j)
+        j += 1
+        if j == 4:
+            h = mix64(h, w)
+            w = 0
+            j = 0
+    if j:
+        h = mix64(h, w)
+    h = mix_counts(h, s.setc, N_KINDS)
     h = mix64(h, <uint64_t>(ms_total(s.bag, N_KINDS) + 4096 * ms_total(s.fdpool, N_KINDS) + 16777216 * ms_total(s.aside, N_KINDS)))
     for p in range(s.players):
         h = mix64(h, <uint64_t>(p * 1000003 + (s.money[p] + 1000) + 65536 * (s.final[p] + 1000)))
-        for k in range(N_KINDS):
-            h = mix64(h, <uint64_t>(p * 7919 + k * 64 + 4096 * s.front[p][k]))
+        h = mix_counts(h, s.front[p], N_KINDS)
         n = 0
         sn = 0
         for k in range(N_KINDS):
@@ -1499,21 +1525,18 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
             n += s.kept[p][k]
         h = mix64(h, <uint64_t>(p * 17 + 256 * n))
         if p == o:
-            for k in range(N_KINDS):
-                h = mix64(h, <uint64_t>(4000000 + k * 64 + s.stash[p][k]))
-                h = mix64(h, <uint64_t>(5000000 + k * 64 + s.pfile[p][k]))
+            h = mix_counts(mix64(h, 4000000), s.stash[p], N_KINDS)
+            h = mix_counts(mix64(h, 5000000), s.pfile[p], N_KINDS)
             h = mix64(h, <uint64_t>(6000000 + s.hand[p]))
         if p == o or s.phase == PH_OVER:          # OT-29: every Burglary card is shown at the end
-            for k in range(N_BURGLARY_VALUES):
-                h = mix64(h, <uint64_t>(7000000 + k * 64 + s.kept[p][k]))
+            h = mix_counts(mix64(h, 7000000), s.kept[p], N_BURGLARY_VALUES)
     # OT-38: the last round's end, laid open to all.
     h = mix64(h, <uint64_t>(8000000 + s.ended_round))
     if s.ended_round:
         for p in range(s.players):
             h = mix64(h, <uint64_t>(p * 13 + 64 * (s.ended_sets[p] + 1) + 65536 * s.ended_types[p]
                                     + 16777216 * (s.ended_fine[p] + 1)))
-            for k in range(N_KINDS):
-                h = mix64(h, <uint64_t>(9000000 + p * 4096 + k * 64 + s.ended_file[p][k]))
+            h = mix_counts(h, s.ended_file[p], N_KINDS)
     h = mix64(h, <uint64_t>(s.char_disc + 65536 * popcount16(s.char_draw)))
     n = 0
     v = 0
@@ -1522,8 +1545,7 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
         v += s.burg_drawn[k]
     h = mix64(h, <uint64_t>(n + 256 * v))
     if s.active == o:
-        for k in range(N_BURGLARY_VALUES):
-            h = mix64(h, <uint64_t>(8000000 + k * 64 + s.burg_drawn[k]))
+        h = mix_counts(mix64(h, 8000000), s.burg_drawn, N_BURGLARY_VALUES)
     return h
 
 cdef int ot_make_current(void* st, int seat) noexcept nogil:
