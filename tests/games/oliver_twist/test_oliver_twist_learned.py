@@ -72,3 +72,19 @@ def test_by_default_playouts_run_to_the_end_and_a_cut_off_is_scored_by_the_evalu
         cut = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", cutoff=8, evaluation=evaluation)
         cut.run(iterations=20)
         assert cut.evaluated > 0 and cut.rollout_actions <= 20 * 8
+
+
+def test_the_tuned_search_widens_in_the_policys_order_at_three_players_only():
+    """seeds/oliver_twist.md, "The last points at 3 players": every player count cuts playouts
+    after 48 actions, scores them by the learned evaluation and takes prior 3; 3 players also
+    widen progressively in the rollout policy's order (widen 1), measured against two heuristic
+    bots; 2 and 4 players consider every action."""
+    from fagin.engines.registry import GAMES
+    from fagin.search import ismcts, limits
+    base = {"cutoff": 48, "evaluation": "learned", "prior": 3.0}
+    for players, widen in ((2, 0.0), (3, 1.0), (4, 0.0)):
+        assert limits.tuned(GAMES["oliver_twist"], players) == (base | {"widen": 1.0} if widen else base)
+        st = new_game("oliver_twist", players, seed=3)
+        s = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout="policy")
+        assert (s.evaluation, s.prior, s.widen) == ("learned", 3.0, widen), players
+        assert ismcts.ISMCTS(st, st.current_player(), rollout="policy", widen=0).widen == 0.0
