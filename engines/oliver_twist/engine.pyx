@@ -1474,8 +1474,8 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
     and file only their sizes and how many starting tokens each holds."""
     cdef const OTState* s = <const OTState*>st
     cdef uint64_t h = 0x9E3779B97F4A7C15
-    cdef int p, k, sp, v, n, sn, j
-    cdef uint64_t w
+    cdef int p, k, sp, v, n, sn
+    cdef int16_t seen[MAX_SIDE_SPACES]
     h = mix64(h, <uint64_t>(s.players + 8 * s.night + 64 * s.phase + 4096 * s.active + 65536 * (s.pawn + 1)))
     h = mix64(h, <uint64_t>(s.fill_next + 256 * s.deal_left + 65536 * s.path_len + 1048576 * s.path_max))
     for k in range(s.path_len):
@@ -1485,22 +1485,14 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
     h = mix64(h, <uint64_t>((s.fagin_type + 2) + 16 * s.fagin_min + 256 * s.set_last + 65536 * s.pick_left))
     h = mix64(h, <uint64_t>((s.pick_dest + 4) + 16 * s.pick_last + 1024 * s.burg_to_draw + 65536 * s.rewards_taken))
     h = mix64(h, <uint64_t>(s.burg_aside + 256 * s.winners))
-    # Each space in 16 bits (its token as the seat sees it, -1 to 100, and who has looked at
-    # it, a bit per seat), four spaces to a word.
-    w = 0
-    j = 0
+    # Each space in 16 bits: its token as the seat sees it (-1 to 100) and who has looked at
+    # it (a bit per seat).
     for sp in range(MAX_SIDE_SPACES):
         v = s.board[sp]
         if face_down(v) and not (s.known[sp] >> o) & 1:
             v = FD_UNDET
-        w |= (<uint64_t>(((v + 1) & 0xFFF) | ((s.known[sp] & 0xF) << 12))) << (16 * j)
-        j += 1
-        if j == 4:
-            h = mix64(h, w)
-            w = 0
-            j = 0
-    if j:
-        h = mix64(h, w)
+        seen[sp] = <int16_t>(((v + 1) & 0xFFF) | ((s.known[sp] & 0xF) << 12))
+    h = mix_counts(h, seen, MAX_SIDE_SPACES)
     h = mix_counts(h, s.setc, N_KINDS)
     h = mix64(h, <uint64_t>(ms_total(s.bag, N_KINDS) + 4096 * ms_total(s.fdpool, N_KINDS) + 16777216 * ms_total(s.aside, N_KINDS)))
     for p in range(s.players):
