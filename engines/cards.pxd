@@ -39,7 +39,7 @@ seat has observed, in order: :func:`cards_fold` folds one observed event
 order does not matter).  Fold only what the seat saw: a card seen by all
 goes into the public hash, a card seen by one seat into that seat's own.
 """
-from libc.stdint cimport int16_t, uint8_t, uint64_t
+from libc.stdint cimport int16_t, uint8_t, uint16_t, uint64_t
 from engines.rng cimport Rng, rng_below, rng_double, mix64
 
 cdef enum:
@@ -367,6 +367,23 @@ cdef inline uint64_t cards_fold(uint64_t h, int event, int who, int card) noexce
     below 65536; use -1 for "none" (it folds as 0xFFFF)."""
     return mix64(h, ((<uint64_t>(event & 0xFFFF)) << 32) | ((<uint64_t>(who & 0xFFFF)) << 16)
                  | <uint64_t>(card & 0xFFFF))
+
+cdef inline uint64_t cards_fold_packed(uint64_t h, const int16_t* a, int n) noexcept nogil:
+    """Folds n 16-bit values (counts, or a board's small per-space codes) into ``h``, four to a
+    word: a dense array costs a quarter of the mixing of one value at a time (Oliver Twist's
+    view key, where that mixing was a sixth of a search's time)."""
+    cdef uint64_t w = 0
+    cdef int i, j = 0
+    for i in range(n):
+        w |= (<uint64_t>(<uint16_t>a[i])) << (16 * j)
+        j += 1
+        if j == 4:
+            h = mix64(h, w)
+            w = 0
+            j = 0
+    if j:
+        h = mix64(h, w)
+    return h
 
 cdef inline uint64_t cards_fold_counts(uint64_t h, int event, const int16_t* c, int n) noexcept nogil:
     """Folds a whole multiset (a face-up pile whose order does not matter) into ``h``."""

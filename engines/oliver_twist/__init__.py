@@ -1,6 +1,9 @@
 """Oliver Twist: pick pockets by day and by night for Fagin, 2-4 players. Rules: ``seeds/oliver_twist.md``."""
 from fagin.engines.game import GameSpec
 
+#: The search settings every player count shares (GameSpec.search below).
+_TUNED = {"cutoff": 48, "evaluation": "learned", "prior": 3.0}
+
 GAME = GameSpec(
     id="oliver_twist",
     proto_fields=(20, 30, 30),  # its field numbers in GameState.game, Action.typed and Event.typed, fixed for good
@@ -16,8 +19,7 @@ GAME = GameSpec(
     # policy's order ("The last points at 3 players": 92.5 % of 547 games against two heuristic
     # bots at 100 ms a move, +4.1 points on paired deals; level with the unwidened search in
     # self-play).
-    search=((None, {"cutoff": 48, "evaluation": "learned", "prior": 3.0}),
-            (3, {"cutoff": 48, "evaluation": "learned", "prior": 3.0, "widen": 1.0})),
+    search=((None, _TUNED), (3, _TUNED | {"widen": 1.0})),
     description="take tokens from lines in London's streets, sell sets to Fagin, keep your Police file "
                 "thin; a day round, then a night of face-down tokens and burglaries",
     max_list=96,  # 85 round and 9 starting tokens; every other list (spaces, cards, seats) is shorter

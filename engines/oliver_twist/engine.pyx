@@ -41,7 +41,7 @@ from libc.math cimport exp
 from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
-from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance
+from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance, cards_fold_packed
 from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
 from fagin.engines.core import room_functions as _room_functions
 
@@ -1453,22 +1453,6 @@ cdef int draw_bv(int16_t* pool, Rng* rng) noexcept nogil:
             return k
     return 0
 
-cdef inline uint64_t mix_counts(uint64_t h, const int16_t* a, int n) noexcept nogil:
-    """Folds n 16-bit counts into h four to a word: the same counts fold the same way, and
-    different ones differently, at a quarter of the mixing of one count at a time."""
-    cdef uint64_t w = 0
-    cdef int i, j = 0
-    for i in range(n):
-        w |= (<uint64_t>(<uint16_t>a[i])) << (16 * j)
-        j += 1
-        if j == 4:
-            h = mix64(h, w)
-            w = 0
-            j = 0
-    if j:
-        h = mix64(h, w)
-    return h
-
 cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
     """OT-30: a hash of exactly what seat `o` sees now (its view): of another seat's stash
     and file only their sizes and how many starting tokens each holds."""
@@ -1492,12 +1476,12 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
         if face_down(v) and not (s.known[sp] >> o) & 1:
             v = FD_UNDET
         seen[sp] = <int16_t>(((v + 1) & 0xFFF) | ((s.known[sp] & 0xF) << 12))
-    h = mix_counts(h, seen, MAX_SIDE_SPACES)
-    h = mix_counts(h, s.setc, N_KINDS)
+    h = cards_fold_packed(h, seen, MAX_SIDE_SPACES)
+    h = cards_fold_packed(h, s.setc, N_KINDS)
     h = mix64(h, <uint64_t>(ms_total(s.bag, N_KINDS) + 4096 * ms_total(s.fdpool, N_KINDS) + 16777216 * ms_total(s.aside, N_KINDS)))
     for p in range(s.players):
         h = mix64(h, <uint64_t>(p * 1000003 + (s.money[p] + 1000) + 65536 * (s.final[p] + 1000)))
-        h = mix_counts(h, s.front[p], N_KINDS)
+        h = cards_fold_packed(h, s.front[p], N_KINDS)
         n = 0
         sn = 0
         for k in range(N_KINDS):
@@ -1517,18 +1501,18 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
             n += s.kept[p][k]
         h = mix64(h, <uint64_t>(p * 17 + 256 * n))
         if p == o:
-            h = mix_counts(mix64(h, 4000000), s.stash[p], N_KINDS)
-            h = mix_counts(mix64(h, 5000000), s.pfile[p], N_KINDS)
+            h = cards_fold_packed(mix64(h, 4000000), s.stash[p], N_KINDS)
+            h = cards_fold_packed(mix64(h, 5000000), s.pfile[p], N_KINDS)
             h = mix64(h, <uint64_t>(6000000 + s.hand[p]))
         if p == o or s.phase == PH_OVER:          # OT-29: every Burglary card is shown at the end
-            h = mix_counts(mix64(h, 7000000), s.kept[p], N_BURGLARY_VALUES)
+            h = cards_fold_packed(mix64(h, 7000000), s.kept[p], N_BURGLARY_VALUES)
     # OT-38: the last round's end, laid open to all.
     h = mix64(h, <uint64_t>(8000000 + s.ended_round))
     if s.ended_round:
         for p in range(s.players):
             h = mix64(h, <uint64_t>(p * 13 + 64 * (s.ended_sets[p] + 1) + 65536 * s.ended_types[p]
                                     + 16777216 * (s.ended_fine[p] + 1)))
-            h = mix_counts(h, s.ended_file[p], N_KINDS)
+            h = cards_fold_packed(h, s.ended_file[p], N_KINDS)
     h = mix64(h, <uint64_t>(s.char_disc + 65536 * popcount16(s.char_draw)))
     n = 0
     v = 0
@@ -1537,7 +1521,7 @@ cdef uint64_t ot_infoset_key(const void* st, int o) noexcept nogil:
         v += s.burg_drawn[k]
     h = mix64(h, <uint64_t>(n + 256 * v))
     if s.active == o:
-        h = mix_counts(mix64(h, 8000000), s.burg_drawn, N_BURGLARY_VALUES)
+        h = cards_fold_packed(mix64(h, 8000000), s.burg_drawn, N_BURGLARY_VALUES)
     return h
 
 cdef int ot_make_current(void* st, int seat) noexcept nogil:
