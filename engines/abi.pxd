@@ -90,6 +90,13 @@ ctypedef struct GameDef:
     # search takes it instead of `evaluate` when asked (ISMCTS
     # evaluation="learned").
     void (*evaluate_learned)(const void* st, double* out) noexcept nogil
+    # Optional (NULL: none): a learned estimate of each seat's final score
+    # margin (its final score less the best other seat's, in the units of
+    # `scores`) in a non-terminal state, written to out[0:num_players]; False,
+    # out untouched, for a player count the room's model holds none for.  An
+    # analysis reports it where a playout stopped early instead of the margin
+    # as it stands.
+    bint (*margins_learned)(const void* st, double* out) noexcept nogil
     # Optional (NULL, 0: none): the inputs of the learned evaluation, every
     # seat's `num_features` values, seat p's at out[p * num_features:], as the
     # trainer (python -m fagin.train) and `evaluate_learned` read them.  The

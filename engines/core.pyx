@@ -542,6 +542,20 @@ def evaluate_state(capsule, data, bint learned=False):
     return [out[i] for i in range(gd.num_players(st))]
 
 
+def learned_margins_of_state(capsule, data):
+    """Each seat's learned expected final score margin in the state ``data`` (its bytes):
+    ``GameDef.margins_learned``, the margin model of the room's data/learned.json for this
+    player count; None where the room ships none (or none for this player count).  What an
+    analysis reports where a playout stops early; for tests and the trainer."""
+    cdef const GameDef* gd = _game_def(capsule)
+    cdef const unsigned char[::1] view = data
+    cdef const unsigned char* st = _state_of(gd, view)
+    cdef double out[MAX_SEATS]
+    if gd.margins_learned == NULL or not gd.margins_learned(st, out):
+        return None
+    return [out[i] for i in range(gd.num_players(st))]
+
+
 def room_functions(capsule):
     """An engine's plain functions on its state bytes, written once for every room with a
     learned evaluation: ``(heuristic_action, evaluation, features, learned_evaluation)``

@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""A kit for learned evaluations: a logistic regression per player count on a room's features.
+"""A kit for learned evaluations: per player count, a logistic regression on a room's features for
+each seat's chance to win, and a linear one for its expected final score margin.
 
 A room that ships ``data/learned.json`` (fitted by ``python -m fagin.train``) keeps
 one ``LearnedModel`` (a module-level ``cdef LearnedModel``, zeroed at import),
@@ -11,7 +12,10 @@ room defines its features (one function writing every seat's values, read from
 what every seat sees; :func:`learned_relative` takes seat features relative to
 the best other seat) and names them in ``FEATURE_NAMES``, and its
 ``PROGRESS_FEATURE`` (the share of the game still ahead, for the trainer's
-mid-game figures); the model holds one weight per feature.
+mid-game figures); the model holds one weight per feature.  A model may also hold, per
+player count, a linear regression of a seat's final score margin (its final score less the best
+other seat's, in the game's own units) on the same features: :func:`learned_evaluate_margins`,
+a room's ``GameDef.margins_learned``, which an analysis reports where a playout stops early.
 
 Types and inline helpers only, so every engine that cimports it (``from
 engines.learned cimport ...``) compiles its own copy and no extension cimports
@@ -29,6 +33,9 @@ ctypedef struct LearnedModel:
     int have[MAX_SEATS + 1]                         # 1 if the model holds this player count
     double bias[MAX_SEATS + 1]
     double weights[MAX_SEATS + 1][LEARNED_MAX_FEATURES]
+    int have_margin[MAX_SEATS + 1]                  # 1 if it also holds a margin model for this count
+    double margin_bias[MAX_SEATS + 1]
+    double margin_weights[MAX_SEATS + 1][LEARNED_MAX_FEATURES]
 
 cdef inline void learned_relative(const double* raw, int players, int k, double* out,
                                   int stride) noexcept nogil:
@@ -48,18 +55,34 @@ cdef inline bint learned_has(const LearnedModel* m, int players) noexcept nogil:
     """Whether the model holds an entry for this player count."""
     return 0 <= players <= MAX_SEATS and m.have[players] != 0
 
+cdef inline void learned_linear(const double* weights, double bias, int k, int players, const double* f,
+                                double* out) noexcept nogil:
+    """Each seat's linear score: out[p], for p < players, is ``bias`` plus the k ``weights``
+    times seat p's k values at f[p * k:]."""
+    cdef int p, i
+    cdef double z
+    for p in range(players):
+        z = bias
+        for i in range(k):
+            z += weights[i] * f[p * k + i]
+        out[p] = z
+
 cdef inline void learned_logistic(const LearnedModel* m, int players, const double* f,
                                   double* out) noexcept nogil:
     """Each seat's learned win probability: out[p], for p < players, is the logistic of seat p's
     m.features values at f[p * m.features:] under the weights for this player count (which
     learned_has must have found)."""
-    cdef int p, i, k = m.features
-    cdef double z
+    cdef int p
+    learned_linear(m.weights[players], m.bias[players], m.features, players, f, out)
     for p in range(players):
-        z = m.bias[players]
-        for i in range(k):
-            z += m.weights[players][i] * f[p * k + i]
-        out[p] = 1.0 / (1.0 + exp(-z))
+        out[p] = 1.0 / (1.0 + exp(-out[p]))
+
+cdef inline void learned_linear_margins(const LearnedModel* m, int players, const double* f,
+                                        double* out) noexcept nogil:
+    """Each seat's learned expected final score margin: out[p], for p < players, is the linear
+    margin model (which m.have_margin must hold for this player count) on seat p's m.features
+    values at f[p * m.features:]."""
+    learned_linear(m.margin_weights[players], m.margin_bias[players], m.features, players, f, out)
 
 ctypedef void (*SeatValues)(const void* st, double* out) noexcept nogil
 
@@ -80,6 +103,19 @@ cdef inline void learned_evaluate(const LearnedModel* m, const void* st, int pla
     features(st, f)
     learned_logistic(m, players, f, out)
 
+cdef inline bint learned_evaluate_margins(const LearnedModel* m, const void* st, int players,
+                                         SeatValues features, double* out) noexcept nogil:
+    """A room's ``GameDef.margins_learned``, the same in every room: each seat's expected final
+    score margin, the margin model on its features, in out[0:players]; False (out untouched)
+    for a player count the model holds no margin model for (the caller then takes the score
+    as it stands)."""
+    cdef double f[(MAX_SEATS + 1) * LEARNED_MAX_FEATURES]
+    if not (0 <= players <= MAX_SEATS and m.have_margin[players] != 0):
+        return False
+    features(st, f)
+    learned_linear_margins(m, players, f, out)
+    return True
+
 cdef inline object learned_load(LearnedModel* m, path, names, int max_players, str game):
     """Empties the model, then reads the model file at ``path`` into it (checked against the
     room's feature ``names`` and its player counts, 2 to ``max_players``; ValueError naming the
@@ -92,13 +128,21 @@ cdef inline object learned_load(LearnedModel* m, path, names, int max_players, s
     for n in range(MAX_SEATS + 1):
         m.have[n] = 0
         m.bias[n] = 0.0
+        m.have_margin[n] = 0
+        m.margin_bias[n] = 0.0
         for i in range(LEARNED_MAX_FEATURES):
             m.weights[n][i] = 0.0
+            m.margin_weights[n][i] = 0.0
     m.features = len(names)
     doc, models = read_model(path, names, max_players, game)
-    for n, (weights, bias) in models.items():
+    for n, entry in models.items():
         for i in range(m.features):
-            m.weights[n][i] = weights[i]
-        m.bias[n] = bias
+            m.weights[n][i] = entry.weights[i]
+        m.bias[n] = entry.bias
         m.have[n] = 1
+        if entry.margin is not None:
+            for i in range(m.features):
+                m.margin_weights[n][i] = entry.margin[0][i]
+            m.margin_bias[n] = entry.margin[1]
+            m.have_margin[n] = 1
     return doc

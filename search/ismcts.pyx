@@ -764,7 +764,7 @@ cdef class ISMCTS:
         else:
             gd.returns(st, returns)
         if self.analysis and depth > 0:
-            self._record_root(st, returns)
+            self._record_root(st, returns, evaluated)
         if self.use_os:
             self._backup_os(depth, returns, update)
         else:
@@ -844,8 +844,11 @@ cdef class ISMCTS:
             self.an_cells = cells
             self.want_beliefs = 1
 
-    cdef void _record_root(self, const void* st, const double* returns) noexcept nogil:
-        """Adds an iteration's outcome to the sums of the root action it took."""
+    cdef void _record_root(self, const void* st, const double* returns, bint cut_off) noexcept nogil:
+        """Adds an iteration's outcome to the sums of the root action it took.  The margin of a
+        playout ``cut_off`` before the end is the room's learned expected final margin
+        (``GameDef.margins_learned``) where its model holds one for this player count, else the
+        margin as it stands."""
         cdef Node* nd = tree_node(&self.tree, self.path_node[0])
         cdef double margins[MAX_SEATS]
         cdef double* row
@@ -862,7 +865,8 @@ cdef class ISMCTS:
         row[1 + 2 * MAX_SEATS] += u * u
         if self.gd.scores == NULL:
             return
-        score_margins(self.gd, st, margins)
+        if not (cut_off and self.gd.margins_learned != NULL and self.gd.margins_learned(st, margins)):
+            score_margins(self.gd, st, margins)
         for p in range(n):
             margin = margins[p]
             row[1 + MAX_SEATS + p] += margin

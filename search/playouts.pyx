@@ -196,8 +196,9 @@ def sampled_playouts(state, int64_t count, seed=0, double sample=0.05, policy=Tr
     and keeps each decision state on the way with probability ``sample``: training positions
     for a learned evaluation (``python -m fagin.train``).
 
-    Returns one ``(positions, returns)`` per game: the kept states' bytes, in the order played,
-    and the game's final returns."""
+    Returns one ``(positions, returns, scores)`` per game: the kept states' bytes, in the order
+    played, the game's final returns, and its final scores (``GameDef.scores``; None for a game
+    that keeps none)."""
     if count < 1:
         raise ValueError(f"count: must be positive, got {count}")
     if not 0.0 <= sample <= 1.0:
@@ -227,5 +228,10 @@ def sampled_playouts(state, int64_t count, seed=0, double sample=0.05, policy=Tr
                 kept.append((<char*>st)[:size])
             gd.apply_action(st, _decision(gd, st, legal, &rng, use_policy))
         gd.returns(st, out)
-        games.append((kept, [out[i] for i in range(players)]))
+        returns = [out[i] for i in range(players)]
+        scores = None
+        if gd.scores != NULL:
+            gd.scores(st, out)
+            scores = [out[i] for i in range(players)]
+        games.append((kept, returns, scores))
     return games

@@ -1,4 +1,5 @@
-"""Trains a game's learned evaluation: each seat's chance to win, from the room's features.
+"""Trains a game's learned evaluation: each seat's chance to win, and its expected final score
+margin, from the room's features.
 
     python -m fagin.train --game GAME --seed 1 [--games 3000] [--players 2,3,4]
         [--sample 0.02] [--bot SPEC] [--workers 2] [--ray ADDRESS]
@@ -13,16 +14,22 @@ by that bot instead, so a position's label is who won under the search's own
 play rather than the rollout policy's: slower (a search a decision), and a step
 of expert iteration when the bot's search uses the room's current model.  Each
 kept position gives one row per seat: the room's features for that seat
-(``engine.features(data, seat)``, defined once in the engine) and whether the
-seat won.  One logistic regression per player count (scikit-learn, on
-standardised features; the weights are then stated on the raw features) learns
-the win probability.  Every fifth game is held out, whole, so that no position of
-a held-out game is seen in training; the held-out log loss and the accuracy at
+(``engine.features(data, seat)``, defined once in the engine), whether the
+seat won, and its final score margin (its final score less the best other
+seat's, ``GameDef.scores``, in the game's own units).  One logistic regression
+per player count (scikit-learn, on standardised features; the weights are then
+stated on the raw features) learns the win probability, and one ridge regression
+the margin.  Every fifth game is held out, whole, so that no position of a
+held-out game is seen in training; the held-out log loss and the accuracy at
 naming the winner are printed beside the hand-written evaluation's
-(``engine.evaluation``, already a win probability), over every held-out
-position and over the mid-game ones: those where the room's progress feature
-(``engine.PROGRESS_FEATURE``, the share of the game still ahead, 1 at the start
-and 0 at the end: London's deck left) lies between a third and two thirds.
+(``engine.evaluation``, already a win probability), and the margin's error (root
+mean square and mean absolute, in score units) beside that of the margin as it
+stands at the position (what an analysis reported where a playout stopped early
+before there was a margin model), over every held-out position and over the
+mid-game ones: those where the room's progress feature (``engine.PROGRESS_FEATURE``,
+the share of the game still ahead, 1 at the start and 0 at the end: London's deck
+left) lies between a third and two thirds.  The margin model is written only when
+its held-out error over every position is below the as-it-stands margin's.
 
 Everything follows from ``--seed``: the games' seeds, their order (the pool's
 ``map`` keeps it) and the solver (lbfgs, no randomness), so a run is repeatable.
@@ -67,7 +74,7 @@ def _task_seed(seed, players, task):
 
 def bot_games(game_id, players, games, seed, sample, bot):
     """``games`` games with the bot ``bot`` (an arena spec) at every seat, each decision's
-    state bytes kept with probability ``sample``: ``(positions, returns)`` per game, as
+    state bytes kept with probability ``sample``: ``(positions, returns, scores)`` per game, as
     :func:`fagin.search.playouts.sampled_playouts` gives them.  Chance, the bot's seeds and
     the sampling each draw from their own stream of ``seed``."""
     import random
@@ -85,28 +92,42 @@ def bot_games(game_id, players, games, seed, sample, bot):
             if keep.random() < sample:
                 kept.append(state.to_bytes())
             state.apply(player.choose(state, state.current_player(), seeds.getrandbits(63)))
-        played.append((kept, list(state.returns())))
+        played.append((kept, list(state.returns()), state.scores()))
     return played
 
 
+def margins(scores):
+    """Each seat's score less the best other seat's (a lone seat's margin is its score): what
+    an analysis reports as a seat's score margin; None for None."""
+    if scores is None:
+        return None
+    if len(scores) == 1:
+        return list(scores)
+    return [s - max(t for q, t in enumerate(scores) if q != p) for p, s in enumerate(scores)]
+
+
 def generate(job):
-    """One task: ``(game_id, players, seed, task, games, sample, bot)`` -> rows
-    ``(game within the task, features per seat, hand-written estimate per seat, won per seat)``;
+    """One task: ``(game_id, players, seed, task, games, sample, bot)`` -> rows ``(game within
+    the task, features per seat, hand-written estimate per seat, won per seat, final margin per
+    seat, margin as it stands per seat)`` (both margins None for a game without scores);
     ``bot`` None plays the rollout policy, else that bot spec at every seat."""
     from fagin.engines import new_game
     from fagin.search.playouts import sampled_playouts
     game_id, players, seed, task, games, sample, bot = job
     engine = _engine(game_id)
+    start = new_game(game_id, players)
     rows = []
     if bot is None:
-        played = sampled_playouts(new_game(game_id, players), games, _task_seed(seed, players, task), sample)
+        played = sampled_playouts(start, games, _task_seed(seed, players, task), sample)
     else:
         played = bot_games(game_id, players, games, _task_seed(seed, players, task), sample, bot)
-    for g, (positions, returns) in enumerate(played):
+    for g, (positions, returns, scores) in enumerate(played):
         won = [1 if r > 0.5 else 0 for r in returns]
+        final = margins(scores)
         for data in positions:
+            now = margins(start.game._trusted(data).scores()) if final is not None else None
             rows.append((g, [engine.features(data, p) for p in range(players)],
-                         engine.evaluation(data), won))
+                         engine.evaluation(data), won, final, now))
     return rows
 
 
@@ -147,7 +168,7 @@ def figures(rows, predict):
     -> a win probability per seat): per-seat log loss and accuracy at naming a winner (the
     seat with the highest estimate won), over the rows given."""
     loss = n = hits = 0
-    for _, feats, hand, won in rows:
+    for _, feats, hand, won, *_ in rows:
         probs = predict(feats, hand)
         for p, y in zip(probs, won):
             loss += _log_loss(p, y)
@@ -162,14 +183,53 @@ def fit(rows, seed):
     import numpy as np
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
-    x = np.array([f for _, feats, _, _ in rows for f in feats], dtype=float)
-    y = np.array([w for _, _, _, won in rows for w in won], dtype=int)
+    x = np.array([f for _, feats, *_ in rows for f in feats], dtype=float)
+    y = np.array([w for _, _, _, won, *_ in rows for w in won], dtype=int)
     scaler = StandardScaler().fit(x)
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
     model = LogisticRegression(C=1.0, max_iter=2000, random_state=seed).fit((x - scaler.mean_) / scale, y)
     w = model.coef_[0] / scale
     b = float(model.intercept_[0] - np.dot(w, scaler.mean_))
     return [float(v) for v in w], b
+
+
+def fit_margin(rows):
+    """A ridge regression of the seats' final margins on their features: ``(weights, bias)`` on
+    the raw features (fitted on standardised ones; no randomness)."""
+    import numpy as np
+    from sklearn.linear_model import Ridge
+    from sklearn.preprocessing import StandardScaler
+    x = np.array([f for _, feats, *_ in rows for f in feats], dtype=float)
+    y = np.array([m for row in rows for m in row[4]], dtype=float)
+    scaler = StandardScaler().fit(x)
+    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
+    model = Ridge(alpha=1.0).fit((x - scaler.mean_) / scale, y)
+    w = model.coef_ / scale
+    b = float(model.intercept_ - np.dot(w, scaler.mean_))
+    return [float(v) for v in w], b
+
+
+def margin_figures(rows, predict):
+    """Held-out figures of a margin predictor (``predict(features per seat, margin as it
+    stands per seat)`` -> a margin per seat) against the final margins: per-seat root mean
+    square and mean absolute error, in score units, over the rows given."""
+    sq = ab = n = 0.0
+    for _, feats, _, _, final, now in rows:
+        for guess, truth in zip(predict(feats, now), final):
+            sq += (guess - truth) ** 2
+            ab += abs(guess - truth)
+            n += 1
+    return {"positions": len(rows), "rmse": math.sqrt(sq / n) if n else 0.0, "mae": ab / n if n else 0.0}
+
+
+def margin_with(weights, bias):
+    def predict(feats, now):
+        return [bias + sum(w * v for w, v in zip(weights, f)) for f in feats]
+    return predict
+
+
+def as_it_stands(feats, now):
+    return now
 
 
 def predict_with(weights, bias):
@@ -216,7 +276,7 @@ def train(game_id, seed=1, games=3000, players=(2, 3, 4), sample=0.02, workers=1
         rows = []
         base = 0
         for job, part in zip(jobs, _map(jobs, workers, ray_address)):
-            rows.extend((base + g, f, h, w) for g, f, h, w in part)     # games numbered in job order
+            rows.extend((base + g, *rest) for g, *rest in part)     # games numbered in job order
             base += job[4]
         train_rows = [r for r in rows if r[0] % HOLD_OUT]
         test_rows = [r for r in rows if r[0] % HOLD_OUT == 0]
@@ -231,6 +291,18 @@ def train(game_id, seed=1, games=3000, players=(2, 3, 4), sample=0.02, workers=1
             "mid_game": {"learned": figures(mid, learned), "hand_written": figures(mid, hand_written)},
         }
         doc["models"][str(n)] = {"bias": bias, "weights": weights}
+        if rows[0][4] is not None:
+            m_weights, m_bias = fit_margin(train_rows)
+            guess = margin_with(m_weights, m_bias)
+            margin = {
+                "all": {"learned": margin_figures(test_rows, guess),
+                        "as_it_stands": margin_figures(test_rows, as_it_stands)},
+                "mid_game": {"learned": margin_figures(mid, guess), "as_it_stands": margin_figures(mid, as_it_stands)},
+            }
+            margin["shipped"] = margin["all"]["learned"]["rmse"] < margin["all"]["as_it_stands"]["rmse"]
+            if margin["shipped"]:
+                doc["models"][str(n)]["margin"] = {"bias": m_bias, "weights": m_weights}
+            result["margin"] = margin
         doc["held_out"][str(n)] = result
         if progress:
             print(report_line(n, result, time.perf_counter() - t0), flush=True)
@@ -244,6 +316,15 @@ def report_line(players, result, seconds):
         parts.append(f"  held-out {subset.replace('_', '-')} ({le['positions']} positions): "
                      f"log loss learned {le['log_loss']:.4f} vs hand-written {hw['log_loss']:.4f}; "
                      f"winner accuracy learned {le['accuracy']:.3f} vs hand-written {hw['accuracy']:.3f}")
+    margin = result.get("margin")
+    if margin is not None:
+        for subset in ("all", "mid_game"):
+            le, now = margin[subset]["learned"], margin[subset]["as_it_stands"]
+            parts.append(f"  final margin, held-out {subset.replace('_', '-')}: root mean square error learned "
+                         f"{le['rmse']:.3f} vs as it stands {now['rmse']:.3f}; mean absolute error learned "
+                         f"{le['mae']:.3f} vs as it stands {now['mae']:.3f}")
+        parts.append("  margin model " + ("shipped" if margin["shipped"] else
+                                          "not shipped: no better than the margin as it stands"))
     return "\n".join(parts)
 
 

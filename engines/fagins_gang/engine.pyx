@@ -35,7 +35,8 @@ from libc.math cimport exp
 from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
-from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
+from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+                              learned_relative)
 from fagin.engines.core import room_functions as _room_functions
 
 from fagin.engines.validation import enum_index as _enum_index
@@ -895,6 +896,12 @@ cdef void fg_evaluate_learned(const void* st, double* out) noexcept nogil:
     cdef const FGState* s = <const FGState*>st
     learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, fg_returns, fg_evaluate, fg_features, out)
 
+cdef bint fg_margins_learned(const void* st, double* out) noexcept nogil:
+    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
+    for a player count it holds no margin model for)."""
+    cdef const FGState* s = <const FGState*>st
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, fg_features, out)
+
 cdef GameDef FG_DEF
 FG_DEF.game_id = b"fagins_gang"
 FG_DEF.state_size = sizeof(FGState)
@@ -1039,6 +1046,7 @@ def _load_learned(path=LEARNED_FILE):
 
 if _load_learned():
     FG_DEF.evaluate_learned = fg_evaluate_learned
+    FG_DEF.margins_learned = fg_margins_learned
 
 cdef int fg_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const FGState*>st, rng, 0)

@@ -34,7 +34,8 @@ from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
-from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
+from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+                              learned_relative)
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index
@@ -795,6 +796,12 @@ cdef void gk_evaluate_learned(const void* st, double* out) noexcept nogil:
     cdef const GKState* s = <const GKState*>st
     learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, gk_returns, gk_evaluate, gk_features, out)
 
+cdef bint gk_margins_learned(const void* st, double* out) noexcept nogil:
+    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
+    for a player count it holds no margin model for)."""
+    cdef const GKState* s = <const GKState*>st
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, gk_features, out)
+
 cdef GameDef GK_DEF
 GK_DEF.game_id = b"gangs_of_kyoto"
 GK_DEF.state_size = sizeof(GKState)
@@ -903,6 +910,7 @@ def _load_learned(path=LEARNED_FILE):
 
 if _load_learned():
     GK_DEF.evaluate_learned = gk_evaluate_learned
+    GK_DEF.margins_learned = gk_margins_learned
 
 
 include "state.pxi"

@@ -27,7 +27,8 @@ from libc.math cimport erfc, log, sqrt
 from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, mix64
-from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
+from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+                              learned_relative)
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
@@ -667,6 +668,12 @@ cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
     cdef const KLState* s = <const KLState*>st
     learned_evaluate(&LEARNED_MODEL, st, n_players(s), s.phase == PH_OVER, kl_returns, kl_evaluate, kl_features, out)
 
+cdef bint kl_margins_learned(const void* st, double* out) noexcept nogil:
+    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
+    for a player count it holds no margin model for)."""
+    cdef const KLState* s = <const KLState*>st
+    return learned_evaluate_margins(&LEARNED_MODEL, st, n_players(s), kl_features, out)
+
 cdef GameDef KL_DEF
 KL_DEF.game_id = b"kids_of_london"
 KL_DEF.state_size = sizeof(KLState)
@@ -707,6 +714,7 @@ def _load_learned(path=LEARNED_FILE):
 
 if _load_learned():
     KL_DEF.evaluate_learned = kl_evaluate_learned
+    KL_DEF.margins_learned = kl_margins_learned
 
 include "state.pxi"
 

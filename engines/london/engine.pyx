@@ -62,7 +62,8 @@ from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, mix64
 from engines.cards cimport ms_draw_where
-from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
+from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+                              learned_relative)
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -2295,6 +2296,12 @@ cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
     cdef const LNState* s = <const LNState*>st
     learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ln_returns, ln_evaluate, ln_features, out)
 
+cdef bint ln_margins_learned(const void* st, double* out) noexcept nogil:
+    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
+    for a player count it holds no margin model for)."""
+    cdef const LNState* s = <const LNState*>st
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, ln_features, out)
+
 LEARNED_FILE = data_path(__file__, "learned.json")
 LEARNED = None      # the model document loaded, or None
 
@@ -2335,6 +2342,7 @@ LN_DEF.scores = ln_scores
 LN_DEF.hidden_counts = ln_hidden_counts
 if _load_learned():
     LN_DEF.evaluate_learned = ln_evaluate_learned
+    LN_DEF.margins_learned = ln_margins_learned
 LN_DEF.belief_places = LN_PLACES
 LN_DEF.belief_items = MAX_V
 

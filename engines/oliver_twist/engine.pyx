@@ -42,7 +42,8 @@ from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from engines.room cimport export_game_def, read_state
 from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance, cards_fold_packed
-from engines.learned cimport LearnedModel, learned_evaluate, learned_load, learned_relative
+from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+                              learned_relative)
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -1604,6 +1605,12 @@ cdef void ot_evaluate_learned(const void* st, double* out) noexcept nogil:
     cdef const OTState* s = <const OTState*>st
     learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ot_returns, ot_evaluate, ot_features, out)
 
+cdef bint ot_margins_learned(const void* st, double* out) noexcept nogil:
+    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
+    for a player count it holds no margin model for)."""
+    cdef const OTState* s = <const OTState*>st
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, ot_features, out)
+
 cdef void ot_scores(const void* st, double* out) noexcept nogil:
     # OT-39: the analysis score is a seat's pounds as the end of the game counts them
     # (money and its Burglary cards, OT-29): final at the end, as it stands before.
@@ -1688,6 +1695,7 @@ def _load_learned(path=LEARNED_FILE):
 
 if _load_learned():
     OT_DEF.evaluate_learned = ot_evaluate_learned
+    OT_DEF.margins_learned = ot_margins_learned
 
 cdef int ot_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const OTState*>st, rng, 0.0)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from fagin.engines import new_game
-from fagin.engines.learned_model import read_model
+from fagin.engines.learned_model import ModelEntry, read_model
 
 NAMES = ("a", "b", "c")
 
@@ -20,8 +20,16 @@ def _write(tmp_path, doc):
 def test_a_good_file_reads_and_a_missing_one_is_none(tmp_path):
     doc = {"features": list(NAMES), "models": {"2": {"bias": 0.5, "weights": [1, 2.5, -3]}}, "note": "kept"}
     got, models = read_model(_write(tmp_path, doc), NAMES, 4, "Test")
-    assert got == doc and models == {2: ((1.0, 2.5, -3.0), 0.5)}
+    assert got == doc and models == {2: ModelEntry((1.0, 2.5, -3.0), 0.5, None)}
     assert read_model(tmp_path / "none.json", NAMES, 4, "Test") == (None, {})
+
+
+def test_a_margin_model_reads_beside_the_win_model(tmp_path):
+    doc = {"features": list(NAMES), "models": {
+        "2": {"bias": 0.5, "weights": [1, 2.5, -3], "margin": {"bias": -2, "weights": [0, 4, 1.5]}},
+        "3": {"bias": 0.0, "weights": [0, 0, 0]}}}
+    _, models = read_model(_write(tmp_path, doc), NAMES, 4, "Test")
+    assert models[2].margin == ((0.0, 4.0, 1.5), -2.0) and models[3].margin is None
 
 
 @pytest.mark.parametrize("models, field", [
@@ -34,6 +42,12 @@ def test_a_good_file_reads_and_a_missing_one_is_none(tmp_path):
     ({"1": {"bias": 0.0, "weights": [0, 0, 0]}}, "models.1: not a player count of Test"),
     ({"two": {"bias": 0.0, "weights": [0, 0, 0]}}, "models.two: not a player count of Test"),
     ([], "models: an object"),
+    ({"2": {"bias": 0.0, "weights": [0, 0, 0], "margin": []}}, "models.2.margin: an object with bias and weights"),
+    ({"2": {"bias": 0.0, "weights": [0, 0, 0], "margin": {"weights": [0, 0, 0]}}}, "models.2.margin.bias: missing"),
+    ({"2": {"bias": 0.0, "weights": [0, 0, 0], "margin": {"bias": 1, "weights": [0]}}},
+     "models.2.margin.weights: 1 values, 3 features"),
+    ({"2": {"bias": 0.0, "weights": [0, 0, 0], "margin": {"bias": 1, "weights": [0, "inf", 0]}}},
+     r"models.2.margin.weights\[1\]: 'inf' is not a finite number"),
 ])
 def test_a_bad_model_is_refused_naming_the_file_and_field(tmp_path, models, field):
     path = _write(tmp_path, {"features": list(NAMES), "models": models})

@@ -214,8 +214,97 @@ def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch, game_id,
     assert held["all"]["learned"]["log_loss"] == pytest.approx(math.log(2))
     assert 0 < held["mid_game"]["learned"]["positions"] < held["all"]["learned"]["positions"]
     assert held["all"]["hand_written"]["log_loss"] < math.log(2)
-    _, feats, hand, _ = seen[0][0]
+    _, feats, hand, _, final, now = seen[0][0]
     assert len(feats) == 3 and len(feats[0]) == len(names) and len(hand) == 3
+    # Margins are each seat's score less the best other seat's: the leader's is the only
+    # positive one, or 0 for a tie at the top.
+    for margins in (final, now):
+        assert len(margins) == 3 and max(margins) >= 0 and sum(m > 0 for m in margins) <= 1
+
+
+def test_the_margins_are_each_seat_less_the_best_other():
+    from fagin.search.train import margins
+    assert margins([10, 4, 7]) == [3, -6, -3]
+    assert margins([5, 5, 1]) == [0, 0, -4]
+    assert margins([3]) == [3]
+    assert margins(None) is None
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+def test_the_shipped_margin_models_predict_better_than_the_margin_as_it_stands(game_id):
+    """Issue 24's expected score margin: every player count of the shipped model holds a
+    margin model exactly where its held-out error beat the margin as it stands (the trainer's
+    figures, recorded beside it), and the big seed games ship one for every player count."""
+    E = _engine(game_id)
+    for n, m in E.LEARNED["models"].items():
+        held = E.LEARNED["held_out"][n]["margin"]
+        better = held["all"]["learned"]["rmse"] < held["all"]["as_it_stands"]["rmse"]
+        assert held["shipped"] == better == ("margin" in m)
+        if "margin" in m:
+            assert len(m["margin"]["weights"]) == len(E.FEATURE_NAMES)
+    if game_id in ("london", "oliver_twist", "fagins_gang"):
+        assert all("margin" in m for m in E.LEARNED["models"].values())
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_learned_margins_in_c_agree_with_the_model(game_id, players):
+    from fagin.engines.core import learned_margins_of_state
+    from fagin.search.train import margin_with
+    E = _engine(game_id)
+    m = E.LEARNED["models"][str(players)].get("margin")
+    positions, _ = _positions(game_id, players, 50 + players, 12)
+    for st in positions:
+        data = st.to_bytes()
+        got = learned_margins_of_state(E.GAME_DEF, data)
+        if m is None:
+            assert got is None
+            continue
+        want = margin_with(m["weights"], m["bias"])([E.features(data, p) for p in range(players)], None)
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("game_id", ROOMS)
+def test_an_analysis_reports_the_learned_margin_where_a_playout_is_cut_off(game_id, tmp_path):
+    """Where a playout stops early, an analysis reports the room's learned expected final margin
+    (``GameDef.margins_learned``), not the margin as it stands: with a margin model of zero
+    weights and a bias of 7.25, every cut-off playout's margin is 7.25 for every seat, so every
+    action's margin and the root's are exactly that; a model without margins (or none for this
+    player count) reports the margin as it stands again."""
+    from fagin.engines.core import learned_margins_of_state
+    from fagin.search import analysis
+    from fagin.search.ismcts import ISMCTS
+    E = _engine(game_id)
+    doc = json.loads(json.dumps(E.LEARNED))
+    st = new_game(game_id, 2, seed=6)
+    while st.is_chance_node():
+        st.apply(st.sample_chance(1))
+    seat = st.current_player()
+    flat = tmp_path / "learned.json"
+
+    def report():
+        s = ISMCTS(st, seat, seed=2, rollout="policy", cutoff=2, analysis=True, evaluation="handwritten")
+        s.run(iterations=150)
+        assert s.evaluated == 150           # every playout was cut off
+        return analysis.analyse([s], st, seat, candidates=100, pv_depth=0)
+
+    try:
+        entry = dict(doc["models"]["2"], margin={"bias": 7.25, "weights": [0.0] * len(E.FEATURE_NAMES)})
+        flat.write_text(json.dumps(dict(doc, models={"2": entry})))
+        assert E._load_learned(flat)
+        assert learned_margins_of_state(E.GAME_DEF, st.to_bytes()) == [7.25, 7.25]
+        got = report()
+        assert got.margins == pytest.approx([7.25, 7.25])
+        assert all(a.margin == pytest.approx(7.25) and a.margin_error == pytest.approx(0, abs=1e-9)
+                   for a in got.actions if a.visits)
+        without = {"2": {k: v for k, v in doc["models"]["2"].items() if k != "margin"}}
+        flat.write_text(json.dumps(dict(doc, models=without)))
+        assert E._load_learned(flat)
+        assert learned_margins_of_state(E.GAME_DEF, st.to_bytes()) is None
+        assert report().margins != pytest.approx([7.25, 7.25])
+    finally:
+        assert E._load_learned()
+    assert E.LEARNED == doc
 
 
 @pytest.mark.parametrize("game_id", ROOMS)
@@ -264,7 +353,9 @@ def test_the_trainer_can_learn_from_a_search_bots_games(monkeypatch):
     assert runs[0]["bot"] == "ismcts:4"
     policy = train.train("oliver_twist", seed=5, games=10, players=(2,), sample=0.2, progress=False)
     assert "bot" not in policy and seen[2] != seen[0]
-    assert {w for _, _, _, won in seen[0] for w in won} == {0, 1}
+    assert {w for _, _, _, won, *_ in seen[0] for w in won} == {0, 1}
+    # The bot's games carry their final margins too: every game has a seat ahead or level.
+    assert all(final is not None and max(final) >= 0 for *_, final, _ in seen[0])
     with pytest.raises(ValueError, match=r"^--bot: unknown bot spec 'nonsense'"):
         train.train("oliver_twist", games=10, players=(2,), progress=False, bot="nonsense")
     assert train.main(["--game", "oliver_twist", "--games", "10", "--players", "2", "--bot", "nonsense"]) == 2

@@ -95,8 +95,9 @@ def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch):
     held = runs[0]["held_out"]["2"]
     assert held["all"]["learned"]["log_loss"] == pytest.approx(math.log(2))
     assert 0 < held["mid_game"]["learned"]["positions"] < held["all"]["learned"]["positions"]
-    _, feats, hand, _ = seen[0][0]
+    _, feats, hand, _, final, now = seen[0][0]
     assert len(feats) == 2 and len(feats[0]) == len(E.FEATURE_NAMES) and len(hand) == 2
+    assert len(final) == len(now) == 2
 
 
 def test_three_and_four_player_searches_default_to_the_learned_evaluation():
