@@ -71,8 +71,10 @@ ctypedef struct GameDef:
     # Optional (NULL: the game reports no scores): each seat's score in the
     # game's own units (London VP, Oliver Twist pounds, ...), written to
     # out[0:num_players]: the final score at a terminal state, the score as it
-    # stands otherwise (where a "policy" rollout stopped early).  Read only by
-    # an analysis search (score margins, see search/analysis.py).
+    # stands otherwise (where a "policy" rollout stopped early).  Read by an
+    # analysis search (score margins, see search/analysis.py; at a cut-off
+    # `margins_learned` comes first), by the "margin" evaluation of a cut-off
+    # and by the trainer (final margins, python -m fagin.train).
     void (*scores)(const void* st, double* out) noexcept nogil
     # Optional (NULL: the game hides nothing a determinization fixes): writes,
     # for every place `observer` cannot see into and every item, the copies of
@@ -99,7 +101,8 @@ ctypedef struct GameDef:
     bint (*margins_learned)(const void* st, double* out) noexcept nogil
     # Optional (NULL, 0: none): the inputs of the learned evaluation, every
     # seat's `num_features` values, seat p's at out[p * num_features:], as the
-    # trainer (python -m fagin.train) and `evaluate_learned` read them.  The
+    # trainer (python -m fagin.train), `evaluate_learned` and `margins_learned`
+    # read them.  The
     # room names them (FEATURE_NAMES) in the same order.
     void (*features)(const void* st, double* out) noexcept nogil
     int num_features

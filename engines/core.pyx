@@ -545,8 +545,9 @@ def evaluate_state(capsule, data, bint learned=False):
 def learned_margins_of_state(capsule, data):
     """Each seat's learned expected final score margin in the state ``data`` (its bytes):
     ``GameDef.margins_learned``, the margin model of the room's data/learned.json for this
-    player count; None where the room ships none (or none for this player count).  What an
-    analysis reports where a playout stops early; for tests and the trainer."""
+    player count; None at the end of the game (the final margin is known) and where the room
+    ships none (or none for this player count).  What an analysis reports where a playout
+    stops early."""
     cdef const GameDef* gd = _game_def(capsule)
     cdef const unsigned char[::1] view = data
     cdef const unsigned char* st = _state_of(gd, view)

@@ -103,14 +103,14 @@ cdef inline void learned_evaluate(const LearnedModel* m, const void* st, int pla
     features(st, f)
     learned_logistic(m, players, f, out)
 
-cdef inline bint learned_evaluate_margins(const LearnedModel* m, const void* st, int players,
+cdef inline bint learned_evaluate_margins(const LearnedModel* m, const void* st, int players, bint over,
                                          SeatValues features, double* out) noexcept nogil:
     """A room's ``GameDef.margins_learned``, the same in every room: each seat's expected final
     score margin, the margin model on its features, in out[0:players]; False (out untouched)
-    for a player count the model holds no margin model for (the caller then takes the score
-    as it stands)."""
+    once the game is ``over`` (the final margin is then known) and for a player count the
+    model holds no margin model for (the caller then takes the margin as it stands)."""
     cdef double f[(MAX_SEATS + 1) * LEARNED_MAX_FEATURES]
-    if not (0 <= players <= MAX_SEATS and m.have_margin[players] != 0):
+    if over or not (0 <= players <= MAX_SEATS and m.have_margin[players] != 0):
         return False
     features(st, f)
     learned_linear_margins(m, players, f, out)

@@ -136,8 +136,9 @@ ctypedef void (*EvalFn)(const void* st, double* out) noexcept nogil
 
 cdef inline void score_margins(const GameDef* gd, const void* st, double* out) noexcept nogil:
     """Each seat's score (``GameDef.scores``) less the best other seat's, at out[0:players]; a
-    lone seat's margin is its score.  What an analysis reports and what the "margin"
-    evaluation scores."""
+    lone seat's margin is its score.  What the "margin" evaluation scores, and what an
+    analysis reports where a playout reached the end (or was cut off where the room has no
+    learned margin, ``GameDef.margins_learned``)."""
     cdef double scores[MAX_SEATS]
     cdef double best
     cdef int n = gd.num_players(st), p, q
@@ -821,7 +822,8 @@ cdef class ISMCTS:
     # ------------------------------------------------------------ analysis
     # An analysis search (``analysis=True``) also sums, for each root action, every
     # seat's return and score margin (``GameDef.scores``: a seat's score less the best
-    # other seat's) and the squares of the searching seat's, and counts the root descents
+    # other seat's; at a cut-off the room's learned expected final margin where it has one,
+    # ``GameDef.margins_learned``) and the squares of the searching seat's, and counts the root descents
     # in which the rollout policy picked each action (the progressive bias's prior).  A
     # search asked for ``beliefs`` tallies each determinization's hidden counts
     # (``GameDef.hidden_counts``).  All of it is allocated here, once, never in the loop;

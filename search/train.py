@@ -1,5 +1,4 @@
-"""Trains a game's learned evaluation: each seat's chance to win, and its expected final score
-margin, from the room's features.
+"""Trains a game's learned evaluation: each seat's chance to win and expected final margin.
 
     python -m fagin.train --game GAME --seed 1 [--games 3000] [--players 2,3,4]
         [--sample 0.02] [--bot SPEC] [--workers 2] [--ray ADDRESS]

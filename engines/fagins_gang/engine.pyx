@@ -883,7 +883,8 @@ cdef void fg_features_all(const FGState* s, double* out) noexcept nogil:
         f[FG_SEAT_FEATURES + 3] = f[9] * left
 
 # The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
-# above, one per player count, fitted by python -m fagin.train and shipped as data
+# above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
+# one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
@@ -898,9 +899,9 @@ cdef void fg_evaluate_learned(const void* st, double* out) noexcept nogil:
 
 cdef bint fg_margins_learned(const void* st, double* out) noexcept nogil:
     """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    for a player count it holds no margin model for)."""
+    at the end of the game and for a player count it holds no margin model for)."""
     cdef const FGState* s = <const FGState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, fg_features, out)
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, fg_features, out)
 
 cdef GameDef FG_DEF
 FG_DEF.game_id = b"fagins_gang"

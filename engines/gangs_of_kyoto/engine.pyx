@@ -783,7 +783,8 @@ cdef void gk_features_all(const GKState* s, double* out) noexcept nogil:
         f[GK_SEAT_FEATURES + 5] = f[7] * left
 
 # The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
-# above, one per player count, fitted by python -m fagin.train and shipped as data
+# above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
+# one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
@@ -798,9 +799,9 @@ cdef void gk_evaluate_learned(const void* st, double* out) noexcept nogil:
 
 cdef bint gk_margins_learned(const void* st, double* out) noexcept nogil:
     """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    for a player count it holds no margin model for)."""
+    at the end of the game and for a player count it holds no margin model for)."""
     cdef const GKState* s = <const GKState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, gk_features, out)
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, gk_features, out)
 
 cdef GameDef GK_DEF
 GK_DEF.game_id = b"gangs_of_kyoto"

@@ -655,7 +655,8 @@ cdef void kl_features_all(const KLState* s, double* out) noexcept nogil:
         f[11] = f[5] * left
 
 # The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
-# above, one per player count, fitted by python -m fagin.train and shipped as data
+# above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
+# one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
@@ -670,9 +671,9 @@ cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
 
 cdef bint kl_margins_learned(const void* st, double* out) noexcept nogil:
     """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    for a player count it holds no margin model for)."""
+    at the end of the game and for a player count it holds no margin model for)."""
     cdef const KLState* s = <const KLState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, n_players(s), kl_features, out)
+    return learned_evaluate_margins(&LEARNED_MODEL, st, n_players(s), s.phase == PH_OVER, kl_features, out)
 
 cdef GameDef KL_DEF
 KL_DEF.game_id = b"kids_of_london"

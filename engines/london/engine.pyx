@@ -2283,7 +2283,8 @@ def _load_features():
 _load_features()
 
 # The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
-# above, one per player count, fitted by python -m fagin.train and shipped as data
+# above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
+# one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
@@ -2298,9 +2299,9 @@ cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
 
 cdef bint ln_margins_learned(const void* st, double* out) noexcept nogil:
     """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    for a player count it holds no margin model for)."""
+    at the end of the game and for a player count it holds no margin model for)."""
     cdef const LNState* s = <const LNState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, ln_features, out)
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ln_features, out)
 
 LEARNED_FILE = data_path(__file__, "learned.json")
 LEARNED = None      # the model document loaded, or None

@@ -1592,7 +1592,8 @@ cdef void ot_features_all(const OTState* s, double* out) noexcept nogil:
         f[OT_SEAT_FEATURES + 3] = f[11] * left
 
 # The learned evaluation (GameDef.evaluate_learned): a logistic regression on the features
-# above, one per player count, fitted by python -m fagin.train and shipped as data
+# above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
+# one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
 cdef LearnedModel LEARNED_MODEL
 
@@ -1607,9 +1608,9 @@ cdef void ot_evaluate_learned(const void* st, double* out) noexcept nogil:
 
 cdef bint ot_margins_learned(const void* st, double* out) noexcept nogil:
     """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    for a player count it holds no margin model for)."""
+    at the end of the game and for a player count it holds no margin model for)."""
     cdef const OTState* s = <const OTState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, ot_features, out)
+    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ot_features, out)
 
 cdef void ot_scores(const void* st, double* out) noexcept nogil:
     # OT-39: the analysis score is a seat's pounds as the end of the game counts them

@@ -216,10 +216,15 @@ def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch, game_id,
     assert held["all"]["hand_written"]["log_loss"] < math.log(2)
     _, feats, hand, _, final, now = seen[0][0]
     assert len(feats) == 3 and len(feats[0]) == len(names) and len(hand) == 3
-    # Margins are each seat's score less the best other seat's: the leader's is the only
-    # positive one, or 0 for a tie at the top.
-    for margins in (final, now):
-        assert len(margins) == 3 and max(margins) >= 0 and sum(m > 0 for m in margins) <= 1
+    # A row's final margins are its game's (the same for every position of the game), and
+    # a position's margins as they stand are read at the position: they move through a game
+    # and differ from the final ones.
+    finals = {}
+    for g, _, _, _, final, now in seen[0]:
+        assert finals.setdefault(g, final) == final and len(final) == len(now) == 3
+    assert len(finals) > 1 and len({tuple(f) for f in finals.values()}) > 1
+    assert any(now != final for _, _, _, _, final, now in seen[0])
+    assert len({tuple(now) for *_, now in seen[0]}) > len(finals)
 
 
 def test_the_margins_are_each_seat_less_the_best_other():
@@ -254,6 +259,7 @@ def test_the_learned_margins_in_c_agree_with_the_model(game_id, players):
     E = _engine(game_id)
     m = E.LEARNED["models"][str(players)].get("margin")
     positions, _ = _positions(game_id, players, 50 + players, 12)
+    assert positions
     for st in positions:
         data = st.to_bytes()
         got = learned_margins_of_state(E.GAME_DEF, data)
@@ -269,7 +275,8 @@ def test_an_analysis_reports_the_learned_margin_where_a_playout_is_cut_off(game_
     """Where a playout stops early, an analysis reports the room's learned expected final margin
     (``GameDef.margins_learned``), not the margin as it stands: with a margin model of zero
     weights and a bias of 7.25, every cut-off playout's margin is 7.25 for every seat, so every
-    action's margin and the root's are exactly that; a model without margins (or none for this
+    action's margin and the root's are exactly that; playouts that run to the end keep their
+    final margins, and so does a finished game; a model without margins (or none for this
     player count) reports the margin as it stands again."""
     from fagin.engines.core import learned_margins_of_state
     from fagin.search import analysis
@@ -282,12 +289,15 @@ def test_an_analysis_reports_the_learned_margin_where_a_playout_is_cut_off(game_
     seat = st.current_player()
     flat = tmp_path / "learned.json"
 
-    def report():
-        s = ISMCTS(st, seat, seed=2, rollout="policy", cutoff=2, analysis=True, evaluation="handwritten")
-        s.run(iterations=150)
-        assert s.evaluated == 150           # every playout was cut off
+    def report(cutoff=2):
+        s = ISMCTS(st, seat, seed=2, rollout="policy", cutoff=cutoff, analysis=True, evaluation="handwritten")
+        s.run(iterations=150 if cutoff else 20)
+        assert s.evaluated == (150 if cutoff else 0)        # every playout cut off, or none
         return analysis.analyse([s], st, seat, candidates=100, pv_depth=0)
 
+    _, end = played_positions(game_id, 2, 6, 10**9, every=0.0)
+    assert end.is_terminal()
+    to_the_end = report(cutoff=0)
     try:
         entry = dict(doc["models"]["2"], margin={"bias": 7.25, "weights": [0.0] * len(E.FEATURE_NAMES)})
         flat.write_text(json.dumps(dict(doc, models={"2": entry})))
@@ -297,6 +307,8 @@ def test_an_analysis_reports_the_learned_margin_where_a_playout_is_cut_off(game_
         assert got.margins == pytest.approx([7.25, 7.25])
         assert all(a.margin == pytest.approx(7.25) and a.margin_error == pytest.approx(0, abs=1e-9)
                    for a in got.actions if a.visits)
+        assert report(cutoff=0) == to_the_end
+        assert learned_margins_of_state(E.GAME_DEF, end.to_bytes()) is None
         without = {"2": {k: v for k, v in doc["models"]["2"].items() if k != "margin"}}
         flat.write_text(json.dumps(dict(doc, models=without)))
         assert E._load_learned(flat)

@@ -210,6 +210,23 @@ def test_twin_positions_give_equal_analyses(game_id):
         assert reports[0].beliefs == []          # KL-25, FG-30: nothing a determinization fixes
 
 
+@pytest.mark.parametrize("game_id", ["gangs_of_kyoto", "kids_of_london"])
+def test_twin_positions_give_equal_analyses_with_cut_off_playouts(game_id):
+    # The games whose playouts run to the end by default, asked to cut them off: the cut-off's
+    # learned values and margins (GameDef.margins_learned) read nothing the seat cannot know.
+    state = advance(new_game(game_id, players=3, seed=8), 9)
+    seat = state.current_player()
+    twin = state.determinize(seat, 12345)
+    reports = []
+    for position in (state, twin):
+        s = RootParallelSearch(position, seat, threads=2, seed=4, analysis=True, rollout="policy", cutoff=2,
+                               evaluation="learned")
+        s.run(iterations=300)
+        assert all(part.evaluated > 0 for part in s.parts)
+        reports.append(analysis.analyse(s.parts, position, seat, candidates=3, pv_depth=3, seed=4))
+    assert reports[0] == reports[1]
+
+
 def test_final_move_rules():
     state = advance(new_game("gangs_of_kyoto", players=2, seed=9), 4)
     seat = state.current_player()
