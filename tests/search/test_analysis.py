@@ -191,18 +191,25 @@ def _hand_versions(state, seat):
     return [index[c] if isinstance(c, str) else index[c["card"]] for c in cards]
 
 
-@pytest.mark.parametrize("game_id", SEED_GAMES)
-def test_twin_positions_give_equal_analyses(game_id):
-    # Hidden information is sacred: a twin differing only in what the seat cannot see (one
-    # of its determinizations) gets the same statistics, plans and beliefs for the same seed.
+def _twin_analyses(game_id, beliefs=True, **settings):
+    """The analyses of a 3-player position and of a twin differing only in what the seat to act
+    cannot see (one of its determinizations), searched with the same seed and ``settings``."""
     state = advance(new_game(game_id, players=3, seed=8), 9)
     seat = state.current_player()
     twin = state.determinize(seat, 12345)
     reports = []
     for position in (state, twin):
-        s = RootParallelSearch(position, seat, threads=2, seed=4, analysis=True, beliefs=True)
+        s = RootParallelSearch(position, seat, threads=2, seed=4, analysis=True, beliefs=beliefs, **settings)
         s.run(iterations=300)
-        reports.append(analysis.analyse(s.parts, position, seat, candidates=3, pv_depth=3, beliefs=True, seed=4))
+        reports.append(analysis.analyse(s.parts, position, seat, candidates=3, pv_depth=3, beliefs=beliefs, seed=4))
+    return reports, s
+
+
+@pytest.mark.parametrize("game_id", SEED_GAMES)
+def test_twin_positions_give_equal_analyses(game_id):
+    # Hidden information is sacred: a twin differing only in what the seat cannot see (one
+    # of its determinizations) gets the same statistics, plans and beliefs for the same seed.
+    reports, _ = _twin_analyses(game_id)
     assert reports[0] == reports[1]
     if game_id in HIDING:
         assert reports[0].beliefs
@@ -214,16 +221,8 @@ def test_twin_positions_give_equal_analyses(game_id):
 def test_twin_positions_give_equal_analyses_with_cut_off_playouts(game_id):
     # The games whose playouts run to the end by default, asked to cut them off: the cut-off's
     # learned values and margins (GameDef.margins_learned) read nothing the seat cannot know.
-    state = advance(new_game(game_id, players=3, seed=8), 9)
-    seat = state.current_player()
-    twin = state.determinize(seat, 12345)
-    reports = []
-    for position in (state, twin):
-        s = RootParallelSearch(position, seat, threads=2, seed=4, analysis=True, rollout="policy", cutoff=2,
-                               evaluation="learned")
-        s.run(iterations=300)
-        assert all(part.evaluated > 0 for part in s.parts)
-        reports.append(analysis.analyse(s.parts, position, seat, candidates=3, pv_depth=3, seed=4))
+    reports, search = _twin_analyses(game_id, beliefs=False, rollout="policy", cutoff=2, evaluation="learned")
+    assert all(part.evaluated > 0 for part in search.parts)
     assert reports[0] == reports[1]
 
 
