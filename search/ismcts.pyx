@@ -128,8 +128,11 @@ MAX_MARGIN_SCALE = 1e6
 #: the first such decision); "observer", the searching seat's information set and the
 #: decision's legal actions (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012): the
 #: node is shared by every determinization that shows the searching seat the same position
-#: and the decider the same options, so the tree grows through the other seats' turns.
-OPPONENT_KEYS = ("own", "observer")
+#: and the decider the same options, so the tree grows through the other seats' turns;
+#: "policy", no node at all: an opponent model in which the other seats play the game's
+#: rollout policy in the tree as in the playouts, so the tree holds the searching seat's
+#: decisions only (policy rollouts only).
+OPPONENT_KEYS = ("own", "observer", "policy")
 
 ctypedef void (*EvalFn)(const void* st, double* out) noexcept nogil
 
@@ -204,6 +207,7 @@ cdef class ISMCTS:
     cdef readonly str final     # the final-move rule (results.FINAL_RULES)
     cdef readonly str opponents # OPPONENT_KEYS: whose view keys the other seats' nodes
     cdef int observer_keys      # opponents == "observer"
+    cdef int policy_opponents   # opponents == "policy": the other seats play the rollout policy
     cdef double* root_picks     # with a prior: per action id, root descents where the policy picked it
     cdef double* root_sq        # per root slot: the sum of squared returns (the final-move rules' spreads)
     cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
@@ -344,9 +348,11 @@ cdef class ISMCTS:
         keys a node where another seat decides (``OPPONENT_KEYS``): ``"own"``
         (the default: that seat's information set, one tree per seat) or
         ``"observer"`` (the searching seat's view and the decider's options:
-        one tree, grown through the other seats' turns).  A simultaneous
-        choice is best left to ``"own"``: under the searching seat's view the
-        others' nodes would follow its own secret choice.
+        one tree, grown through the other seats' turns), or ``"policy"`` (an
+        opponent model: no node, the other seats play the game's rollout
+        policy in the tree as in the playouts; policy rollouts only).  A
+        simultaneous choice is best left to ``"own"``: under the searching
+        seat's view the others' nodes would follow its own secret choice.
 
         ``widen`` (UCB selection with the policy rollout only): progressive
         widening in the policy's order.  At a node that has given its legal
@@ -360,7 +366,8 @@ cdef class ISMCTS:
         ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns``,
         ``margin_scale``, ``widen`` and ``opponents`` left out (None)
         take the game's tuned values for the player count (``GameSpec.search``,
-        ``limits.tuned``), else the defaults above.  ``budget``: the iterations
+        ``limits.tuned``), else the defaults above; a tuned ``"policy"``
+        opponent model applies to policy rollouts only (else ``"own"``).  ``budget``: the iterations
         the caller means this tree to run (None on time alone), for the
         settings a game tunes for large budgets (``GameSpec.search_by_budget``,
         UCB only; the rollout among them is the caller's,
@@ -389,12 +396,14 @@ cdef class ISMCTS:
             final = own.get("final", "visits")
         if final not in FINAL_RULES:
             raise ValueError(f"final: one of {', '.join(FINAL_RULES)}, got {final!r}")
+        asked_opponents = opponents is not None
         if opponents is None:
             opponents = own.get("opponents", "own")
         if opponents not in OPPONENT_KEYS:
             raise ValueError(f"opponents: one of {', '.join(OPPONENT_KEYS)}, got {opponents!r}")
         self.opponents = opponents
         self.observer_keys = opponents == "observer"
+        self.policy_opponents = opponents == "policy"
         if evaluation is None:
             evaluation = own.get("evaluation", "handwritten")
         if evaluation not in EVALUATIONS:
@@ -435,6 +444,13 @@ cdef class ISMCTS:
         self.gamma = gamma
         self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
         self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
+        if self.policy_opponents and not self.use_policy and not asked_opponents:
+            # A game's tuned opponent model applies to its policy searches only, as its cut-off does.
+            self.opponents = "own"
+            self.policy_opponents = 0
+        if self.policy_opponents and not self.use_policy:
+            raise ValueError(f"opponents: 'policy' needs the game's rollout policy (rollout='policy'; "
+                             f"{self.gd.game_id.decode()} has {'one' if self.gd.rollout_action != NULL else 'none'})")
         self.final = final
         self.evaluation = evaluation
         self.evaluate_fn = self.gd.evaluate
@@ -713,6 +729,14 @@ cdef class ISMCTS:
                     return -1
                 gd.apply_action(st, a)
                 out_steps += 1
+                continue
+            if self.policy_opponents and p != self.seat:
+                # The opponent model: another seat's decision is the rollout policy's, in the tree too.
+                a = gd.rollout_action(st, &self.rng)
+                if a < 0:
+                    return -1
+                last_seat = p
+                gd.apply_action(st, a)
                 continue
             n = self._legal(st)
             if n <= 0:

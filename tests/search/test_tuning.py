@@ -251,6 +251,36 @@ def test_observer_keys_never_show_a_seat_what_it_cannot_know():
         assert answers[0] == answers[1]
 
 
+def test_policy_opponents_leave_the_tree_to_the_searching_seat():
+    # "policy" opponents (an opponent model): the other seats play the game's rollout policy in
+    # the tree as in the playouts, so the tree holds the searching seat's nodes only, where "own"
+    # keys grow the others' too; the position and the searching seat's view of it give the
+    # same answer for the same seed.  A game without a rollout policy is refused, naming it.
+    st = new_game("oliver_twist", 3, seed=3)
+    while st.is_chance_node():
+        st.apply(st.sample_chance(1))
+    seat = st.current_player()
+    census = {}
+    for opponents in ("own", "policy"):
+        s = ISMCTS(st, seat, seed=2, rollout="policy", opponents=opponents)
+        s.run(iterations=600)
+        assert s.opponents == opponents
+        census[opponents] = s.tree_census()
+    assert set(census["policy"]) == {seat} and set(census["own"]) > {seat}
+    twin = st.game.from_description(st.view(seat))
+    answers = []
+    for position in (st, twin):
+        s = ISMCTS(position, seat, seed=4, rollout="policy", opponents="policy")
+        s.run(iterations=300)
+        answers.append((s.result().stats, s.tree_census()))
+    assert answers[0] == answers[1]
+    assert make_bot("ismcts:64:opp=policy").tuning == {"opponents": "policy"}
+    with pytest.raises(ValueError, match=r"^opponents: 'policy' needs the game's rollout policy"):
+        ISMCTS(_kuhn_root(), 0, opponents="policy")
+    with pytest.raises(ValueError, match=r"^opponents: 'policy' needs the game's rollout policy"):
+        ISMCTS(st, seat, rollout="random", opponents="policy")
+
+
 def test_turn_cutoffs_stop_playouts_where_a_turn_ends():
     # London 2 players: a playout cut where the first turn out of the tree ends is shorter
     # than one cut at the end of the third, and both are scored by the evaluation.

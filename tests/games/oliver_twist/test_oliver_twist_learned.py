@@ -74,17 +74,21 @@ def test_by_default_playouts_run_to_the_end_and_a_cut_off_is_scored_by_the_evalu
         assert cut.evaluated > 0 and cut.rollout_actions <= 20 * 8
 
 
-def test_the_tuned_search_widens_in_the_policys_order_at_three_players_only():
+def test_the_tuned_search_widens_and_models_the_others_at_three_players_only():
     """seeds/oliver_twist.md, "The last points at 3 players": every player count cuts playouts
     after 48 actions, scores them by the learned evaluation and takes prior 3; 3 players also
-    widen progressively in the rollout policy's order (widen 1), measured against two heuristic
-    bots; 2 and 4 players consider every action."""
+    widen progressively in the rollout policy's order (widen 1) and model the other seats as the
+    rollout policy (opponents "policy"), measured against two heuristic bots and in self-play;
+    2 and 4 players consider every action and keep a tree per seat."""
     from fagin.engines.registry import GAMES
     from fagin.search import ismcts, limits
     base = {"cutoff": 48, "evaluation": "learned", "prior": 3.0}
-    for players, widen in ((2, 0.0), (3, 1.0), (4, 0.0)):
-        assert limits.tuned(GAMES["oliver_twist"], players) == (base | {"widen": 1.0} if widen else base)
+    three = base | {"widen": 1.0, "opponents": "policy"}
+    for players, widen, opponents in ((2, 0.0, "own"), (3, 1.0, "policy"), (4, 0.0, "own")):
+        assert limits.tuned(GAMES["oliver_twist"], players) == (three if players == 3 else base)
         st = new_game("oliver_twist", players, seed=3)
         s = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout="policy")
-        assert (s.evaluation, s.prior, s.widen) == ("learned", 3.0, widen), players
+        assert (s.evaluation, s.prior, s.widen, s.opponents) == ("learned", 3.0, widen, opponents), players
+        # The opponent model is the rollout policy's: a search without it keeps a tree per seat.
+        assert ismcts.ISMCTS(st, st.current_player(), rollout="random").opponents == "own"
         assert ismcts.ISMCTS(st, st.current_player(), rollout="policy", widen=0).widen == 0.0
