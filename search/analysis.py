@@ -163,7 +163,10 @@ def principal_variation(parts, state, seat, first, depth=DEFAULT_PV_DEPTH, seed=
     """The most visited continuation after the asking seat's root action `first`: the rest
     of that seat's turn whole (past the tree, the game's rollout policy's picks), then up to
     `depth` more moves while the tree goes on, through one determinization for `seat`
-    drawn from `seed` (chance outcomes drawn there too).  A list of :class:`PVMove`."""
+    drawn from `seed` (chance outcomes drawn there too).  Where the search modelled the other
+    seats as the rollout policy (ISMCTS ``opponents="policy"``: they have no nodes), their
+    moves are the policy's picks, with no visits.  A list of :class:`PVMove`."""
+    modelled = all(getattr(part, "opponents", "own") == "policy" for part in parts)
     world = state.with_seat_to_act(seat).determinize(seat, (seed ^ _PV_SALT) & 0xFFFFFFFFFFFFFFFF)
     root_visits = _node_visits(parts, seat, world.infoset_key(seat))
     moves = [PVMove(first, world.action_label(first), seat, root_visits.get(first, 0))]
@@ -192,7 +195,7 @@ def principal_variation(parts, state, seat, first, depth=DEFAULT_PV_DEPTH, seed=
         best = max((a for a in legal if visits.get(a, 0) > 0), key=lambda a: (visits[a], -a), default=None)
         n = visits.get(best, 0) if best is not None else 0
         if best is None:
-            if not in_turn:
+            if not in_turn and not (modelled and p != seat):
                 break
             best = world.rollout_action(seed + step)
             if best is None or best not in legal:

@@ -226,6 +226,22 @@ def test_twin_positions_give_equal_analyses_with_cut_off_playouts(game_id):
     assert reports[0] == reports[1]
 
 
+def test_a_principal_variation_goes_on_through_modelled_opponents():
+    # Oliver Twist at 3 players models the other seats as the rollout policy (opponents
+    # "policy"): they have no nodes, so past the asking seat's turn the variation takes the
+    # policy's picks for them (no visits) and goes on to the seat's next decision in the tree.
+    state = advance(new_game("oliver_twist", players=3, seed=8), 9)
+    seat = state.current_player()
+    s = searched(state, seat, iterations=2000, rollout="policy")
+    assert s.opponents == "policy"
+    report = analysis.analyse([s], state, seat, candidates=1, pv_depth=6, seed=3)
+    pv = report.candidates()[0].pv
+    others = [m for m in pv if m.seat not in (seat, -1)]
+    assert others and all(m.visits == 0 for m in others)
+    first_other = pv.index(others[0])
+    assert any(m.seat == seat and m.visits > 0 for m in pv[first_other:])
+
+
 def test_final_move_rules():
     state = advance(new_game("gangs_of_kyoto", players=2, seed=9), 4)
     seat = state.current_player()
