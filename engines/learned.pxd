@@ -77,13 +77,6 @@ cdef inline void learned_logistic(const LearnedModel* m, int players, const doub
     for p in range(players):
         out[p] = 1.0 / (1.0 + exp(-out[p]))
 
-cdef inline void learned_linear_margins(const LearnedModel* m, int players, const double* f,
-                                        double* out) noexcept nogil:
-    """Each seat's learned expected final score margin: out[p], for p < players, is the linear
-    margin model (which m.have_margin must hold for this player count) on seat p's m.features
-    values at f[p * m.features:]."""
-    learned_linear(m.margin_weights[players], m.margin_bias[players], m.features, players, f, out)
-
 ctypedef void (*SeatValues)(const void* st, double* out) noexcept nogil
 
 cdef inline void learned_evaluate(const LearnedModel* m, const void* st, int players, bint over,
@@ -113,7 +106,7 @@ cdef inline bint learned_evaluate_margins(const LearnedModel* m, const void* st,
     if over or not (0 <= players <= MAX_SEATS and m.have_margin[players] != 0):
         return False
     features(st, f)
-    learned_linear_margins(m, players, f, out)
+    learned_linear(m.margin_weights[players], m.margin_bias[players], m.features, players, f, out)
     return True
 
 cdef inline object learned_load(LearnedModel* m, path, names, int max_players, str game):

@@ -444,13 +444,14 @@ cdef class ISMCTS:
         self.gamma = gamma
         self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
         self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
-        if self.policy_opponents and not self.use_policy and not asked_opponents:
-            # A game's tuned opponent model applies to its policy searches only, as its cut-off does.
-            self.opponents = "own"
-            self.policy_opponents = 0
         if self.policy_opponents and not self.use_policy:
-            raise ValueError(f"opponents: 'policy' needs the game's rollout policy (rollout='policy'; "
-                             f"{self.gd.game_id.decode()} has {'one' if self.gd.rollout_action != NULL else 'none'})")
+            if not asked_opponents:
+                # A game's tuned opponent model applies to its policy searches only, as its cut-off does.
+                self.opponents = "own"
+                self.policy_opponents = 0
+            else:
+                raise ValueError(f"opponents: 'policy' needs the game's rollout policy (rollout='policy'; "
+                                 f"{self.gd.game_id.decode()} has {'one' if self.gd.rollout_action != NULL else 'none'})")
         self.final = final
         self.evaluation = evaluation
         self.evaluate_fn = self.gd.evaluate
