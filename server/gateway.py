@@ -78,6 +78,10 @@ SERVICES = (fagin_pb2.DESCRIPTOR.services_by_name["Fagin"],
 #: overhead over the binary message.  The message itself is held to --max-message-bytes by
 #: the gRPC server, as on the gRPC port.
 BODY_FACTOR = 4
+#: Bodies being read (not yet handed on) hold at most this many bodies' limit of memory in all:
+#: a chunk beyond it refuses its request (RESOURCE_EXHAUSTED, retry), so that clients sending
+#: large bodies slowly on many connections cannot fill the memory before their body timeouts.
+BODIES_READ_AT_ONCE = 4
 
 #: JSON bodies up to this size are parsed on the event loop (a few milliseconds at most);
 #: larger ones in the gateway's parsing threads, by a parser that stops at the bounds below
@@ -638,6 +642,7 @@ class HttpGateway:
         self.runner = None
         self.listener = None
         self.parsers = None
+        self.reading_bytes = 0        # held by the bodies being read (BODIES_READ_AT_ONCE)
         self.port = None
         self._callables = {}
 
@@ -788,20 +793,28 @@ class HttpGateway:
 
     async def _body(self, request):
         """The request's body: refused at once if its Content-Length is over the limit, cut
-        off when it grows over it (a chunked body), and refused if it has not all come within
-        --http-body-timeout seconds of the request's head."""
+        off when it grows over it (a chunked body), refused if it has not all come within
+        --http-body-timeout seconds of the request's head, and refused for now (retry) when
+        the bodies being read would together hold more than BODIES_READ_AT_ONCE bodies' limit."""
         limit = self.body_limit
         if request.content_length is not None and request.content_length > limit:
             raise self._too_large()
         chunks = []
         size = 0
+        all_bodies = BODIES_READ_AT_ONCE * limit
 
         async def read():
             nonlocal size
             async for chunk in request.content.iter_any():
-                size += len(chunk)
-                if size > limit:
+                if size + len(chunk) > limit:
                     raise self._too_large()
+                if self.reading_bytes + len(chunk) > all_bodies:
+                    raise CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"request body: the HTTP port is reading {self.reading_bytes} bytes of "
+                                    f"bodies already, its most at once ({BODIES_READ_AT_ONCE} bodies' limit); "
+                                    f"retry", headers={"Retry-After": "1"}, close=True)
+                size += len(chunk)
+                self.reading_bytes += len(chunk)
                 chunks.append(chunk)
         seconds = self.config.http_body_timeout
         try:
@@ -810,6 +823,8 @@ class HttpGateway:
             raise CallError(grpc.StatusCode.DEADLINE_EXCEEDED,
                             f"request body: not all received within {seconds:g} s (--http-body-timeout; "
                             f"{size} bytes came)", http_status=408, close=True) from None
+        finally:
+            self.reading_bytes -= size
         return b"".join(chunks)
 
     async def _off_loop(self, function, *args):

@@ -130,6 +130,37 @@ def test_an_oversized_body_is_refused_at_once_or_as_it_grows(web):
         assert _status_and_json(data)[0] == 429, data
 
 
+def test_bodies_read_at_once_hold_a_bounded_memory():
+    srv = _serve(http_body_timeout=2)
+    stalled = []
+    try:
+        port, limit = srv.server.http.port, srv.server.http.body_limit
+        # Clients that send all but the last byte of the largest body and wait.
+        for _ in range(gateway.BODIES_READ_AT_ONCE):
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(_head("/grpc.health.v1.Health/Check", limit, ("Content-Type: application/json",))
+                         + b" " * (limit - 1))
+            stalled.append(sock)
+        deadline = time.monotonic() + 5
+        while srv.server.http.reading_bytes < gateway.BODIES_READ_AT_ONCE * (limit - 1) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # Meanwhile a body that would take the memory past the bound is refused, to retry.
+        status, headers, body = request(srv, "/grpc.health.v1.Health/Check", b" " * 65536 + b"{}", JSON)
+        assert status == 429 and headers["Retry-After"] == "1", body
+        assert json.loads(body)["message"].startswith("request body: the HTTP port is reading"), body
+        # The stalled bodies time out, and what they held is free again.
+        for sock in stalled:
+            data, closed = _answer(sock, 5)
+            assert data.startswith(b"HTTP/1.1 408 ") and closed, data[:200]
+        assert srv.server.http.reading_bytes == 0
+        status, _, body = request(srv, "/grpc.health.v1.Health/Check", b" " * 65536 + b"{}", JSON)
+        assert status == 200, body
+    finally:
+        for sock in stalled:
+            sock.close()
+        srv.stop()
+
+
 # --- large JSON --------------------------------------------------------------------------------
 
 def _kuhn(actions):
