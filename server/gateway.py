@@ -488,9 +488,10 @@ def connection_limit(setting):
 
 #: What a connection over the limit is told before it is closed (plain HTTP only: a TLS
 #: client would read it as a broken handshake).
+_REFUSED_BODY = b'{"code":"unavailable","message":"too many connections to the HTTP port"}'
 REFUSED_CONNECTION = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-                      b"Retry-After: 1\r\nConnection: close\r\nContent-Length: 72\r\n\r\n"
-                      b'{"code":"unavailable","message":"too many connections to the HTTP port"}')
+                      b"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
+                      % (len(_REFUSED_BODY), _REFUSED_BODY))
 
 
 def listening_sockets(host, port, backlog):
@@ -540,7 +541,6 @@ class HttpListener:
         self.connecting = set()         # accepted, not yet handed to aiohttp (a TLS handshake)
         self.resume_handle = None
         self.trouble = TroubleLog()
-        self.refused = 0
         for sock in sockets:
             self.loop.add_reader(sock.fileno(), self._accept, sock)
 
@@ -582,7 +582,6 @@ class HttpListener:
             log.debug("HTTP connection not set up: %s", task.exception())
 
     def _refuse(self, conn):
-        self.refused += 1
         try:
             if self.ssl_context is None:
                 conn.setblocking(False)
