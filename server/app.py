@@ -80,7 +80,7 @@ class Server:
             raise OSError(f"cannot listen on {address}: the address is not one of this machine's, "
                           f"or the port is in use (--host, --port)")
         # Its Unix socket is added to the gRPC server before it starts.
-        gateway = HttpGateway(config) if config.http_port else None
+        gateway = HttpGateway(config, secured.tokens) if config.http_port else None
         if gateway:
             gateway.bind(server)
         if metrics:

@@ -137,6 +137,20 @@ class ServerConfig:
     http_static_dir: str = field(default=BUILTIN_FRONTEND, metadata={
         "help": "directory (with index.html) served at / on the HTTP port; the default is the "
                 "built-in browser frontend; empty = none"})
+    # Connections to the HTTP port (server/gateway.py): at most this many open at once (one
+    # more is answered 503 and closed), and never more than the process's descriptor limit
+    # less a reserve for the gRPC port.
+    http_max_connections: int = field(default=512, metadata={
+        "help": "HTTP connections open at once (one more is refused 503); lowered to leave "
+                "file descriptors to the gRPC port"})
+    # Seconds an HTTP connection may wait for a whole request head, from its opening or its
+    # last answer: an idle keep-alive connection and one trickling its headers alike.
+    http_idle_timeout: float = field(default=30.0, metadata={
+        "help": "seconds an HTTP connection may stay without a whole request head (idle, or "
+                "sending headers slowly) before it is closed"})
+    # Seconds a request's body may take to arrive after its head (408 and closed otherwise).
+    http_body_timeout: float = field(default=30.0, metadata={
+        "help": "seconds an HTTP request's body may take to arrive after its head (408 otherwise)"})
 
     def __post_init__(self):
         checks = {
@@ -167,6 +181,9 @@ class ServerConfig:
             "tls_client_ca": not self.tls_client_ca or bool(self.tls_cert),
             "http_port": self.http_port == 0 or (1 <= self.http_port <= 65535 and self.http_port != self.port
                                                   and self.http_port != self.metrics_port),
+            "http_max_connections": 1 <= self.http_max_connections <= 1_000_000,
+            "http_idle_timeout": 0 < self.http_idle_timeout <= 86400,
+            "http_body_timeout": 0 < self.http_body_timeout <= 86400,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:

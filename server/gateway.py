@@ -21,21 +21,37 @@ aiohttp serves the port on the server's own event loop (TLS and mTLS with the gR
 files); aiohttp-cors answers CORS preflights for the origins in ``--http-cors-origins``.
 ``--http-static-dir`` serves a directory at ``/`` (the browser frontend), and beside it
 ``/data/<game>/<file>.json``, the served games' component data the page draws tables from.
+
+The port shares its event loop with the gRPC port, so what one HTTP client can cost is bounded
+before any of it is spent: the token (from the headers) and the Content-Length are checked
+before a byte of the body is read; a body is read with a running cap and within
+``--http-body-timeout``; a large JSON body is parsed in threads by a parser that stops at a
+list or a request larger than any game's could be (``BoundedJson``); a connection must bring a
+whole request head within ``--http-idle-timeout``; and at most ``--http-max-connections`` are
+open, within the process's descriptor limit, whose exhaustion pauses accepting with one log
+line (``HttpListener``).
 """
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
+import errno
 import importlib
 import json
+import json.decoder
 import logging
 import math
 import os
 import re
+import resource
 import shutil
+import socket
 import ssl
 import struct
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import aiohttp_cors
@@ -46,7 +62,9 @@ from grpc_health.v1 import health_pb2
 
 from fagin.engines.registry import GAMES
 from fagin.engines.room_data import data_path
-from fagin.server.rpc import HTTP_PEER_METADATA
+from fagin.server import security
+from fagin.server.codec import MAX_STATE_BYTES
+from fagin.server.rpc import DECODE_THREADS, HTTP_PEER_METADATA
 from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server.gateway")
@@ -60,6 +78,39 @@ SERVICES = (fagin_pb2.DESCRIPTOR.services_by_name["Fagin"],
 #: overhead over the binary message.  The message itself is held to --max-message-bytes by
 #: the gRPC server, as on the gRPC port.
 BODY_FACTOR = 4
+#: Bodies being read (not yet handed on) hold at most this many bodies' limit of memory in all:
+#: a chunk beyond it refuses its request (RESOURCE_EXHAUSTED, retry), so that clients sending
+#: large bodies slowly on many connections cannot fill the memory before their body timeouts.
+BODIES_READ_AT_ONCE = 4
+
+#: JSON bodies up to this size are parsed on the event loop (a few milliseconds at most);
+#: larger ones in the gateway's parsing threads, by a parser that stops at the bounds below
+#: before it has built anything large.
+JSON_INLINE_BYTES = 8 * 1024
+#: The longest list a JSON request may hold: the longest any served game's state or action
+#: holds (the server then holds each game's lists to the game's own bound, as for gRPC).
+MAX_JSON_LIST = max(game.max_list for game in GAMES.values())
+#: Values (numbers, strings, lists, objects) in one JSON request: a request carries one state
+#: of at most MAX_STATE_BYTES on the wire, where each value takes a byte or more; twice that
+#: leaves room for the rest of the request.
+MAX_JSON_VALUES = 2 * MAX_STATE_BYTES
+#: Nesting of a JSON request (the deepest state nests a handful of levels).
+MAX_JSON_DEPTH = 32
+
+#: Descriptors kept free of HTTP connections, for the gRPC port, its clients and the process's
+#: own files: the HTTP port holds at most the descriptor limit less this many (or less a
+#: quarter of the limit, if that is more) connections, whatever --http-max-connections says.
+FD_RESERVE = 64
+#: After running out of descriptors (or memory) at accept, the HTTP port stops accepting for
+#: this long: the kernel keeps the waiting connections in the listen queue meanwhile.
+ACCEPT_PAUSE_S = 1.0
+#: Connection trouble (out of descriptors, connections refused at the limit) is logged at most
+#: once per kind per this many seconds, with a count of what the interval saw.
+TROUBLE_LOG_INTERVAL_S = 60.0
+#: Seconds for which the unread rest of a refused request's body is still read and dropped
+#: before the connection closes: a socket closed on unread bytes is reset, and a reset can
+#: take the answer already sent away from the client.
+LINGER_S = 2.0
 
 #: Request headers a browser may send cross-origin (CORS), and response headers it may read.
 CORS_ALLOW_HEADERS = ("authorization", "content-type", "connect-protocol-version", "connect-timeout-ms",
@@ -115,14 +166,17 @@ def method_table():
 
 
 class CallError(Exception):
-    """A request refused before it reaches the servicer: its status and message."""
+    """A request refused before it reaches the servicer: its status and message; `close`:
+    the connection is closed after the answer (its body was left unread part way)."""
 
-    def __init__(self, code: grpc.StatusCode, message: str, http_status: int | None = None, headers=None):
+    def __init__(self, code: grpc.StatusCode, message: str, http_status: int | None = None, headers=None,
+                 close=False):
         super().__init__(message)
         self.code = code
         self.message = message
         self.http_status = http_status
         self.headers = headers or {}
+        self.close = close
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,14 +326,311 @@ async def component_data(request):
 
 
 # ---------------------------------------------------------------------------------------------
+# Large JSON bodies
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+#: The bare words JSON has, and those Python's json module (which protobuf's parser uses) also reads.
+_WORDS = (("true", True), ("false", False), ("null", None), ("NaN", math.nan), ("Infinity", math.inf),
+          ("-Infinity", -math.inf))
+
+
+def _json_path(path):
+    """A field's path as the client wrote it (``state.kuhnPoker.actions[3]``) from the linked
+    (parent, key) pairs the parser keeps, which cost nothing unless an error names one."""
+    names = []
+    while path is not None:
+        path, name = path
+        names.append(name)
+    text = ""
+    for name in reversed(names):
+        text += f"[{name}]" if isinstance(name, int) else (f".{name}" if text else name)
+    return text
+
+
+class BoundedJson:
+    """JSON text to Python values, as ``json.loads`` reads it, refusing (CallError,
+    INVALID_ARGUMENT naming the field) a list longer than MAX_JSON_LIST, more than
+    MAX_JSON_VALUES values in all, nesting deeper than MAX_JSON_DEPTH and a key given twice.
+
+    It stops where a bound is passed, before it has built the rest; and being Python, not C,
+    it lets the event loop's thread run every few milliseconds (the interpreter's switch
+    interval), where ``json.loads`` would hold it for the whole of a large body.
+    """
+
+    def __init__(self, text):
+        self.text = text
+        self.values_left = MAX_JSON_VALUES
+
+    def parse(self):
+        value, end = self._value(_SPACE.match(self.text, 0).end(), None, 0)
+        end = _SPACE.match(self.text, end).end()
+        if end != len(self.text):
+            self._refuse(None, f"not JSON: extra data at character {end}")
+        return value
+
+    @staticmethod
+    def _refuse(path, what):
+        where = _json_path(path)
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {where + ': ' if where else ''}{what}")
+
+    def _string(self, at, path):
+        try:
+            return json.decoder.scanstring(self.text, at + 1, True)
+        except json.JSONDecodeError as e:
+            self._refuse(path, f"not JSON: {e}")
+
+    def _value(self, at, path, depth):
+        text = self.text
+        self.values_left -= 1
+        if self.values_left < 0:
+            self._refuse(path, f"the request holds more than {MAX_JSON_VALUES} values, more than any "
+                               f"request of a served game can")
+        char = text[at:at + 1]
+        if char == '"':
+            return self._string(at, path)
+        if char == "{" or char == "[":
+            if depth >= MAX_JSON_DEPTH:
+                self._refuse(path, f"nested more than {MAX_JSON_DEPTH} levels deep")
+            return (self._object if char == "{" else self._array)(at + 1, path, depth + 1)
+        number = _NUMBER.match(text, at)
+        if number:
+            whole, fraction, exponent = number.groups()
+            try:
+                return (float(number.group()) if fraction or exponent else int(whole)), number.end()
+            except ValueError as e:         # more digits than Python converts
+                self._refuse(path, str(e))
+        for word, value in _WORDS:
+            if text.startswith(word, at):
+                return value, at + len(word)
+        self._refuse(path, f"not JSON: expected a value at character {at}")
+
+    def _object(self, at, path, depth):
+        text, space = self.text, _SPACE.match
+        result = {}
+        at = space(text, at).end()
+        if text[at:at + 1] == "}":
+            return result, at + 1
+        while True:
+            if text[at:at + 1] != '"':
+                self._refuse(path, f"not JSON: expected a quoted key at character {at}")
+            key, at = self._string(at, path)
+            if key in result:
+                self._refuse((path, key), "given twice")
+            at = space(text, at).end()
+            if text[at:at + 1] != ":":
+                self._refuse((path, key), f"not JSON: expected ':' at character {at}")
+            result[key], at = self._value(space(text, at + 1).end(), (path, key), depth)
+            at = space(text, at).end()
+            char = text[at:at + 1]
+            if char == "}":
+                return result, at + 1
+            if char != ",":
+                self._refuse(path, f"not JSON: expected ',' or '}}' at character {at}")
+            at = space(text, at + 1).end()
+
+    def _array(self, at, path, depth):
+        text, space = self.text, _SPACE.match
+        result = []
+        at = space(text, at).end()
+        if text[at:at + 1] == "]":
+            return result, at + 1
+        while True:
+            if len(result) == MAX_JSON_LIST:
+                self._refuse(path, f"more than {MAX_JSON_LIST} elements, more than a list of any "
+                                   f"served game holds")
+            item, at = self._value(at, (path, len(result)), depth)
+            result.append(item)
+            at = space(text, at).end()
+            char = text[at:at + 1]
+            if char == "]":
+                return result, at + 1
+            if char != ",":
+                self._refuse(path, f"not JSON: expected ',' or ']' at character {at}")
+            at = space(text, at + 1).end()
+
+
+# ---------------------------------------------------------------------------------------------
+# Connections
+
+class TroubleLog:
+    """Warnings of a kind logged at most once per `interval` seconds, each line saying how
+    many more of its kind the interval before it saw: a flood of failed accepts is a line a
+    minute, not a traceback each."""
+
+    def __init__(self, interval=TROUBLE_LOG_INTERVAL_S, clock=time.monotonic):
+        self.interval = interval
+        self.clock = clock
+        self.logged_at = {}
+        self.unlogged = {}
+
+    def warning(self, kind, message, *args):
+        now = self.clock()
+        last = self.logged_at.get(kind)
+        if last is not None and now - last < self.interval:
+            self.unlogged[kind] = self.unlogged.get(kind, 0) + 1
+            return
+        self.logged_at[kind] = now
+        more = self.unlogged.pop(kind, 0)
+        if more:
+            message += f" ({more} more since the last such line)"
+        log.warning(message, *args)
+
+
+def connection_limit(setting):
+    """--http-max-connections, lowered to leave FD_RESERVE (or a quarter of the limit)
+    descriptors of the process's limit to everything else."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return setting
+    return max(1, min(setting, soft - max(FD_RESERVE, soft // 4)))
+
+
+#: What a connection over the limit is told before it is closed (plain HTTP only: a TLS
+#: client would read it as a broken handshake).
+_REFUSED_BODY = b'{"code":"unavailable","message":"too many connections to the HTTP port"}'
+REFUSED_CONNECTION = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                      b"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s"
+                      % (len(_REFUSED_BODY), _REFUSED_BODY))
+
+
+def listening_sockets(host, port, backlog):
+    """Non-blocking listening sockets for `host` (each of its addresses) and `port` (0: a free
+    port, the same for every address)."""
+    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    sockets = []
+    try:
+        for family, kind, proto, _name, address in dict.fromkeys(infos):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            if port == 0 and len(sockets) > 1:
+                address = (address[0], sockets[0].getsockname()[1], *address[2:])
+            sock.bind(address)
+            sock.listen(backlog)
+            sock.setblocking(False)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+class HttpListener:
+    """The HTTP port's listening sockets, accepting on the event loop by themselves rather
+    than through asyncio's server, so that:
+
+    - each connection is counted when it is accepted, and one over the limit is answered 503
+      and closed at once, before it costs more than a moment's descriptor;
+    - running out of descriptors (or memory) pauses accepting for ACCEPT_PAUSE_S with one
+      rate-limited log line (asyncio's own accept loop logs a traceback for every failed
+      accept, and retries a hundred times a wake-up).
+
+    Accepted sockets go to aiohttp through ``loop.connect_accepted_socket``."""
+
+    def __init__(self, sockets, server, ssl_context, limit, handshake_timeout, backlog=128):
+        self.loop = asyncio.get_running_loop()
+        self.sockets = sockets
+        self.server = server            # aiohttp's protocol factory; its `connections` are the open ones
+        self.ssl_context = ssl_context
+        self.limit = limit
+        self.handshake_timeout = handshake_timeout
+        self.backlog = backlog
+        self.connecting = set()         # accepted, not yet handed to aiohttp (a TLS handshake)
+        self.resume_handle = None
+        self.trouble = TroubleLog()
+        for sock in sockets:
+            self.loop.add_reader(sock.fileno(), self._accept, sock)
+
+    @property
+    def open_connections(self):
+        return len(self.server.connections) + len(self.connecting)
+
+    def _accept(self, sock):
+        for _ in range(self.backlog):
+            try:
+                conn, _address = sock.accept()
+            except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                return
+            except OSError as e:
+                if e.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    self.trouble.warning("accept", "HTTP port: cannot accept connections (%s); accepting paused "
+                                         "for %g s at a time, the gRPC port goes on (raise the limit, "
+                                         "ulimit -n, or lower --http-max-connections)",
+                                         e.strerror, ACCEPT_PAUSE_S)
+                else:
+                    self.trouble.warning("accept-" + str(e.errno), "HTTP port: accept failed (%s); accepting "
+                                         "paused for %g s", e.strerror, ACCEPT_PAUSE_S)
+                self._pause()
+                return
+            if self.open_connections >= self.limit:
+                self._refuse(conn)
+                continue
+            conn.setblocking(False)
+            tls = {"ssl": self.ssl_context, "ssl_handshake_timeout": self.handshake_timeout} \
+                if self.ssl_context else {}
+            task = self.loop.create_task(self.loop.connect_accepted_socket(self.server, conn, **tls))
+            self.connecting.add(task)
+            task.add_done_callback(self._connected)
+
+    def _connected(self, task):
+        self.connecting.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            # A failed TLS handshake, a client gone at once: asyncio has closed the socket.
+            log.debug("HTTP connection not set up: %s", task.exception())
+
+    def _refuse(self, conn):
+        try:
+            if self.ssl_context is None:
+                conn.setblocking(False)
+                conn.send(REFUSED_CONNECTION)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        self.trouble.warning("limit", "HTTP port: connections refused, %d open is the limit "
+                             "(--http-max-connections, within the descriptor limit)", self.limit)
+
+    def _pause(self):
+        if self.resume_handle is None:
+            for sock in self.sockets:
+                self.loop.remove_reader(sock.fileno())
+            self.resume_handle = self.loop.call_later(ACCEPT_PAUSE_S, self._resume)
+
+    def _resume(self):
+        self.resume_handle = None
+        for sock in self.sockets:
+            self.loop.add_reader(sock.fileno(), self._accept, sock)
+
+    def close(self):
+        """Stops accepting (the connections open are the runner's to close)."""
+        if self.resume_handle is not None:
+            self.resume_handle.cancel()
+            self.resume_handle = None
+        else:
+            for sock in self.sockets:
+                self.loop.remove_reader(sock.fileno())
+        for sock in self.sockets:
+            sock.close()
+        for task in list(self.connecting):
+            task.cancel()
+
+
+# ---------------------------------------------------------------------------------------------
 # The gateway
 
 class HttpGateway:
     """The HTTP port of one server.  ``bind(grpc_server)`` before the gRPC server starts (it
     adds the Unix socket the gateway forwards to); ``start()`` after; ``stop()`` beside the gRPC server's stop."""
 
-    def __init__(self, config):
+    def __init__(self, config, tokens=None):
         self.config = config
+        # The gRPC port's tokens (security.TokenSource), checked here too before a body is read.
+        if tokens is None and (config.auth_token or config.auth_token_file):
+            tokens = security.TokenSource(config.auth_token, config.auth_token_file)
+        self.tokens = tokens
         self.methods = method_table()
         self.ssl_context = http_ssl_context(config)
         self.origins = parse_origins(config.http_cors_origins)
@@ -288,6 +639,9 @@ class HttpGateway:
         self.socket_dir = None
         self.channel = None
         self.runner = None
+        self.listener = None
+        self.parsers = None
+        self.reading_bytes = 0        # held by the bodies being read (BODIES_READ_AT_ONCE)
         self.port = None
         self._callables = {}
 
@@ -339,31 +693,44 @@ class HttpGateway:
         # handler_cancellation: a client that hangs up cancels its call, and with it the search.
         # The shutdown timeout is only a backstop: the gRPC server's stop ends the calls in
         # `grace`, and each handler then answers at once.
+        # keepalive_timeout: aiohttp closes a connection that has not brought a whole request
+        # head this long after it opened or after its last answer, idle or trickling alike.
         self.runner = web.AppRunner(app, access_log=None, handler_cancellation=True,
-                                    shutdown_timeout=self.config.grace_seconds + 5)
+                                    shutdown_timeout=self.config.grace_seconds + 5,
+                                    keepalive_timeout=self.config.http_idle_timeout, lingering_time=LINGER_S)
         await self.runner.setup()
         host = self.config.host
         host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-        site = web.TCPSite(self.runner, host, self.config.http_port, ssl_context=self.ssl_context,
-                           reuse_address=True)
         try:
-            await site.start()
+            sockets = listening_sockets(host, self.config.http_port, backlog=128)
         except OSError as e:
             await self.runner.cleanup()
             await self.channel.close()
             raise OSError(f"--http-port: cannot listen on {host}:{self.config.http_port}: {e.strerror}") from None
-        self.port = self.runner.addresses[0][1]
+        limit = connection_limit(self.config.http_max_connections)
+        if limit < self.config.http_max_connections:
+            log.info("HTTP port: at most %d connections (--http-max-connections %d lowered to leave "
+                     "descriptors for the gRPC port: the process may open %d)", limit,
+                     self.config.http_max_connections, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+        self.parsers = ThreadPoolExecutor(max_workers=DECODE_THREADS, thread_name_prefix="fagin-http-parse")
+        self.listener = HttpListener(sockets, self.runner.server, self.ssl_context, limit,
+                                     handshake_timeout=self.config.http_idle_timeout)
+        self.port = sockets[0].getsockname()[1]
         return self.port
 
     async def stop(self):
         """Stops listening, waits for the requests in flight (their calls end with the gRPC
         server's stop, which runs beside this), then closes the channel."""
         try:
+            if self.listener is not None:
+                self.listener.close()
             if self.runner is not None:
                 await self.runner.cleanup()
             if self.channel is not None:
                 await self.channel.close()
         finally:
+            if self.parsers is not None:
+                self.parsers.shutdown(wait=False, cancel_futures=True)
             if self.socket_dir:
                 shutil.rmtree(self.socket_dir, ignore_errors=True)
 
@@ -391,7 +758,10 @@ class HttpGateway:
                                 http_status=415, headers={"Accept-Post": f"{JSON_TYPE}, {PROTO_TYPE}"})
             return await self._connect_unary(request, method, media == JSON_TYPE)
         except CallError as e:
-            return connect_error(e.code, e.message, http_status=e.http_status, headers=e.headers)
+            response = connect_error(e.code, e.message, http_status=e.http_status, headers=e.headers)
+            if e.close:
+                response.force_close()
+            return response
 
     def _method(self, request, method):
         if method is None:
@@ -401,13 +771,63 @@ class HttpGateway:
                             http_status=404)
         return method
 
+    def _check_token(self, request, method):
+        """UNAUTHENTICATED at once, from the headers, for a call that needs a token and has no
+        accepted one: the body is never read (the gRPC server checks the token again)."""
+        if self.tokens is None or method.path.startswith(security.OPEN_METHODS):
+            return
+        given = [("authorization", value) for value in request.headers.getall("authorization", ())]
+        problem = security.token_problem(given, self.tokens.current())
+        if problem is not None:
+            raise CallError(grpc.StatusCode.UNAUTHENTICATED, problem)
+
+    @property
+    def body_limit(self):
+        return BODY_FACTOR * self.config.max_message_bytes + 1024
+
+    def _too_large(self):
+        return CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                         f"request body: more than {self.body_limit} bytes ({BODY_FACTOR}x --max-message-bytes)",
+                         close=True)
+
     async def _body(self, request):
+        """The request's body: refused at once if its Content-Length is over the limit, cut
+        off when it grows over it (a chunked body), refused if it has not all come within
+        --http-body-timeout seconds of the request's head, and refused for now (retry) when
+        the bodies being read would together hold more than BODIES_READ_AT_ONCE bodies' limit."""
+        limit = self.body_limit
+        if request.content_length is not None and request.content_length > limit:
+            raise self._too_large()
+        chunks = []
+        size = 0
+        all_bodies = BODIES_READ_AT_ONCE * limit
+
+        async def read():
+            nonlocal size
+            async for chunk in request.content.iter_any():
+                if size + len(chunk) > limit:
+                    raise self._too_large()
+                if self.reading_bytes + len(chunk) > all_bodies:
+                    raise CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                    f"request body: the HTTP port is reading {self.reading_bytes} bytes of "
+                                    f"bodies already, its most at once ({BODIES_READ_AT_ONCE} bodies' limit); "
+                                    f"retry", headers={"Retry-After": "1"}, close=True)
+                size += len(chunk)
+                self.reading_bytes += len(chunk)
+                chunks.append(chunk)
+        seconds = self.config.http_body_timeout
         try:
-            return await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            raise CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                            f"request body: more than {BODY_FACTOR * self.config.max_message_bytes + 1024} "
-                            f"bytes ({BODY_FACTOR}x --max-message-bytes)") from None
+            await asyncio.wait_for(read(), seconds)
+        except asyncio.TimeoutError:
+            raise CallError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                            f"request body: not all received within {seconds:g} s (--http-body-timeout; "
+                            f"{size} bytes came)", http_status=408, close=True) from None
+        finally:
+            self.reading_bytes -= size
+        return b"".join(chunks)
+
+    async def _off_loop(self, function, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.parsers, function, *args)
 
     async def _connect_unary(self, request, method, as_json):
         method = self._method(request, method)
@@ -416,12 +836,15 @@ class HttpGateway:
                             f"method: {method.name} is a streaming call; the JSON form serves unary calls "
                             f"only: call it with gRPC-Web (content-type application/grpc-web+proto) or gRPC",
                             http_status=415)
+        self._check_token(request, method)
         timeout = timeout_of(request.headers, grpc_web=False)
         body = await self._body(request)
-        if as_json:
-            payload = json_request(body, method.request_class).SerializeToString()
-        else:
+        if not as_json:
             payload = body
+        elif len(body) <= JSON_INLINE_BYTES:
+            payload = json_payload(body, method.request_class)
+        else:
+            payload = await self._off_loop(json_payload, body, method.request_class)
         call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request))
         try:
             answer = await call
@@ -453,17 +876,18 @@ class HttpGateway:
                 raise CallError(grpc.StatusCode.UNIMPLEMENTED,
                                 f"method: {method.name} streams requests from the client, which gRPC-Web "
                                 f"cannot carry; call it over gRPC, or call Recommend once a position")
+            self._check_token(request, method)
             timeout = timeout_of(request.headers, grpc_web=True)
             body = await self._body(request)
             if text:
-                try:
-                    body = base64.b64decode(body, validate=True)
-                except (binascii.Error, ValueError):
-                    raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
-                                    "request body: not base64 (content-type grpc-web-text)") from None
+                body = base64_body(body) if len(body) <= JSON_INLINE_BYTES else \
+                    await self._off_loop(base64_body, body)
             payload = unframe(body)
         except CallError as e:
-            return trailers_only(e.code, e.message)
+            response = trailers_only(e.code, e.message)
+            if e.close:
+                response.force_close()
+            return response
         call = self._callable(method)(payload, timeout=timeout, metadata=metadata_of(request))
         try:
             if method.server_streaming:
@@ -505,8 +929,19 @@ def message_dict(message):
         return json_format.MessageToDict(message, including_default_value_fields=True)
 
 
+def base64_body(body: bytes) -> bytes:
+    try:
+        return base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                        "request body: not base64 (content-type grpc-web-text)") from None
+
+
 def json_request(body: bytes, request_class):
-    """The request message from a proto3 JSON body (an empty body is the empty message)."""
+    """The request message from a proto3 JSON body (an empty body is the empty message).
+
+    A body over JSON_INLINE_BYTES is read by BoundedJson, which refuses a list or a request
+    larger than any game's could be before building it (call this off the event loop then)."""
     message = request_class()
     try:
         text = body.decode("utf-8")
@@ -515,13 +950,25 @@ def json_request(body: bytes, request_class):
                         f"request body: not UTF-8 (byte {e.start})") from None
     if text.strip():
         try:
-            json_format.Parse(text, message)
+            if len(body) <= JSON_INLINE_BYTES:
+                json_format.Parse(text, message)
+            else:
+                json_format.ParseDict(BoundedJson(text).parse(), message)
+        except CallError:
+            raise
         except json_format.ParseError as e:
             # protobuf's message names the field: 'Failed to parse players field: ...'.
             raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {e}") from None
         except RecursionError:
             raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: nested too deeply") from None
+        except Exception as e:      # what json_format.Parse would have wrapped in a ParseError
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {type(e).__name__}: {e}") from None
     return message
+
+
+def json_payload(body: bytes, request_class) -> bytes:
+    """The bytes of the request message a JSON body holds (``json_request``)."""
+    return json_request(body, request_class).SerializeToString()
 
 
 def connect_error(code: grpc.StatusCode, message: str, metadata=(), http_status=None, headers=None):
