@@ -22,12 +22,27 @@ from fagin.server import answer, codec, request
 from fagin.server.sessions import SessionStore
 from fagin.server.codec import BadRequest
 from fagin.server.game_calls import GameCalls
+from fagin.server.logs import quoted
 from fagin.server.rpc import DECODE_THREADS, CallLog, drain_requests, end_call, error_of, parse, unary_call
 from fagin.server.scheduler import Overloaded, Scheduler
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
 MIN_REPORT_INTERVAL_MS = 10
 DEFAULT_REPORT_INTERVAL_MS = 100
+
+#: A BatchRecommend call queues at most this many answers per search it runs at once
+#: (``--batch-concurrency``) for the client to read; beyond, it reads no more requests.
+BATCH_ANSWERS_AHEAD = 2
+
+#: The longest BatchRecommendRequest.request_id accepted: it is echoed in the answer.
+MAX_REQUEST_ID_CHARS = 128
+
+
+def check_request_id(request_id):
+    """Refuses a request_id too long to echo (BadRequest naming the field)."""
+    if len(request_id) > MAX_REQUEST_ID_CHARS:
+        raise BadRequest(f"request_id: at most {MAX_REQUEST_ID_CHARS} characters, got {len(request_id)} "
+                         f"(starting {quoted(request_id)})")
 
 
 # States up to this size are decoded and checked on the event loop.  States met
@@ -48,6 +63,9 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         # BatchRecommend requests answered with an error, by status code name (the
         # call itself is OK): for the metrics.
         self.batch_errors = collections.Counter()
+        # BatchRecommend answers made and queued, not yet taken by gRPC to send: bounded by
+        # flow control (BATCH_ANSWERS_AHEAD).
+        self.batch_answers_waiting = 0
         self.decoder = decoder or ThreadPoolExecutor(DECODE_THREADS, thread_name_prefix="fagin-decode")
 
     async def _prepare(self, message, context, path=""):
@@ -140,33 +158,48 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         except Overloaded as e:
             await drain_requests(request_iterator)
             await end_call(call, context, e)
-        queue: asyncio.Queue = asyncio.Queue()
-        slots = asyncio.Semaphore(self.config.batch_slots)
+        # Flow control end to end: an answer keeps its request's slot until it is queued, the
+        # queue holds few answers, and the next request is read only once a slot is free.  A
+        # client that does not read its answers therefore stops the server reading its
+        # requests (its writes then block), instead of growing a queue without bound.
+        concurrency = self.config.batch_slots
+        queue: asyncio.Queue = asyncio.Queue(maxsize=concurrency * BATCH_ANSWERS_AHEAD)
+        slots = asyncio.Semaphore(concurrency)
         tasks: set = set()
         DONE = object()
 
         async def one(item):
             try:
-                if isinstance(item, (codec.Undecodable, codec.Pending)):
-                    item, raw = fagin_pb2.BatchRecommendRequest(), item
-                    item = await parse(raw, self.decoder)
-                resp = await self._recommend(item.request, context, answer.batch_result, item.request_id,
-                                             path="request")
-            except Exception as e:        # this request's answer is an error; the batch goes on
-                info["errors"] += 1
-                code, message = error_of(e, f"BatchRecommend request {item.request_id!r}")
-                self.batch_errors[code.name] += 1
-                resp = answer.batch_error(item.request_id, code, message,
-                                          e.retry_ms if isinstance(e, Overloaded) else 0)
+                request_id = ""
+                try:
+                    if isinstance(item, (codec.Undecodable, codec.Pending)):
+                        item = await parse(item, self.decoder)
+                    check_request_id(item.request_id)
+                    request_id = item.request_id
+                    resp = await self._recommend(item.request, context, answer.batch_result, request_id,
+                                                 path="request")
+                except Exception as e:        # this request's answer is an error; the batch goes on
+                    info["errors"] += 1
+                    code, message = error_of(e, f"BatchRecommend request {quoted(request_id)}")
+                    self.batch_errors[code.name] += 1
+                    resp = answer.batch_error(request_id, code, message,
+                                              e.retry_ms if isinstance(e, Overloaded) else 0)
+                await queue.put(resp)
+                self.batch_answers_waiting += 1
             finally:
                 slots.release()
-            await queue.put(resp)
 
         async def reader():
             try:
-                async for item in request_iterator:
-                    info["requests"] += 1
+                requests = request_iterator.__aiter__()
+                while True:
                     await slots.acquire()
+                    try:
+                        item = await requests.__anext__()
+                    except StopAsyncIteration:
+                        slots.release()
+                        break
+                    info["requests"] += 1
                     task = asyncio.create_task(one(item))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
@@ -184,6 +217,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                     break
                 if isinstance(item, Exception):
                     raise item
+                self.batch_answers_waiting -= 1
                 yield item
         except (Exception, asyncio.CancelledError) as e:
             await end_call(call, context, e)
@@ -192,3 +226,8 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
             reader_task.cancel()
             for task in list(tasks):
                 task.cancel()
+            # Answers never taken (the call ended early) are no longer waiting.
+            while not queue.empty():
+                left = queue.get_nowait()
+                if left is not DONE and not isinstance(left, Exception):
+                    self.batch_answers_waiting -= 1
