@@ -28,7 +28,7 @@ def quoted(text, limit=QUOTED_CHARS):
     carries megabytes."""
     text = str(text)
     shown = repr(text[:limit])
-    return shown if len(text) <= limit else f"{shown}... ({len(text):,} characters)"
+    return shown if len(text) <= limit else f"{shown}... ({len(text)} characters)"
 
 
 #: The attribute of a log record that carries a call's fields (``extra={CALL_FIELDS: {...}}``).

@@ -14,6 +14,7 @@ from fagin.search import memory
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server.codec import BadRequest, decode_state
+from fagin.server.logs import quoted
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses; "auto" (the
@@ -23,11 +24,6 @@ SELECTION = levels.SELECTION
 DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
 # limits keys gamma by selection; requests name an algorithm.
 DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
-
-def _quoted(text, limit=60):
-    """A client's string in an error message, cut short: a message never echoes megabytes."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
-
 
 def timeout_rounding_ms(remaining_ms):
     """How much later than the client's deadline the server's may be, for a call with
@@ -227,7 +223,7 @@ def check_session(session, p):
         raise BadRequest(f"{p}session: at most {MAX_SESSION_CHARS} characters, got {len(session)}")
     bad = next((c for c in session if not " " <= c <= "~"), None)
     if bad is not None:
-        raise BadRequest(f"{p}session: printable ASCII characters only, got {bad!r} in {_quoted(session)}")
+        raise BadRequest(f"{p}session: printable ASCII characters only, got {bad!r} in {quoted(session)}")
 
 
 def tree_settings(game, state, part, iterations):
@@ -280,7 +276,7 @@ def _asked(settings, game, state, p):
     """The search asked for: (algorithm, whether it draws its move, the level or None,
     iterations, time_ms), a level filling in what the request leaves out."""
     if settings.algorithm and settings.algorithm not in ALGORITHMS:
-        raise BadRequest(f"{p}search.algorithm: unknown algorithm {_quoted(settings.algorithm)}; "
+        raise BadRequest(f"{p}search.algorithm: unknown algorithm {quoted(settings.algorithm)}; "
                          f"{game.id} supports: {', '.join(ALGORITHMS)}")
     iterations = settings.iterations if settings.HasField("iterations") else None
     time_ms = settings.time_ms if settings.HasField("time_ms") else None
@@ -406,7 +402,7 @@ def _rollout(settings, game, players, iterations, selection, p, notes):
     a tree) and the selection."""
     rollout = settings.rollout or limits.default_rollout(game.spec, players, iterations, selection)
     if rollout not in ROLLOUTS:
-        raise BadRequest(f"{p}search.rollout: unknown rollout {_quoted(settings.rollout)}; "
+        raise BadRequest(f"{p}search.rollout: unknown rollout {quoted(settings.rollout)}; "
                          f"use one of: {', '.join(ROLLOUTS)}")
     if rollout == "policy" and not game.has_rollout_policy:
         notes.append(f"search.rollout: {game.id} has no rollout policy; rollouts are uniformly random")
@@ -468,7 +464,7 @@ def _analysis_settings(given, path, notes):
         raise BadRequest(f"{path}.pv_depth: must be from 0 to {analysis_mod.MAX_PV_DEPTH}, got {depth}")
     final_move = given.final_move or "visits"
     if final_move not in analysis_mod.FINAL_MOVES:
-        raise BadRequest(f"{path}.final_move: unknown rule {_quoted(given.final_move)}; "
+        raise BadRequest(f"{path}.final_move: unknown rule {quoted(given.final_move)}; "
                          f"use one of: {', '.join(analysis_mod.FINAL_MOVES)}")
     used.candidates = candidates
     used.pv_depth = depth

@@ -92,11 +92,23 @@ def _status_of(exc):
 RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 
 
+#: The longest status message sent: gRPC refuses metadata over 16 KB, and a client would see
+#: RESOURCE_EXHAUSTED instead of the status.  Messages quote client strings cut short
+#: (``logs.quoted``); this is the last guard.
+MOST_MESSAGE_CHARS = 2000
+
+
+def _bounded(message):
+    if len(message) <= MOST_MESSAGE_CHARS:
+        return message
+    return f"{message[:MOST_MESSAGE_CHARS]}... (message cut at {MOST_MESSAGE_CHARS} of {len(message)} characters)"
+
+
 def error_of(exc, method):
     """(status code, message) telling a client of `exc`; an unexpected one is logged here."""
     code = _status_of(exc)
     if code is not None:
-        return code, str(exc)
+        return code, _bounded(str(exc))
     log.error("%s failed", method, exc_info=exc)
     return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
 
