@@ -84,6 +84,7 @@ class GameCalls:
     def NewGame(self, request, context, info):
         gi = GAMES.get(request.game)
         if gi is None:
+            info["game"] = quoted(request.game)
             raise BadRequest(f"game: unknown game {quoted(request.game)}; served: {', '.join(sorted(GAMES))}")
         info["game"] = gi.id
         options = dict(request.options)

@@ -84,7 +84,7 @@ class SearchJob:
     base_elapsed_ms: float = 0.0
     # RecommendRequest.session: the settings a kept tree must share to be continued by this
     # search or to continue it (sessions.tree_settings), or None with the reason this search
-    # cannot be kept in ``unkept``; the (session, seat) it is kept under once attached, and
+    # cannot be kept in ``unkept``; the (caller, session, seat) it is kept under once attached, and
     # what the answer reports (None: no session asked).
     tree_settings: dict | None = None
     unkept: str = ""
@@ -170,6 +170,9 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     ``state_bytes``: its state's game message, serialized (``codec.state_bytes``), if known."""
     p = (path + ".") if path else ""
     check_session(request.session, p)
+    if request.new_session and request.session:
+        raise BadRequest(f"{p}new_session: give session (a name of yours) or new_session (a name the "
+                         f"server makes), not both")
     game, state = decode_state(request.state, p + "state", state_bytes)
     settings = request.search
     notes = []
@@ -205,7 +208,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
                     started=time.monotonic(), min_iterations=min_iterations,
                     node_cap=node_cap, node_bytes=per_node, temperature=temperature, analysis=analysis,
                     decided=decided)
-    if request.session:
+    if request.session or request.new_session:
         job.unkept = _unkept(algorithm, threads, analysis, final)
         if not job.unkept:
             job.tree_settings = tree_settings(game, state, searcher.parts[0], iterations)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
+import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -25,6 +26,7 @@ from fagin.server.game_calls import GameCalls
 from fagin.server.logs import quoted
 from fagin.server.rpc import DECODE_THREADS, CallLog, drain_requests, end_call, error_of, parse, unary_call
 from fagin.server.scheduler import Overloaded, Scheduler
+from fagin.server.security import caller_identity
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
 MIN_REPORT_INTERVAL_MS = 10
@@ -33,6 +35,10 @@ DEFAULT_REPORT_INTERVAL_MS = 100
 #: A BatchRecommend call queues at most this many answers per search it runs at once
 #: (``--batch-concurrency``) for the client to read; beyond, it reads no more requests.
 BATCH_ANSWERS_AHEAD = 2
+
+#: Random bytes of a session name the server makes (RecommendRequest.new_session): 128 bits,
+#: beyond guessing.
+NEW_SESSION_BYTES = 16
 
 #: The longest BatchRecommendRequest.request_id accepted: it is echoed in the answer.
 MAX_REQUEST_ID_CHARS = 128
@@ -78,8 +84,9 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         else:
             job = await asyncio.get_running_loop().run_in_executor(
                 self.decoder, request.prepare, message, self.config, context.time_remaining(), path)
-        if message.session:
-            await self.sessions.attach(job, message.session, self.decoder)
+        if message.session or message.new_session:
+            session = message.session or secrets.token_hex(NEW_SESSION_BYTES)
+            await self.sessions.attach(job, session, caller_identity(context), self.decoder)
         return job
 
     async def _recommend(self, message, context, write, *args, path="", info=None):
