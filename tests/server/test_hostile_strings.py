@@ -167,3 +167,13 @@ def test_a_status_message_is_bounded_whatever_raised_it():
     assert message.startswith("state.x: zzz")
     assert len(message) < MOST_MESSAGE_CHARS + 100
     assert message.endswith(f"(message cut at {MOST_MESSAGE_CHARS} of 50009 characters)")
+
+
+def test_an_option_named_like_a_parameter_is_an_unknown_option(serve):
+    # Before: passed on to the engine as a keyword, it clashed with its `players` parameter
+    # and the call failed INTERNAL.
+    srv = serve(workers=1)
+    with pytest.raises(grpc.RpcError) as e:
+        srv.stub.NewGame(pb.NewGameRequest(game="goofspiel", players=2, options={"players": "3"}), timeout=10)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert e.value.details().startswith("options: unknown option 'players' for goofspiel; known: ")
