@@ -113,12 +113,15 @@ def error_of(exc, method):
     return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
 
 
-async def end_call(call, context, exc):
+async def end_call(call, context, exc, cut_by_shutdown=False):
     """Ends a call whose handler raised `exc` with the status that maps to it, recorded
     for the call's log line: BadRequest is INVALID_ARGUMENT, DeadlineTooShort
-    DEADLINE_EXCEEDED, anything unexpected INTERNAL.  Always raises."""
+    DEADLINE_EXCEEDED, anything unexpected INTERNAL.  Always raises.  `cut_by_shutdown`:
+    the server's shutdown, not the client, would have cancelled the call now."""
     if isinstance(exc, asyncio.CancelledError):
-        call.code = grpc.StatusCode.CANCELLED
+        # A call the server's shutdown cancels at the end of its grace period reaches its
+        # client as UNAVAILABLE: the log line says what the client saw.
+        call.code = grpc.StatusCode.UNAVAILABLE if cut_by_shutdown else grpc.StatusCode.CANCELLED
         raise exc
     if _status_of(exc) is None and context.code() not in (None, grpc.StatusCode.OK):
         call.code = context.code()        # an abort already under way
@@ -192,7 +195,7 @@ def unary_call(method):
                     self.decoder, run, self, request, context, call.info)
             return await method(self, await parse(request, self.decoder), context, call.info)
         except (Exception, asyncio.CancelledError) as e:
-            await end_call(call, context, e)
+            await end_call(call, context, e, self.scheduler.cut_by_shutdown())
     return wrapper
 
 

@@ -402,6 +402,9 @@ class Scheduler:
         # (cancel_searches) rather than wait for their budgets.
         self.running = set()
         self.stopping = False      # cancel_searches was called: the server is shutting down
+        # time.monotonic() at which the server's shutdown cancels the calls still running (its
+        # grace period's end), once it has begun; None before.
+        self.calls_cancelled_at = None
         # {(game id, players, algorithm, rollout): ms an iteration a thread}, from the
         # searches so far (_note_speed).
         self.iteration_ms = {}
@@ -411,6 +414,17 @@ class Scheduler:
         self.idle_watch = None
         self._idle_waits_at_inline = -1
         self.searches_inline = 0           # searches (slices) run on the loop, for the metrics
+
+    def shutdown_begins(self, grace_s):
+        """The server has begun to shut down: the calls still running in `grace_s` seconds
+        will be cancelled (and their clients told UNAVAILABLE)."""
+        self.calls_cancelled_at = time.monotonic() + grace_s
+
+    def cut_by_shutdown(self):
+        """Whether a call cancelled now was cancelled by the server's shutdown (its grace
+        period over), not by its client: its client sees UNAVAILABLE, not CANCELLED."""
+        return self.stopping or (self.calls_cancelled_at is not None
+                                 and time.monotonic() >= self.calls_cancelled_at)
 
     def cancel_searches(self):
         """Stops every running search; their calls end at once, UNAVAILABLE (safe from any thread)."""

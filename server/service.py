@@ -151,7 +151,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                 if ended:
                     self.sessions.keep(job)
         except (Exception, asyncio.CancelledError) as e:
-            await end_call(call, context, e)
+            await end_call(call, context, e, self.scheduler.cut_by_shutdown())
         finally:
             if opened:
                 self.scheduler.admission.close_stream()
@@ -227,7 +227,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                 self.batch_answers_waiting -= 1
                 yield item
         except (Exception, asyncio.CancelledError) as e:
-            await end_call(call, context, e)
+            await end_call(call, context, e, self.scheduler.cut_by_shutdown())
         finally:
             self.scheduler.admission.close_stream()
             reader_task.cancel()
