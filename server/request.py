@@ -25,21 +25,25 @@ DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
 # limits keys gamma by selection; requests name an algorithm.
 DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
 
+#: gRPC's timeout units (``grpc-timeout``, gRPC core's timeout encoding) by the deadline's size:
+#: (below this many ms, a deadline is rounded up to this many ms).  Beyond the table's end
+#: deadlines go on in 100-minute units, then hours.
+TIMEOUT_UNITS_MS = ((1_000, 1), (10_000, 10), (100_000, 100), (1_000_000, 1_000), (10_000_000, 10_000),
+                    (100_000_000, 100_000), (600_000_000, 600_000), (6_000_000_000, 6_000_000))
+
+
 def timeout_rounding_ms(remaining_ms):
     """How much later than the client's deadline the server's may be, for a call with
     `remaining_ms` left as the server sees it.  gRPC sends a deadline as a timeout
-    (``grpc-timeout``) rounded up to its unit: whole ms below 1 s, 10 ms below 10 s,
-    100 ms below 100 s, whole seconds beyond (gRPC core's timeout encoding), so a 10-45 s
-    deadline reaches the server up to 100 ms late."""
-    if remaining_ms < 1_000:
-        return 1.0
-    if remaining_ms < 10_000 + 10:
-        return 10.0
-    if remaining_ms < 100_000 + 100:
-        return 100.0
-    if remaining_ms < 6_000_000 + 1_000:
-        return 1_000.0
-    return 60_000.0
+    (``grpc-timeout``) rounded up to a unit that grows with it: whole ms below 1 s, 10 ms
+    below 10 s, 100 ms below 100 s, whole seconds below 1,000 s, 10 s below 10,000 s, 100 s
+    below 100,000 s, then 10 minutes, so a 1,501 s deadline reaches the server 9 s late.
+    Near a step (within 5 %: the call's way here makes the server see a little less than
+    was sent) the next unit is assumed."""
+    for below_ms, unit_ms in TIMEOUT_UNITS_MS:
+        if remaining_ms < 0.95 * below_ms:
+            return float(unit_ms)
+    return 360_000_000.0
 
 
 class DeadlineTooShort(Exception):
