@@ -166,7 +166,10 @@ class SessionStore:
         search = job.searcher.parts[0]
         if search.num_nodes == 0:
             return
-        nbytes = max(search.num_nodes * job.node_bytes, search.tree_bytes)
+        # What the tree really holds (its chunks and tables), not its nodes at its game's bytes
+        # a node: that bounds the room a growing tree may take, and overstates what a made tree
+        # holds several times over (the cache would be given up for memory that is free).
+        nbytes = search.tree_bytes
         if not self.admission.could_hold_kept(nbytes):
             return                    # searches hold the memory: drop no other tree for nothing
         while len(self.kept) >= self.limit:

@@ -436,3 +436,14 @@ def test_a_kept_tree_without_room_to_grow_is_not_continued():
         assert small.session.continued and visits(small) == small.session.head_start + 50
     finally:
         srv.close()
+
+
+def test_a_kept_tree_is_counted_at_what_it_holds():
+    # Before: at its nodes times its game's bytes a node, a bound for room to grow, which
+    # counted kept trees at about 3 times their memory (1,075 MB against 465 MB of RSS) and
+    # gave up the cache, and refused searches, for memory that was free.
+    config = ServerConfig(**TEST_CONFIG)
+    store = SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
+    job = _kept_job(config, store, "held", seed=3, iterations=5000)
+    entry = store.kept[(ANONYMOUS, "held", job.seat)]
+    assert entry.bytes == entry.search.tree_bytes == store.admission.kept_bytes
