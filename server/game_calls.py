@@ -56,11 +56,11 @@ MAX_OPTION_VALUE_CHARS = 64
 def _check_options(gi, options):
     """Refuses an option the game does not have, or a value too long to be one, before the
     engine reads them (BadRequest naming the field, the client's strings quoted)."""
-    known = {o.name for o in gi.options}
+    known = [o.name for o in gi.options]
     for name, value in options.items():
         if name not in known:
             raise BadRequest(f"options: unknown option {quoted(name)} for {gi.id}"
-                             + (f"; known: {', '.join(sorted(known))}" if known else " (it has none)"))
+                             + (f"; known: {', '.join(known)}" if known else " (it has none)"))
         if len(value) > MAX_OPTION_VALUE_CHARS:
             raise BadRequest(f"options.{name}: at most {MAX_OPTION_VALUE_CHARS} characters, got {len(value)}")
 
