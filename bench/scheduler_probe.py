@@ -10,6 +10,8 @@ figures of issue 23's closing note, against servers this script starts on 127.0.
    after SIGTERM (during the drain and after it), when health said NOT_SERVING, time to exit.
 4. refused-batch: ``--batches`` grpc.aio BatchRecommend calls of ``--items`` items against a
    server whose only stream slot is taken: the statuses as the client saw them, with hints.
+5. burst: ``--burst`` Recommend calls at once, each of ``--burst-ms`` ms of search, against a
+   server with the default queue: the retry hints of the refused calls.
 
     python bench/scheduler_probe.py                          # every part, default sizes
     python bench/scheduler_probe.py --parts pair --pair-ms 5000
@@ -207,9 +209,40 @@ def refused_batch(batches, items):
         stop(proc)
 
 
+def burst(calls, search_ms):
+    """`calls` Recommend calls at once, each asking for `search_ms` of search, on a server with
+    the default queue: the retry hints of the refused ones, against the search's time."""
+    proc, target = start_server([])
+    try:
+        with grpc.insecure_channel(target) as channel:
+            stub = fagin_pb2_grpc.FaginStub(channel)
+            # A few searches first: the hint reads the recent searches' time.
+            for seed in range(3):
+                stub.Recommend(request(time_ms=search_ms, seed=seed), timeout=60)
+            futures = [stub.Recommend.future(request(time_ms=search_ms, seed=k), timeout=120)
+                       for k in range(calls)]
+            hints, codes = [], collections.Counter()
+            for f in futures:
+                try:
+                    f.result()
+                    codes["OK"] += 1
+                except grpc.RpcError as e:
+                    codes[e.code().name] += 1
+                    hint = dict(e.trailing_metadata() or ()).get(PUSHBACK_KEY)
+                    if hint is not None:
+                        hints.append(int(hint))
+        hints.sort()
+        shown = (f"min {hints[0]} ms, median {hints[len(hints) // 2]} ms, max {hints[-1]} ms"
+                 if hints else "none")
+        print(f"burst ({calls} Recommend calls of {search_ms} ms at once, default queue): {dict(codes)}; "
+              f"retry hints {shown}")
+    finally:
+        stop(proc)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--parts", default="pair,lateness,drain,refused-batch")
+    p.add_argument("--parts", default="pair,lateness,drain,refused-batch,burst")
     p.add_argument("--pair-ms", type=int, default=5000)
     p.add_argument("--settings", default=";--max-tree-memory-mb 700 --max-nodes 1000000",
                    help="server flag sets for pair, ';'-separated (empty: the defaults)")
@@ -220,6 +253,8 @@ def main(argv=None):
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--batches", type=int, default=200)
     p.add_argument("--items", type=int, default=20)
+    p.add_argument("--burst", type=int, default=200, help="calls at once in the burst")
+    p.add_argument("--burst-ms", type=int, default=200, help="each burst call's search, in ms")
     a = p.parse_args(argv)
     parts = a.parts.split(",")
     if "pair" in parts:
@@ -230,6 +265,8 @@ def main(argv=None):
         drain(a.drain_seconds, a.grace_seconds, a.clients)
     if "refused-batch" in parts:
         refused_batch(a.batches, a.items)
+    if "burst" in parts:
+        burst(a.burst, a.burst_ms)
 
 
 if __name__ == "__main__":

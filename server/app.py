@@ -148,6 +148,7 @@ class Server:
         # At the end of the grace period the searches stop whatever grpc's stop
         # is doing; cancelling the calls alone would leave their search threads
         # running to the end of their budgets, and the process with them.
+        self.service.scheduler.shutdown_begins(grace)
         timer = loop.call_later(grace, self.service.scheduler.cancel_searches)
         try:
             # The HTTP side drains beside the gRPC side: its calls are gRPC calls, which

@@ -8,6 +8,7 @@ from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
 from fagin.server import codec
 from fagin.server.codec import BadRequest
+from fagin.server.logs import quoted
 from fagin.server.request import ALGORITHMS
 from fagin.server.rpc import unary_call
 from fagin.v1 import fagin_pb2
@@ -48,6 +49,22 @@ def _legal_actions_response(game, state, status):
         codec.encode_action(game, action, False, options, state=state) for action in state.legal_actions()])
 
 
+#: The longest game option value accepted (the longest any game takes is a few words).
+MAX_OPTION_VALUE_CHARS = 64
+
+
+def _check_options(gi, options):
+    """Refuses an option the game does not have, or a value too long to be one, before the
+    engine reads them (BadRequest naming the field, the client's strings quoted)."""
+    known = [o.name for o in gi.options]
+    for name, value in options.items():
+        if name not in known:
+            raise BadRequest(f"options: unknown option {quoted(name)} for {gi.id}"
+                             + (f"; known: {', '.join(known)}" if known else " (it has none)"))
+        if len(value) > MAX_OPTION_VALUE_CHARS:
+            raise BadRequest(f"options.{name}: at most {MAX_OPTION_VALUE_CHARS} characters, got {len(value)}")
+
+
 class GameCalls:
     """ListGames, NewGame, LegalActions, ApplyAction and ViewState, for the service to inherit."""
 
@@ -65,12 +82,15 @@ class GameCalls:
 
     @unary_call
     def NewGame(self, request, context, info):
-        info["game"] = request.game
         gi = GAMES.get(request.game)
         if gi is None:
-            raise BadRequest(f"game: unknown game {request.game!r}; served: {', '.join(sorted(GAMES))}")
+            info["game"] = quoted(request.game)
+            raise BadRequest(f"game: unknown game {quoted(request.game)}; served: {', '.join(sorted(GAMES))}")
+        info["game"] = gi.id
+        options = dict(request.options)
+        _check_options(gi, options)
         try:
-            state = load_game(gi.id).new_initial_state(request.players, **dict(request.options))
+            state = load_game(gi.id).new_initial_state(request.players, **options)
         except ValueError as e:         # the message names the field: players or options.<name>
             raise BadRequest(str(e)) from None
         told = state.resolve_chance_with_events(request.seed)

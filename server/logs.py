@@ -16,6 +16,21 @@ from datetime import datetime, timezone
 FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
+#: The most characters of a client's string that a log line or an error message shows.
+QUOTED_CHARS = 64
+
+
+def quoted(text, limit=QUOTED_CHARS):
+    """A client's string as a log line or an error message may show it: quoted as Python's
+    repr quotes it, every character that does not print (line breaks, escape sequences, NUL,
+    bidirectional controls) escaped, so that it can never start a forged log line or drive a
+    terminal; and cut to `limit` characters with its length told, so that an echo never
+    carries megabytes."""
+    text = str(text)
+    shown = repr(text[:limit])
+    return shown if len(text) <= limit else f"{shown}... ({len(text)} characters)"
+
+
 #: The attribute of a log record that carries a call's fields (``extra={CALL_FIELDS: {...}}``).
 CALL_FIELDS = "fagin_call"
 

@@ -14,6 +14,7 @@ from fagin.search import memory
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server.codec import BadRequest, decode_state
+from fagin.server.logs import quoted
 from fagin.v1 import fagin_pb2
 
 # Algorithms every game supports today, and the search selection each uses; "auto" (the
@@ -24,26 +25,25 @@ DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
 # limits keys gamma by selection; requests name an algorithm.
 DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
 
-def _quoted(text, limit=60):
-    """A client's string in an error message, cut short: a message never echoes megabytes."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+#: gRPC's timeout units (``grpc-timeout``, gRPC core's timeout encoding) by the deadline's size:
+#: (below this many ms, a deadline is rounded up to this many ms).  Beyond the table's end
+#: deadlines go on in 100-minute units, then hours.
+TIMEOUT_UNITS_MS = ((1_000, 1), (10_000, 10), (100_000, 100), (1_000_000, 1_000), (10_000_000, 10_000),
+                    (100_000_000, 100_000), (600_000_000, 600_000), (6_000_000_000, 6_000_000))
 
 
 def timeout_rounding_ms(remaining_ms):
     """How much later than the client's deadline the server's may be, for a call with
     `remaining_ms` left as the server sees it.  gRPC sends a deadline as a timeout
-    (``grpc-timeout``) rounded up to its unit: whole ms below 1 s, 10 ms below 10 s,
-    100 ms below 100 s, whole seconds beyond (gRPC core's timeout encoding), so a 10-45 s
-    deadline reaches the server up to 100 ms late."""
-    if remaining_ms < 1_000:
-        return 1.0
-    if remaining_ms < 10_000 + 10:
-        return 10.0
-    if remaining_ms < 100_000 + 100:
-        return 100.0
-    if remaining_ms < 6_000_000 + 1_000:
-        return 1_000.0
-    return 60_000.0
+    (``grpc-timeout``) rounded up to a unit that grows with it: whole ms below 1 s, 10 ms
+    below 10 s, 100 ms below 100 s, whole seconds below 1,000 s, 10 s below 10,000 s, 100 s
+    below 100,000 s, then 10 minutes, so a 1,501 s deadline reaches the server 9 s late.
+    Near a step (within 5 %: the call's way here makes the server see a little less than
+    was sent) the next unit is assumed."""
+    for below_ms, unit_ms in TIMEOUT_UNITS_MS:
+        if remaining_ms < 0.95 * below_ms:
+            return float(unit_ms)
+    return 360_000_000.0
 
 
 class DeadlineTooShort(Exception):
@@ -88,7 +88,7 @@ class SearchJob:
     base_elapsed_ms: float = 0.0
     # RecommendRequest.session: the settings a kept tree must share to be continued by this
     # search or to continue it (sessions.tree_settings), or None with the reason this search
-    # cannot be kept in ``unkept``; the (session, seat) it is kept under once attached, and
+    # cannot be kept in ``unkept``; the (caller, session, seat) it is kept under once attached, and
     # what the answer reports (None: no session asked).
     tree_settings: dict | None = None
     unkept: str = ""
@@ -174,6 +174,9 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     ``state_bytes``: its state's game message, serialized (``codec.state_bytes``), if known."""
     p = (path + ".") if path else ""
     check_session(request.session, p)
+    if request.new_session and request.session:
+        raise BadRequest(f"{p}new_session: give session (a name of yours) or new_session (a name the "
+                         f"server makes), not both")
     game, state = decode_state(request.state, p + "state", state_bytes)
     settings = request.search
     notes = []
@@ -209,7 +212,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
                     started=time.monotonic(), min_iterations=min_iterations,
                     node_cap=node_cap, node_bytes=per_node, temperature=temperature, analysis=analysis,
                     decided=decided)
-    if request.session:
+    if request.session or request.new_session:
         job.unkept = _unkept(algorithm, threads, analysis, final)
         if not job.unkept:
             job.tree_settings = tree_settings(game, state, searcher.parts[0], iterations)
@@ -227,7 +230,7 @@ def check_session(session, p):
         raise BadRequest(f"{p}session: at most {MAX_SESSION_CHARS} characters, got {len(session)}")
     bad = next((c for c in session if not " " <= c <= "~"), None)
     if bad is not None:
-        raise BadRequest(f"{p}session: printable ASCII characters only, got {bad!r} in {_quoted(session)}")
+        raise BadRequest(f"{p}session: printable ASCII characters only, got {bad!r} in {quoted(session)}")
 
 
 def tree_settings(game, state, part, iterations):
@@ -280,7 +283,7 @@ def _asked(settings, game, state, p):
     """The search asked for: (algorithm, whether it draws its move, the level or None,
     iterations, time_ms), a level filling in what the request leaves out."""
     if settings.algorithm and settings.algorithm not in ALGORITHMS:
-        raise BadRequest(f"{p}search.algorithm: unknown algorithm {_quoted(settings.algorithm)}; "
+        raise BadRequest(f"{p}search.algorithm: unknown algorithm {quoted(settings.algorithm)}; "
                          f"{game.id} supports: {', '.join(ALGORITHMS)}")
     iterations = settings.iterations if settings.HasField("iterations") else None
     time_ms = settings.time_ms if settings.HasField("time_ms") else None
@@ -406,7 +409,7 @@ def _rollout(settings, game, players, iterations, selection, p, notes):
     a tree) and the selection."""
     rollout = settings.rollout or limits.default_rollout(game.spec, players, iterations, selection)
     if rollout not in ROLLOUTS:
-        raise BadRequest(f"{p}search.rollout: unknown rollout {_quoted(settings.rollout)}; "
+        raise BadRequest(f"{p}search.rollout: unknown rollout {quoted(settings.rollout)}; "
                          f"use one of: {', '.join(ROLLOUTS)}")
     if rollout == "policy" and not game.has_rollout_policy:
         notes.append(f"search.rollout: {game.id} has no rollout policy; rollouts are uniformly random")
@@ -468,7 +471,7 @@ def _analysis_settings(given, path, notes):
         raise BadRequest(f"{path}.pv_depth: must be from 0 to {analysis_mod.MAX_PV_DEPTH}, got {depth}")
     final_move = given.final_move or "visits"
     if final_move not in analysis_mod.FINAL_MOVES:
-        raise BadRequest(f"{path}.final_move: unknown rule {_quoted(given.final_move)}; "
+        raise BadRequest(f"{path}.final_move: unknown rule {quoted(given.final_move)}; "
                          f"use one of: {', '.join(analysis_mod.FINAL_MOVES)}")
     used.candidates = candidates
     used.pv_depth = depth

@@ -92,21 +92,36 @@ def _status_of(exc):
 RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 
 
+#: The longest status message sent: gRPC refuses metadata over 16 KB, and a client would see
+#: RESOURCE_EXHAUSTED instead of the status.  Messages quote client strings cut short
+#: (``logs.quoted``); this is the last guard.
+MOST_MESSAGE_CHARS = 2000
+
+
+def _bounded(message):
+    if len(message) <= MOST_MESSAGE_CHARS:
+        return message
+    return f"{message[:MOST_MESSAGE_CHARS]}... (message cut at {MOST_MESSAGE_CHARS} of {len(message)} characters)"
+
+
 def error_of(exc, method):
     """(status code, message) telling a client of `exc`; an unexpected one is logged here."""
     code = _status_of(exc)
     if code is not None:
-        return code, str(exc)
+        return code, _bounded(str(exc))
     log.error("%s failed", method, exc_info=exc)
     return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
 
 
-async def end_call(call, context, exc):
+async def end_call(call, context, exc, cut_by_shutdown=False):
     """Ends a call whose handler raised `exc` with the status that maps to it, recorded
     for the call's log line: BadRequest is INVALID_ARGUMENT, DeadlineTooShort
-    DEADLINE_EXCEEDED, anything unexpected INTERNAL.  Always raises."""
+    DEADLINE_EXCEEDED, anything unexpected INTERNAL.  Always raises.  `cut_by_shutdown`:
+    the server's shutdown, not the client, would have cancelled the call now."""
     if isinstance(exc, asyncio.CancelledError):
-        call.code = grpc.StatusCode.CANCELLED
+        # A call the server's shutdown cancels at the end of its grace period reaches its
+        # client as UNAVAILABLE: the log line says what the client saw.
+        call.code = grpc.StatusCode.UNAVAILABLE if cut_by_shutdown else grpc.StatusCode.CANCELLED
         raise exc
     if _status_of(exc) is None and context.code() not in (None, grpc.StatusCode.OK):
         call.code = context.code()        # an abort already under way
@@ -180,7 +195,7 @@ def unary_call(method):
                     self.decoder, run, self, request, context, call.info)
             return await method(self, await parse(request, self.decoder), context, call.info)
         except (Exception, asyncio.CancelledError) as e:
-            await end_call(call, context, e)
+            await end_call(call, context, e, self.scheduler.cut_by_shutdown())
     return wrapper
 
 

@@ -76,6 +76,11 @@ AGING = 0.1
 
 #: A retry hint is lengthened by up to this fraction of itself, at random.
 RETRY_JITTER = 0.25
+#: The longest retry hint (before its jitter): a client told to wait longer had better try
+#: another replica, and a load that clears sooner should not be waited out.
+MOST_RETRY_MS = 30_000
+#: The weight of the latest search in the mean worker time of a search (retry hints).
+SEARCH_TIME_WEIGHT = 0.2
 
 
 def _jittered(ms):
@@ -99,7 +104,7 @@ class Ticket:
     and the worker time it has had."""
 
     __slots__ = ("threads", "bytes", "want", "seq", "service", "reserved", "started", "entered",
-                 "future", "done", "release_at", "stream")
+                 "future", "done", "release_at", "stream", "work")
 
     def __init__(self, threads, nbytes, seq, release_at=None, stream=False):
         self.threads = threads
@@ -114,6 +119,7 @@ class Ticket:
         self.entered = time.monotonic()
         self.future = None        # set while it waits for a turn
         self.done = False
+        self.work = None          # worker-seconds its budget will take, if known
 
 
 class Admission:
@@ -127,6 +133,8 @@ class Admission:
         self._holders: set = set()     # the tickets holding a reservation
         self._seq = itertools.count()
         self._wait_ewma_ms = 0.0
+        self._search_ewma_s = None     # worker-seconds of a finished search, a moving mean
+        self._open: set = set()        # the tickets entered and not yet left
         # Monitoring state (plain attributes; see the module docstring).
         self.queued = 0            # searches waiting to start (bounded by max_queued)
         self.queued_streams = 0    # StreamRecommend searches waiting to start (max_streams bounds them)
@@ -186,20 +194,32 @@ class Admission:
         """Searches waiting for a worker: new ones and those between slices."""
         return len(self.wait_list)
 
-    def retry_ms(self):
-        """A retry hint: how long searches have lately waited to start, at least one slice
-        per worker round of the queue, plus up to RETRY_JITTER of it at random (gRPC's retry
-        policy waits the hint exactly: clients refused together come back spread out)."""
-        floor = self.slice_ms * max(1, self.queued) / self.workers
-        return _jittered(max(self._wait_ewma_ms, floor))
+    def expected_wait_ms(self):
+        """How long a search entering now may expect to wait for the searches ahead of it: the
+        worker time left of those queued and under way (each its budget's, ``Ticket.work``,
+        or, unknown, the worker time searches have lately taken), shared by the workers."""
+        usual = self._search_ewma_s or 0.0
+        left = sum(max(0.0, (usual if t.work is None else t.work) - t.service) for t in self._open)
+        return left * 1000 / self.workers
 
-    def enter(self, threads, nbytes, ends=None, stream=False, held=0, release_at=None) -> Ticket:
+    def retry_ms(self):
+        """A retry hint: the wait the searches ahead would give a new one (``expected_wait_ms``),
+        or how long searches have lately waited to start if longer, at least one slice per
+        worker round of the queue, at most MOST_RETRY_MS; plus up to RETRY_JITTER of it at
+        random (gRPC's retry policy waits the hint exactly: clients refused together come back
+        spread out).  A hint shorter than the wait only brings the client back to be refused
+        again: a burst used up all of a client's attempts in under a second."""
+        floor = self.slice_ms * max(1, self.queued) / self.workers
+        return _jittered(min(MOST_RETRY_MS, max(self._wait_ewma_ms, floor, self.expected_wait_ms())))
+
+    def enter(self, threads, nbytes, ends=None, stream=False, held=0, release_at=None, work=None) -> Ticket:
         """A ticket for a new search whose first slice needs `nbytes` of tree memory and
         whose call ends by the ``time.monotonic()`` instant `ends` (None: unknown); Overloaded
         if the queue is full (streams excepted: ``max_streams`` bounds them), or if that memory
         cannot be free before `ends`.  `held`: what its trees hold already, counted at once;
         `release_at`: the instant before which it will not end (a time-only budget's end;
-        None: it may end any time, as one with an iteration budget)."""
+        None: it may end any time, as one with an iteration budget); `work`: the worker-seconds
+        its budget will take, if known (for retry hints)."""
         if not stream and self.queued >= self.max_queued:
             self.refused += 1
             raise Overloaded(f"server busy: {self.queued} searches are queued, the server's "
@@ -219,6 +239,8 @@ class Admission:
         else:
             self.queued += 1
         ticket = Ticket(threads, nbytes, next(self._seq), release_at, stream)
+        ticket.work = work
+        self._open.add(ticket)
         self._hold(ticket, held)
         return ticket
 
@@ -347,6 +369,11 @@ class Admission:
         if ticket.reserved:
             ticket.reserved = False
             self.active -= 1
+        self._open.discard(ticket)
+        if ticket.started:
+            last = self._search_ewma_s
+            self._search_ewma_s = ticket.service if last is None else \
+                last + SEARCH_TIME_WEIGHT * (ticket.service - last)
         self._holders.discard(ticket)
         self.reserved_bytes -= ticket.bytes
         ticket.bytes = 0
@@ -402,6 +429,9 @@ class Scheduler:
         # (cancel_searches) rather than wait for their budgets.
         self.running = set()
         self.stopping = False      # cancel_searches was called: the server is shutting down
+        # time.monotonic() at which the server's shutdown cancels the calls still running (its
+        # grace period's end), once it has begun; None before.
+        self.calls_cancelled_at = None
         # {(game id, players, algorithm, rollout): ms an iteration a thread}, from the
         # searches so far (_note_speed).
         self.iteration_ms = {}
@@ -411,6 +441,17 @@ class Scheduler:
         self.idle_watch = None
         self._idle_waits_at_inline = -1
         self.searches_inline = 0           # searches (slices) run on the loop, for the metrics
+
+    def shutdown_begins(self, grace_s):
+        """The server has begun to shut down: the calls still running in `grace_s` seconds
+        will be cancelled (and their clients told UNAVAILABLE)."""
+        self.calls_cancelled_at = time.monotonic() + grace_s
+
+    def cut_by_shutdown(self):
+        """Whether a call cancelled now was cancelled by the server's shutdown (its grace
+        period over), not by its client: its client sees UNAVAILABLE, not CANCELLED."""
+        return self.stopping or (self.calls_cancelled_at is not None
+                                 and time.monotonic() >= self.calls_cancelled_at)
 
     def cancel_searches(self):
         """Stops every running search; their calls end at once, UNAVAILABLE (safe from any thread)."""
@@ -423,7 +464,19 @@ class Scheduler:
         tree memory cannot be free before its deadline)."""
         return self.admission.enter(len(job.searcher.parts), self._slice_need(job), job.ends(), stream,
                                     job.searcher.tree_bytes,
-                                    release_at=job.ends() if job.iterations is None else None)
+                                    release_at=job.ends() if job.iterations is None else None,
+                                    work=self._work_s(job))
+
+    def _work_s(self, job):
+        """The worker-seconds the job's budget will take, or None if unknown: its time limit on
+        every thread, or its iterations at its game's recorded speed if less (unknown for
+        iterations at a speed not recorded yet: its time limit is only a cap)."""
+        its, ms = job.remaining()
+        by_time = ms / 1000 * len(job.searcher.parts)
+        if its is None:
+            return by_time
+        per_iteration = self.iteration_ms.get(_speed_key(job))
+        return None if per_iteration is None else min(by_time, its * per_iteration / 1000)
 
     def _slice_need(self, job):
         """The tree memory the job's next slice reserves: its trees now, and room for

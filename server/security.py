@@ -164,6 +164,38 @@ def token_problem(metadata, tokens: TokenSet):
     return None if tokens.accepts(token) else BAD_TOKEN
 
 
+def bearer_token(metadata):
+    """The token of the call's one ``authorization: Bearer <token>`` metadata entry, or ""."""
+    values = [value for key, value in (metadata or ()) if key == "authorization"]
+    if len(values) != 1:
+        return ""
+    value = values[0].decode("latin-1") if isinstance(values[0], bytes) else values[0]
+    scheme, _, token = value.strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+#: The caller of a call that carries no token and no client certificate.
+ANONYMOUS = "anonymous"
+
+
+def caller_identity(context) -> str:
+    """Who is calling, for what the server keeps per caller (sessions.py): the bearer token
+    the call carries (a digest of it: the identity is a key, never logged), else the identity
+    its client certificate proves (mTLS), else ANONYMOUS.  A token is its caller's whether or
+    not this server checks tokens: without the token, no one else reaches what it keeps."""
+    token = bearer_token(context.invocation_metadata())
+    if token:
+        return "token:" + hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+    try:
+        names = context.peer_identities()
+    except Exception:        # a context without transport security (a test's fake, say)
+        names = None
+    if names:
+        return "x509:" + "\n".join(sorted(n.decode("utf-8", "replace") if isinstance(n, bytes) else n
+                                          for n in names))
+    return ANONYMOUS
+
+
 def _refusal(handler, message):
     """A handler of the same kind as ``handler`` that answers UNAUTHENTICATED at once.
 

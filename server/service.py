@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
+import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -22,12 +23,32 @@ from fagin.server import answer, codec, request
 from fagin.server.sessions import SessionStore
 from fagin.server.codec import BadRequest
 from fagin.server.game_calls import GameCalls
+from fagin.server.logs import quoted
 from fagin.server.rpc import DECODE_THREADS, CallLog, drain_requests, end_call, error_of, parse, unary_call
 from fagin.server.scheduler import Overloaded, Scheduler
+from fagin.server.security import caller_identity
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
 
 MIN_REPORT_INTERVAL_MS = 10
 DEFAULT_REPORT_INTERVAL_MS = 100
+
+#: A BatchRecommend call queues at most this many answers per search it runs at once
+#: (``--batch-concurrency``) for the client to read; beyond, it reads no more requests.
+BATCH_ANSWERS_AHEAD = 2
+
+#: Random bytes of a session name the server makes (RecommendRequest.new_session): 128 bits,
+#: beyond guessing.
+NEW_SESSION_BYTES = 16
+
+#: The longest BatchRecommendRequest.request_id accepted: it is echoed in the answer.
+MAX_REQUEST_ID_CHARS = 128
+
+
+def check_request_id(request_id):
+    """Refuses a request_id too long to echo (BadRequest naming the field)."""
+    if len(request_id) > MAX_REQUEST_ID_CHARS:
+        raise BadRequest(f"request_id: at most {MAX_REQUEST_ID_CHARS} characters, got {len(request_id)} "
+                         f"(starting {quoted(request_id)})")
 
 
 # States up to this size are decoded and checked on the event loop.  States met
@@ -48,6 +69,9 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         # BatchRecommend requests answered with an error, by status code name (the
         # call itself is OK): for the metrics.
         self.batch_errors = collections.Counter()
+        # BatchRecommend answers made and queued, not yet taken by gRPC to send: bounded by
+        # flow control (BATCH_ANSWERS_AHEAD).
+        self.batch_answers_waiting = 0
         self.decoder = decoder or ThreadPoolExecutor(DECODE_THREADS, thread_name_prefix="fagin-decode")
 
     async def _prepare(self, message, context, path=""):
@@ -60,8 +84,9 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         else:
             job = await asyncio.get_running_loop().run_in_executor(
                 self.decoder, request.prepare, message, self.config, context.time_remaining(), path)
-        if message.session:
-            await self.sessions.attach(job, message.session, self.decoder)
+        if message.session or message.new_session:
+            session = message.session or secrets.token_hex(NEW_SESSION_BYTES)
+            await self.sessions.attach(job, session, caller_identity(context), self.decoder)
         return job
 
     async def _recommend(self, message, context, write, *args, path="", info=None):
@@ -126,7 +151,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                 if ended:
                     self.sessions.keep(job)
         except (Exception, asyncio.CancelledError) as e:
-            await end_call(call, context, e)
+            await end_call(call, context, e, self.scheduler.cut_by_shutdown())
         finally:
             if opened:
                 self.scheduler.admission.close_stream()
@@ -140,33 +165,48 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         except Overloaded as e:
             await drain_requests(request_iterator)
             await end_call(call, context, e)
-        queue: asyncio.Queue = asyncio.Queue()
-        slots = asyncio.Semaphore(self.config.batch_slots)
+        # Flow control end to end: an answer keeps its request's slot until it is queued, the
+        # queue holds few answers, and the next request is read only once a slot is free.  A
+        # client that does not read its answers therefore stops the server reading its
+        # requests (its writes then block), instead of growing a queue without bound.
+        concurrency = self.config.batch_slots
+        queue: asyncio.Queue = asyncio.Queue(maxsize=concurrency * BATCH_ANSWERS_AHEAD)
+        slots = asyncio.Semaphore(concurrency)
         tasks: set = set()
         DONE = object()
 
         async def one(item):
             try:
-                if isinstance(item, (codec.Undecodable, codec.Pending)):
-                    item, raw = fagin_pb2.BatchRecommendRequest(), item
-                    item = await parse(raw, self.decoder)
-                resp = await self._recommend(item.request, context, answer.batch_result, item.request_id,
-                                             path="request")
-            except Exception as e:        # this request's answer is an error; the batch goes on
-                info["errors"] += 1
-                code, message = error_of(e, f"BatchRecommend request {item.request_id!r}")
-                self.batch_errors[code.name] += 1
-                resp = answer.batch_error(item.request_id, code, message,
-                                          e.retry_ms if isinstance(e, Overloaded) else 0)
+                request_id = ""
+                try:
+                    if isinstance(item, (codec.Undecodable, codec.Pending)):
+                        item = await parse(item, self.decoder)
+                    check_request_id(item.request_id)
+                    request_id = item.request_id
+                    resp = await self._recommend(item.request, context, answer.batch_result, request_id,
+                                                 path="request")
+                except Exception as e:        # this request's answer is an error; the batch goes on
+                    info["errors"] += 1
+                    code, message = error_of(e, f"BatchRecommend request {quoted(request_id)}")
+                    self.batch_errors[code.name] += 1
+                    resp = answer.batch_error(request_id, code, message,
+                                              e.retry_ms if isinstance(e, Overloaded) else 0)
+                await queue.put(resp)
+                self.batch_answers_waiting += 1
             finally:
                 slots.release()
-            await queue.put(resp)
 
         async def reader():
             try:
-                async for item in request_iterator:
-                    info["requests"] += 1
+                requests = request_iterator.__aiter__()
+                while True:
                     await slots.acquire()
+                    try:
+                        item = await requests.__anext__()
+                    except StopAsyncIteration:
+                        slots.release()
+                        break
+                    info["requests"] += 1
                     task = asyncio.create_task(one(item))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
@@ -184,11 +224,17 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                     break
                 if isinstance(item, Exception):
                     raise item
+                self.batch_answers_waiting -= 1
                 yield item
         except (Exception, asyncio.CancelledError) as e:
-            await end_call(call, context, e)
+            await end_call(call, context, e, self.scheduler.cut_by_shutdown())
         finally:
             self.scheduler.admission.close_stream()
             reader_task.cancel()
             for task in list(tasks):
                 task.cancel()
+            # Answers never taken (the call ended early) are no longer waiting.
+            while not queue.empty():
+                left = queue.get_nowait()
+                if left is not DONE and not isinstance(left, Exception):
+                    self.batch_answers_waiting -= 1

@@ -2,8 +2,8 @@
 
 A frontend asks for its bot's move once per decision; a search that starts from scratch
 each time throws away what the last one learnt of the positions that followed it.  A
-request naming a session has its tree kept under (session, seat) after the call, and the
-seat's next request continues it where the tree already reached the new position's
+request naming a session has its tree kept under (caller, session, seat) after the call
+(the caller: ``security.caller_identity``), and the seat's next request continues it where the tree already reached the new position's
 information set (``ISMCTS.reroot``): its budget runs on top of that head start.  In
 London at equal CPU time a bot that keeps its trees scored ~77 % where the plain search
 scored 55 % against the same opponent (search/bots.py, ``reuse``).
@@ -28,6 +28,11 @@ from fagin.v1 import fagin_pb2
 #: A kept tree that has run this many iterations in all is not continued: its visit counts
 #: are 32-bit, and a call may add up to limits.MAX_ITERATIONS (10^9) more.
 MOST_KEPT_ITERATIONS = 1 << 31
+
+
+#: The fresh reason of a session and seat with no tree kept for this caller: the same whether
+#: the session was never named, its tree was dropped, or another caller holds it.
+NO_TREE = "no tree kept for this session and seat"
 
 
 class _Kept:
@@ -62,7 +67,7 @@ class SessionStore:
 
     # --- a call's way through: attach before its admission, keep after its end --------------
 
-    async def attach(self, job, session, executor=None):
+    async def attach(self, job, session, caller, executor=None):
         """Gives the job the session's kept tree for its seat where it may continue it, else
         leaves its fresh search; says which in ``job.session_report`` (and ``notes``).
         ``executor``: where the kept root is played forward (``_by_own_move``, a few ms of
@@ -70,7 +75,7 @@ class SessionStore:
         must follow with no wait in between: a continued tree's memory is counted as kept
         until this returns, and by the job's ticket from then on."""
         self.expire()
-        report = job.session_report = fagin_pb2.SessionReport()
+        report = job.session_report = fagin_pb2.SessionReport(session=session)
         if job.tree_settings is None:
             report.fresh_reason = f"this search cannot be kept: {job.unkept}"
             job.notes.append(f"session: this search cannot be kept ({job.unkept}); it ran as without "
@@ -81,10 +86,13 @@ class SessionStore:
             job.notes.append("session: this server keeps no trees (--max-sessions 0); the search ran "
                              "as without a session")
             return
-        job.session_key = key = (session, job.seat)
+        # The caller is part of the key: a session another caller holds is, to this one, a
+        # session never seen -- never continued, never replaced, nothing said of it (whether
+        # its tree reached a position would tell what its seat has seen).
+        job.session_key = key = (caller, session, job.seat)
         entry = self.kept.pop(key, None)
         if entry is None:
-            report.fresh_reason = "no tree kept for this session and seat"
+            report.fresh_reason = NO_TREE
             return
         # Taken out whatever follows: continued, it is the job's; not, it is dropped, and the
         # fresh search is kept in its place.  Its memory stays reserved meanwhile (waits
@@ -158,7 +166,10 @@ class SessionStore:
         search = job.searcher.parts[0]
         if search.num_nodes == 0:
             return
-        nbytes = max(search.num_nodes * job.node_bytes, search.tree_bytes)
+        # What the tree really holds (its chunks and tables), not its nodes at its game's bytes
+        # a node: that bounds the room a growing tree may take, and overstates what a made tree
+        # holds several times over (the cache would be given up for memory that is free).
+        nbytes = search.tree_bytes
         if not self.admission.could_hold_kept(nbytes):
             return                    # searches hold the memory: drop no other tree for nothing
         while len(self.kept) >= self.limit:

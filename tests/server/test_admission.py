@@ -489,3 +489,46 @@ def test_memory_held_by_searches_that_may_end_any_time_is_waited_for_not_refused
     with pytest.raises(Overloaded) as e:
         timed.enter(1, 500, ends=now + 1)
     assert 59_000 <= e.value.retry_ms <= 60_000 * 1.25 + 10
+
+
+# ------------------------------------------------------------- retry hints from the queue
+
+def test_a_refusals_retry_hint_is_the_queues_expected_wait():
+    """A hint of a slice or two (before: 26-121 ms) is shorter than one search, so a refused
+    burst came back at once to be refused again, and used up its 5 attempts in under a
+    second; the hint is now what the queue ahead would take at the recent searches' worker
+    time, bounded."""
+    from fagin.server.scheduler import MOST_RETRY_MS, RETRY_JITTER, Admission, Overloaded
+
+    admission = Admission(workers=2, max_queued=8, tree_budget_bytes=1 << 20, slice_ms=25)
+    for _ in range(5):                           # recent searches: 0.4 worker-seconds each
+        ticket = admission.enter(1, 0)
+        assert admission.turn_now(ticket)
+        admission.done_slice(ticket, 0.4)
+        admission.leave(ticket)
+    for _ in range(8):
+        admission.enter(1, 0)                    # the queue is full
+    with pytest.raises(Overloaded) as e:
+        admission.enter(1, 0)
+    expected_ms = 8 * 0.4 * 1000 / 2
+    assert admission.expected_wait_ms() == pytest.approx(expected_ms)
+    assert expected_ms <= e.value.retry_ms <= expected_ms * (1 + RETRY_JITTER) + 1
+    # Bounded: a client told to wait longer had better try another replica.
+    admission._search_ewma_s = 3600.0
+    with pytest.raises(Overloaded) as e:
+        admission.enter(1, 0)
+    assert MOST_RETRY_MS <= e.value.retry_ms <= MOST_RETRY_MS * (1 + RETRY_JITTER) + 1
+
+
+def test_the_expected_wait_counts_each_searchs_own_budget_less_what_it_has_run():
+    from fagin.server.scheduler import Admission
+
+    admission = Admission(workers=2, max_queued=8, tree_budget_bytes=1 << 20, slice_ms=25)
+    running = admission.enter(1, 0, work=1.0)
+    assert admission.turn_now(running)
+    admission.done_slice(running, 0.6)                  # 0.4 s of its budget left
+    for _ in range(4):
+        admission.enter(1, 0, work=0.5)
+    assert admission.expected_wait_ms() == pytest.approx((0.4 + 4 * 0.5) * 1000 / 2)
+    admission.leave(running)
+    assert admission.expected_wait_ms() == pytest.approx(4 * 0.5 * 1000 / 2)

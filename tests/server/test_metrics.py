@@ -229,7 +229,8 @@ def test_call_log_lines_are_json_objects_with_the_call_fields(metered, caplog):
     assert ok["code"] == "OK" and ok["game"] == "kids_of_london" and ok["iterations"] == 200
     assert isinstance(ok["ms"], float) and ok["ms"] > 0 and ok["peer"].startswith("ipv")
     assert ok["time"].endswith("+00:00") and "Recommend" in ok["message"]
-    assert bad["code"] == "INVALID_ARGUMENT" and bad["game"] == "no_such_game"
+    # A client's name, quoted as every client string a log line shows.
+    assert bad["code"] == "INVALID_ARGUMENT" and bad["game"] == "'no_such_game'"
 
 
 def test_json_lines_carry_exceptions_and_configure_sets_the_format():

@@ -9,6 +9,7 @@ import threading
 import time
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from fagin.clients import recommend_request
@@ -151,6 +152,63 @@ def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
         assert not any(ok for at, ok in calls if at > DRAIN_S + GRACE_S + 1), "served after the drain"
         assert DRAIN_S <= exit_s < DRAIN_S + GRACE_S + 3, f"exited {exit_s:.1f} s after SIGTERM"
     finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+# ------------------------------------------------------------------ the log after the grace
+
+@pytest.mark.long(4)
+def test_calls_cut_by_the_shutdown_are_logged_as_their_clients_see_them():
+    """Calls still running when the grace period ends reach their clients as UNAVAILABLE; their
+    log lines said CANCELLED (as if the clients had cancelled), so a log could not tell a
+    shutdown from impatient clients.  A call its client cancels is still logged CANCELLED."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fagin.server", "--port", "0", "--grace-seconds", "1",
+         "--workers", "2", "--log-level", "DEBUG"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = queue.Queue(), queue.Queue()
+    for stream, q in ((proc.stdout, out), (proc.stderr, err)):
+        threading.Thread(target=_lines, args=(stream, q), daemon=True).start()
+    channel = None
+    try:
+        port = _wait_for(out, r"fagin listening on [^:]+:(\d+)").group(1)
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        stub = fagin_pb2_grpc.FaginStub(channel)
+        state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
+        cancelled = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
+                                          timeout=60)
+        _wait_for(err, "search started")
+        cancelled.cancel()
+        assert _wait_for(err, r"INFO fagin\.server: Recommend \S+ ([A-Z_]+) ").group(1) == "CANCELLED"
+        cut = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
+                                    timeout=60)
+        _wait_for(err, "search started")
+        stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
+            request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
+            timeout=60)
+        assert not next(stream).final
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        with pytest.raises(grpc.RpcError) as unary:
+            cut.result(timeout=5)
+        with pytest.raises(grpc.RpcError) as streamed:
+            for _ in stream:
+                pass
+        assert unary.value.code() == streamed.value.code() == grpc.StatusCode.UNAVAILABLE
+        remaining = []
+        while True:
+            line = err.get(timeout=5)
+            if line is None:
+                break
+            remaining.append(line)
+        logged = {m.group(1): m.group(2) for m in (re.search(
+            r"INFO fagin\.server: (Recommend|StreamRecommend) \S+ ([A-Z_]+) ", line) for line in remaining) if m}
+        assert logged == {"Recommend": "UNAVAILABLE", "StreamRecommend": "UNAVAILABLE"}
+    finally:
+        if channel is not None:
+            channel.close()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
