@@ -169,7 +169,7 @@ function statsTable(rec, caption) {
     `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${rec.elapsedMs < 10 ? rec.elapsedMs.toFixed(1) : Math.round(rec.elapsedMs)} ms` +
     (settings.algorithm ? `, ${settings.algorithm}` : ""));
   const box = el("div", {}, el("div", { class: "table-scroll" }, table), summary,
-    el("details", { class: "legend key-box" }, el("summary", {}, "Key to the figures"),
+    el("details", { class: "legend key-box", open: "" }, el("summary", {}, "Key to the figures"),
       tableKey([["Visits", STATS_MEANINGS.visits], ["Value", STATS_MEANINGS.value],
         ["Policy", STATS_MEANINGS.policy], ["✔", "the move played (or, for a hint, the move the search rates best)"]])));
   if (notes.length) box.append(el("ul", { class: "notes" }, ...notes));
@@ -213,11 +213,11 @@ function analysisTable(rec, caption, gameId = "", data = {}) {
   const closeCall = Boolean(rec.tooCloseToCall);
   const meanings = {
     move: "the candidate move, best first; ✔ the move the search picked",
-    win: wins ? "the chance that you win after this move, as the search estimates it; ≥ its lower bound"
-      : "the move's mean value: your average return after it in the search (this game's own units); ± its standard error",
-    margin: "your expected final score less the best other seat's, in the game's own units; ± its standard error",
+    win: wins ? "the seat's chance to win after this move, as the search estimates it; ≥ its lower bound"
+      : "the move's mean value: the seat's average return after it in the search (in the game's own units); ± its standard error",
+    margin: "the seat's expected final score less the best other seat's, in the game's own units; ± its standard error",
     visits: "how many of the search's iterations tried this move: the more, the surer its figures",
-    prior: "the share of the search's first choices the game's rollout policy gave this move before searching (0 to 1)",
+    prior: "the move's prior, 0 to 1: how often the game's own move policy picks it, where the search is guided by one (London); else an even share",
     plan: "the most likely continuation the search found, moves in order",
   };
   const heads = [header("Move", meanings.move), header(wins ? "Win" : "Value", meanings.win)];
@@ -279,7 +279,7 @@ function analysisTable(rec, caption, gameId = "", data = {}) {
     `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${Math.round(rec.elapsedMs || 0)} ms.`));
   const key = [
     [wins ? "Win" : "Value", meanings.win],
-    ...(wins ? [["≥ n%", "the lower bound of the win chance: the estimate less 1.96 standard errors (95% sure it is at least this)"]] : []),
+    ...(wins ? [["≥ n%", "the lower bound of the win chance: the estimate less 1.96 standard errors"]] : []),
     ...(margins ? [["Margin ± e", meanings.margin]] : []),
     ["Visits", meanings.visits],
     ["Prior", meanings.prior],
@@ -288,14 +288,16 @@ function analysisTable(rec, caption, gameId = "", data = {}) {
     ["≈", "close to the best: within its error, so the two cannot be told apart yet"],
     ["°", "past the search tree: the game's rollout policy finishes the turn"],
     ["[seat n]", "a move of another seat in the plan"],
-    ["Position", "each seat's chance to win (and score margin) from this position, before anyone moves"],
   ];
+  if (root.winProbabilities && root.winProbabilities.length) {
+    key.push(["Position", "the position's value as the search found it: each seat's chance to win (and score margin)"]);
+  }
   const beliefs = rec.beliefs ? rec.beliefs.places || [] : [];
   if (beliefs.some((place) => (place.items || []).some((item) => Math.abs((item.copies || 0) - (item.share || 0)) > 1e-9))) {
     key.push(["×n", "the copies there on average, where the item has several copies (the % is the share of guesses with at least one)"]);
   }
+  if (beliefs.length) key.push(["n%", "beliefs: the share of the search's guesses at the hidden cards (determinizations) that put the item there"]);
   if (rec.beliefs) {
-    key.push(["n%", "beliefs: the share of the search's guesses at the hidden cards (determinizations) that put the item there"]);
     box.append(el("h3", {}, beliefs.length
       ? `What seat ${rec.seat} cannot see (${Number(rec.beliefs.determinizations || 0)} determinizations)`
       : "Beliefs: nothing hidden that the search's determinizations fix"));
@@ -623,13 +625,23 @@ function renderLog() {
   if (game.at > 0) log.children[game.at - 1].querySelector("button.event").setAttribute("aria-current", "step");
   // The newest move is what the player needs to see next: a new one is scrolled into sight,
   // in the log's box and on the page (the box alone never scrolled, so the bots' last moves
-  // were out of sight). Stepping back keeps the chosen move in sight instead.
+  // were out of sight). Stepping through the game keeps the chosen move in sight within the
+  // box only: the page stays where the player pressed (a step button, a move of the log).
+  const stepped = log.dataset.at !== String(game.at);
+  log.dataset.at = String(game.at);
   if (log.children.length > before && game.at === game.history.length - 1) {
     const newest = log.lastElementChild;
     (newest.querySelector(".summaries > li:last-child") || newest).scrollIntoView({ block: "nearest" });
-  } else if (game.at > 0) {
-    log.children[game.at - 1].scrollIntoView({ block: "nearest" });
+  } else if (stepped && game.at > 0) {
+    scrollWithin($("log-box"), log.children[game.at - 1]);
   }
+}
+
+// Scrolls `box` (and only it) so that `item` is in sight in it.
+function scrollWithin(box, item) {
+  const shown = box.getBoundingClientRect(), at = item.getBoundingClientRect();
+  if (at.top < shown.top) box.scrollTop -= shown.top - at.top;
+  else if (at.bottom > shown.bottom) box.scrollTop += Math.min(at.bottom - shown.bottom, at.top - shown.top);
 }
 
 // Who made a move, as a badge in the seat's colour: the events' labels name the seat
