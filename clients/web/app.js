@@ -252,7 +252,7 @@ function analysisTable(rec, caption, gameId = "", data = {}) {
     const close = Boolean(x.closeToBest);
     const marks = (chosen ? " ✔" : "") + (close ? " ≈" : "");
     const classes = [chosen ? "chosen" : "", close ? "close" : ""].filter(Boolean).join(" ");
-    body.append(el("tr", classes ? { class: classes } : {},
+    body.append(el("tr", { class: [classes, plan ? "has-plan" : ""].filter(Boolean).join(" ") || null },
       el("th", { scope: "row", title: close ? "within the error of the best move's win chance: too close to tell apart" : null },
         s.action.label + marks), ...cells));
     // The plan on a row of its own, under its move: a column of it made the table too wide for a phone.
@@ -580,9 +580,12 @@ async function render(statusText) {
         : humanToMove ? "Your move." : "");
 
   renderStats(entry);
-  renderLog();
+  const keepInSight = renderLog();
   if (game.over) renderResult(game.history[game.history.length - 1]);
   for (const b of actions.querySelectorAll("button")) b.disabled = busy > 0;
+  // Last, once the page is complete: scrolling lays the page out, and a change after it
+  // would lay it out again.
+  keepInSight();
 }
 
 function renderStats(entry) {
@@ -627,14 +630,18 @@ function renderLog() {
   // in the log's box and on the page (the box alone never scrolled, so the bots' last moves
   // were out of sight). Stepping through the game keeps the chosen move in sight within the
   // box only: the page stays where the player pressed (a step button, a move of the log).
+  // Returns the scroll to make, for the caller to do once the page is complete.
   const stepped = log.dataset.at !== String(game.at);
   log.dataset.at = String(game.at);
   if (log.children.length > before && game.at === game.history.length - 1) {
     const newest = log.lastElementChild;
-    (newest.querySelector(".summaries > li:last-child") || newest).scrollIntoView({ block: "nearest" });
-  } else if (stepped && game.at > 0) {
-    scrollWithin($("log-box"), log.children[game.at - 1]);
+    return () => (newest.querySelector(".summaries > li:last-child") || newest).scrollIntoView({ block: "nearest" });
   }
+  if (stepped && game.at > 0) {
+    const chosen = log.children[game.at - 1];
+    return () => scrollWithin($("log-box"), chosen);
+  }
+  return () => {};
 }
 
 // Scrolls `box` (and only it) so that `item` is in sight in it.

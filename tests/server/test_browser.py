@@ -559,11 +559,14 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     assert page.is_hidden("#table") and page.is_visible("#text-toggle")
     moves = 0
     while True:
-        # One look at the page a move (whether it is over, its widths, the moves offered):
-        # the same checks as separate calls, at a third of the round trips.
-        over, scroll_width, client_width, offered = page.evaluate(
+        # One look at the page a move (whether it is over, its widths, the moves offered, the
+        # newest moves out of sight since the last look): the same checks as separate calls,
+        # at a fraction of the round trips.
+        over, scroll_width, client_width, offered, unseen = page.evaluate(
             "[!document.getElementById('result').hidden, document.documentElement.scrollWidth,"
-            " document.documentElement.clientWidth, document.querySelectorAll('#actions button.move').length]")
+            " document.documentElement.clientWidth, document.querySelectorAll('#actions button.move').length,"
+            " window.unseenEvents.splice(0)]")
+        assert not unseen, f"{game_id} at {width} px, move {moves}: the newest move was out of sight: {unseen[:3]}"
         if over:
             break
         assert scroll_width <= client_width, f"after {moves} moves the page is {scroll_width} px wide"
@@ -571,7 +574,6 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
         moves += 1
         assert moves <= FULL_GAME_MOVES[game_id], "the game does not end"
         page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
-        newest_event_seen(page, f"{game_id} at {width} px, move {moves}")
     told = bot_moves_told(page)
     assert told, f"no bot move in the log: {page.inner_text('#log')!r}"
     assert any(s.startswith("game over") for s in page.locator("#log .summary").all_inner_texts())
