@@ -6,7 +6,7 @@
 // (that seat's view: ApplyAction's `view` with the seat as `observer`, or ViewState), except
 // in analysis mode, where the user brings the position.
 
-import { canDraw, componentData, drawTable, el, linkMoves, moveNote } from "./table.js";
+import { canDraw, componentData, componentName, drawTable, el, linkMoves, moveNote } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -133,14 +133,21 @@ function formatReturn(x) {
   return Number.isInteger(x) ? String(x) : x.toFixed(3);
 }
 
+const STATS_MEANINGS = {
+  move: "a move the searching seat could make; ✔ the one played (a hint's: the best-rated)",
+  visits: "how many of the search's iterations tried this move: the more, the surer its value",
+  value: "the move's mean return to the searching seat in the search: in a seed game its chance to win (0 to 1)",
+  policy: "the search's policy: the move's share of the visits, or of its average strategy (for the regret-matching searches)",
+};
+
 // The statistics of one search: a row per action, its visits, mean value and policy as a bar.
 function statsTable(rec, caption) {
   const rows = [...rec.actions].sort((a, b) => Number(b.visits) - Number(a.visits) || b.policy - a.policy);
   const table = el("table", { class: "stats" },
     el("caption", {}, caption),
     el("thead", {}, el("tr", {},
-      el("th", { scope: "col" }, "Move"), el("th", { scope: "col" }, "Visits"),
-      el("th", { scope: "col" }, "Value"), el("th", { scope: "col" }, "Policy"))));
+      header("Move", STATS_MEANINGS.move), header("Visits", STATS_MEANINGS.visits),
+      header("Value", STATS_MEANINGS.value), header("Policy", STATS_MEANINGS.policy))));
   const body = el("tbody");
   for (const s of rows) {
     const share = Math.max(0, Math.min(1, s.policy));
@@ -161,7 +168,10 @@ function statsTable(rec, caption) {
   const summary = el("p", { class: "summary" },
     `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${rec.elapsedMs < 10 ? rec.elapsedMs.toFixed(1) : Math.round(rec.elapsedMs)} ms` +
     (settings.algorithm ? `, ${settings.algorithm}` : ""));
-  const box = el("div", {}, table, summary);
+  const box = el("div", {}, el("div", { class: "table-scroll" }, table), summary,
+    el("details", { class: "legend key-box", open: "" }, el("summary", {}, "Key to the figures"),
+      tableKey([["Visits", STATS_MEANINGS.visits], ["Value", STATS_MEANINGS.value],
+        ["Policy", STATS_MEANINGS.policy], ["✔", "the move played (or, for a hint, the move the search rates best)"]])));
   if (notes.length) box.append(el("ul", { class: "notes" }, ...notes));
   return box;
 }
@@ -176,45 +186,118 @@ function shareBar(share, text) {
     el("span", {}, text || pct));
 }
 
-function analysisTable(rec, caption) {
+// A column heading with its meaning on hover (title) and, for a short one, its full name (abbr).
+function header(text, meaning) {
+  return el("th", { scope: "col", title: meaning }, el("abbr", { title: meaning }, text));
+}
+
+// A key under a table: each symbol or column and what it means, always shown (a phone has no hover).
+function tableKey(items) {
+  return el("dl", { class: "key" }, ...items.flatMap(([term, meaning]) => [el("dt", {}, term), el("dd", {}, meaning)]));
+}
+
+function signed(x, digits) {
+  return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(digits)}`;
+}
+
+function percent(share) {
+  return `${(100 * share).toFixed(1)}%`;
+}
+
+// A seed game's analysis has win probabilities; a reference game's (returns in chips, say)
+// has only each candidate's mean value, shown in their place.
+function analysisTable(rec, caption, gameId = "", data = {}) {
   const rows = [...rec.actions].filter((s) => s.analysis).sort((a, b) => a.analysis.rank - b.analysis.rank);
-  const table = el("table", { class: "stats analysis" },
-    el("caption", {}, caption),
-    el("thead", {}, el("tr", {},
-      ...["Move", "Win", "Margin", "Visits", "Prior", "Plan"].map((h) => el("th", { scope: "col" }, h)))));
+  const wins = rows.some((s) => s.analysis.winProbability !== undefined);
+  const margins = rows.some((s) => s.analysis.scoreMargin !== undefined);
+  const closeCall = Boolean(rec.tooCloseToCall);
+  const meanings = {
+    move: "the candidate move, best first; ✔ the move the search picked",
+    win: wins ? "the seat's chance to win after this move, as the search estimates it; ≥ its lower bound"
+      : "the move's mean value: the seat's average return after it in the search (in the game's own units); ± its standard error",
+    margin: "the seat's expected final score less the best other seat's, in the game's own units; ± its standard error",
+    visits: "how many of the search's iterations tried this move: the more, the surer its figures",
+    prior: "the move's prior, 0 to 1: how often the game's own move policy picks it, where the search is guided by one (London); else an even share",
+    plan: "the most likely continuation the search found, moves in order",
+  };
+  const heads = [header("Move", meanings.move), header(wins ? "Win" : "Value", meanings.win)];
+  if (margins) heads.push(header("Margin", meanings.margin));
+  heads.push(header("Visits", meanings.visits), header("Prior", meanings.prior));
+  const table = el("table", { class: "stats analysis" }, el("caption", {}, caption), el("thead", {}, el("tr", {}, ...heads)));
+  const columns = heads.length;
   const body = el("tbody");
   for (const s of rows) {
     const x = s.analysis;
-    const win = x.winProbability !== undefined ? s.winProbability : null;
-    const winCell = win !== null
-      ? shareBar(win, `${(100 * win).toFixed(1)}% (≥ ${(100 * Math.max(0, x.winProbabilityLcb || 0)).toFixed(1)}%)`)
-      : el("span", {}, (s.meanValue || 0).toFixed(3));
-    const margin = x.scoreMargin !== undefined
-      ? `${x.scoreMargin >= 0 ? "+" : ""}${x.scoreMargin.toFixed(2)} ± ${(x.scoreMarginError || 0).toFixed(2)}` : "–";
+    let winCell;
+    if (x.winProbability !== undefined) {
+      const lower = Math.max(0, x.winProbabilityLcb || 0);
+      winCell = el("td", { class: "win", "data-label": "Win" }, shareBar(x.winProbability,
+        `${percent(x.winProbability)} (≥ ${percent(Math.min(lower, x.winProbability))})`));
+    } else {
+      winCell = el("td", { class: "value", "data-label": "Value" }, `${(s.meanValue || 0).toFixed(3)} ± ${(x.winProbabilityError || 0).toFixed(3)}`);
+    }
+    const cells = [winCell];
+    if (margins) {
+      cells.push(el("td", { class: "margin", "data-label": "Margin" }, x.scoreMargin !== undefined
+        ? `${signed(x.scoreMargin, 2)} ± ${(x.scoreMarginError || 0).toFixed(2)}` : "–"));
+    }
+    cells.push(el("td", { class: "visits", "data-label": "Visits" }, String(Number(s.visits || 0))),
+      el("td", { class: "prior", "data-label": "Prior" }, (x.prior || 0).toFixed(3)));
     const plan = (x.pv || []).map((m) => {
       const seat = m.seat === undefined ? 0 : m.seat;
       const who = seat === rec.seat || seat === -1 ? "" : `[seat ${seat}] `;
       return who + m.action.label + (Number(m.visits || 0) === 0 && seat === rec.seat ? "°" : "");
     }).join("; ");
     const chosen = rec.action && s.action.id === rec.action.id;
-    body.append(el("tr", chosen ? { class: "chosen" } : {},
-      el("th", { scope: "row" }, s.action.label + (chosen ? " ✔" : "")),
-      el("td", {}, winCell), el("td", {}, margin), el("td", {}, String(Number(s.visits || 0))),
-      el("td", {}, (x.prior || 0).toFixed(3)), el("td", { class: "plan" }, plan)));
+    const close = Boolean(x.closeToBest);
+    const marks = (chosen ? " ✔" : "") + (close ? " ≈" : "");
+    const classes = [chosen ? "chosen" : "", close ? "close" : ""].filter(Boolean).join(" ");
+    body.append(el("tr", { class: [classes, plan ? "has-plan" : ""].filter(Boolean).join(" ") || null },
+      el("th", { scope: "row", title: close ? "within the error of the best move's win chance: too close to tell apart" : null },
+        s.action.label + marks), ...cells));
+    // The plan on a row of its own, under its move: a column of it made the table too wide for a phone.
+    if (plan) {
+      body.append(el("tr", { class: `plan-row${classes ? ` ${classes}` : ""}` },
+        el("td", { class: "plan", colspan: String(columns) }, el("span", { class: "plan-label" }, "plan: "), plan)));
+    }
   }
   table.append(body);
-  const box = el("div", {}, table);
+  const box = el("div", { class: "analysis-box" });
+  if (closeCall) {
+    box.append(el("p", { class: "close-call", role: "note" }, "Too close to call: ",
+      el("span", {}, "the best moves (marked ≈) are within each other's error; the search cannot tell which is better. " +
+        "A longer search may separate them.")));
+  }
+  box.append(el("div", { class: "table-scroll" }, table));
   const root = rec.root || {};
   if (root.winProbabilities && root.winProbabilities.length) {
-    box.append(el("p", { class: "summary" }, "Position: " +
-      root.winProbabilities.map((w, p) => `seat ${p} wins ${(100 * w).toFixed(1)}%`).join(", ") +
-      (root.scoreMargins ? "; margins " + root.scoreMargins.map((m, p) => `seat ${p} ${m >= 0 ? "+" : ""}${m.toFixed(2)}`).join(", ") : "")));
+    box.append(el("p", { class: "summary position" }, "Position: " +
+      root.winProbabilities.map((w, p) => `seat ${p} wins ${percent(w)}`).join(", ") +
+      (root.scoreMargins ? "; margins " + root.scoreMargins.map((m, p) => `seat ${p} ${signed(m, 2)}`).join(", ") : "")));
   }
-  box.append(el("p", { class: "summary" },
-    `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${Math.round(rec.elapsedMs || 0)} ms. ` +
-    "° past the search tree: the game's rollout policy finishes the turn."));
+  box.append(el("p", { class: "summary search" },
+    `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${Math.round(rec.elapsedMs || 0)} ms.`));
+  const key = [
+    [wins ? "Win" : "Value", meanings.win],
+    ...(wins ? [["≥ n%", "the lower bound of the win chance: the estimate less 1.96 standard errors"]] : []),
+    ...(margins ? [["Margin ± e", meanings.margin]] : []),
+    ["Visits", meanings.visits],
+    ["Prior", meanings.prior],
+    ["plan", meanings.plan],
+    ["✔", "the move the search picked"],
+    ["≈", "close to the best: within its error, so the two cannot be told apart yet"],
+    ["°", "past the search tree: the game's rollout policy finishes the turn"],
+    ["[seat n]", "a move of another seat in the plan"],
+  ];
+  if (root.winProbabilities && root.winProbabilities.length) {
+    key.push(["Position", "the position's value as the search found it: each seat's chance to win (and score margin)"]);
+  }
+  const beliefs = rec.beliefs ? rec.beliefs.places || [] : [];
+  if (beliefs.some((place) => (place.items || []).some((item) => Math.abs((item.copies || 0) - (item.share || 0)) > 1e-9))) {
+    key.push(["×n", "the copies there on average, where the item has several copies (the % is the share of guesses with at least one)"]);
+  }
+  if (beliefs.length) key.push(["n%", "beliefs: the share of the search's guesses at the hidden cards (determinizations) that put the item there"]);
   if (rec.beliefs) {
-    const beliefs = rec.beliefs.places || [];
     box.append(el("h3", {}, beliefs.length
       ? `What seat ${rec.seat} cannot see (${Number(rec.beliefs.determinizations || 0)} determinizations)`
       : "Beliefs: nothing hidden that the search's determinizations fix"));
@@ -223,14 +306,15 @@ function analysisTable(rec, caption) {
       const b = el("tbody");
       for (const item of place.items || []) {
         const copies = item.copies || 0, share = item.share || 0;
-        b.append(el("tr", {}, el("th", { scope: "row" }, item.item),
-          el("td", {}, shareBar(share, `${(100 * share).toFixed(1)}%` +
+        b.append(el("tr", {}, el("th", { scope: "row" }, componentName(gameId, item.item, data)),
+          el("td", { class: "belief" }, shareBar(share, percent(share) +
             (Math.abs(copies - share) > 1e-9 ? ` (×${copies.toFixed(2)})` : "")))));
       }
       t.append(b);
-      box.append(t);
+      box.append(el("div", { class: "table-scroll" }, t));
     }
   }
+  box.append(el("details", { class: "legend key-box", open: "" }, el("summary", {}, "Key to the figures"), tableKey(key)));
   const notes = (rec.notes || []).map((n) => el("li", {}, n));
   if (notes.length) box.append(el("ul", { class: "notes" }, ...notes));
   return box;
@@ -496,9 +580,12 @@ async function render(statusText) {
         : humanToMove ? "Your move." : "");
 
   renderStats(entry);
-  renderLog();
+  const keepInSight = renderLog();
   if (game.over) renderResult(game.history[game.history.length - 1]);
   for (const b of actions.querySelectorAll("button")) b.disabled = busy > 0;
+  // Last, once the page is complete: scrolling lays the page out, and a change after it
+  // would lay it out again.
+  keepInSight();
 }
 
 function renderStats(entry) {
@@ -533,21 +620,57 @@ function renderLog() {
     log.replaceChildren();
     log.dataset.game = String(game.id);
   }
+  const before = log.children.length;
   while (log.children.length > game.history.length - 1) log.lastElementChild.remove();
   for (let i = log.children.length + 1; i < game.history.length; i++) log.append(logItem(game.history[i], i));
   const current = log.querySelector('button[aria-current="step"]');
   if (current) current.setAttribute("aria-current", "false");
-  if (game.at > 0) log.children[game.at - 1].firstElementChild.setAttribute("aria-current", "step");
+  if (game.at > 0) log.children[game.at - 1].querySelector("button.event").setAttribute("aria-current", "step");
+  // The newest move is what the player needs to see next: a new one is scrolled into sight,
+  // in the log's box and on the page (the box alone never scrolled, so the bots' last moves
+  // were out of sight). Stepping through the game keeps the chosen move in sight within the
+  // box only: the page stays where the player pressed (a step button, a move of the log).
+  // Returns the scroll to make, for the caller to do once the page is complete.
+  const stepped = log.dataset.at !== String(game.at);
+  log.dataset.at = String(game.at);
+  if (log.children.length > before && game.at === game.history.length - 1) {
+    const newest = log.lastElementChild;
+    return () => (newest.querySelector(".summaries > li:last-child") || newest).scrollIntoView({ block: "nearest" });
+  }
+  if (stepped && game.at > 0) {
+    const chosen = log.children[game.at - 1];
+    return () => scrollWithin($("log-box"), chosen);
+  }
+  return () => {};
+}
+
+// Scrolls `box` (and only it) so that `item` is in sight in it.
+function scrollWithin(box, item) {
+  const shown = box.getBoundingClientRect(), at = item.getBoundingClientRect();
+  if (at.top < shown.top) box.scrollTop -= shown.top - at.top;
+  else if (at.bottom > shown.bottom) box.scrollTop += Math.min(at.bottom - shown.bottom, at.top - shown.top);
+}
+
+// Who made a move, as a badge in the seat's colour: the events' labels name the seat
+// themselves, so the line does not repeat it; the badge adds what the label cannot (a bot's level).
+function moverBadge(seat) {
+  if (seat === null || seat === undefined) return el("span", { class: "who chance", title: "a chance event" }, "chance");
+  const you = seat === game.human;
+  return el("span", { class: `who seat-tag seat-${seat}`, "data-seat": String(seat),
+    title: you ? `seat ${seat}: you` : `seat ${seat}: a bot playing at level ${game.levels[seat]}` },
+  you ? "you" : `bot L${game.levels[seat]}`);
 }
 
 // One move of the log, told as the human's seat saw it, then any round or game summary it brought.
 function logItem(entry, i) {
   const told = entry.events || [];
   const moves = told.filter((e) => !e.summary);
-  const text = `${seatName(entry.by)}: ${moves.length ? moves.map((e) => e.label).join("; ")
-    : "made a move you cannot see"}`;
-  const item = el("li", { value: String(i) }, el("button", { type: "button", class: "link event",
-    "aria-current": "false", onclick: () => goTo(i) }, text));
+  const who = entry.by === null || entry.by === undefined ? "chance" : entry.by === game.human ? "you" : `seat ${entry.by}`;
+  const text = moves.length ? moves.map((e) => e.label).join("; ") : `${who} made a move you cannot see`;
+  const item = el("li", { value: String(i), "data-seat": entry.by === null || entry.by === undefined ? null : String(entry.by),
+    class: entry.by !== null && entry.by !== undefined && entry.by !== game.human ? "by-bot" : null },
+  el("div", { class: "line" }, moverBadge(entry.by),
+    el("button", { type: "button", class: "link event", "aria-current": "false", onclick: () => goTo(i) }, text)));
   const summaries = told.filter((e) => e.summary);
   if (summaries.length) {
     item.append(el("ul", { class: "summaries" },
@@ -689,7 +812,11 @@ async function bestMove() {
   try {
     const rec = await call("Recommend", { state: shown.state, seat: shown.seat, search: budgetSearch(budget, 1),
                                           analysis: { beliefs: true } });
-    $("analysis-stats").replaceChildren(analysisTable(rec, `Best plays for seat ${shown.seat} (${budgetText(budget)})`));
+    // The position's oneof field ("oliverTwist") is the game's id in camelCase.
+    const gameId = gameOf(shown.state).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    const data = canDraw(gameId) ? await componentData(gameId) : {};
+    $("analysis-stats").replaceChildren(analysisTable(rec, `Best plays for seat ${shown.seat} (${budgetText(budget)})`,
+      gameId, data));
     $("analysis-status").textContent = `Best move for seat ${shown.seat}: ${rec.action.label}.`;
   } catch (e) {
     showError(e);

@@ -83,11 +83,11 @@ function londonBoroughs(data) {
 // One card: its colour as the card's colour, cost, VP, deck letter and effect text.
 function londonCard(card, extra = {}) {
   const flags = [];
-  if (extra.faceDown) flags.push("flipped face down: its powers are gone (LN-41)");
-  if (extra.kept) flags.push("kept face up by a Hospital (LN-43)");
-  if (extra.placedThisTurn) flags.push("placed this turn: nothing may go on it this turn (LN-29)");
-  if (extra.activated) flags.push("activated in this Run City (LN-36)");
-  if (extra.known) flags.push("every seat knows it is in this hand: taken from the Card Display (LN-84)");
+  if (extra.faceDown) flags.push("flipped face down: its powers are gone");
+  if (extra.kept) flags.push("kept face up by a Hospital");
+  if (extra.placedThisTurn) flags.push("placed this turn: nothing may go on it this turn");
+  if (extra.activated) flags.push("activated in this Run City");
+  if (extra.known) flags.push("every seat knows it is in this hand: taken from the Card Display");
   if (!card) {
     return el("div", { class: "card unknown", title: "a card not in the room's data" }, "?");
   }
@@ -100,17 +100,17 @@ function londonCard(card, extra = {}) {
   },
   el("div", { class: "card-head" },
     el("span", { class: "cost", title: `cost: £${card.cost}` }, `£${card.cost}`),
-    el("span", { class: "vp", title: `${card.vp} victory points at the end (LN-75)` }, `${card.vp} VP`)),
+    el("span", { class: "vp", title: `${card.vp} victory points at the end` }, `${card.vp} VP`)),
   el("div", { class: "card-name" }, card.name),
   el("div", { class: "card-text" }, extra.faceDown ? "flipped: no power" : card.text),
   el("div", { class: "card-foot" },
     el("span", { class: "deck", title: `from deck ${card.deck}` }, card.deck),
-    extra.shopsMoney ? el("span", { class: "shops", title: `£${extra.shopsMoney} stored on these Shops (LN-48)` },
+    extra.shopsMoney ? el("span", { class: "shops", title: `£${extra.shopsMoney} stored on these Shops` },
       `£${extra.shopsMoney} stored`) : null,
-    extra.faceDown ? el("span", { class: "flag", title: "flipped face down (LN-41)" }, "⤓ flipped") : null,
-    extra.kept ? el("span", { class: "flag", title: "kept face up by a Hospital (LN-43)" }, "✚ kept") : null,
-    extra.placedThisTurn ? el("span", { class: "flag", title: "placed this turn (LN-29)" }, "★ new") : null,
-    extra.activated ? el("span", { class: "flag", title: "activated in this Run City (LN-36)" }, "⚡ run") : null));
+    extra.faceDown ? el("span", { class: "flag", title: "flipped face down" }, "⤓ flipped") : null,
+    extra.kept ? el("span", { class: "flag", title: "kept face up by a Hospital" }, "✚ kept") : null,
+    extra.placedThisTurn ? el("span", { class: "flag", title: "placed this turn" }, "★ new") : null,
+    extra.activated ? el("span", { class: "flag", title: "activated in this Run City" }, "⚡ run") : null));
   return node;
 }
 
@@ -132,16 +132,16 @@ function drawLondon(ln, data, human) {
     + (ln.deckTopLetters || []).length;
   root.append(el("p", { class: "table-status" },
     `Turn ${(ln.turns || 0) + 1} · ${phase || "?"}`, ...(active >= 0 ? [" · ", seatTag(active, human), " to play"] : []),
-    ln.lastRound ? el("span", { class: "flag", title: "the deck's last card is taken (LN-74)" },
+    ln.lastRound ? el("span", { class: "flag", title: "the deck's last card is taken" },
       ` · last round${ln.turnsLeft !== undefined ? `: ${ln.turnsLeft} turns left` : ""}`) : ""));
 
   // The supply: deck, discard pile, Underground counters.
   root.append(el("p", { class: "supply" },
-    el("span", { title: `the deck: ${letters(ln.deckLetters) || "empty"} (LN-85)` }, `deck ${deckLeft}`),
+    el("span", { title: `the deck: ${letters(ln.deckLetters) || "empty"}` }, `deck ${deckLeft}`),
     " · ",
-    el("span", { title: "the discard pile, face up (LN-34)" }, `discard ${(ln.discard || []).length}`),
+    el("span", { title: "the discard pile, face up" }, `discard ${(ln.discard || []).length}`),
     " · ",
-    el("span", { title: "Underground counters in the supply (LN-66)" },
+    el("span", { title: "Underground counters in the supply" },
       el("span", { class: "tube" }, "U"), ` ${ln.undergroundLeft ?? "?"} Underground counters left`)));
 
   // The Card Display, top row and bottom row (LN-19).
@@ -156,12 +156,12 @@ function drawLondon(ln, data, human) {
 
   // Cards put back on the deck by University of London: known to the seat that put them back (LN-85).
   if ((ln.deckTop || []).length) {
-    root.append(el("section", { class: "ln-looked" }, el("h4", {}, "On top of the deck, drawn next (you put them back, LN-50, LN-85)"),
+    root.append(el("section", { class: "ln-looked" }, el("h4", {}, "On top of the deck, drawn next (you put them back)"),
       el("div", { class: "card-row" }, ...ln.deckTop.map((id) => londonCard(cards[id])))));
   }
   // University's look (only the active seat sees the cards; others see their letters).
   if ((ln.looked || []).length || (ln.lookedLetters || []).length) {
-    root.append(el("section", { class: "ln-looked" }, el("h4", {}, "Looked at (University of London, LN-50)"),
+    root.append(el("section", { class: "ln-looked" }, el("h4", {}, "Looked at (University of London)"),
       el("div", { class: "card-row" }, ...((ln.looked || []).length ? ln.looked.map((id) => londonCard(cards[id]))
         : (ln.lookedLetters || []).map((l) => el("div", { class: "card back", title: "a card you cannot see" },
           enumName(l, "LETTER_").toUpperCase()))))));
@@ -175,11 +175,11 @@ function drawLondon(ln, data, human) {
     box.append(el("h4", {}, seatTag(p, human), p === active ? " ◀ to play" : ""));
     box.append(el("p", { class: "purse" },
       el("span", { class: "money", title: "money (£)" }, `£${s.money || 0}`),
-      el("span", { class: "loans", title: "loans taken: each £10, repaid at £15 or −7 VP at the end (LN-22 to LN-24, LN-78)" },
+      el("span", { class: "loans", title: "loans taken: each £10, repaid at £15 or −7 VP at the end" },
         `${s.loans || 0} loan${s.loans === 1 ? "" : "s"}`),
       el("span", { class: "vp-counters", title: "VP counters won during the game" }, `★ ${s.vpCounters || 0} VP`),
-      el("span", { class: "poverty", title: "poverty points (LN-5, LN-79)" }, `☹ ${s.poverty || 0} poverty`),
-      el("span", { class: "counters", title: "building counters not yet on the board (LN-4)" },
+      el("span", { class: "poverty", title: "poverty points" }, `☹ ${s.poverty || 0} poverty`),
+      el("span", { class: "counters", title: "building counters not yet on the board" },
         `⌂ ${s.buildingCountersLeft ?? "?"} counters left`)));
     // The hand: the cards this seat may see, and a back per card it cannot.
     const hand = s.hand || [];
@@ -193,7 +193,7 @@ function drawLondon(ln, data, human) {
     }
     for (const letter of ["a", "b", "c"]) {
       for (let i = 0; i < (hidden[letter] || 0); i++) {
-        handRow.append(el("div", { class: "card back", title: `a card you cannot see, from deck ${letter.toUpperCase()} (LN-86)` },
+        handRow.append(el("div", { class: "card back", title: `a card you cannot see, from deck ${letter.toUpperCase()}` },
           letter.toUpperCase()));
       }
     }
@@ -208,7 +208,7 @@ function drawLondon(ln, data, human) {
     const display = el("div", { class: "stacks", "aria-label": `seat ${p}'s stacks in play` });
     stacks.forEach((stack, i) => {
       const placed = stack.cards || [];
-      const column = el("div", { class: "stack", title: `stack ${i}: ${placed.length} card${placed.length === 1 ? "" : "s"}, only the top one uncovered (LN-30)` },
+      const column = el("div", { class: "stack", title: `stack ${i}: ${placed.length} card${placed.length === 1 ? "" : "s"}, only the top one uncovered` },
         el("span", { class: "stack-name" }, `stack ${i}`));
       placed.forEach((c, j) => {
         const top = j === placed.length - 1;
@@ -218,7 +218,7 @@ function drawLondon(ln, data, human) {
             activated: c.activated, shopsMoney: c.shopsMoney }));
         } else {
           column.append(el("div", { class: `covered colour-${card ? card.colour : "grey"}${c.faceDown ? " face-down" : ""}`,
-            title: `covered: ${card ? card.name : c.card}${c.faceDown ? ", flipped" : ""} (LN-30)` },
+            title: `covered: ${card ? card.name : c.card}${c.faceDown ? ", flipped" : ""}` },
           card ? card.name : c.card));
         }
       });
@@ -243,7 +243,7 @@ function drawLondon(ln, data, human) {
       row.append(el("div", {
         class: `borough${owner !== undefined ? ` owned seat-${owner}` : ""}${b.thames ? " thames" : ""}`,
         "data-borough": b.id,
-        title: `${b.name}: costs £${b.cost}, draws ${b.cards} cards, ${b.vp} VP (LN-71)` +
+        title: `${b.name}: costs £${b.cost}, draws ${b.cards} cards, ${b.vp} VP` +
           (owner !== undefined ? `; seat ${owner}'s building counter` : "; free") +
           (underground.has(b.id) ? "; an Underground counter" : "") +
           (b.thames ? "; on the Thames" : "") + (bridges.length ? `; bridge to ${bridges.join(", ")}` : "") +
@@ -263,20 +263,20 @@ function drawLondon(ln, data, human) {
   root.append(map);
 
   root.append(legend([
-    ["£n", "a card's cost to place (LN-28) or a borough's price (LN-71); a seat's money"],
-    ["n VP", "victory points: a card's at the end (LN-75), a borough's; ★ VP counters won so far"],
-    ["colour", "a card's colour: placing a card expends another of the same colour from the hand (LN-28)"],
-    ["A B C", "the deck a card comes from; a card back shows only its letter (LN-86)"],
-    ["⤓ flipped", "turned face down after its activation: its powers are gone (LN-41)"],
-    ["★ new, ⚡ run, ✚ kept", "placed this turn (LN-29), activated in this Run City (LN-36), kept by a Hospital (LN-43)"],
-        ["☹", "poverty points (LN-79)"],
+    ["£n", "a card's cost to place or a borough's price; a seat's money"],
+    ["n VP", "victory points: a card's at the end, a borough's; ★ VP counters won so far"],
+    ["colour", "a card's colour: placing a card expends another of the same colour from the hand"],
+    ["A B C", "the deck a card comes from; a card back shows only its letter"],
+    ["⤓ flipped", "turned face down after its activation: its powers are gone"],
+    ["★ new, ⚡ run, ✚ kept", "placed this turn, activated in this Run City, kept by a Hospital"],
+        ["☹", "poverty points"],
     ["⌂", "building counters: left to place, or a seat's on a borough"],
-    ["U", "an Underground counter (LN-66)"],
+    ["U", "an Underground counter"],
     ["⌒", "a bridge over the Thames from this borough"],
     ["•", "a first purchase of the game may be made here"],
     ["dotted border", "a borough you may buy now: click it or its button"],
-    ["n cards", "cards drawn when the borough is bought (LN-71)"],
-    ["dashed border", "a card every seat knows is in that hand: taken from the Card Display (LN-84)"],
+    ["n cards", "cards drawn when the borough is bought"],
+    ["dashed border", "a card every seat knows is in that hand: taken from the Card Display"],
   ]));
   return root;
 }
@@ -310,8 +310,8 @@ const OT_TOKENS = {
   ring: ["Ri", "#d84315", "ring"],
   watch: ["Wa", "#37474f", "watch"],
   wallet: ["$", "#2e7d32", "wallet (8 pounds each with Nancy)"],
-  character: ["Ch", "#4e342e", "character token: draw a Character card (OT-16)"],
-  burglary: ["Bu", "#000000", "burglary token: draw Burglary cards (OT-17)"],
+  character: ["Ch", "#4e342e", "character token: draw a Character card"],
+  burglary: ["Bu", "#000000", "burglary token: draw Burglary cards"],
   tool: ["t", "#546e7a", "tool"],
 };
 
@@ -333,6 +333,11 @@ function otToken(id, data) {
     mark: value ? `${mark}${value}` : mark, colour, start,
     name: `${start ? "starting " : ""}${name}${coins !== null ? ` (coin value ${coins})` : ""}`,
   };
+}
+
+// "artful_dodger" -> "Artful Dodger": a Character card's name as the cards print it.
+function otCharacterName(id) {
+  return id.split("_").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(" ");
 }
 
 function otChip(id, data, extra = "") {
@@ -377,10 +382,10 @@ function drawOliver(ot, data, human) {
     const parts = [`space ${sp.id} (${sp.kind}${sp.yellow ? ", yellow: closed with 2 players" : ""})`];
     if (pawn) parts.push("the Gang pawn");
     if (t) parts.push(t.name + (cell.faceDown ? ", face down: you looked" : ""));
-    else if (cell.faceDown) parts.push("a face-down token you have not seen (OT-25)");
+    else if (cell.faceDown) parts.push("a face-down token you have not seen");
     else parts.push("empty");
-    if ((cell.knownBy || []).length) parts.push(`looked at by seat ${cell.knownBy.join(", ")} (OT-27)`);
-    if (line.has(sp.id)) parts.push("in the line being taken (OT-10)");
+    if ((cell.knownBy || []).length) parts.push(`looked at by seat ${cell.knownBy.join(", ")}`);
+    if (line.has(sp.id)) parts.push("in the line being taken");
     const g = svg("g", { class: `space kind-${sp.kind}${pawn ? " pawn" : ""}${cell.faceDown ? " face-down" : ""}` +
       `${line.has(sp.id) ? " in-line" : ""}`, "data-space": String(sp.id) }, svg("title", {}, parts.join("; ")));
     const r = sp.kind === "square" ? 4.4 : 4;
@@ -405,43 +410,43 @@ function drawOliver(ot, data, human) {
     const box = el("section", { class: `ot-seat seat-${p}${p === active ? " active" : ""}`, "aria-label": `seat ${p}` },
       el("h4", {}, seatTag(p, human), p === active ? " ◀ to act" : ""),
       el("p", { class: "purse" }, el("span", { class: "money", title: "money (£)" }, `£${s.money || 0}`),
-        el("span", { title: "Character cards in hand (OT-16)" }, `${s.characterCount ?? (s.characters || []).length} Character cards`),
-        el("span", { title: "Burglary cards kept: their values count at the end (OT-29)" },
+        el("span", { title: "Character cards in hand" }, `${s.characterCount ?? (s.characters || []).length} Character cards`),
+        el("span", { title: "Burglary cards kept: their values count at the end" },
           `${s.burglaryCount ?? (s.burglaryCards || []).length} Burglary cards`),
-        s.finalScore ? el("span", { title: "final score: money plus Burglary cards (OT-29)" }, `= ${s.finalScore}`) : null));
+        s.finalScore ? el("span", { title: "final score: money plus Burglary cards" }, `= ${s.finalScore}`) : null));
     const row = (name, title, chips) => el("div", { class: "ot-row", title },
       el("span", { class: "row-name" }, name), ...(chips.length ? chips : [el("span", { class: "muted" }, "none")]));
     const hiddenStash = Math.max(0, stashSize - stash.length);
-    box.append(row(`stash ${stashSize}/9`, "the stash: Objects, at most 9, hidden from the others (OT-12, OT-30)",
+    box.append(row(`stash ${stashSize}/9`, "the stash: Objects, at most 9, hidden from the others",
       [...stash.map((id) => otChip(id, data)),
         ...Array.from({ length: hiddenStash }, (_, i) => otChip("", data,
           i < (s.stashStarting || 0) - stash.filter((x) => x.startsWith("start_")).length ? " (a starting token)" : ""))]));
     box.append(row("tools", "Tools in front of the Lair", (s.tools || []).map((tool) => otChip(`tool_${tool}`, data))));
-    box.append(row(`Police file ${fileSize}`, "the Police file: hidden from the others; revealed at nightfall (OT-30)",
+    box.append(row(`Police file ${fileSize}`, "the Police file: hidden from the others; revealed at nightfall",
       [...file.map((id) => otChip(id, data)),
         ...Array.from({ length: Math.max(0, fileSize - file.length) }, () => otChip("", data))]));
     if (mine && (s.characters || []).length) {
       const effects = Object.fromEntries(((data.components || {}).characters || []).map((c) => [c.id, c.effect]));
-      box.append(row("characters", "your Character cards (OT-8)", s.characters.map((c) =>
-        el("span", { class: "ot-card", title: effects[c] || c }, c.replace(/_/g, " ")))));
+      box.append(row("characters", "your Character cards", s.characters.map((c) =>
+        el("span", { class: "ot-card", title: effects[c] || otCharacterName(c) }, otCharacterName(c)))));
     }
     if ((s.burglaryCards || []).length) {
-      box.append(row("burglary", "Burglary cards kept (OT-17, OT-29)", s.burglaryCards.map((v) =>
+      box.append(row("burglary", "Burglary cards kept", s.burglaryCards.map((v) =>
         el("span", { class: "ot-card", title: `a Burglary card worth ${v} at the end` }, String(v)))));
     }
     root.append(box);
   });
 
   root.append(legend([
-    ["@", "the Gang pawn (OT-15)"],
+    ["@", "the Gang pawn"],
     ["a1 a2", "apples worth 1 or 2"], ["h1 h2", "handkerchiefs worth 1 or 2"],
     ["Br Ne Ri Wa", "brooch, necklace, ring, watch"], ["$", "wallet"],
-    ["Ch", "character token: draw a Character card (OT-16)"], ["Bu", "burglary token (OT-17)"],
+    ["Ch", "character token: draw a Character card"], ["Bu", "burglary token"],
     ["tB tR tC tL tP", "tools: bag, rope, crowbar, lantern, lockpick"],
-    ["underlined", "a starting token (OT-5)"], ["?", "a token you cannot see (face down, or another seat's)"],
+    ["underlined", "a starting token"], ["?", "a token you cannot see (face down, or another seat's)"],
     ["dashed street", "a yellow street, closed with 2 players"],
-    ["ringed space", "a space in the line being taken (OT-10)"],
-    ["grey space with a mark", "a face-down token you looked at (OT-27)"],
+    ["ringed space", "a space in the line being taken"],
+    ["grey space with a mark", "a face-down token you looked at"],
     ["dotted ring", "a space you may choose: click it or its button"],
   ]));
   return root;
@@ -469,23 +474,24 @@ function oliverMoveNote(typed, state, data) {
 
 // The character tiles (KL-1): what robbing each one brings.
 const KL_CHARACTERS = {
-  merchant: ["Merchant", "4 coins to the highest card (KL-4)"],
-  left_priest: ["Left Priest", "5 coins, handed on to the left neighbour (KL-10, KL-15)"],
-  right_priest: ["Right Priest", "5 coins, handed on to the right neighbour (KL-10, KL-15)"],
-  jeweller: ["Jeweller", "6 coins to the highest card (KL-4)"],
-  banker: ["Banker", "7 coins to the highest card (KL-4)"],
-  prince: ["Prince/Comedian", "8 coins shared by the robbers who take the prince, or 0 for the comedian (KL-13)"],
-  beggar: ["Beggar", "its robber loses 3 coins (KL-11)"],
+  merchant: ["Merchant", "4 coins to the highest card"],
+  left_priest: ["Left Priest", "5 coins, handed on to the left neighbour"],
+  right_priest: ["Right Priest", "5 coins, handed on to the right neighbour"],
+  jeweller: ["Jeweller", "6 coins to the highest card"],
+  banker: ["Banker", "7 coins to the highest card"],
+  prince: ["Prince/Comedian", "8 coins shared by the robbers who take the prince, or 0 for the comedian"],
+  beggar: ["Beggar", "its robber loses 3 coins"],
 };
 
 function klCharacter(id) {
   const key = enumName(id, "CHARACTER_").replace(/ /g, "_");
-  return KL_CHARACTERS[key] || [key || "none", ""];
+  // No tile face up (between hours, or once the game is over): "none", never the enum's own name.
+  return KL_CHARACTERS[key] || ["none", ""];
 }
 
 function klCard(value, attrs = {}) {
   return el("span", { class: `kl-card${attrs.down ? " down" : ""}`, title: attrs.title ||
-    `Street Child card ${value}: the highest card robs the character, the lowest takes its value in coins (KL-4, KL-5)`,
+    `Street Child card ${value}: the highest card robs the character, the lowest takes its value in coins`,
   "data-card": attrs.down ? null : String(value) }, attrs.down ? "?" : String(value));
 }
 
@@ -503,23 +509,23 @@ function drawKids(kl, data, human) {
       el("h4", {}, seatTag(p, human), " ", el("span", { class: "money", title: "coins" }, `● ${s.coins || 0} coins`)),
       el("div", { class: "kl-row" }, el("span", { class: "row-name" }, "put down"),
         down ? klCard(s.card, { title: `card ${s.card}, put down this hour` })
-          : s.chosen ? klCard(0, { down: true, title: "a card put down face down: you cannot see it (KL-23)" })
+          : s.chosen ? klCard(0, { down: true, title: "a card put down face down: you cannot see it" })
             : el("span", { class: "muted" }, "nothing yet")),
       el("div", { class: `kl-row hand${p === human ? " mine" : ""}`, "aria-label": `seat ${p}'s hand` },
-        el("span", { class: "row-name", title: s.chosen && !down ? "the card put down face down is one of these (KL-23)" : "cards not yet played" },
+        el("span", { class: "row-name", title: s.chosen && !down ? "the card put down face down is one of these" : "cards not yet played" },
           s.chosen && !down ? "hand (one is down)" : "hand"), ...(s.hand || []).map((v) => klCard(v)))));
   });
   if (kl.fictitious) {
     const f = kl.fictitious;
     root.append(el("section", { class: "kl-seat", "aria-label": "the fictitious player" },
-      el("h4", { title: "the 2-player game's fictitious player (KL-16, KL-17)" }, "fictitious player ",
+      el("h4", { title: "the 2-player game's fictitious player" }, "fictitious player ",
         el("span", { class: "money" }, `● ${f.coins || 0} coins`)),
       el("div", { class: "kl-row" }, el("span", { class: "row-name" }, "face up"),
         f.card !== undefined && f.card !== null ? klCard(f.card) : el("span", { class: "muted" }, "nothing yet"))));
   }
   root.append(legend([
-    ["0 … 8", "Street Child cards; the highest robs the character, the lowest takes its value (KL-4, KL-5); 8s are gang leaders (KL-7)"],
-    ["?", "a card put down face down that you cannot see (KL-23)"],
+    ["0 … 8", "Street Child cards; the highest robs the character, the lowest takes its value; 8s are gang leaders"],
+    ["?", "a card put down face down that you cannot see"],
     ["●", "coins"],
   ]));
   return root;
@@ -538,11 +544,11 @@ function gkCard(c, attrs = {}) {
   };
   const titles = {
     exploration: `exploration card: time ${value}${bells ? `, ${bells} bell${bells > 1 ? "s" : ""}` : ""}` +
-      `${c.draw ? ", a draw symbol: its receiver takes a card off the deck (GK-10)" : ""}`,
-    bell: `Bell card: ${bells} bell${bells === 1 ? "" : "s"}, straight to the victory pile (GK-7)`,
-    discard: "Discard card: discards itself and the row's rightmost card (GK-8)",
-    "stay late": "Stay Late: the row's limit is 18 while it lies there (GK-9)",
-    refuse: "Refuse card: lets its owner refuse a later card (GK-10)",
+      `${c.draw ? ", a draw symbol: its receiver takes a card off the deck" : ""}`,
+    bell: `Bell card: ${bells} bell${bells === 1 ? "" : "s"}, straight to the victory pile`,
+    discard: "Discard card: discards itself and the row's rightmost card",
+    "stay late": "Stay Late: the row's limit is 18 while it lies there",
+    refuse: "Refuse card: lets its owner refuse a later card",
   };
   return el("span", { class: `gk-card ${kind.replace(/ /g, "-")}`, title: attrs.title || titles[kind] || kind,
     "data-kind": kind }, ...(attrs.back ? ["?"] : (marks[kind] ?? [kind])));
@@ -568,7 +574,7 @@ function drawKyoto(gk, data, human) {
       el("h4", {}, seatTag(p, human), (gk.received || []).includes(p) ? " ✓ received" : "",
         el("span", { class: "money", title: "bells you can count in the victory pile" }, ` ${s.bells || 0} bell${s.bells === 1 ? "" : "s"}`)),
       el("div", { class: "gk-row", "aria-label": `seat ${p}'s row` },
-        el("span", { class: "row-name", title: "the row's time total and its limit: over it, the row is busted (GK-5, GK-9)" },
+        el("span", { class: "row-name", title: "the row's time total and its limit: over it, the row is busted" },
           `row ${s.rowSum || 0}/${s.limit || 13}`), ...(row.length ? row.map((c) => gkCard(c)) : [el("span", { class: "muted" }, "empty")])),
       el("div", { class: "gk-row gk-pile", "aria-label": `seat ${p}'s victory pile` },
         el("span", { class: "row-name" }, "VP pile"),
@@ -577,8 +583,8 @@ function drawKyoto(gk, data, human) {
         ...(pile.length || hidden ? [] : [el("span", { class: "muted" }, "empty")]))));
   });
   root.append(legend([
-    ["n", "an exploration card's time value"], ["●", "a bell (gold)"], ["↧", "draw symbol (GK-10)"],
-    ["✕", "Discard card (GK-8)"], ["18", "Stay Late (GK-9)"], ["⊘", "Refuse card (GK-10)"],
+    ["n", "an exploration card's time value"], ["●", "a bell (gold)"], ["↧", "draw symbol"],
+    ["✕", "Discard card"], ["18", "Stay Late"], ["⊘", "Refuse card"],
     ["row n/13", "the row's time total and its limit"],
   ]));
   return root;
@@ -597,12 +603,12 @@ function drawFagin(fg, data, human) {
   const trading = enumName(fg.phase, "PHASE_") === "market" && fg.marketSeat !== undefined;
   root.append(el("p", { class: "table-status" }, `Round ${(fg.round || 0) + 1} · ${enumName(fg.phase, "PHASE_")}`,
     ...(active >= 0 ? [" · ", seatTag(trading ? fg.marketSeat : active, human),
-      trading ? " trades at Smithfield Market (FG-17, FG-18)" : " to play"] : [])));
+      trading ? " trades at Smithfield Market" : " to play"] : [])));
   const cube = (c, n, title) => el("span", { class: "fg-cube", style: `--cube: ${FG_COLOURS[colours[c]]}`, title }, String(n));
   // The market: the price wheel's prices, stalls, warehouses.
   root.append(el("div", { class: "fg-market" },
-    el("span", { class: "row-name", title: `the price wheel at position ${fg.wheel || 0}: each colour's price in shillings (FG-16)` },
-      "prices"), ...colours.map((c, i) => cube(i, `${(fg.prices || [])[i] ?? "?"}s`, `${board.goods[i]} (${c}): sells at ${(fg.prices || [])[i]} shillings (FG-16)`)),
+    el("span", { class: "row-name", title: `the price wheel at position ${fg.wheel || 0}: each colour's price in shillings` },
+      "prices"), ...colours.map((c, i) => cube(i, `${(fg.prices || [])[i] ?? "?"}s`, `${board.goods[i]} (${c}): sells at ${(fg.prices || [])[i]} shillings`)),
     el("span", { class: "row-name" }, "stalls"), ...colours.map((c, i) => cube(i, (fg.stalls || [])[i] || 0, `${board.goods[i]} on the market stall`)),
     el("span", { class: "row-name" }, "warehouses"), ...colours.map((c, i) => cube(i, (fg.warehouses || [])[i] || 0, `${board.goods[i]} left in the warehouse`))));
   // The locations: each track from the street up to level 5, urchins and the constable on it.
@@ -620,7 +626,7 @@ function drawFagin(fg, data, human) {
         ...sp.goods.map((n, c) => (n ? `${n} ${board.goods[c]}` : "")).filter(Boolean)].filter(Boolean).join(", ");
       track.append(el("span", { class: `fg-space${con ? " constable" : ""}`, "data-space": `${l}:${i}`,
         title: `${loc.name}, ${sp.level === "street" ? "the street" : `level ${sp.level}`}: steals ${loot || "nothing"}` +
-          (con ? `; the constable, facing ${cons.facingUp ? "up" : "down"} (FG-19, FG-20)` : "") +
+          (con ? `; the constable, facing ${cons.facingUp ? "up" : "down"}` : "") +
           (here.length ? `; urchins of seat ${here.map((u) => u.seat || 0).join(", ")}` : "") },
       con ? el("span", { class: "fg-constable" }, cons.facingUp ? "C▲" : "C▼") : null,
       ...here.map((u) => el("span", { class: `fg-urchin seat-${u.seat || 0}` }, String(u.seat || 0)))));
@@ -632,14 +638,14 @@ function drawFagin(fg, data, human) {
     root.append(el("section", { class: `fg-seat seat-${p}${p === active ? " active" : ""}`, "aria-label": `seat ${p}` },
       el("h4", {}, seatTag(p, human)),
       el("p", { class: "purse" }, el("span", { class: "money", title: "shillings" }, `${s.shillings || 0}s`),
-        el("span", { title: "urchins brought home to Fagin (FG-15): three win" }, `⌂ ${s.home || 0} home`),
-        el("span", { title: "urchins in Fagin's den, ready to enter a location (FG-10)" }, `◍ ${s.den ?? 0} in the den`)),
+        el("span", { title: "urchins brought home to Fagin: three win" }, `⌂ ${s.home || 0} home`),
+        el("span", { title: "urchins in Fagin's den, ready to enter a location" }, `◍ ${s.den ?? 0} in the den`)),
       el("div", { class: "fg-goods" }, ...colours.map((c, i) => cube(i, (s.goods || [])[i] || 0, `${board.goods[i]} held`)))));
   });
   root.append(legend([
     ["n (coloured)", "goods cubes of that colour: books, jewellery, fruit, pocket watches, silverware, handkerchiefs"],
-    ["ns", "shillings; a price on the wheel (FG-16)"],
-    ["C▲ C▼", "a constable and the way its arrow faces (FG-19, FG-20)"],
+    ["ns", "shillings; a price on the wheel"],
+    ["C▲ C▼", "a constable and the way its arrow faces"],
     ["n (round)", "an urchin of seat n"], ["⌂", "urchins home with Fagin"], ["◍", "urchins in the den"],
     ["track", "a location's spaces, the street (left) to level 5 (right)"],
   ]));
@@ -654,10 +660,10 @@ function faginMoveNote(typed, state, data) {
   const price = (state.prices || [])[i];
   if (i < 0 || price === undefined) return null;
   if (/SELL/.test(typed.kind)) {
-    return el("span", { class: "price", title: `${data.board.goods[i]}: sold at the wheel's price now, ${price} shillings (FG-16, FG-18)` },
+    return el("span", { class: "price", title: `${data.board.goods[i]}: sold at the wheel's price now, ${price} shillings` },
       `${price}s`);
   }
-  return el("span", { class: "price", title: `${data.board.goods[i]}: the wheel's price now is ${price} shillings; a purchase costs more (FG-18)` },
+  return el("span", { class: "price", title: `${data.board.goods[i]}: the wheel's price now is ${price} shillings; a purchase costs more` },
     `wheel ${price}s`);
 }
 
@@ -706,6 +712,30 @@ export function linkMoves(game, root, moves) {
     if (title) title.textContent += ` — click: ${action.label}`;
     else node.title += ` — click: ${action.label}`;
   }
+}
+
+// A component's name for people, from the identifier a game may give it on the wire (a
+// belief's item, say): Oliver Twist's token and Character ids, Gangs of Kyoto's card codes,
+// London's card ids. Anything else (already a name) is returned as it is.
+export function componentName(game, id, data = {}) {
+  if (typeof id !== "string" || !id) return id;
+  if (game === "oliver_twist" && /^[a-z][a-z0-9_]*$/.test(id)) {
+    const characters = ((data.components || {}).characters || []).map((c) => c.id);
+    if (characters.includes(id)) return `${otCharacterName(id)} (Character card)`;
+    return otToken(id, data).name;
+  }
+  if (game === "gangs_of_kyoto") {
+    const code = /^(\d+)(?:\+(\d+)b)?(d)?$/.exec(id);
+    if (code) {
+      const bells = Number(code[2] || 0);
+      return `a ${code[1]}${bells ? ` with ${bells} bell${bells > 1 ? "s" : ""}` : ""}${code[3] ? " with a draw symbol" : ""}`;
+    }
+  }
+  if (game === "london" && data.cards) {
+    const card = londonCards(data)[id];
+    if (card) return card.name;
+  }
+  return id;
 }
 
 // Whether the page can draw `game`'s table.
