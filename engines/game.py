@@ -27,6 +27,7 @@ catalogue test).
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -334,6 +335,181 @@ def result_event(state, observer, unit=None):
         label = "game over: " + (f"{seats_text(winners, observer)} {'win' if plural else 'wins'}"
                                  if winners else "nobody wins")
     return event(label, "result", summary=True, returns=list(returns))
+
+
+# ------------------------------------------------------- complete events
+#
+# Every change a seat can see in its view is told by the move's events. A room declares how
+# in its ``events.py``: ``VIEW_CHANGES``, a dict from a view path (keys and list indices
+# joined by dots, ``*`` for any one segment: ``seats.*.hand``) to a rule, the most specific
+# path that covers a change deciding. A rule is :func:`bookkeeping` (a field no event need
+# tell, with the reason) or a callable ``rule(change, move, seat, events) -> bool``, True
+# when ``events`` tell ``change``; :func:`named` makes the common one. A changed path that
+# no entry covers is untold, so that a new view field cannot go untold silently
+# (tests/contract/test_events.py checks every room over random play).
+
+
+class ViewChange:
+    """One difference between two views: at ``path`` (a tuple of keys and list indices),
+    the ``before`` and ``after`` values; for a list, the items ``added`` and ``removed`` (as
+    multisets, a dict item frozen to a tuple of its sorted items), else both empty."""
+
+    __slots__ = ("path", "before", "after", "added", "removed")
+
+    def __init__(self, path, before, after, added=(), removed=()):
+        self.path, self.before, self.after = path, before, after
+        self.added, self.removed = list(added), list(removed)
+
+    @property
+    def is_list(self):
+        return isinstance(self.before, list) or isinstance(self.after, list)
+
+    def seat(self):
+        """The first list index in the path (a seat's, under ``seats``), or None."""
+        return next((k for k in self.path if isinstance(k, int)), None)
+
+    def __repr__(self):
+        where = ".".join(map(str, self.path)) or "(the view)"
+        if self.is_list:
+            return f"{where}: added {self.added}, removed {self.removed}"
+        return f"{where}: {self.before!r} → {self.after!r}"
+
+
+def _frozen(value):
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def view_changes(before, after, path=()):
+    """What differs between two views: dicts key by key; lists of equal length whose items
+    are dicts or lists position by position; other lists (cards in a hand, a row that grows) as
+    the multisets of items added and removed; anything else by value."""
+    if before == after:
+        return []
+    if isinstance(before, dict) and isinstance(after, dict):
+        return [c for k in sorted(before.keys() | after.keys(), key=str)
+                for c in view_changes(before.get(k), after.get(k), path + (k,))]
+    if isinstance(before, list) and isinstance(after, list):
+        nested = any(isinstance(v, (dict, list)) for v in before + after)
+        if nested and len(before) == len(after):
+            return [c for i, (b, a) in enumerate(zip(before, after))
+                    for c in view_changes(b, a, path + (i,))]
+        b, a = Counter(map(_frozen, before)), Counter(map(_frozen, after))
+        added, removed = list((a - b).elements()), list((b - a).elements())
+        if not added and not removed:
+            # The same items reordered: told as a change of the whole list.
+            return [ViewChange(path, before, after)]
+        return [ViewChange(path, before, after, added, removed)]
+    return [ViewChange(path, before, after)]
+
+
+class bookkeeping:
+    """A view field no event need tell, and why (whose turn it is, a counter, a total
+    derived from told changes)."""
+
+    def __init__(self, reason):
+        if not reason.strip():
+            raise ValueError("bookkeeping: give the reason")
+        self.reason = reason
+
+    def __call__(self, change, move, seat, events):
+        return True
+
+    def __repr__(self):
+        return f"bookkeeping({self.reason!r})"
+
+
+def event_values(events, field, owner=None, kinds=None):
+    """Every value an event's typed form carries under the key ``field``, at any depth (a
+    list's items one by one, a dict frozen as in :class:`ViewChange`), as a Counter. With
+    ``owner`` (a key: ``"seat"``, ``"to"``), only from dicts owned by ``owner_seat``: those whose
+    ``owner`` key, or nearest enclosing one's (the event's own ``seat`` included), names it —
+    pass ``(owner, owner_seat)``. With ``kinds``, only from events of those kinds."""
+    out = Counter()
+
+    def walk(d, holder):
+        if owner is not None and owner[0] in d and d[owner[0]] is not None:
+            holder = d[owner[0]]
+        for k, v in d.items():
+            if isinstance(v, dict):
+                walk(v, holder)
+            elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+                for x in v:
+                    walk(x, holder)
+            if k == field and (owner is None or holder == owner[1]):
+                for x in (v if isinstance(v, list) else [v]):
+                    out[_frozen(x)] += 1
+
+    for e in events:
+        typed = e.get("typed") or {}
+        if kinds is None or typed.get("kind") in kinds:
+            walk({"seat": e.get("seat"), **typed}, None)
+    return out
+
+
+def named(*fields, kinds=None, owner=None, hidden=(), delta=True, item=None):
+    """A rule: the change is told when the events carry what changed under one of ``fields``
+    (of events of ``kinds`` if given). A list's items added and removed must all be carried
+    (as many times as they changed), but for items in ``hidden`` (how the view shows what the
+    seat cannot see, told without naming it); ``item(x)`` maps a list item to what an event
+    carries (a card dict to its id). A value is told by its new value or, numeric with
+    ``delta``, its change. With ``owner`` (a key, ``"seat"`` or ``"to"``), only values of the
+    change's seat (:meth:`ViewChange.seat`) count, as :func:`event_values` reads them."""
+    def rule(change, move, seat, events):
+        carried = sum((event_values(events, f, owner and (owner, change.seat()), kinds) for f in fields),
+                      start=Counter())
+        if change.added or change.removed:
+            want = Counter(_frozen(item(x) if item else x) for x in change.added + change.removed
+                           if x not in hidden)
+            return not (want - carried)
+        if change.is_list:
+            return _frozen(change.after) in carried
+        if change.after in carried:
+            return True
+        return delta and isinstance(change.after, (int, float)) and isinstance(change.before, (int, float)) \
+            and not isinstance(change.after, bool) and change.after - change.before in carried
+    rule.fields = fields
+    return rule
+
+
+def told_by(*kinds):
+    """A rule: the change is told by an event of one of ``kinds``, whose typed form says it
+    whole (the game's result: its ``returns`` name every winner)."""
+    def rule(change, move, seat, events):
+        return any((e.get("typed") or {}).get("kind") in kinds for e in events)
+    return rule
+
+
+def _matches(pattern, path):
+    """How specifically ``pattern`` covers ``path`` (it matches a prefix of the path; more
+    segments, then fewer wildcards, is more specific), or None."""
+    parts = pattern.split(".") if pattern else []
+    if len(parts) > len(path):
+        return None
+    for p, k in zip(parts, path):
+        if p != "*" and p != str(k):
+            return None
+    return (len(parts), -parts.count("*"))
+
+
+def untold_changes(move, seat, events, rules):
+    """The changes in ``seat``'s view across ``move`` that ``events`` do not tell by the
+    room's ``rules`` (its ``VIEW_CHANGES``): a list of (change, why)."""
+    out = []
+    for change in view_changes(move.view_before(seat), move.view_after(seat)):
+        best = None
+        for pattern, rule in rules.items():
+            m = _matches(pattern, change.path)
+            if m is not None and (best is None or m > best[0]):
+                best = (m, pattern, rule)
+        if best is None:
+            out.append((change, "no entry of VIEW_CHANGES covers this path"))
+        elif not best[2](change, move, seat, events):
+            out.append((change, f"not told as {best[1]!r} requires"))
+    return out
 
 
 def transition_events(before, action, after, seat):
