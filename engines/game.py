@@ -450,15 +450,18 @@ def event_values(events, field, owner=None, kinds=None):
     return out
 
 
-def named(*fields, kinds=None, owner=None, hidden=(), delta=True, item=None):
+def named(*fields, kinds=None, owner=None, hidden=(), delta=True, item=None, cleared_by=()):
     """A rule: the change is told when the events carry what changed under one of ``fields``
     (of events of ``kinds`` if given). A list's items added and removed must all be carried
     (as many times as they changed), but for items in ``hidden`` (how the view shows what the
     seat cannot see, told without naming it); ``item(x)`` maps a list item to what an event
     carries (a card dict to its id). A value is told by its new value or, numeric with
-    ``delta``, its change. With ``owner`` (a key, ``"seat"`` or ``"to"``), only values of the
+    ``delta``, its change; a value cleared (to None) by an event of ``cleared_by`` (the reveal
+    that ends an hour). With ``owner`` (a key, ``"seat"`` or ``"to"``), only values of the
     change's seat (:meth:`ViewChange.seat`) count, as :func:`event_values` reads them."""
     def rule(change, move, seat, events):
+        if change.after is None and cleared_by:
+            return any((e.get("typed") or {}).get("kind") in cleared_by for e in events)
         carried = sum((event_values(events, f, owner and (owner, change.seat()), kinds) for f in fields),
                       start=Counter())
         if change.added or change.removed:
