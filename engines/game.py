@@ -486,6 +486,42 @@ def told_by(*kinds):
     return rule
 
 
+def change_entries(before, after, skip=()):
+    """The changes between two views as typed event entries (a room's ``<Game>Change``
+    message as dicts), for a room that tells changes place by place: ``place``, the path's
+    last key; ``seat`` and ``space``, the indices under ``seats`` and ``board``; ``added`` and
+    ``removed``, a list's items (or a named thing's new and old name); ``by``, a number's
+    change. Paths covered by a pattern of ``skip`` (bookkeeping) are left out."""
+    out = []
+    for c in view_changes(before, after):
+        if any(_matches(p, c.path) for p in skip):
+            continue
+        entry = {"place": next(str(k) for k in reversed(c.path) if not isinstance(k, int))}
+        for owner, key in (("seats", "seat"), ("board", "space")):
+            if len(c.path) > 1 and c.path[0] == owner and isinstance(c.path[1], int):
+                entry[key] = c.path[1]
+        if c.is_list:
+            entry["added"] = [str(x) for x in c.added] or [str(x) for x in c.after or ()]
+            entry["removed"] = [str(x) for x in c.removed] or [str(x) for x in c.before or ()]
+        elif isinstance(c.after, (bool, int)) and isinstance(c.before, (bool, int)):
+            entry["by"] = int(c.after) - int(c.before)
+        else:
+            entry["added"] = [str(c.after)] if c.after not in (None, "") else []
+            entry["removed"] = [str(c.before)] if c.before not in (None, "") else []
+        out.append(entry)
+    return out
+
+
+def in_change_entries(change, move, seat, events):
+    """A rule for a room that carries :func:`change_entries` in its events' ``changes``: the
+    change's entry is among them."""
+    want = change_entries(move.view_before(seat), move.view_after(seat))
+    mine = [w for w, c in zip(want, view_changes(move.view_before(seat), move.view_after(seat)))
+            if c.path == change.path]
+    carried = [c for e in events for c in (e.get("typed") or {}).get("changes", ())]
+    return all(w in carried for w in mine)
+
+
 def _matches(pattern, path):
     """How specifically ``pattern`` covers ``path`` (it matches a prefix of the path; more
     segments, then fewer wildcards, is more specific), or None."""

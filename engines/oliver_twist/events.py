@@ -10,7 +10,7 @@ with their tokens, the fines; the game's end with each seat's final score (OT-29
 """
 from collections import Counter
 
-from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.game import bookkeeping, change_entries, event, in_change_entries, result_event, seat_name, told_by, verb
 # The engine first: it imports the state module at its end, and the state module reads the
 # engine's constants as it loads, so the state module cannot be the first of the two loaded.
 from fagin.engines.oliver_twist import engine as _engine  # noqa: F401
@@ -152,9 +152,33 @@ def events(move, seat):
         if money:
             label += " (" + ", ".join(money) + ")"
         out = [event(label, "move", seat=a, action=None if private else typed)]
+    out[0]["typed"]["changes"] = change_entries(before, after, skip=_TOLD_ELSEWHERE)
     if after["last_round_end"] is not None and after["last_round_end"] != before["last_round_end"]:
         out.extend(_round_end(after, seat))
     if move.after.is_terminal():
         out.append(_final(after, seat))
         out.append(result_event(move.after, seat))
     return out
+
+
+_PROGRESS = "the turn's progress, following the moves and draws told"
+_COUNT = "a count of a pile whose tokens or cards are told as they come and go"
+#: Paths told by the summaries (a round's end, the final scores, the result), or bookkeeping.
+_BOOKKEEPING = {
+    **{key: bookkeeping(_PROGRESS) for key in (
+        "phase", "active_player", "fill_next", "flip_from", "flip_target", "flips_left", "deal_left",
+        "peeks_left", "pick_dest", "pick_last", "pick_left", "restrict", "rewards_taken", "extra_prowls",
+        "line_max", "night", "opening", "fagin_min", "fagin_type", "pending_token", "burglary_to_draw")},
+    **{key: bookkeeping(_COUNT) for key in (
+        "bag_size", "burglary_draw_size", "burglary_drawn_size", "burglary_tokens_aside", "character_draw_size",
+        "face_down_pool_size", "starting_aside_size", "seats.*.stash_size", "seats.*.police_file_size",
+        "seats.*.burglary_count", "seats.*.character_count", "seats.*.stash_starting",
+        "seats.*.police_file_starting")},
+    "last_round_end": told_by("round_end"),
+    "seats.*.final_score": told_by("final_score"),
+    "winners": told_by("result"),
+}
+_TOLD_ELSEWHERE = tuple(_BOOKKEEPING)
+#: How each change in a seat's view is told (fagin.engines.game.untold_changes): the
+#: bookkeeping and summaries above, every other path by the ``changes`` of the events.
+VIEW_CHANGES = {"": in_change_entries, **_BOOKKEEPING}
