@@ -73,11 +73,16 @@ def test_what_stays_a_seats_own_is_not_told_to_the_others():
         if st.is_chance_node() and st.describe()["phase"] in ("deal", "character_draw", "burglary_draw"):
             kind = st.describe()["phase"]
             told = {seat: st.events(a, after, seat)[0] for seat in range(3)}
-            named = [s for s, e in told.items() if any(v for k, v in e["typed"].items() if k != "kind")]
+            # What each seat's event names of the draw itself; ``changes`` carries what its
+            # view shows changed, public for the others (checked not to hold the secret).
+            named = [s for s, e in told.items() if any(v for k, v in e["typed"].items() if k not in ("kind", "changes"))]
             assert len(named) <= 1, told
+            secret = {v for v in st.typed_action(a).values() if isinstance(v, str) and v != st.typed_action(a)["kind"]}
             for s, e in told.items():
                 if s not in named:
                     assert st.action_label(a).split(": ")[-1] not in e["label"], e
+                    carried = {x for c in e["typed"].get("changes", ()) for x in c.get("added", []) + c.get("removed", [])}
+                    assert not secret & carried, e
             kinds.add(kind)
         st = after
     assert {"deal", "character_draw"} <= kinds
