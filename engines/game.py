@@ -486,12 +486,13 @@ def told_by(*kinds):
     return rule
 
 
-def change_entries(before, after, skip=()):
+def change_entries(before, after, skip=(), named_values=()):
     """The changes between two views as typed event entries (a room's ``<Game>Change``
     message as dicts), for a room that tells changes place by place: ``place``, the path's
     last key; ``seat`` and ``space``, the indices under ``seats`` and ``board``; ``added`` and
     ``removed``, a list's items (or a named thing's new and old name); ``by``, a number's
-    change. Paths covered by a pattern of ``skip`` (bookkeeping) are left out."""
+    change, but for places in ``named_values`` (a position, as the Gang pawn's space), told by
+    their new and old values. Paths covered by a pattern of ``skip`` (bookkeeping) are left out."""
     out = []
     for c in view_changes(before, after):
         if any(_matches(p, c.path) for p in skip):
@@ -500,10 +501,12 @@ def change_entries(before, after, skip=()):
         for owner, key in (("seats", "seat"), ("board", "space")):
             if len(c.path) > 1 and c.path[0] == owner and isinstance(c.path[1], int):
                 entry[key] = c.path[1]
-        if c.is_list:
-            entry["added"] = [str(x) for x in c.added] or [str(x) for x in c.after or ()]
-            entry["removed"] = [str(x) for x in c.removed] or [str(x) for x in c.before or ()]
-        elif isinstance(c.after, (bool, int)) and isinstance(c.before, (bool, int)):
+        if c.is_list and not (c.added or c.removed):
+            # Reordered: the list as it was and as it is.
+            entry["added"], entry["removed"] = [str(x) for x in c.after], [str(x) for x in c.before]
+        elif c.is_list:
+            entry["added"], entry["removed"] = [str(x) for x in c.added], [str(x) for x in c.removed]
+        elif isinstance(c.after, (bool, int)) and isinstance(c.before, (bool, int)) and entry["place"] not in named_values:
             entry["by"] = int(c.after) - int(c.before)
         else:
             entry["added"] = [str(c.after)] if c.after not in (None, "") else []
@@ -512,10 +515,14 @@ def change_entries(before, after, skip=()):
     return out
 
 
-def in_change_entries(change, move, seat, events):
+def in_change_entries(named_values=()):
     """A rule for a room that carries :func:`change_entries` in its events' ``changes``: the
     change's entry is among them."""
-    want = change_entries(move.view_before(seat), move.view_after(seat))
+    return lambda change, move, seat, events: _in_change_entries(change, move, seat, events, named_values)
+
+
+def _in_change_entries(change, move, seat, events, named_values):
+    want = change_entries(move.view_before(seat), move.view_after(seat), named_values=named_values)
     mine = [w for w, c in zip(want, view_changes(move.view_before(seat), move.view_after(seat)))
             if c.path == change.path]
     carried = [c for e in events for c in (e.get("typed") or {}).get("changes", ())]
