@@ -90,8 +90,9 @@ def _move(move, seat, before, after):
 #: The places whose cards a transition's ``changes`` name, as the views hold them (the seat's
 #: places first), with how a label says them.
 _SEAT_CARDS = {"hand": "hand", "stacks": "Building Display"}
-_TABLE_CARDS = {"display_top": "Card Display, top row", "display_bottom": "Card Display, bottom row",
-                "discard": "discard pile", "deck_top": "put back on the deck", "looked": "looked at"}
+_TABLE_CARDS = {"display_top": "the Card Display's top row", "display_bottom": "the Card Display's bottom row",
+                "discard": "the discard pile", "deck_top": "the cards put back on the deck",
+                "looked": "the cards looked at"}
 _TABLE_LETTERS = {"deck_top_letters": "deck_top", "looked_letters": "looked"}
 _FIGURES = ("money", "loans", "poverty", "vp_counters")
 #: A Building Display card's states, with how a label says one taken on (and one lost).
@@ -149,11 +150,20 @@ def _changes_of(before, after):
 
 
 def _card_text(place, ids):
+    """Cards as people tell them apart (a School or Hospital with its letter), cards seen by
+    their letter only, or boroughs; joined with "and"."""
     if place.endswith("_letters") or place == "hand_hidden":
-        return " ".join(f"a card ({x.upper()})" for x in ids)
-    if place in ("boroughs", "underground"):
-        return ", ".join(next(b.name for b in _state._board().boroughs if b.id == x) for x in ids)
-    return ", ".join(_state._name(x) for x in ids)
+        names = [f"a card ({x.upper()})" for x in ids]
+    elif place in ("boroughs", "underground"):
+        names = [next(b.name for b in _state._board().boroughs if b.id == x) for x in ids]
+    else:
+        names = [_card_name(x) for x in ids]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _card_name(card):
+    from fagin.engines.london.actions import version_names
+    return version_names()[_state._engine().VERSION_INDEX[card]]
 
 
 def _changes_text(changes, seat):
@@ -164,20 +174,20 @@ def _changes_text(changes, seat):
         if place in _CARD_STATES:
             owner = "your" if c["seat"] == seat else f"seat {c['seat']}'s"
             gained, lost = _CARD_STATES[place]
-            parts += [f"{owner} {_state._name(x)} {gained}" for x in c["added"]]
-            parts += [f"{owner} {_state._name(x)} {lost}" for x in c["removed"]]
+            parts += [f"{owner} {_card_name(x)} {gained}" for x in c["added"]]
+            parts += [f"{owner} {_card_name(x)} {lost}" for x in c["removed"]]
             continue
         if place in _FIGURES:
             continue
         where = (_SEAT_CARDS.get(place) or {"hand_hidden": "hand", "boroughs": "boroughs"}[place]
                  if c["seat"] is not None else
-                 _TABLE_CARDS.get(place) or {"underground": "Underground",
-                                             "deck_top_letters": "put back on the deck",
-                                             "looked_letters": "looked at"}[place])
+                 _TABLE_CARDS.get(place) or {"underground": "the Underground",
+                                             "deck_top_letters": "the cards put back on the deck",
+                                             "looked_letters": "the cards looked at"}[place])
         owner = ("your " if c["seat"] == seat else f"seat {c['seat']}'s ") if c["seat"] is not None else ""
-        bits = [f"+{_card_text(place, c['added'])}"] if c["added"] else []
-        bits += [f"−{_card_text(place, c['removed'])}"] if c["removed"] else []
-        parts.append(f"{owner}{where}: {', '.join(bits)}")
+        bits = [f"gains {_card_text(place, c['added'])}"] if c["added"] else []
+        bits += [f"loses {_card_text(place, c['removed'])}"] if c["removed"] else []
+        parts.append(f"{owner}{where} {' and '.join(bits)}")
     return parts
 
 
@@ -229,13 +239,22 @@ def _said_by_label(move, changes, seat):
     card = typed.get("card") if move.actor == seat or typed["kind"] not in _PRIVATE else None
     taken = typed["kind"].startswith(("take_", "coffee_", "swap_"))
 
+    letter = _state.LETTERS[_state._deck_letter()[_state._engine().VERSION_INDEX[card]]] if card else None
+    borough = typed.get("borough")
+
     def said(c):
         if c["place"] in _FIGURES:
             return True
+        if borough is not None and c["place"] in ("boroughs", "underground"):
+            return c["added"] == [borough] and not c["removed"]
         if card is None or not (c["added"] or c["removed"]):
             return False
+        if c["place"] == "hand_hidden":
+            # The card named left the mover's hand where the observer knew it by its letter.
+            return c["seat"] == move.actor and [letter] in (c["added"], c["removed"]) \
+                and not (c["added"] and c["removed"])
         only = [card] in (c["added"], c["removed"]) and not (c["added"] and c["removed"])
-        return only and (c["place"] in ("hand", "hand_hidden") and c["seat"] == move.actor
+        return only and (c["place"] == "hand" and c["seat"] == move.actor
                          or taken and c["place"] in ("display_top", "display_bottom"))
     return [c for c in changes if not said(c)]
 
