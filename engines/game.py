@@ -222,7 +222,7 @@ class Move:
     seat cannot tell apart give it equal events.
     """
 
-    __slots__ = ("before", "action", "after", "actor", "chance", "_views")
+    __slots__ = ("before", "action", "after", "actor", "chance", "_views", "_memo")
 
     def __init__(self, before, action, after):
         player = before.current_player()
@@ -230,6 +230,13 @@ class Move:
         self.chance = player < 0
         self.actor = None if self.chance else player
         self._views = {}
+        self._memo = {}
+
+    def memo(self, key, compute):
+        """``compute()``, once per ``key`` for this move (what several rules read alike)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def view_before(self, seat):
         """``before`` as ``seat`` sees it (a description dict; cached)."""
@@ -522,9 +529,13 @@ def in_change_entries(named_values=()):
 
 
 def _in_change_entries(change, move, seat, events, named_values):
-    want = change_entries(move.view_before(seat), move.view_after(seat), named_values=named_values)
-    mine = [w for w, c in zip(want, view_changes(move.view_before(seat), move.view_after(seat)))
-            if c.path == change.path]
+    def by_path():
+        b, a = move.view_before(seat), move.view_after(seat)
+        out = {}
+        for w, c in zip(change_entries(b, a, named_values=named_values), view_changes(b, a)):
+            out.setdefault(c.path, []).append(w)
+        return out
+    mine = move.memo(("change_entries", seat, named_values), by_path).get(change.path, [])
     carried = [c for e in events for c in (e.get("typed") or {}).get("changes", ())]
     return all(w in carried for w in mine)
 
@@ -558,12 +569,13 @@ def untold_changes(move, seat, events, rules):
     return out
 
 
-def transition_events(before, action, after, seat):
+def transition_events(before, action, after, seat, move=None):
     """The events of the transition ``before`` --``action``--> ``after`` as ``seat`` saw them:
     the room's ``events`` module (``engines/<id>/events.py``) writes them; checked here to
-    have a label each."""
+    have a label each. ``move``: that transition's :class:`Move`, to share its views among
+    seats."""
     module = importlib.import_module(f"fagin.engines.{before.game.id}.events")
-    out = module.events(Move(before, action, after), seat)
+    out = module.events(move or Move(before, action, after), seat)
     for e in out:
         if not (isinstance(e.get("label"), str) and e["label"].strip()):
             raise TypeError(f"{before.game.id}: an event without a label: {e!r}")

@@ -119,7 +119,10 @@ def events(move, seat):
         out.append(event(f"{seat_name(who, seat)} {verb(who, seat, 'turn', 'turns')} up {_name(revealed)}",
                          "turn_up", card=revealed, to=who))
     arriving = after["arriving"]
-    if arriving is not None and (before["arriving"] is None or move.chance or before["phase"] != after["phase"]):
+    # A card arriving is new unless the transition left the one that was there: a decision on
+    # it (keep or refuse) or a draw always brings the next.
+    if arriving is not None and (arriving != before["arriving"] or before["phase"] != after["phase"]
+                                 or move.chance or move.typed["kind"] in ("accept", "refuse")):
         r = after["receiver"]
         out.append(event(f"{_name(arriving)} comes to {seat_name(r, seat)}, "
                          f"who may turn it away with a Refuse card", "turn_up", card=arriving, to=r))

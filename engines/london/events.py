@@ -131,22 +131,27 @@ def _changes_of(before, after):
         add("hand_hidden", p, _letters(sb["hand_hidden"]), _letters(sa["hand_hidden"]))
         add("stacks", p, _stack_cards(sb["stacks"]), _stack_cards(sa["stacks"]))
         add("boroughs", p, sb["boroughs"], sa["boroughs"])
-        for change in view_changes(sb["stacks"], sa["stacks"]):
-            key = change.path[-1] if change.path else None
-            if key in _CARD_STATES:
-                spot = sa["stacks"]
-                for k in change.path[:-1]:
-                    spot = spot[k]
-                entry = {"place": key, "seat": p, "added": [], "removed": []}
-                entry["added" if change.after > change.before else "removed"].append(spot["card"])
-                if key == "shops_money":
-                    entry["by"] = change.after - change.before
-                out.append(entry)
+        for key, card, was, now in _card_states(sb["stacks"], sa["stacks"]):
+            entry = {"place": key, "seat": p, "added": [], "removed": []}
+            entry["added" if now > was else "removed"].append(card)
+            if key == "shops_money":
+                entry["by"] = now - was
+            out.append(entry)
     for key in ("display_top", "display_bottom", "discard", "underground", "deck_top", "looked"):
         add(key, None, before[key], after[key])
     for key, place in _TABLE_LETTERS.items():
         add(place + "_letters", None, before[key], after[key])
     return out
+
+
+def _card_states(before, after):
+    """The Building Display cards whose state changed: (state, card, before, after), each
+    stack compared with the stack at its place (new stacks go after the others)."""
+    for i in range(min(len(before), len(after))):
+        for c in view_changes(before[i], after[i]):
+            key = c.path[-1] if c.path else None
+            if key in _CARD_STATES:
+                yield key, after[i]["cards"][c.path[1]]["card"], c.before, c.after
 
 
 def _card_text(place, ids):
@@ -274,14 +279,10 @@ def _building_display_told(change, move, seat, events):
     added, removed = _diff(_stack_cards(before), _stack_cards(after))
     if not named_in("stacks", added + removed):
         return False
-    for i in range(min(len(before), len(after))):
-        for c in view_changes(before[i], after[i]):
-            key = c.path[-1] if c.path else None
-            if key in _CARD_STATES:
-                card = after[i]["cards"][c.path[1]]["card"]
-                side = "added" if c.after > c.before else "removed"
-                if not any(e["place"] == key and card in e[side] for e in entries):
-                    return False
+    for key, card, was, now in _card_states(before, after):
+        side = "added" if now > was else "removed"
+        if not any(e["place"] == key and card in e[side] for e in entries):
+            return False
     return True
 
 
@@ -301,8 +302,8 @@ def _in_changes(place, seat_place=True):
         if isinstance(change.after, int) and isinstance(change.before, int) and place in _FIGURES:
             return any(c.get("by") == change.after - change.before for c in entries)
         if place == "hand_hidden":
-            moved = sum(len(c.get("added", [])) - len(c.get("removed", [])) for c in entries
-                        if change.path[-1] in c.get("added", []) + c.get("removed", []))
+            letter = change.path[-1]
+            moved = sum(c.get("added", []).count(letter) - c.get("removed", []).count(letter) for c in entries)
             return moved == change.after - change.before
         return bool(entries)
     return rule
