@@ -11,7 +11,8 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
 * ``actions.py`` — the action ids in words and typed form (``action_label``,
   ``typed_action``, ``action_from_typed``, ``ACTION_KINDS``);
 * ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
-  (:class:`Move`, :func:`event`);
+  (:class:`Move`, :func:`event`), and ``VIEW_CHANGES``, how every change in a seat's
+  view is found in those events (:func:`untold_changes`);
 * ``heuristic.py`` — its rule-based bot;
 * ``rollout.pxi`` (a seed game) — its nogil rule-based player, the search's
   rollout policy;
