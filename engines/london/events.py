@@ -172,7 +172,7 @@ def _card_name(card):
 
 
 def _changes_text(changes, seat):
-    """The card changes in words, "your hand: −Mercers; Card Display, top row: +Mercers"."""
+    """The card changes in words: "your hand loses Mercers; the Card Display's top row gains Mercers"."""
     parts = []
     for c in changes:
         place = c["place"]
