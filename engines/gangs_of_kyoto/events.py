@@ -59,21 +59,31 @@ _PLACES = {"row": "row", "victory_pile": "victory pile", "hidden_bells": "face-d
 
 
 def _piles_text(piles, seat, said):
-    """The pile changes the other labels do not say, in words: "seat 1's row: −a 4, −a 2"."""
+    """The pile changes the other labels do not say, in words: "seat 1's row loses a 4 and a 2".
+    ``said``: (card, seat) the first event names as going to that seat (into its row or,
+    a Bell card, its victory pile), or None."""
     parts = []
     for c in piles:
-        if said is not None and c["place"] == "row" and c["added"] == [said] and not c["removed"]:
+        if said is not None and c["place"] in ("row", "victory_pile", "hidden_bells") and \
+                c["seat"] == said[1] and c["added"] == [said[0]] and not c["removed"]:
             continue
         if c["seat"] is None:
             where = "the discard pile"
         else:
             owner = "your" if c["seat"] == seat else f"seat {c['seat']}'s"
             where = f"{owner} {_PLACES[c['place']]}"
-        bits = [f"+{_name(x)}" for x in c["added"]] + [f"−{_name(x)}" for x in c["removed"]]
+        bits = [f"gains {_names(c['added'])}"] if c["added"] else []
+        bits += [f"loses {_names(c['removed'])}"] if c["removed"] else []
         if c.get("face_down"):
-            bits.append(f"{c['face_down']:+d} face down")
-        parts.append(f"{where}: {', '.join(bits)}")
+            n = abs(c["face_down"])
+            bits.append(f"{'gains' if c['face_down'] > 0 else 'loses'} {n} face-down card{'s' if n > 1 else ''}")
+        parts.append(f"{where} {' and '.join(bits)}")
     return parts
+
+
+def _names(cards):
+    names = [_name(x) for x in cards]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def events(move, seat):
@@ -126,16 +136,35 @@ def events(move, seat):
         r = after["receiver"]
         out.append(event(f"{_name(arriving)} comes to {seat_name(r, seat)}, "
                          f"who may turn it away with a Refuse card", "turn_up", card=arriving, to=r))
+    if after["deal_size"] < before["deal_size"] and before["phase"] != "draw_deal":
+        # The deal's last card goes face up to the one seat still without a card (GK-5), the
+        # giver perhaps: into its row, or a Bell card onto its victory pile. It is the card
+        # a seat gained that no event names going to it.
+        named = Counter((_key(e["typed"]["card"]), e["typed"].get("to")) for e in out if e["typed"].get("card"))
+        for p, (sb, sa) in enumerate(zip(before["seats"], after["seats"])):
+            for card in _diff(sb["row"], sa["row"])[0] + _diff(sb["victory_pile"], sa["victory_pile"])[0]:
+                if named[(_key(card), p)]:
+                    named[(_key(card), p)] -= 1
+                    continue
+                out.append(event(f"the deal's last card goes to {seat_name(p, seat)}: {_name(card)}",
+                                 "turn_up", card=card, to=p))
     piles = _piles(before, after)
-    if piles:
-        # On the round's end if the round ended (the rows banked or busted), else on the move
-        # or draw that put the card in a row.
-        at = next((i for i, e in enumerate(out) if e["typed"]["kind"] == "round_end"), 0)
-        said = out[at]["typed"].get("card") if at == 0 else None
-        extra = _piles_text(piles, seat, said)
-        if extra:
-            out[at] = {**out[at], "label": out[at]["label"] + "; " + "; ".join(extra)}
-        out[at]["typed"]["piles"] = piles
+    # Each pile's change goes on the event it follows from: a card into a seat's row or pile
+    # on the event that names that card going to that seat, everything else on the round's
+    # end if the round ended (the rows banked or busted), else on the first event.
+    home = next((i for i, e in enumerate(out) if e["typed"]["kind"] == "round_end"), 0)
+    by_event = {}
+    for c in piles:
+        at = next((i for i, e in enumerate(out) if e["typed"].get("card") is not None
+                   and c["seat"] is not None and e["typed"].get("to") == c["seat"]
+                   and c["added"] == [e["typed"]["card"]] and not c["removed"]), home)
+        by_event.setdefault(at, []).append(c)
+    for at, entries in sorted(by_event.items()):
+        first = out[at]["typed"]
+        said = (first["card"], first.get("to")) if first.get("card") else None
+        extra = _piles_text(entries, seat, said)
+        out[at] = {**out[at], "label": out[at]["label"] + "".join("; " + x for x in extra)}
+        out[at]["typed"]["piles"] = entries
     if move.after.is_terminal():
         out.append(result_event(move.after, seat))
     return out
