@@ -220,6 +220,8 @@ def events(move, seat):
     changes = _changes_of(before, after)
     if move.chance:
         first = _draw(move, seat, before, after)
+        if before["phase"] == "deal":
+            first["typed"]["dealing"] = True
         # The drawn card is the label's; anything else the draw brought is told after it.
         rest = [c for c in changes if c["place"] not in ("hand", "hand_hidden", "looked", "looked_letters")]
     else:
@@ -230,10 +232,31 @@ def events(move, seat):
         first = {**first, "label": first["label"] + "; " + "; ".join(extra)}
     first["typed"]["changes"] = changes
     out = [first]
+    if before["phase"] == "deal" and after["phase"] != "deal":
+        out.append(_deal_summary(after, seat))
     if move.after.is_terminal():
         out.extend(_scoring(move.after, seat))
         out.append(result_event(move.after, seat))
     return out
+
+
+def _deal_summary(after, seat):
+    """The opening deal (LN-5) in one line: each seat's hand as the observer sees it ("the
+    deal: you: Mercers, Wren, ...; seat 1: 6 cards (4 A, 2 B)")."""
+    parts, dealt = [], []
+    for p, st in enumerate(after["seats"]):
+        letters = _letters(st["hand_hidden"])
+        dealt.append({"place": "hand", "seat": p, "added": sorted(st["hand"]), "removed": []})
+        if letters:
+            dealt.append({"place": "hand_hidden", "seat": p, "added": letters, "removed": []})
+        if not letters:
+            parts.append(f"{seat_name(p, seat)}: " + ", ".join(_card_name(c) for c in st["hand"]))
+        else:
+            counts = Counter(letters)
+            parts.append(f"{seat_name(p, seat)}: {st['hand_size']} cards ("
+                         + ", ".join(f"{n} {x.upper()}" for x, n in sorted(counts.items())) + ")"
+                         + (" with " + ", ".join(_card_name(c) for c in st["hand"]) if st["hand"] else ""))
+    return event("the deal: " + "; ".join(parts), "deal", summary=True, dealt=dealt)
 
 
 def _said_by_label(move, changes, seat):

@@ -105,3 +105,23 @@ def test_every_card_leaving_a_hand_or_reaching_the_card_display_is_named():
                     assert _version_name(card) in label and words in label, (label, card)
                     checked.add(words)
     assert {"hand", "top row", "discard pile"} <= checked
+
+
+def test_the_opening_deal_is_summed_up_in_one_line():
+    """LN-5: the deal's draws are each told (and marked as dealing), and the last is followed
+    by one summary of every hand as the seat sees it: its own cards by name, the others' by
+    count and deck letter."""
+    deal = [(b, a, c) for b, a, c in PATH if b.describe()["phase"] == "deal"]
+    assert deal and all(b.events(a, c, 0)[0]["typed"]["dealing"] for b, a, c in deal)
+    before, action, after = deal[-1]
+    for seat in range(3):
+        summary = before.events(action, after, seat)[-1]
+        assert summary["summary"] and summary["typed"]["kind"] == "deal"
+        mine = after.view(seat)["seats"][seat]["hand"]
+        assert summary["label"].startswith("the deal: ")
+        assert all(_version_name(c) in summary["label"] for c in mine)
+        other = (seat + 1) % 3
+        assert "you: " in summary["label"] and f"seat {other}: 6 cards (" in summary["label"]
+        dealt = {(d["place"], d["seat"]): d["added"] for d in summary["typed"]["dealt"]}
+        assert sorted(dealt[("hand", seat)]) == sorted(mine)
+        assert len(dealt[("hand_hidden", other)]) + len(dealt[("hand", other)]) == 6
