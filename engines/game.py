@@ -430,59 +430,52 @@ class bookkeeping:
         return f"bookkeeping({self.reason!r})"
 
 
-def event_values(events, field, owner=None, kinds=None):
+def event_values(events, field, kinds=None):
     """Every value an event's typed form carries under the key ``field``, at any depth (a
-    list's items one by one, a dict frozen as in :class:`ViewChange`), as a Counter. With
-    ``owner`` (a key: ``"seat"``, ``"to"``), only from dicts owned by ``owner_seat``: those whose
-    ``owner`` key, or nearest enclosing one's (the event's own ``seat`` included), names it —
-    pass ``(owner, owner_seat)``. With ``kinds``, only from events of those kinds."""
+    list's items one by one, a dict frozen as in :class:`ViewChange`), as a Counter; with
+    ``kinds``, only from events of those kinds."""
     out = Counter()
 
-    def walk(d, holder):
-        if owner is not None and owner[0] in d and d[owner[0]] is not None:
-            holder = d[owner[0]]
+    def walk(d):
         for k, v in d.items():
             if isinstance(v, dict):
-                walk(v, holder)
+                walk(v)
             elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
                 for x in v:
-                    walk(x, holder)
-            if k == field and (owner is None or holder == owner[1]):
+                    walk(x)
+            if k == field:
                 for x in (v if isinstance(v, list) else [v]):
                     out[_frozen(x)] += 1
 
     for e in events:
         typed = e.get("typed") or {}
         if kinds is None or typed.get("kind") in kinds:
-            walk({"seat": e.get("seat"), **typed}, None)
+            walk(typed)
     return out
 
 
-def named(*fields, kinds=None, owner=None, hidden=(), delta=True, item=None, cleared_by=()):
+def named(*fields, kinds=None, hidden=(), delta=True, item=None, cleared_by=()):
     """A rule: the change is told when the events carry what changed under one of ``fields``
     (of events of ``kinds`` if given). A list's items added and removed must all be carried
     (as many times as they changed), but for items in ``hidden`` (how the view shows what the
     seat cannot see, told without naming it); ``item(x)`` maps a list item to what an event
-    carries (a card dict to its id). A value is told by its new value or, numeric with
-    ``delta``, its change; a value cleared (to None) by an event of ``cleared_by`` (the reveal
-    that ends an hour). With ``owner`` (a key, ``"seat"`` or ``"to"``), only values of the
-    change's seat (:meth:`ViewChange.seat`) count, as :func:`event_values` reads them."""
+    carries (a card counted from 0 to one counted from 1). A value is told by its new value
+    or, numeric with ``delta``, its change; a value cleared (to None) by an event of
+    ``cleared_by`` (the reveal that ends an hour)."""
     def rule(change, move, seat, events):
         if change.after is None and cleared_by:
             return any((e.get("typed") or {}).get("kind") in cleared_by for e in events)
-        carried = sum((event_values(events, f, owner and (owner, change.seat()), kinds) for f in fields),
-                      start=Counter())
+        carried = sum((event_values(events, f, kinds) for f in fields), start=Counter())
         if change.added or change.removed:
             want = Counter(_frozen(item(x) if item else x) for x in change.added + change.removed
                            if x not in hidden)
             return not (want - carried)
         if change.is_list:
             return _frozen(change.after) in carried
-        if change.after in carried:
+        if _frozen(change.after) in carried:
             return True
         return delta and isinstance(change.after, (int, float)) and isinstance(change.before, (int, float)) \
             and not isinstance(change.after, bool) and change.after - change.before in carried
-    rule.fields = fields
     return rule
 
 
