@@ -11,7 +11,8 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
 * ``actions.py`` — the action ids in words and typed form (``action_label``,
   ``typed_action``, ``action_from_typed``, ``ACTION_KINDS``);
 * ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
-  (:class:`Move`, :func:`event`);
+  (:class:`Move`, :func:`event`), and ``VIEW_CHANGES``, how every change in a seat's
+  view is found in those events (:func:`untold_changes`);
 * ``heuristic.py`` — its rule-based bot;
 * ``rollout.pxi`` (a seed game) — its nogil rule-based player, the search's
   rollout policy;
@@ -27,6 +28,7 @@ catalogue test).
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -221,7 +223,7 @@ class Move:
     seat cannot tell apart give it equal events.
     """
 
-    __slots__ = ("before", "action", "after", "actor", "chance", "_views")
+    __slots__ = ("before", "action", "after", "actor", "chance", "_views", "_memo")
 
     def __init__(self, before, action, after):
         player = before.current_player()
@@ -229,6 +231,13 @@ class Move:
         self.chance = player < 0
         self.actor = None if self.chance else player
         self._views = {}
+        self._memo = {}
+
+    def memo(self, key, compute):
+        """``compute()``, once per ``key`` for this move (what several rules read alike)."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def view_before(self, seat):
         """``before`` as ``seat`` sees it (a description dict; cached)."""
@@ -336,12 +345,231 @@ def result_event(state, observer, unit=None):
     return event(label, "result", summary=True, returns=list(returns))
 
 
-def transition_events(before, action, after, seat):
+# ------------------------------------------------------- complete events
+#
+# Every change a seat can see in its view is told by the move's events. A room declares how
+# in its ``events.py``: ``VIEW_CHANGES``, a dict from a view path (keys and list indices
+# joined by dots, ``*`` for any one segment: ``seats.*.hand``) to a rule, the most specific
+# path that covers a change deciding. A rule is :func:`bookkeeping` (a field no event need
+# tell, with the reason) or a callable ``rule(change, move, seat, events) -> bool``, True
+# when ``events`` tell ``change``; :func:`named` makes the common one. A changed path that
+# no entry covers is untold, so that a new view field cannot go untold silently
+# (tests/contract/test_events.py checks every room over random play).
+
+
+class ViewChange:
+    """One difference between two views: at ``path`` (a tuple of keys and list indices),
+    the ``before`` and ``after`` values; for a list, the items ``added`` and ``removed`` (as
+    multisets, a dict item frozen to a tuple of its sorted items), else both empty."""
+
+    __slots__ = ("path", "before", "after", "added", "removed")
+
+    def __init__(self, path, before, after, added=(), removed=()):
+        self.path, self.before, self.after = path, before, after
+        self.added, self.removed = list(added), list(removed)
+
+    @property
+    def is_list(self):
+        return isinstance(self.before, list) or isinstance(self.after, list)
+
+    def seat(self):
+        """The first list index in the path (a seat's, under ``seats``), or None."""
+        return next((k for k in self.path if isinstance(k, int)), None)
+
+    def __repr__(self):
+        where = ".".join(map(str, self.path)) or "(the view)"
+        if self.is_list:
+            return f"{where}: added {self.added}, removed {self.removed}"
+        return f"{where}: {self.before!r} → {self.after!r}"
+
+
+def _frozen(value):
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def view_changes(before, after, path=()):
+    """What differs between two views: dicts key by key; lists of equal length whose items
+    are dicts or lists position by position; other lists (cards in a hand, a row that grows) as
+    the multisets of items added and removed; anything else by value."""
+    if before == after:
+        return []
+    if isinstance(before, dict) and isinstance(after, dict):
+        return [c for k in sorted(before.keys() | after.keys(), key=str)
+                for c in view_changes(before.get(k), after.get(k), path + (k,))]
+    if isinstance(before, list) and isinstance(after, list):
+        nested = any(isinstance(v, (dict, list)) for v in before + after)
+        if nested and len(before) == len(after):
+            return [c for i, (b, a) in enumerate(zip(before, after))
+                    for c in view_changes(b, a, path + (i,))]
+        b, a = Counter(map(_frozen, before)), Counter(map(_frozen, after))
+        added, removed = list((a - b).elements()), list((b - a).elements())
+        if not added and not removed:
+            # The same items reordered: told as a change of the whole list.
+            return [ViewChange(path, before, after)]
+        return [ViewChange(path, before, after, added, removed)]
+    return [ViewChange(path, before, after)]
+
+
+class bookkeeping:
+    """A view field no event need tell, and why (whose turn it is, a counter, a total
+    derived from told changes)."""
+
+    def __init__(self, reason):
+        if not reason.strip():
+            raise ValueError("bookkeeping: give the reason")
+        self.reason = reason
+
+    def __call__(self, change, move, seat, events):
+        return True
+
+    def __repr__(self):
+        return f"bookkeeping({self.reason!r})"
+
+
+def event_values(events, field, kinds=None):
+    """Every value an event's typed form carries under the key ``field``, at any depth (a
+    list's items one by one, a dict frozen as in :class:`ViewChange`), as a Counter; with
+    ``kinds``, only from events of those kinds."""
+    out = Counter()
+
+    def walk(d):
+        for k, v in d.items():
+            if isinstance(v, dict):
+                walk(v)
+            elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+                for x in v:
+                    walk(x)
+            if k == field:
+                for x in (v if isinstance(v, list) else [v]):
+                    out[_frozen(x)] += 1
+
+    for e in events:
+        typed = e.get("typed") or {}
+        if kinds is None or typed.get("kind") in kinds:
+            walk(typed)
+    return out
+
+
+def named(*fields, kinds=None, hidden=(), delta=True, item=None, cleared_by=()):
+    """A rule: the change is told when the events carry what changed under one of ``fields``
+    (of events of ``kinds`` if given). A list's items added and removed must all be carried
+    (as many times as they changed), but for items in ``hidden`` (how the view shows what the
+    seat cannot see, told without naming it); ``item(x)`` maps a list item to what an event
+    carries (a card counted from 0 to one counted from 1). A value is told by its new value
+    or, numeric with ``delta``, its change; a value cleared (to None) by an event of
+    ``cleared_by`` (the reveal that ends an hour)."""
+    def rule(change, move, seat, events):
+        if change.after is None and cleared_by:
+            return any((e.get("typed") or {}).get("kind") in cleared_by for e in events)
+        carried = sum((event_values(events, f, kinds) for f in fields), start=Counter())
+        if change.added or change.removed:
+            want = Counter(_frozen(item(x) if item else x) for x in change.added + change.removed
+                           if x not in hidden)
+            return not (want - carried)
+        if change.is_list:
+            return _frozen(change.after) in carried
+        if _frozen(change.after) in carried:
+            return True
+        return delta and isinstance(change.after, (int, float)) and isinstance(change.before, (int, float)) \
+            and not isinstance(change.after, bool) and change.after - change.before in carried
+    return rule
+
+
+def told_by(*kinds):
+    """A rule: the change is told by an event of one of ``kinds``, whose typed form says it
+    whole (the game's result: its ``returns`` name every winner)."""
+    def rule(change, move, seat, events):
+        return any((e.get("typed") or {}).get("kind") in kinds for e in events)
+    return rule
+
+
+def change_entries(before, after, skip=(), named_values=()):
+    """The changes between two views as typed event entries (a room's ``<Game>Change``
+    message as dicts), for a room that tells changes place by place: ``place``, the path's
+    last key; ``seat`` and ``space``, the indices under ``seats`` and ``board``; ``added`` and
+    ``removed``, a list's items (or a named thing's new and old name); ``by``, a number's
+    change, but for places in ``named_values`` (a position, as the Gang pawn's space), told by
+    their new and old values. Paths covered by a pattern of ``skip`` (bookkeeping) are left out."""
+    out = []
+    for c in view_changes(before, after):
+        if any(_matches(p, c.path) for p in skip):
+            continue
+        entry = {"place": next(str(k) for k in reversed(c.path) if not isinstance(k, int))}
+        for owner, key in (("seats", "seat"), ("board", "space")):
+            if len(c.path) > 1 and c.path[0] == owner and isinstance(c.path[1], int):
+                entry[key] = c.path[1]
+        if c.is_list and not (c.added or c.removed):
+            # Reordered: the list as it was and as it is.
+            entry["added"], entry["removed"] = [str(x) for x in c.after], [str(x) for x in c.before]
+        elif c.is_list:
+            entry["added"], entry["removed"] = [str(x) for x in c.added], [str(x) for x in c.removed]
+        elif isinstance(c.after, (bool, int)) and isinstance(c.before, (bool, int)) and entry["place"] not in named_values:
+            entry["by"] = int(c.after) - int(c.before)
+        else:
+            entry["added"] = [str(c.after)] if c.after not in (None, "") else []
+            entry["removed"] = [str(c.before)] if c.before not in (None, "") else []
+        out.append(entry)
+    return out
+
+
+def in_change_entries(named_values=()):
+    """A rule for a room that carries :func:`change_entries` in its events' ``changes``: the
+    change's entry is among them."""
+    return lambda change, move, seat, events: _in_change_entries(change, move, seat, events, named_values)
+
+
+def _in_change_entries(change, move, seat, events, named_values):
+    def by_path():
+        b, a = move.view_before(seat), move.view_after(seat)
+        out = {}
+        for w, c in zip(change_entries(b, a, named_values=named_values), view_changes(b, a)):
+            out.setdefault(c.path, []).append(w)
+        return out
+    mine = move.memo(("change_entries", seat, named_values), by_path).get(change.path, [])
+    carried = [c for e in events for c in (e.get("typed") or {}).get("changes", ())]
+    return all(w in carried for w in mine)
+
+
+def _matches(pattern, path):
+    """How specifically ``pattern`` covers ``path`` (it matches a prefix of the path; more
+    segments, then fewer wildcards, is more specific), or None."""
+    parts = pattern.split(".") if pattern else []
+    if len(parts) > len(path):
+        return None
+    for p, k in zip(parts, path):
+        if p != "*" and p != str(k):
+            return None
+    return (len(parts), -parts.count("*"))
+
+
+def untold_changes(move, seat, events, rules):
+    """The changes in ``seat``'s view across ``move`` that ``events`` do not tell by the
+    room's ``rules`` (its ``VIEW_CHANGES``): a list of (change, why)."""
+    out = []
+    for change in view_changes(move.view_before(seat), move.view_after(seat)):
+        best = None
+        for pattern, rule in rules.items():
+            m = _matches(pattern, change.path)
+            if m is not None and (best is None or m > best[0]):
+                best = (m, pattern, rule)
+        if best is None:
+            out.append((change, "no entry of VIEW_CHANGES covers this path"))
+        elif not best[2](change, move, seat, events):
+            out.append((change, f"not told as {best[1]!r} requires"))
+    return out
+
+
+def transition_events(before, action, after, seat, move=None):
     """The events of the transition ``before`` --``action``--> ``after`` as ``seat`` saw them:
     the room's ``events`` module (``engines/<id>/events.py``) writes them; checked here to
-    have a label each."""
+    have a label each. ``move``: that transition's :class:`Move`, to share its views among
+    seats."""
     module = importlib.import_module(f"fagin.engines.{before.game.id}.events")
-    out = module.events(Move(before, action, after), seat)
+    out = module.events(move or Move(before, action, after), seat)
     for e in out:
         if not (isinstance(e.get("label"), str) and e["label"].strip()):
             raise TypeError(f"{before.game.id}: an event without a label: {e!r}")

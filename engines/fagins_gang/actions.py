@@ -14,8 +14,8 @@ def action_label(action: int, chance: bool = False, options=None) -> str:
     t = typed_action(action)
     k = t["kind"]
     if k == "choose":
-        return {"move": "a: move urchins", "steal_goods": "b: steal or exchange goods",
-                "steal_shillings": "c: steal shillings", "market": "d: go to Smithfield Market"}[t["action"]]
+        return {"move": "move urchins", "steal_goods": "steal or exchange goods",
+                "steal_shillings": "steal shillings", "market": "go to Smithfield Market"}[t["action"]]
     if k == "done":
         return "done"
     where = f"{E.LOCATIONS[t['location']]}" if "location" in t else ""

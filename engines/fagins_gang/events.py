@@ -6,7 +6,7 @@ to Fagin's den, as a round's summary."""
 from collections import Counter
 
 from fagin.engines.fagins_gang import engine
-from fagin.engines.game import event, result_event, seat_changes, seat_name, verb
+from fagin.engines.game import bookkeeping, event, result_event, seat_changes, seat_name, told_by, verb
 
 
 def _level(space):
@@ -38,6 +38,25 @@ def _caught(before, after):
     return out
 
 
+def _figures(before, after):
+    """Every figure's change (``FaginsGangChange`` dicts), and the urchins put on the board
+    and taken off it (as multisets: an urchin that moves is one taken off and one put on)."""
+    out = []
+    for p, (b, a) in enumerate(zip(before["seats"], after["seats"])):
+        for key in ("shillings", "den", "home"):
+            if a[key] != b[key]:
+                out.append({"place": key, "seat": p, "by": a[key] - b[key]})
+        out += [{"place": "goods", "seat": p, "colour": c, "by": ga - gb}
+                for c, (gb, ga) in enumerate(zip(b["goods"], a["goods"])) if ga != gb]
+    for key in ("stalls", "warehouses"):
+        out += [{"place": key, "colour": c, "by": na - nb}
+                for c, (nb, na) in enumerate(zip(before[key], after[key])) if na != nb]
+    key = lambda u: (u["seat"], u["location"], u["space"])
+    b, a = Counter(map(key, before["urchins"])), Counter(map(key, after["urchins"]))
+    urchin = lambda t: {"seat": t[0], "location": t[1], "space": t[2]}
+    return out, [urchin(t) for t in sorted((a - b).elements())], [urchin(t) for t in sorted((b - a).elements())]
+
+
 def events(move, seat):
     before, after = move.view_before(seat), move.view_after(seat)
     out = []
@@ -50,7 +69,7 @@ def events(move, seat):
             c = after["constables"][L]
             out.append(event(f"set-up die {die}: the constable of {engine.LOCATIONS[L]} starts on "
                              f"{_level(c['space'])}, facing {'up' if c['facing_up'] else 'down'}",
-                             "setup_die", die=die, location=L))
+                             "setup_die", die=die, location=L, space=c["space"], facing_up=c["facing_up"]))
         elif phase in ("setup_wheel", "wheel"):
             out.append(event(f"wheel die {die}: the price wheel turns to {after['wheel']}; prices "
                              + ", ".join(f"{engine.COLOURS[c]} {p}" for c, p in enumerate(after["prices"])),
@@ -63,7 +82,8 @@ def events(move, seat):
                     + ("; caught and sent back to the den: "
                        + ", ".join(f"{seat_name(p, seat)}'s urchin on {_level(sp)}" for p, _, sp in caught)
                        if caught else "; nobody is caught"))
-            out.append(event(text, "patrol", summary=True, die=die, location=L,
+            out.append(event(text, "patrol", summary=True, die=die, location=L, space=c["space"],
+                             facing_up=c["facing_up"],
                              caught=[{"seat": p, "location": loc, "space": sp} for p, loc, sp in caught]))
             if after["phase"] != "over":
                 out.append(event(f"round {after['round']} is over; urchins home: "
@@ -82,6 +102,70 @@ def events(move, seat):
             text += "; knocked out to the den: " + ", ".join(
                 f"{seat_name(p, seat)}'s urchin" for p, _, _ in knocked)
         out.append(event(text, "move", seat=a, action=move.typed))
+    figures, placed, removed = _figures(before, after)
+    if figures or placed or removed:
+        out[0]["typed"].update(changes=figures, urchins_placed=placed, urchins_removed=removed)
     if move.after.is_terminal():
         out.append(result_event(move.after, seat))
     return out
+
+
+def _figure_told(change, move, seat, events):
+    """A figure's change is carried by a ``changes`` entry of its place and seat, colour by
+    colour for goods, stalls and warehouses (lists by colour)."""
+    path = change.path
+    place, owner = (path[2], path[1]) if path[0] == "seats" else (path[0], None)
+    if change.is_list:
+        wanted = [(c, a - b) for c, (b, a) in enumerate(zip(change.before, change.after)) if a != b]
+    else:
+        wanted = [(None, change.after - change.before)]
+    carried = {(c.get("colour"), c["by"]) for e in events for c in e["typed"].get("changes", ())
+               if c["place"] == place and c.get("seat") == owner}
+    return all(w in carried for w in wanted)
+
+
+def _urchins_told(change, move, seat, events):
+    """The urchins on the board, compared as a whole (their order is the engine's): every
+    urchin put on and taken off is carried by the events."""
+    key = lambda u: (u["seat"], u["location"], u["space"])
+    b = Counter(map(key, move.view_before(seat)["urchins"]))
+    a = Counter(map(key, move.view_after(seat)["urchins"]))
+    placed = Counter(key(u) for e in events for u in e["typed"].get("urchins_placed", ()))
+    removed = Counter(key(u) for e in events for u in e["typed"].get("urchins_removed", ()))
+    return placed == a - b and removed == b - a
+
+
+def _constable_told(change, move, seat, events):
+    """A constable's move (a set-up or patrol die) is told by the die's event naming its
+    location, space and facing."""
+    L = change.path[1]
+    c = move.view_after(seat)["constables"][L]
+    return any(e["typed"].get("location") == L and e["typed"].get("space") == c["space"]
+               and e["typed"].get("facing_up") == c["facing_up"] for e in events)
+
+
+def _prices_told(change, move, seat, events):
+    return any(e["typed"].get("prices") == move.view_after(seat)["prices"] for e in events)
+
+
+#: How each change in a seat's view is told (fagin.engines.game.untold_changes). Nothing is
+#: hidden (FG-27): every seat's view is the whole table.
+VIEW_CHANGES = {
+    "seats.*.shillings": _figure_told,
+    "seats.*.den": _figure_told,
+    "seats.*.home": _figure_told,
+    "seats.*.goods": _figure_told,
+    "stalls": _figure_told,
+    "warehouses": _figure_told,
+    "urchins": _urchins_told,
+    "constables": _constable_told,
+    "prices": _prices_told,
+    "wheel": bookkeeping("the price wheel's position, whose prices the wheel die's event gives"),
+    "winner": told_by("result"),
+    "round": bookkeeping("the round, counted by the round ends told"),
+    **{key: bookkeeping("the turn's progress, following the moves and dice told") for key in (
+        "phase", "action", "active_player", "first_player", "turns_done", "steps_done", "setup_step",
+        "used_locations", "white_hands_left", "white_hand_min", "exchange_paid", "exchange_min",
+        "market_caller", "market_seat", "market_visited", "market_buying", "market_sold",
+        "market_bought", "market_last")},
+}

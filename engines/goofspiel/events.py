@@ -1,7 +1,7 @@
 """Goofspiel's events (``GoofspielEvent``), as each seat sees them: point cards turned up,
 one's own bids (the other seat's bid stays secret until its turn is over), and each turn's
 outcome, read from the seat's views (with ``imp_info`` it learns the winner, not the bid)."""
-from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.game import bookkeeping, event, named, result_event, seat_name, verb
 
 
 def _turn(after, t, seat):
@@ -32,3 +32,25 @@ def events(move, seat):
         out.append(result_event(move.after, seat, "points"
                                 if after["options"]["returns_type"] != "win_loss" else None))
     return out
+
+
+
+def _pending_told(change, move, seat, events):
+    """The seat's own bid, before the other's is in: named by its bid event (cleared when the
+    turn's outcome is told)."""
+    if change.after is None:
+        return any(e["typed"]["kind"] == "turn" for e in events)
+    return any(e["typed"]["kind"] == "bid" and e["typed"]["action"]["card"] == change.after for e in events)
+
+
+#: How each change in a seat's view is told (fagin.engines.game.untold_changes); the views
+#: count cards from 0, the events as people do, from 1.
+VIEW_CHANGES = {
+    "point_cards": named("point", item=lambda c: c + 1),
+    "bids0": named("bids", kinds=("turn",), hidden=(-1,), item=lambda b: b + 1),
+    "bids1": named("bids", kinds=("turn",), hidden=(-1,), item=lambda b: b + 1),
+    "winners": named("winner", kinds=("turn",)),
+    "pending0": _pending_told,
+    "pending1": _pending_told,
+    "points": bookkeeping("each seat's points: the point cards of the turns told won"),
+}

@@ -6,7 +6,7 @@ cards are shown together (KL-2): that reveal and the thefts it brings (each seat
 before and after, as the engine paid them) are the hour's summary events. Everything is
 read from the seat's views; a seat's own secret choices are told to it alone.
 """
-from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.game import bookkeeping, event, named, result_event, seat_name, verb
 from fagin.engines.kids_of_london.engine import CHARACTER_NAMES
 
 _CHOOSING = ("choose_card", "reveal_character", "reveal_fictitious")
@@ -87,3 +87,41 @@ def events(move, seat):
     if move.after.is_terminal():
         out.append(result_event(move.after, seat))
     return out
+
+
+def _prince_told(change, move, seat, events):
+    """A seat's own choice of prince (True) or comedian (False), by its choice event."""
+    if change.after is None:
+        return any(e["typed"]["kind"] in ("reveal", "thefts") for e in events)
+    want = "prince" if change.after else "comedian"
+    return any(e["typed"]["kind"] == "choice" and (e["typed"].get("action") or {}).get("kind") == want
+               for e in events)
+
+
+def _chosen_told(change, move, seat, events):
+    """That a seat has chosen (not what, KL-23) is told by its choice; the marks go when the
+    hour's cards are shown."""
+    if change.after:
+        return any(e["typed"]["kind"] == "choice" and e["seat"] == change.seat() for e in events)
+    return any(e["typed"]["kind"] in ("reveal", "thefts") for e in events)
+
+
+#: How each change in a seat's view is told (fagin.engines.game.untold_changes).
+VIEW_CHANGES = {
+    "character": named("character", cleared_by=("reveal", "thefts")),
+    "pile": named("character", kinds=("character",)),
+    "fictitious.card": named("card", "cards", cleared_by=("reveal", "thefts")),
+    "fictitious.deck": named("card", kinds=("fictitious_card",)),
+    "fictitious.coins": named("coins_after", kinds=("thefts",)),
+    "seats.*.coins": named("coins_after", kinds=("thefts",)),
+    "seats.*.card": named("card", "cards", cleared_by=("reveal", "thefts")),
+    "seats.*.prince_choice": _prince_told,
+    "seats.*.chosen": _chosen_told,
+    "seats.*.hand": named("card", "cards"),
+    "last_hour": bookkeeping("the record of the hour just ended: its character and cards, as its reveal told "
+                             "them (with the hour's end, or before a prince or comedian was chosen)"),
+    "robbers": bookkeeping("the seats that rob the character: the highest cards of the reveal told"),
+    "lone": bookkeeping("the seat left to choose alone, from the reveal told"),
+    "phase": bookkeeping("the hour's step, following the choices and reveals told"),
+    "turn": bookkeeping("the hour, counted by the reveals told"),
+}

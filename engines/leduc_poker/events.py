@@ -1,6 +1,6 @@
 """Leduc poker's events (``LeducPokerEvent``), as each seat sees them: the private deal (a
 seat sees its own card only), the public card, each fold, call or raise, and the result."""
-from fagin.engines.game import action_event, dealt_event, event, result_event
+from fagin.engines.game import action_event, bookkeeping, dealt_event, event, named, result_event, told_by
 
 RANKS = ("Jack", "Queen", "King")
 _VERBS = {"fold": ("fold", "folds"), "call": ("call", "calls"), "raise": ("raise", "raises")}
@@ -25,3 +25,13 @@ def events(move, seat):
     if move.after.is_terminal():
         out.append(result_event(move.after, seat, "chips"))
     return out
+
+
+#: How each change in a seat's view is told (fagin.engines.game.untold_changes).
+VIEW_CHANGES = {
+    "private_cards": named("card", kinds=("deal",), hidden=(-1,)),
+    "public_card": named("card", kinds=("public_card",)),
+    "round1": told_by("action"),
+    "round2": told_by("action"),
+    "contributions": bookkeeping("the chips each seat has put in: the antes and the bets and calls told"),
+}

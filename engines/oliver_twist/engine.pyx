@@ -1734,7 +1734,10 @@ def belief_layout(data, int seat):
     places += [("the bag", None), ("the face-down pool", None), ("face down on the streets", None),
                ("the Character draw pile", None), ("the Burglary draw pile", None),
                ("the burglar's drawn Burglary cards", None)]
-    items = list(KIND_NAMES) + list(CHARACTERS) + [f"Burglary £{v}" for v in BURGLARY_VALUES]
+    # The components' names, as people see them (the tokens' and cards' own words).
+    from fagin.engines.oliver_twist.state import CHARACTER_NAMES, token_name
+    items = ([token_name(k) for k in range(len(KIND_NAMES))] + list(CHARACTER_NAMES)
+             + [f"Burglary £{v}" for v in BURGLARY_VALUES])
     return places, items + [None] * (OT_ITEMS - len(items))
 BOARD = {}
 MAX_GAME_LENGTH_PY = 0

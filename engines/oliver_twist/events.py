@@ -10,7 +10,7 @@ with their tokens, the fines; the game's end with each seat's final score (OT-29
 """
 from collections import Counter
 
-from fagin.engines.game import event, result_event, seat_name, verb
+from fagin.engines.game import bookkeeping, change_entries, event, in_change_entries, result_event, seat_name, told_by, verb
 # The engine first: it imports the state module at its end, and the state module reads the
 # engine's constants as it loads, so the state module cannot be the first of the two loaded.
 from fagin.engines.oliver_twist import engine as _engine  # noqa: F401
@@ -81,7 +81,10 @@ def _chance(move, seat, before, after):
     kind = typed["kind"]
     phase = before["phase"]
     if kind == "draw_token" and phase in ("fill", "flip"):
-        return event(f"{_token(typed['token'])} comes up on the board", "chance", token=typed["token"])
+        space = next((i for i, (b, a) in enumerate(zip(before["board"], after["board"])) if a != b), None)
+        where = f" on space {space}" if space is not None else ""
+        return event(f"{_token(typed['token'])} comes up{where}", "chance", token=typed["token"],
+                     filling=phase == "fill" or None)
     # Drawn for one seat: the stash's owner (the opening deal) or the active seat.
     to = before["active_player"]
     for p, (b, a) in enumerate(zip(before["seats"], after["seats"])):
@@ -137,8 +140,63 @@ def _final(after, seat):
     return event("final scores: " + "; ".join(parts), "final_score", summary=True, scores=scores)
 
 
+def _board_summary(after, seat):
+    """The board as the fill left it, one line: "the board: 75 tokens: 9 × brooch, ..." (with
+    the face-down ones counted)."""
+    tokens = Counter(sp["token"] for sp in after["board"] if sp["token"])
+    face_down = sum(1 for sp in after["board"] if sp["face_down"] and not sp["token"])
+    parts = [f"{n} × {_token(k)}" if n > 1 else _token(k)
+             for k, n in sorted(tokens.items(), key=lambda kn: (-kn[1], _token(kn[0])))]
+    if face_down:
+        parts.append(f"{face_down} face down")
+    total = sum(tokens.values()) + face_down
+    return event(f"the board: {total} tokens: " + ", ".join(parts), "board", summary=True,
+                 board=[sp["token"] for sp in after["board"]])
+
+
+_SEAT_PLACES = {"stash": "stash", "police_file": "Police file", "tools": "Tools",
+                "characters": "Character cards", "burglary_cards": "Burglary cards"}
+
+
+def _item(place, x):
+    if place == "tools":
+        return f"{x} Tool"
+    if place in ("characters", "character_discard"):
+        return _st.CHARACTER_NAMES[_st.CHARS.index(x)]
+    if place in ("burglary_cards", "burglary_drawn"):
+        return "a Burglary card" if x == "-1" else f"Burglary card {int(x):+d}"
+    return _token(x)
+
+
+def _changes_text(changes, seat, said):
+    """What the label has not said of a move's changes, in words: where tokens went ("your
+    stash: +brooch; your Police file: +lockpick Tool"), the tokens taken off the board beside
+    the one named, the cards played or discarded. ``said``: the spaces the label names."""
+    parts, off = [], []
+    for c in changes:
+        place = c["place"]
+        if place not in _SEAT_PLACES and place not in ("set", "character_discard", "burglary_drawn", "token"):
+            continue
+        bits = [f"+{_item(place, x)}" for x in c.get("added", ())] + \
+               [f"−{_item(place, x)}" for x in c.get("removed", ())]
+        if place in _SEAT_PLACES and bits:
+            owner = "your" if c.get("seat") == seat else f"seat {c['seat']}'s"
+            parts.append(f"{owner} {_SEAT_PLACES[place]}: {', '.join(bits)}")
+        elif place == "token" and c.get("space") not in said:
+            off += [f"{_token(x)} (space {c['space']})" for x in c["removed"]]
+            parts += [f"{_token(x)} comes up on space {c['space']}" for x in c["added"]]
+        elif place in ("set", "character_discard", "burglary_drawn") and bits:
+            name = {"set": "the set for Fagin", "character_discard": "the Character discard pile",
+                    "burglary_drawn": "the Burglary cards drawn"}[place]
+            parts.append(f"{name}: {', '.join(bits)}")
+    if off:
+        parts.insert(0, "off the board: " + ", ".join(off))
+    return parts
+
+
 def events(move, seat):
     before, after = move.view_before(seat), move.view_after(seat)
+    changes = change_entries(before, after, skip=_TOLD_ELSEWHERE, named_values=_POSITIONS)
     if move.chance:
         out = [_chance(move, seat, before, after)]
     else:
@@ -151,10 +209,47 @@ def events(move, seat):
         money = _money(before, after, seat)
         if money:
             label += " (" + ", ".join(money) + ")"
+        said = set()
+        if not private and typed["kind"] == "space":
+            said.add(typed["space"])
+        elif not private and typed["kind"] == "take" and before["line"]:
+            said.add(before["line"][-1])
+        extra = _changes_text(changes, seat, said)
+        if extra:
+            label += "; " + "; ".join(extra)
         out = [event(label, "move", seat=a, action=None if private else typed)]
+    if changes:
+        out[0]["typed"]["changes"] = changes
+    if before["phase"] == "fill" and after["phase"] != "fill":
+        out.append(_board_summary(after, seat))
     if after["last_round_end"] is not None and after["last_round_end"] != before["last_round_end"]:
         out.extend(_round_end(after, seat))
     if move.after.is_terminal():
         out.append(_final(after, seat))
         out.append(result_event(move.after, seat))
     return out
+
+
+_PROGRESS = "the turn's progress, following the moves and draws told"
+_COUNT = "a count of a pile whose tokens or cards are told as they come and go"
+#: Paths told by the summaries (a round's end, the final scores, the result), or bookkeeping.
+_BOOKKEEPING = {
+    **{key: bookkeeping(_PROGRESS) for key in (
+        "phase", "active_player", "fill_next", "flip_from", "flip_target", "flips_left", "deal_left",
+        "peeks_left", "pick_dest", "pick_last", "pick_left", "restrict", "rewards_taken", "extra_prowls",
+        "line_max", "night", "opening", "fagin_min", "fagin_type", "pending_token", "burglary_to_draw")},
+    **{key: bookkeeping(_COUNT) for key in (
+        "bag_size", "burglary_draw_size", "burglary_drawn_size", "burglary_tokens_aside", "character_draw_size",
+        "face_down_pool_size", "starting_aside_size", "seats.*.stash_size", "seats.*.police_file_size",
+        "seats.*.burglary_count", "seats.*.character_count", "seats.*.stash_starting",
+        "seats.*.police_file_starting")},
+    "last_round_end": told_by("round_end"),
+    "seats.*.final_score": told_by("final_score"),
+    "winners": told_by("result"),
+}
+_TOLD_ELSEWHERE = tuple(_BOOKKEEPING)
+#: Positions, told by the space they move to (not by how far).
+_POSITIONS = ("pawn",)
+#: How each change in a seat's view is told (fagin.engines.game.untold_changes): the
+#: bookkeeping and summaries above, every other path by the ``changes`` of the events.
+VIEW_CHANGES = {"": in_change_entries(_POSITIONS), **_BOOKKEEPING}

@@ -51,3 +51,42 @@ def test_no_identifier_in_labels_or_text_views(game_id, players):
         else:
             st = st.with_seat_to_act(rng.choice(st.pending_seats()))
             st.apply(rng.choice(st.legal_actions()))
+
+
+RULE_ID = re.compile(r"\b[A-Z]{2}-\d+\b")
+
+
+@pytest.mark.parametrize("game_id", ["london", "gangs_of_kyoto", "oliver_twist"])
+def test_belief_items_and_places_are_named_as_the_components_are(game_id):
+    """Analysis beliefs name hidden items by the components' names ("crowbar Tool",
+    "starting necklace", "Artful Dodger"), never by identifiers or rule ids."""
+    st = new_game(game_id, 3, seed=2)
+    places, items = st.game.engine.belief_layout(st.to_bytes(), 0)
+    for name in [n for n, _ in places] + [n for n in items if n]:
+        assert not IDENTIFIER.search(name) and not RULE_ID.search(name), name
+
+
+@pytest.mark.parametrize("game_id, players", [("fagins_gang", 2), ("kids_of_london", 3), ("london", 2),
+                                              ("oliver_twist", 2), ("gangs_of_kyoto", 2)])
+def test_no_rule_id_or_letter_in_labels_or_events(game_id, players):
+    """Labels and events speak of the game's things, not of the rulebook's numbering: no rule id
+    ("(KL-4)") and no option letter ("a: move urchins")."""
+    game = load_game(game_id)
+    rng = random.Random(7)
+    st = game.new_initial_state(players)
+    for _ in range(300):
+        if st.is_terminal():
+            break
+        if st.is_chance_node():
+            action = st.sample_chance(rng.getrandbits(63))
+        else:
+            st = st.with_seat_to_act(rng.choice(st.pending_seats()))
+            for a in st.legal_actions():
+                label = st.action_label(a)
+                assert not RULE_ID.search(label) and not re.match(r"^[a-z]: ", label), label
+            action = rng.choice(st.legal_actions())
+        after = st.child(action)
+        for e in st.events(action, after, 0):
+            assert not RULE_ID.search(e["label"]) and not IDENTIFIER.search(e["label"]), e["label"]
+            assert not re.search(r"(^|: )[a-z]: ", e["label"]), e["label"]
+        st = after

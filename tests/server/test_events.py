@@ -4,6 +4,7 @@ import grpc
 import pytest
 
 from fagin.v1 import kids_of_london_pb2 as kpb
+from fagin.v1 import london_pb2 as lpb
 
 from .test_service import kol_dict, kol_state
 
@@ -62,9 +63,20 @@ def test_new_game_tells_each_seat_the_opening(client):
     assert [s.seat for s in r.events] == [0, 1, 2]
     hands = {s: list(client.view(r.state, s).state.london.seats[s].hand) for s in range(3)}
     for s in r.events:
-        mine = sorted(e.london.card for e in s.events if e.london.to == s.seat)
+        # The deal's draws, then its summary (every hand as the seat sees it), then the first
+        # turn's card (LN-13).
+        kinds = [e.london.kind for e in s.events]
+        end = kinds.index(lpb.LondonEvent.KIND_DEAL)
+        draws, summary = s.events[:end], s.events[end]
+        assert len(draws) == 18 and all(e.london.kind == lpb.LondonEvent.KIND_DRAW and e.london.dealing
+                                        for e in draws)
+        assert summary.summary and not any(e.london.dealing for e in s.events[end + 1:])
+        all_draws = [e for e in s.events if e.london.kind == lpb.LondonEvent.KIND_DRAW]
+        mine = sorted(e.london.card for e in all_draws if e.london.to == s.seat)
         assert mine == sorted(hands[s.seat])
-        others = [e for e in s.events if e.london.to != s.seat]
+        assert sorted(c for d in summary.london.dealt if d.place == "hand" and d.seat == s.seat
+                      for c in d.added) == sorted(e.london.card for e in draws if e.london.to == s.seat)
+        others = [e for e in all_draws if e.london.to != s.seat]
         assert others and all(not e.london.HasField("card") and e.london.letter for e in others)
 
 

@@ -2,6 +2,7 @@
 every seat sees it, and the deal's face-down cards told to nobody."""
 from fagin.engines.gangs_of_kyoto import engine as gk
 
+from ..playing import random_path
 from .helpers import card, position
 
 
@@ -38,3 +39,29 @@ def test_the_deals_face_down_cards_are_told_to_nobody():
     for seat in range(3):
         (e,) = st.events(st.legal_actions()[0], drawn, seat)
         assert e["typed"] == {"kind": "deal_draw", "to": 0} and "face down" in e["label"]
+
+
+def test_every_card_reaching_a_seat_is_named_going_to_that_seat():
+    """GK-5: the deal's last card goes to the last seat without one, with no choice; GK-7: a
+    refused card's successor comes to the same seat. Each card that reaches a seat's row or
+    victory pile is named to every seat by an event whose card and seat are those."""
+    from collections import Counter
+
+    from fagin.engines import load_game
+
+    game = load_game("gangs_of_kyoto")
+    key = lambda c: tuple(sorted(c.items()))
+    seen = 0
+    for seed in range(3):
+        for before, action, after in random_path(game, 3, seed=seed):
+            b, a = before.describe(), after.describe()
+            for p in range(3):
+                gained = (Counter(map(key, a["seats"][p]["row"] + a["seats"][p]["victory_pile"]))
+                          - Counter(map(key, b["seats"][p]["row"] + b["seats"][p]["victory_pile"])))
+                for card in gained.elements():
+                    for seat in range(3):
+                        told = before.events(action, after, seat)
+                        assert any(key(e["typed"].get("card") or {}) == card and e["typed"].get("to") == p
+                                   for e in told), ([e["label"] for e in told], dict(card), p)
+                    seen += 1
+    assert seen > 50

@@ -1,6 +1,8 @@
 """London's events (engines/london/events.py): a move told with what it cost, another
 seat's draw told by its deck letter, and the final scoring told category by category as
 the engine scored it."""
+from collections import Counter
+
 from fagin.engines import load_game
 from fagin.engines.london import engine as E
 from fagin.engines.london.components import board
@@ -69,3 +71,57 @@ def test_another_seats_draw_is_told_by_its_letter_only():
                 assert e["typed"].get("card") == card
             elif "card" not in e["typed"]:
                 assert e["typed"]["letter"] in "abc" and E.CARDS[E.VERSION_INDEX[card]].name not in e["label"]
+
+
+def _version_name(card):
+    from fagin.engines.london.actions import version_names
+    return version_names()[E.VERSION_INDEX[card]]
+
+
+def test_every_card_leaving_a_hand_or_reaching_the_card_display_is_named():
+    """A seat placing a card may expend others of its colour (LN-28): each card that leaves
+    the mover's hand is named to the mover, and each card that reaches the Card Display or the
+    discard pile (face up, open to all) is named to every seat, with the place it went to."""
+    checked = set()
+    for before, action, after in PATH:
+        if before.is_chance_node():
+            continue
+        mover = before.current_player()
+        own_before, own_after = before.view(mover)["seats"][mover]["hand"], after.view(mover)["seats"][mover]["hand"]
+        left = list((Counter(own_before) - Counter(own_after)).elements())
+        b, a = before.describe(), after.describe()
+        gained = {words: list((Counter(a[row]) - Counter(b[row])).elements())
+                  for row, words in (("display_top", "top row"), ("display_bottom", "bottom row"),
+                                     ("discard", "discard pile"))}
+        if not left and not any(gained.values()):
+            continue
+        labels = [e[0]["label"] for e in (before.events(action, after, seat) for seat in range(3))]
+        for card in left:
+            assert _version_name(card) in labels[mover], (labels[mover], card)
+            checked.add("hand")
+        for words, cards in gained.items():
+            for label in labels:
+                for card in cards:
+                    assert _version_name(card) in label and words in label, (label, card)
+                    checked.add(words)
+    assert {"hand", "top row", "discard pile"} <= checked
+
+
+def test_the_opening_deal_is_summed_up_in_one_line():
+    """LN-5: the deal's draws are each told (and marked as dealing), and the last is followed
+    by one summary of every hand as the seat sees it: its own cards by name, the others' by
+    count and deck letter."""
+    deal = [(b, a, c) for b, a, c in PATH if b.describe()["phase"] == "deal"]
+    assert deal and all(b.events(a, c, 0)[0]["typed"]["dealing"] for b, a, c in deal)
+    before, action, after = deal[-1]
+    for seat in range(3):
+        summary = before.events(action, after, seat)[-1]
+        assert summary["summary"] and summary["typed"]["kind"] == "deal"
+        mine = after.view(seat)["seats"][seat]["hand"]
+        assert summary["label"].startswith("the deal: ")
+        assert all(_version_name(c) in summary["label"] for c in mine)
+        other = (seat + 1) % 3
+        assert "you: " in summary["label"] and f"seat {other}: 6 cards (" in summary["label"]
+        dealt = {(d["place"], d["seat"]): d["added"] for d in summary["typed"]["dealt"]}
+        assert sorted(dealt[("hand", seat)]) == sorted(mine)
+        assert len(dealt[("hand_hidden", other)]) + len(dealt[("hand", other)]) == 6

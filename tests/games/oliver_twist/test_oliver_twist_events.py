@@ -1,6 +1,7 @@
 """Oliver Twist's events (engines/oliver_twist/events.py): nightfall and the end of the
 night laid open (OT-38), and what stays a seat's own (OT-30)."""
 import random
+import re
 
 import pytest
 
@@ -73,11 +74,40 @@ def test_what_stays_a_seats_own_is_not_told_to_the_others():
         if st.is_chance_node() and st.describe()["phase"] in ("deal", "character_draw", "burglary_draw"):
             kind = st.describe()["phase"]
             told = {seat: st.events(a, after, seat)[0] for seat in range(3)}
-            named = [s for s, e in told.items() if any(v for k, v in e["typed"].items() if k != "kind")]
+            # What each seat's event names of the draw itself; ``changes`` carries what its
+            # view shows changed, public for the others (checked not to hold the secret).
+            named = [s for s, e in told.items() if any(v for k, v in e["typed"].items() if k not in ("kind", "changes"))]
             assert len(named) <= 1, told
+            secret = {v for v in st.typed_action(a).values() if isinstance(v, str) and v != st.typed_action(a)["kind"]}
             for s, e in told.items():
                 if s not in named:
                     assert st.action_label(a).split(": ")[-1] not in e["label"], e
+                    carried = {x for c in e["typed"].get("changes", ()) for x in c.get("added", []) + c.get("removed", [])}
+                    assert not secret & carried, e
             kinds.add(kind)
         st = after
     assert {"deal", "character_draw"} <= kinds
+
+
+def test_the_board_filled_is_summed_up_in_one_line():
+    """The opening fill draws a token per space: each is told (and marked as filling), and the
+    last is followed by one summary of the board, token kinds counted, in the components'
+    names."""
+    rng = random.Random(4)
+    st = GAME.new_initial_state(2)
+    filling = 0
+    while st.describe()["phase"] == "fill":
+        a = st.sample_chance(rng.getrandbits(63))
+        after = st.child(a)
+        told = st.events(a, after, 0)
+        assert told[0]["typed"]["filling"] and re.fullmatch(r".+ comes up on space \d+", told[0]["label"])
+        filling += 1
+        st = after
+    summary = told[-1]
+    board = st.describe()["board"]
+    tokens = [sp["token"] for sp in board if sp["token"]]
+    assert summary["summary"] and summary["typed"]["kind"] == "board"
+    assert summary["typed"]["board"] == [sp["token"] for sp in board]
+    assert summary["label"].startswith(f"the board: {len(tokens)} tokens: ")
+    assert filling == len(tokens)
+    assert "_" not in summary["label"] and "×" in summary["label"]
