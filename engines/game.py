@@ -264,13 +264,18 @@ class Move:
         return self.before.typed_action(self.action)
 
 
-def event(label, kind, seat=None, summary=False, **typed):
+def event(label, kind, seat=None, summary=False, summed_up=False, **typed):
     """An event as the API carries it (``fagin.v1.Event``, a dict): ``label``, what happened
     in English as a person says it; ``seat``, the seat that acted (None for a chance event
-    or a summary); ``summary``, whether it sums up a round's or the game's end; ``typed``,
-    the game's ``<Game>Event`` message as a dict, whose ``kind`` is ``kind``."""
-    return {"label": label, "seat": seat, "summary": bool(summary),
-            "typed": {"kind": kind, **{k: v for k, v in typed.items() if v is not None}}}
+    or a summary); ``summary``, whether it sums up a round's or the game's end (or its
+    set-up); ``summed_up``, whether a later summary event sums it up (one draw of the opening
+    deal, one token of the board's fill), so that a log may show that summary in its place;
+    ``typed``, the game's ``<Game>Event`` message as a dict, whose ``kind`` is ``kind``."""
+    out = {"label": label, "seat": seat, "summary": bool(summary),
+           "typed": {"kind": kind, **{k: v for k, v in typed.items() if v is not None}}}
+    if summed_up:
+        out["summed_up"] = True
+    return out
 
 
 def seat_name(seat, observer):

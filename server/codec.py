@@ -364,8 +364,8 @@ def _encoded_action(game_id, action_id, chance, options_key):
 
 def encode_event(game, ev):
     """An event dict (as :meth:`State.events` gives it: ``label``, ``seat``, ``summary``,
-    ``typed``) -> Event, its typed form in the game's ``<Game>Event`` message."""
-    msg = fagin_pb2.Event(label=ev["label"], summary=bool(ev.get("summary")))
+    ``summed_up``, ``typed``) -> Event, its typed form in the game's ``<Game>Event`` message."""
+    msg = fagin_pb2.Event(label=ev["label"], summary=bool(ev.get("summary")), summed_up=bool(ev.get("summed_up")))
     if ev.get("seat") is not None:
         msg.seat = ev["seat"]
     if ev.get("typed") is not None:

@@ -612,7 +612,9 @@ function renderLog() {
   // The opening chance events (a deal, the first character), as the human saw them.
   const opening = game.history[0].events || [];
   $("opening").hidden = !opening.length;
-  $("opening").textContent = opening.length ? `The opening: ${opening.map((e) => e.label).join("; ")}` : "";
+  // A set-up told card by card (summedUp) is given by the summary that ends it.
+  const told = opening.filter((e) => !e.summedUp);
+  $("opening").textContent = opening.length ? `The opening: ${told.map((e) => e.label).join("; ")}` : "";
   // Only the moves not yet listed are added (the list was rebuilt at every step, so a long
   // game slowed down move by move): entries of another game, or past a take-back, go first.
   const log = $("log");
@@ -661,17 +663,39 @@ function moverBadge(seat) {
   you ? "you" : `bot L${game.levels[seat]}`);
 }
 
+//: More chance outcomes than this in one move's events are folded into a count (logItem).
+const CHANCE_LINES_SHOWN = 3;
+
 // One move of the log, told as the human's seat saw it, then any round or game summary it brought.
 function logItem(entry, i) {
   const told = entry.events || [];
-  const moves = told.filter((e) => !e.summary);
+  const moves = told.filter((e) => !e.summary && !e.summedUp);
+  let summaries = told.filter((e) => e.summary);
+  // A set-up told card by card or token by token (summedUp) is shown as the summary that
+  // ends it: the run's own lines stay in the list, hidden, so that the log keeps one item
+  // per move of the game.
+  const summedUp = !moves.length && told.some((e) => e.summedUp);
   const who = entry.by === null || entry.by === undefined ? "chance" : entry.by === game.human ? "you" : `seat ${entry.by}`;
-  const text = moves.length ? moves.map((e) => e.label).join("; ") : `${who} made a move you cannot see`;
+  // A run of chance outcomes after a move (Oliver Twist's board refilled token by token) is
+  // one clause and a count, its lines a click away: a log line stays a line people read.
+  const chance = moves.filter((e) => e.seat === undefined || e.seat === null);
+  const folded = chance.length > CHANCE_LINES_SHOWN;
+  const shown = folded ? moves.filter((e) => !chance.includes(e)).concat(chance.slice(0, 1)) : moves;
+  let text = moves.length ? shown.map((e) => e.label).join("; ") : `${who} made a move you cannot see`;
+  if (folded) text += ` (and ${chance.length - 1} more chance events)`;
+  if (summedUp) {
+    text = summaries.length ? summaries[0].label : told.find((e) => e.summedUp).label;
+    summaries = summaries.slice(1);
+  }
   const item = el("li", { value: String(i), "data-seat": entry.by === null || entry.by === undefined ? null : String(entry.by),
     class: entry.by !== null && entry.by !== undefined && entry.by !== game.human ? "by-bot" : null },
   el("div", { class: "line" }, moverBadge(entry.by),
     el("button", { type: "button", class: "link event", "aria-current": "false", onclick: () => goTo(i) }, text)));
-  const summaries = told.filter((e) => e.summary);
+  if (summedUp && !told.some((e) => e.summary)) item.hidden = true;
+  if (folded) {
+    item.append(el("details", { class: "chance-run" }, el("summary", {}, `the ${chance.length} chance events`),
+      el("ul", {}, ...chance.map((e) => el("li", {}, e.label)))));
+  }
   if (summaries.length) {
     item.append(el("ul", { class: "summaries" },
       ...summaries.map((e) => el("li", { class: "summary" }, e.label))));

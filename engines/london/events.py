@@ -221,7 +221,7 @@ def events(move, seat):
     if move.chance:
         first = _draw(move, seat, before, after)
         if before["phase"] == "deal":
-            first["typed"]["dealing"] = True
+            first["summed_up"] = True
         # The drawn card is the label's; anything else the draw brought is told after it.
         rest = [c for c in changes if c["place"] not in ("hand", "hand_hidden", "looked", "looked_letters")]
     else:

@@ -84,7 +84,7 @@ def _chance(move, seat, before, after):
         space = next((i for i, (b, a) in enumerate(zip(before["board"], after["board"])) if a != b), None)
         where = f" on space {space}" if space is not None else ""
         return event(f"{_token(typed['token'])} comes up{where}", "chance", token=typed["token"],
-                     filling=phase == "fill" or None)
+                     summed_up=phase == "fill")
     # Drawn for one seat: the stash's owner (the opening deal) or the active seat.
     to = before["active_player"]
     for p, (b, a) in enumerate(zip(before["seats"], after["seats"])):
@@ -168,29 +168,47 @@ def _item(place, x):
     return _token(x)
 
 
+#: Tokens coming up on the board beyond this many are told as one count by kind (the board is
+#: drawn, and the typed changes give every space), not as a clause per space.
+_SPACES_NAMED = 3
+
+
+def _counted(sign, place, items):
+    """``["−4 × ring", "−Wallet"]``: identical tokens or cards once each, with their count, in
+    the order they first appear, so that a Police file emptied at nightfall reads as a line,
+    not as a wall of clauses."""
+    counts = Counter(items)
+    return [f"{sign}{n} × {_item(place, x)}" if n > 1 else f"{sign}{_item(place, x)}" for x, n in counts.items()]
+
+
 def _changes_text(changes, seat, said):
     """What the label has not said of a move's changes, in words: where tokens went ("your
     stash: +brooch; your Police file: +lockpick Tool"), the tokens taken off the board beside
     the one named, the cards played or discarded. ``said``: the spaces the label names."""
-    parts, off = [], []
+    parts, off, up = [], [], []
     for c in changes:
         place = c["place"]
         if place not in _SEAT_PLACES and place not in ("set", "character_discard", "burglary_drawn", "token"):
             continue
-        bits = [f"+{_item(place, x)}" for x in c.get("added", ())] + \
-               [f"−{_item(place, x)}" for x in c.get("removed", ())]
+        bits = _counted("+", place, c.get("added", ())) + _counted("−", place, c.get("removed", ()))
         if place in _SEAT_PLACES and bits:
             owner = "your" if c.get("seat") == seat else f"seat {c['seat']}'s"
             parts.append(f"{owner} {_SEAT_PLACES[place]}: {', '.join(bits)}")
         elif place == "token" and c.get("space") not in said:
             off += [f"{_token(x)} (space {c['space']})" for x in c["removed"]]
-            parts += [f"{_token(x)} comes up on space {c['space']}" for x in c["added"]]
+            up += [(x, c["space"]) for x in c["added"]]
         elif place in ("set", "character_discard", "burglary_drawn") and bits:
             name = {"set": "the set for Fagin", "character_discard": "the Character discard pile",
                     "burglary_drawn": "the Burglary cards drawn"}[place]
             parts.append(f"{name}: {', '.join(bits)}")
     if off:
         parts.insert(0, "off the board: " + ", ".join(off))
+    if len(up) > _SPACES_NAMED:
+        counts = Counter(x for x, _ in up)
+        parts.append(f"{len(up)} tokens come up on the board: "
+                     + ", ".join(f"{n} × {_token(x)}" if n > 1 else _token(x) for x, n in counts.items()))
+    else:
+        parts += [f"{_token(x)} comes up on space {space}" for x, space in up]
     return parts
 
 

@@ -682,6 +682,9 @@ def test_oliver_twist_is_drawn_as_the_street_map_with_tokens_stashes_and_files(b
     page.on("pageerror", lambda error: page_errors.append(error))
     view = _start(page, site, "oliver_twist")["state"]["oliverTwist"]
     side = _data("oliver_twist", "board")["night" if view.get("night") else "day"]
+    # The board's fill is told as its one summary, not as a wall of a line per token.
+    opening = page.inner_text("#opening")
+    assert "the board: " in opening and "comes up on space" not in opening, opening
     # Every space of the board's side, at its place; the Gang pawn on its space.
     spaces = page.locator("#drawn-table svg.ot-map g.space")
     assert spaces.count() == len(side["spaces"])

@@ -68,9 +68,9 @@ def test_new_game_tells_each_seat_the_opening(client):
         kinds = [e.london.kind for e in s.events]
         end = kinds.index(lpb.LondonEvent.KIND_DEAL)
         draws, summary = s.events[:end], s.events[end]
-        assert len(draws) == 18 and all(e.london.kind == lpb.LondonEvent.KIND_DRAW and e.london.dealing
+        assert len(draws) == 18 and all(e.london.kind == lpb.LondonEvent.KIND_DRAW and e.summed_up
                                         for e in draws)
-        assert summary.summary and not any(e.london.dealing for e in s.events[end + 1:])
+        assert summary.summary and not any(e.summed_up for e in s.events[end + 1:])
         all_draws = [e for e in s.events if e.london.kind == lpb.LondonEvent.KIND_DRAW]
         mine = sorted(e.london.card for e in all_draws if e.london.to == s.seat)
         assert mine == sorted(hands[s.seat])

@@ -108,11 +108,11 @@ def test_every_card_leaving_a_hand_or_reaching_the_card_display_is_named():
 
 
 def test_the_opening_deal_is_summed_up_in_one_line():
-    """LN-5: the deal's draws are each told (and marked as dealing), and the last is followed
+    """LN-5: the deal's draws are each told (and marked as summed up), and the last is followed
     by one summary of every hand as the seat sees it: its own cards by name, the others' by
     count and deck letter."""
     deal = [(b, a, c) for b, a, c in PATH if b.describe()["phase"] == "deal"]
-    assert deal and all(b.events(a, c, 0)[0]["typed"]["dealing"] for b, a, c in deal)
+    assert deal and all(b.events(a, c, 0)[0].get("summed_up") for b, a, c in deal)
     before, action, after = deal[-1]
     for seat in range(3):
         summary = before.events(action, after, seat)[-1]

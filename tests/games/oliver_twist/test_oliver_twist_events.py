@@ -90,7 +90,7 @@ def test_what_stays_a_seats_own_is_not_told_to_the_others():
 
 
 def test_the_board_filled_is_summed_up_in_one_line():
-    """The opening fill draws a token per space: each is told (and marked as filling), and the
+    """The opening fill draws a token per space: each is told (and marked as summed up), and the
     last is followed by one summary of the board, token kinds counted, in the components'
     names."""
     rng = random.Random(4)
@@ -100,7 +100,7 @@ def test_the_board_filled_is_summed_up_in_one_line():
         a = st.sample_chance(rng.getrandbits(63))
         after = st.child(a)
         told = st.events(a, after, 0)
-        assert told[0]["typed"]["filling"] and re.fullmatch(r".+ comes up on space \d+", told[0]["label"])
+        assert told[0].get("summed_up") and re.fullmatch(r".+ comes up on space \d+", told[0]["label"])
         filling += 1
         st = after
     summary = told[-1]
@@ -111,3 +111,23 @@ def test_the_board_filled_is_summed_up_in_one_line():
     assert summary["label"].startswith(f"the board: {len(tokens)} tokens: ")
     assert filling == len(tokens)
     assert "_" not in summary["label"] and "×" in summary["label"]
+
+
+def test_labels_count_what_repeats_rather_than_list_it():
+    """A move's label stays a line a person reads: identical tokens leaving or reaching a place
+    are counted ("−4 × ring"), and a board refilled after the line is taken says how many
+    tokens came up, by kind, rather than a clause per space (the typed changes keep every
+    space)."""
+    repeated = re.compile(r"([+−][^,;]+), \1(?=[,;]|$)")
+    refills = 0
+    for seed in range(3):
+        for before, action, after in random_path(GAME, 3, seed):
+            for seat in range(3):
+                for e in before.events(action, after, seat):
+                    if e.get("summed_up") or e["summary"]:
+                        continue
+                    label = e["label"]
+                    assert label.count("comes up on space") <= 3, label
+                    assert not repeated.search(label), label
+                    refills += "tokens come up on the board: " in label
+    assert refills, "no refill of the board was told in these games"
