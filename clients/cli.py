@@ -25,6 +25,7 @@ system's roots), ``--tls-cert``/``--tls-key`` for mTLS, and the token from
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -35,7 +36,7 @@ import grpc
 from google.protobuf import descriptor_pool, json_format
 
 from fagin.clients import loadtest
-from fagin.clients.client import DEFAULT_TARGET, FaginClient
+from fagin.clients.client import DEFAULT_TARGET, FaginClient, message_to_dict
 from fagin.v1 import fagin_pb2 as pb
 
 
@@ -44,12 +45,8 @@ class CliError(Exception):
 
 
 def to_json(msg) -> str:
-    try:
-        return json_format.MessageToJson(msg, preserving_proto_field_name=True,
-                                         always_print_fields_with_no_presence=True)
-    except TypeError:      # protobuf < 5
-        return json_format.MessageToJson(msg, preserving_proto_field_name=True,
-                                         including_default_value_fields=True)
+    # The spelling of the HTTP API's answers and of `fagin batch`: one JSON for every client.
+    return json.dumps(message_to_dict(msg), indent=2)
 
 
 def read_state(path: str) -> pb.GameState:

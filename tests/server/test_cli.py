@@ -16,6 +16,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from fagin.clients import FaginClient, cli
 from fagin.v1 import fagin_pb2 as pb
 
+from ..serving import line_reader
+from .test_metrics import free_port
+
 
 def run(server, *args, stdin=None, capsys=None, monkeypatch=None):
     if stdin is not None:
@@ -32,7 +35,8 @@ def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypa
     assert code == 0
     game = tmp_path / "game.json"
     game.write_text(out)
-    assert json.loads(out)["kids_of_london"]["players"] == 3
+    # proto3 JSON's lowerCamelCase, the HTTP API's spelling (before: the .proto's kids_of_london).
+    assert json.loads(out)["kidsOfLondon"]["players"] == 3
     code, out, _ = run(server, "legal", "--state", str(game), capsys=capsys)
     assert code == 0 and "play 8" in out
     code, out, err = run(server, "apply", "--state", str(game), "--action", "6", capsys=capsys)
@@ -52,7 +56,7 @@ def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypa
     code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "1", "--iterations", "300",
                        "--algorithm", "ismcts_rm", "--sample", "--json", capsys=capsys)
     rec = json.loads(out)
-    assert rec["settings"]["algorithm"] == "ismcts_rm" and rec["settings"]["sample_action"]
+    assert rec["settings"]["algorithm"] == "ismcts_rm" and rec["settings"]["sampleAction"]
     code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "2", "--iterations", "301",
                        "--threads", "2", "--json", capsys=capsys)
     rec = json.loads(out)
@@ -104,7 +108,7 @@ def test_play_quits_on_q(server, capsys, monkeypatch):
 def test_server_process_serves_health_and_stops_gracefully_on_sigterm():
     # DEBUG: the server logs "search started", which the test waits for before SIGTERM.
     env = {**os.environ, "FAGIN_WORKERS": "1", "FAGIN_GRACE_SECONDS": "20", "FAGIN_LOG_LEVEL": "DEBUG"}
-    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0"], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err_lines = queue.Queue()
 
@@ -370,12 +374,17 @@ def test_play_defaults_to_a_player_count_the_game_takes(server, capsys, monkeypa
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 def test_an_ipv6_host_is_served_with_or_without_brackets(host):
     # Before: `--host ::1` crashed with "RuntimeError: Failed to bind to address ::1:PORT".
+    # The HTTP port's URL has the brackets too (before: "http://::1:8080", which no browser opens).
+    http_port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--host", host, "--port", "0",
-                             "--workers", "1", "--grace-seconds", "1"],
+                             "--http-port", str(http_port), "--workers", "1", "--grace-seconds", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    next_line = line_reader(proc.stdout)
     try:
-        line = proc.stdout.readline()
+        line = next_line()
         assert line.startswith("fagin listening on [::1]:"), (line, proc.stderr.read() if not line else "")
+        assert next_line().strip() == f"fagin http listening on http://[::1]:{http_port}"
+        assert next_line().startswith(f"the browser page: open http://[::1]:{http_port}/ ")
         target = line.split(" on ")[1].strip()
         with grpc.insecure_channel(target) as channel:
             status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
@@ -391,7 +400,7 @@ def test_an_ipv6_host_is_served_with_or_without_brackets(host):
 def test_an_address_that_cannot_be_bound_is_a_clear_error_not_a_traceback():
     # 192.0.2.1 (TEST-NET-1) is no address of this machine.
     proc = subprocess.run([sys.executable, "-m", "fagin.server", "--host", "192.0.2.1", "--port", "0",
-                           "--workers", "1"], capture_output=True, text=True, timeout=60)
+                           "--http-port", "0", "--workers", "1"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "fagin serve: error: cannot listen on 192.0.2.1:0" in proc.stderr
