@@ -286,8 +286,9 @@ def analysis_table(rec) -> str:
         lines.append("position: value " + ", ".join(f"seat {p} {v:.3f}" for p, v in enumerate(root.values)))
     if root.score_margins:
         lines.append("          margin " + ", ".join(f"seat {p} {m:+.2f}" for p, m in enumerate(root.score_margins)))
-    lines.append(f"{'#':>2}  {'action':<34}{'win':>7}{'lcb':>7}  {'margin':>15}{'visits':>8}{'prior':>7}  pv")
-    for s in sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank):
+    lines.append(f"{'#':>3}  {'action':<34}{'win':>7}{'lcb':>7}  {'margin':>15}{'visits':>8}{'prior':>7}  pv")
+    candidates = sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank)
+    for s in candidates:
         x = s.analysis
         win = _percent(x.win_probability) if x.HasField("win_probability") else f"{s.mean_value:6.3f}"
         lcb = _percent(x.win_probability_lcb) if x.HasField("win_probability") else f"{x.win_probability_lcb:6.3f}"
@@ -295,10 +296,12 @@ def analysis_table(rec) -> str:
                   else "-")
         pv = "; ".join(m.action.label + ("" if m.visits or m.seat < 0 else "°") if m.seat in (rec.seat, -1)
                        else f"[seat {m.seat}] {m.action.label}" for m in x.pv)
-        lines.append(f"{x.rank:>2}  {s.action.label[:34]:<34}{win:>7}{lcb:>7}  {margin:>15}{s.visits:>8}"
+        close = "≈" if x.close_to_best else " "
+        lines.append(f"{close}{x.rank:>2}  {s.action.label[:34]:<34}{win:>7}{lcb:>7}  {margin:>15}{s.visits:>8}"
                      f"{x.prior:>7.3f}  {pv}")
     if any(m.visits == 0 and m.seat == rec.seat for s in rec.actions for m in s.analysis.pv):
         lines.append("° past the search tree: the game's rollout policy finishes the turn")
+    lines += close_call_lines(rec, candidates)
     if rec.HasField("beliefs"):
         if not rec.beliefs.places:
             lines.append("beliefs: nothing hidden that the search's determinizations fix")
@@ -311,6 +314,21 @@ def analysis_table(rec) -> str:
             lines.append(f"  {place.place}: {items}")
     lines += [f"note: {n}" for n in rec.notes]
     return "\n".join(lines)
+
+
+def close_call_lines(rec, candidates):
+    """What a close call means, for people: without it two runs that recommend different
+    plays (another seed, another budget) read as a contradiction."""
+    close = [s.action.label for s in candidates if s.analysis.close_to_best]
+    if not rec.too_close_to_call:
+        return [f"≈ within the search's error of {rec.action.label}: {', '.join(close)}"] if close else []
+    return [f"too close to call: {rec.action.label} is no surer a pick than {_listed(close)} (≈: the "
+            f"difference is within the search's error); another seed may recommend any of them, "
+            f"more iterations tell them apart"]
+
+
+def _listed(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def cmd_analyse(client, args):
