@@ -25,6 +25,7 @@ system's roots), ``--tls-cert``/``--tls-key`` for mTLS, and the token from
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
@@ -358,7 +359,7 @@ def cmd_play(client, args, stdin=None, out=None):
     if not 0 <= args.seat < args.players:
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")
     _say(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
-         "(or q to quit).", out)
+         "(help: the commands and the table's symbols; q to quit).", out)
     narrate(next((s.events for s in resp.events if s.seat == args.seat), []), out)
     _say(client.view(state, args.seat).text, out)
     while not status.terminal:
@@ -372,13 +373,20 @@ def cmd_play(client, args, stdin=None, out=None):
                 if not line or line.strip().lower() in ("q", "quit"):
                     print("bye", file=out)
                     return
+                if line.strip().lower() in ("help", "h", "?"):
+                    _say(play_help(args.game), out, indent="  ")
+                    continue
+                if line.strip().lower() in ("table", "t"):
+                    _say(client.view(state, args.seat).text, out)
+                    _say("your options: " + ", ".join(f"[{a.id}] {a.label}" for a in legal), out, indent="  ")
+                    continue
                 try:
                     choice = find_action(legal, line)
                 except CliError:
                     choice = None
                 if choice in {a.id for a in legal}:
                     break
-                _say(f"not an option: {line.strip()!r}", out)
+                _say(f"not an option: {line.strip()!r} (help lists the commands)", out)
         else:
             level = getattr(args, "level", None)      # absent when called with a plain namespace
             budget = {"level": level} if level is not None else {"iterations": args.iterations}
@@ -390,10 +398,59 @@ def cmd_play(client, args, stdin=None, out=None):
         if not status.terminal and status.current_seat == args.seat:
             _say(client.view(state, args.seat).text, out)
     _say(client.view(state, args.seat).text, out)
-    returns = list(status.returns)
-    winners = [s for s, r in enumerate(returns) if r > 0]
-    _say(f"game over: returns {returns}; "
-         + ("you win!" if args.seat in winners else f"winners: {winners or 'nobody'}"), out)
+    _say(final_result(list(status.returns), args.seat), out)
+
+
+def final_result(returns, you) -> str:
+    """The end of a game for people: each seat's result, and yours said plainly.  A game whose
+    returns are wins and losses (the seed games) says won/lost; the others (chips, points)
+    show the return."""
+    wins_and_losses = all(r in (0, 1) for r in returns)
+    lines = ["game over:"]
+    for seat, r in enumerate(returns):
+        result = ("won" if r else "lost") if wins_and_losses else f"{r:+g}"
+        lines.append(f"  seat {seat}{' (you)' if seat == you else '':<6}  {result}")
+    if wins_and_losses:
+        winners = [seat for seat, r in enumerate(returns) if r]
+        lines.append("you win!" if you in winners and len(winners) == 1 else
+                     "you share the win" if you in winners else
+                     f"seat {winners[0]} wins" if len(winners) == 1 else
+                     f"seats {', '.join(map(str, winners))} share the win" if winners else "nobody wins")
+    else:
+        lines.append(f"your result: {returns[you]:+g}")
+    return "\n".join(lines)
+
+
+#: What `help` says in `fagin play`, whatever the game.
+PLAY_COMMANDS = (
+    ("ID", "play the action with that id (the number in [ ] in your options)"),
+    ("LABEL", "play the action with that label, or the label's unique start (any case): buy w"),
+    ("table, t", "show the table again, then your options"),
+    ("help, h, ?", "this help"),
+    ("q, quit", "leave the game"),
+)
+#: The symbols every game's table uses.
+COMMON_SYMBOLS = (
+    ("*seat N", "the seat to play"),
+    ("-- ...", "a move or a chance outcome, as your seat saw it"),
+    ("== ...", "a summary: a round's end, the scoring, the game's end"),
+)
+
+
+def play_help(game) -> str:
+    """The commands of `fagin play` and the table's symbols (the game's own from its
+    engine's state module, where it lists them beside its rendering)."""
+    symbols = COMMON_SYMBOLS + tuple(getattr(_state_module(game), "SYMBOLS", ()))
+    width = max(len(k) for k, _ in PLAY_COMMANDS + symbols)
+    return "\n".join(["commands:"] + [f"  {k:<{width}}  {what}" for k, what in PLAY_COMMANDS]
+                     + ["the table's symbols:"] + [f"  {k:<{width}}  {what}" for k, what in symbols])
+
+
+def _state_module(game):
+    try:
+        return importlib.import_module(f"fagin.engines.{game}.state")
+    except ImportError:          # a game without a Python state module, or not installed here
+        return None
 
 
 def _global_options(parser, defaults: bool):

@@ -3,6 +3,7 @@ import io
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -90,8 +91,9 @@ def test_play_a_full_game_in_the_terminal(server, capsys, monkeypatch):
     code, out, _ = run(server, "play", "kids_of_london", "--players", "3", "--seed", "2",
                        "--iterations", "100", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
     assert code == 0
-    assert "You are seat 0" in out and "not an option: 'x'" in out
-    assert "game over: returns" in out
+    assert "You are seat 0" in out and "not an option: 'x' (help lists the commands)" in out
+    # The result as a table, not Python lists (before: "game over: returns [0.0, 1.0, 0.0]").
+    assert "game over:\n  seat 0 (you)  " in out and "returns [" not in out
     # Each move is told as seat 0 saw it (issue 26): its own card named, the bots' not.
     assert out.count("-- you put your ") >= 8
     assert out.count("-- seat 1 puts a card down") >= 8 and out.count("-- seat 2 puts a card down") >= 8
@@ -184,7 +186,7 @@ def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
     moves = "\n".join(["0", "1", "2", "5"] * 600) + "\n"
     code, out, _ = run(server, "play", "gangs_of_kyoto", "--players", "3", "--seed", "3",
                        "--iterations", "50", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
-    assert code == 0 and "Gangs of Kyoto" in out and "game over: returns" in out
+    assert code == 0 and "Gangs of Kyoto" in out and "game over:\n  seat 0 (you)  " in out
     # The bots' gifts and every round's end are narrated, within 80 columns.
     assert "-- seat 1 gives " in out and "== round 1 is over: " in out
     assert max(len(line) for line in out.splitlines()) <= cli.COLUMNS
@@ -429,3 +431,28 @@ def test_play_takes_a_label_start_and_a_bot_level(server, capsys, monkeypatch):
         cli.main(["--server", server.target, "play", "kuhn_poker", "--level", "11"])
     with pytest.raises(SystemExit):
         cli.main(["--server", server.target, "play", "kuhn_poker", "--level", "3", "--iterations", "50"])
+
+
+def test_play_london_shows_costs_prices_help_and_the_result_as_a_table(server, capsys, monkeypatch):
+    """A newcomer's London (before: no card costs, colours or VP, no borough prices, `help`
+    "not an option", and the result as Python lists)."""
+    code, out, _ = run(server, "play", "london", "--players", "2", "--seed", "4", "--iterations", "20",
+                       stdin="help\nt\nq\n", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "not an option" not in out
+    assert re.search(r"hand: .*\((blue|brown|pink|grey) £\d+(, \d+ VP)?\)", out)
+    assert "for sale, north bank: Bethnal Green" in out and "Hackney £3 (5 cards, 2 VP)" in out
+    assert "commands:" in out and "table, t" in out and "the table's symbols:" in out
+    assert "(blue £6, 2 VP)" in out and "a borough's price" in out
+    assert out.count("your options: ") == 2          # `t` shows the table and the options again
+    assert max(len(line) for line in out.splitlines()) <= cli.COLUMNS
+
+
+@pytest.mark.parametrize("returns, you, lines", [
+    ([0.0, 1.0, 0.0], 0, ["game over:", "  seat 0 (you)  lost", "  seat 1        won", "  seat 2        lost",
+                          "seat 1 wins"]),
+    ([1.0, 1.0], 1, ["game over:", "  seat 0        won", "  seat 1 (you)  won", "you share the win"]),
+    ([1.0, 0.0], 0, ["game over:", "  seat 0 (you)  won", "  seat 1        lost", "you win!"]),
+    ([-2.0, 2.0], 0, ["game over:", "  seat 0 (you)  -2", "  seat 1        +2", "your result: -2"]),
+])
+def test_the_final_result_is_a_table(returns, you, lines):
+    assert cli.final_result(returns, you).splitlines() == lines
