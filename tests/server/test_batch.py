@@ -10,6 +10,7 @@ import pytest
 from google.protobuf import json_format
 
 from fagin.clients import batch, cli
+from fagin.clients.client import message_to_dict
 from fagin.engines.registry import new_game
 from fagin.server import codec
 from fagin.v1 import fagin_pb2 as pb
@@ -237,9 +238,9 @@ def test_local_ray_runs_the_search_in_its_workers(tmp_path, client):
             continue
         request = json_format.ParseDict({k: v for k, v in line.items() if k != "id"}, pb.RecommendRequest())
         request.search.iterations = 100
-        served = batch._to_dict(client._stub.Recommend(request, timeout=60))
+        served = message_to_dict(client._stub.Recommend(request, timeout=60))
         got = answers[line["id"]]["recommendation"]
-        for volatile in ("elapsed_ms",):
+        for volatile in ("elapsedMs",):
             served.pop(volatile, None)
             got.pop(volatile, None)
         assert got == served, line["id"]
