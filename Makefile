@@ -1,12 +1,18 @@
-# `make test` and `make serve` do all their own set-up: a local virtual
-# environment, the project installed in it (editable, with test extras), the
-# Cython extensions built in place.
+# `make test` and `make serve` do all their own set-up: a local virtual environment, the
+# project installed in it (editable), the Cython extensions built in place.  `make serve`
+# installs the runtime dependencies only; `make test` adds the test extras (Ray, Optuna,
+# OpenSpiel, PettingZoo, Playwright, ...), which serving never imports.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.fagin-installed
+TEST_STAMP := $(VENV)/.fagin-test-extras-installed
+# The editable install leaves the extensions to `build` (setup.py reads this): setuptools
+# would otherwise compile every one of them during `pip install -e`, and `build_ext`
+# a second time.
+EDITABLE := FAGIN_SKIP_EXTENSIONS=1 $(PY) -m pip install -q --no-build-isolation -e
 
-.PHONY: all build browser test serve bench clean
+.PHONY: all build test-extras browser test serve bench clean
 
 all: build
 
@@ -14,8 +20,14 @@ $(STAMP): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "setuptools>=77" wheel "Cython>=3.0" "numpy>=1.24" "grpcio-tools>=1.60"
-	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	$(EDITABLE) .
 	touch $@
+
+$(TEST_STAMP): $(STAMP)
+	$(EDITABLE) '.[test]'
+	touch $@
+
+test-extras: $(TEST_STAMP)
 
 build: $(STAMP)
 	$(PY) proto/generate.py
@@ -35,7 +47,7 @@ browser:
 # ports; the long tests are spread over the workers first (tests/conftest.py), and
 # worksteal evens out the tails.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) + 1))")
-test: build browser
+test: test-extras build browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 serve: build

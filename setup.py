@@ -84,13 +84,19 @@ def extension(name, src):
                      include_dirs=[str(folder.relative_to(HERE))] if headers else [])
 
 
+def ext_modules():
+    # `make` installs the project editable with FAGIN_SKIP_EXTENSIONS=1 and then compiles the
+    # extensions in place with build_ext: without it they would be compiled twice, once by
+    # `pip install -e` (into a build folder the editable install never reads) and once in place.
+    if os.environ.get("FAGIN_SKIP_EXTENSIONS"):
+        return []
+    return cythonize([extension(name, src) for name, src in EXTENSIONS], include_path=["."],
+                     compiler_directives=HOT)
+
+
 setup(
     packages=["fagin", "fagin.v1", "fagin.engines", "fagin.search", "fagin.server", "fagin.clients",
               *find_game_packages()],
     cmdclass={"build_py": BuildPyWithStubs},
-    ext_modules=cythonize(
-        [extension(name, src) for name, src in EXTENSIONS],
-        include_path=["."],
-        compiler_directives=HOT,
-    ),
+    ext_modules=ext_modules(),
 )

@@ -519,7 +519,7 @@ def server_sample(game_ids, inputs, every, seed):
     """Sends every ``every``-th input of each game to a live server as raw LegalActions and
     Recommend calls; returns {game: (sent, bad statuses)} and whether the server stayed up."""
     import grpc
-    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--workers", "2",
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", "--workers", "2",
                              "--log-level", "WARNING"], stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()

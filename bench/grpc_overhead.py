@@ -75,7 +75,7 @@ from fagin.server import codec
 
 def start_server(workers, extra_args=()):
     env = {**os.environ, "FAGIN_WORKERS": str(workers), "FAGIN_LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", *extra_args], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", *extra_args], env=env,
                             stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     if not line.startswith("fagin listening on"):

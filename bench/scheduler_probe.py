@@ -45,7 +45,7 @@ def request(**search):
 
 
 def start_server(args):
-    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--host", "127.0.0.1", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--host", "127.0.0.1", "--port", "0", "--http-port", "0",
                              "--log-level", "WARNING", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = proc.stdout.readline().strip()

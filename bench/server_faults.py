@@ -40,7 +40,7 @@ from fagin.v1 import fagin_pb2_grpc
 
 
 def start_server(args):
-    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline().strip()
     match = re.search(r":(\d+)$", line)

@@ -8,7 +8,8 @@ the server's default budget)::
     {"id": "p1", "state": {"liars_dice": {...}}, "seat": 0, "search": {"iterations": 5000}}
 
 Each OUTPUT line is the ``id`` with either the ``recommendation`` (a
-``fagin.v1.Recommendation`` in proto3 JSON) or an ``error`` (``code``, the
+``fagin.v1.Recommendation`` in proto3 JSON, field names in lowerCamelCase as the
+HTTP API answers, ``meanValue``; ``--snake-case`` for the .proto's names) or an ``error`` (``code``, the
 gRPC status name, and ``message``): a bad position is answered with its error
 and the batch goes on.  Lines are written in the order answers arrive, one
 write and flush each, so a killed batch loses at most the lines in flight;
@@ -45,7 +46,7 @@ import grpc
 from google.protobuf import json_format
 from tqdm import tqdm
 
-from fagin.clients.client import DEFAULT_TARGET, backoff_s, pushback_ms
+from fagin.clients.client import DEFAULT_TARGET, backoff_s, message_to_dict, pushback_ms
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
@@ -199,19 +200,10 @@ def positions(input_path: str, skip: set, defaults: pb.SearchSettings | None = N
             yield Position(pid, number, request)
 
 
-def _to_dict(message) -> dict:
-    # Fields at their default are written too: action id 0 is an action.
-    try:
-        return json_format.MessageToDict(message, preserving_proto_field_name=True,
-                                         always_print_fields_with_no_presence=True)
-    except TypeError:      # protobuf < 5
-        return json_format.MessageToDict(message, preserving_proto_field_name=True,
-                                         including_default_value_fields=True)
-
-
-def answer_line(pid, recommendation=None, code: str | None = None, message: str = "") -> str:
+def answer_line(pid, recommendation=None, code: str | None = None, message: str = "",
+                snake_case: bool = False) -> str:
     if recommendation is not None:
-        answer = {"id": pid, "recommendation": _to_dict(recommendation)}
+        answer = {"id": pid, "recommendation": message_to_dict(recommendation, snake_case)}
     else:
         answer = {"id": pid, "error": {"code": code, "message": message}}
     return json.dumps(answer, separators=(",", ":")) + "\n"
@@ -236,8 +228,9 @@ class Summary:
 class Writer:
     """Appends answers to OUTPUT, one write and flush per line, and counts them."""
 
-    def __init__(self, output, summary, bar, on_answer=None):
+    def __init__(self, output, summary, bar, on_answer=None, snake_case=False):
         self.file = open(output, "a", encoding="utf-8")
+        self.snake_case = snake_case      # the recommendations' field names (answer_line)
         self.summary = summary
         self.bar = bar
         self.on_answer = on_answer
@@ -321,7 +314,7 @@ async def _via_servers(target, todo, writer, summary, concurrency, timeout, retr
                 try:
                     rec = await stub.Recommend(position.request, timeout=timeout)
                     if rec.stop_reason != pb.STOP_REASON_CANCELLED:
-                        writer.write(answer_line(position.id, rec), False, position.id)
+                        writer.write(answer_line(position.id, rec, snake_case=writer.snake_case), False, position.id)
                         return
                     # The replica was stopped under the search: not an answer to keep.
                     wait = None
@@ -453,7 +446,8 @@ def _via_ray(address, todo, writer, summary, concurrency, chunk):
                     continue
                 for position, outcome in zip(group, outcomes):
                     if outcome[0] == "ok":
-                        writer.write(answer_line(position.id, pb.Recommendation.FromString(outcome[1])),
+                        writer.write(answer_line(position.id, pb.Recommendation.FromString(outcome[1]),
+                                                 snake_case=writer.snake_case),
                                      False, position.id)
                     else:
                         writer.write(answer_line(position.id, code=outcome[1], message=outcome[2]),
@@ -467,8 +461,11 @@ def _via_ray(address, todo, writer, summary, concurrency, chunk):
 
 def run(input_path: str, output_path: str, *, servers=None, ray_address=None, concurrency=None,
         timeout=None, retries=5, iterations=None, time_ms=None, ray_chunk=4, progress=True,
-        on_answer: Callable | None = None) -> Summary:
+        on_answer: Callable | None = None, snake_case=False) -> Summary:
     """Runs a batch (see the module's doc); returns what it did.
+
+    The recommendations are written in proto3 JSON with lowerCamelCase names, as the HTTP API
+    answers (``meanValue``); ``snake_case`` writes the .proto's names instead (``mean_value``).
 
     ``on_answer(id, summary)`` is called after each line is written.
     """
@@ -494,7 +491,7 @@ def run(input_path: str, output_path: str, *, servers=None, ray_address=None, co
     todo = positions(input_path, done, defaults)
     bar = tqdm(total=summary.total, initial=summary.skipped, unit="pos", desc="fagin batch",
                disable=not progress, file=sys.stderr, dynamic_ncols=True)
-    writer = Writer(output_path, summary, bar, on_answer)
+    writer = Writer(output_path, summary, bar, on_answer, snake_case)
     start = time.perf_counter()
     try:
         if ray_address:
@@ -544,6 +541,9 @@ def build_parser():
                    help="iteration budget for lines whose search gives no budget")
     p.add_argument("--time-ms", type=int, default=None,
                    help="time budget (ms) for lines whose search gives no budget")
+    p.add_argument("--snake-case", action="store_true",
+                   help="write the recommendations' field names as in the .proto (mean_value) "
+                        "instead of proto3 JSON's lowerCamelCase (meanValue), the HTTP API's spelling")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     return p
 
@@ -554,7 +554,7 @@ def main(argv=None):
         summary = run(args.input, args.output, servers=args.server, ray_address=args.ray,
                       concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
                       iterations=args.iterations, time_ms=args.time_ms, ray_chunk=args.ray_chunk,
-                      progress=not args.quiet)
+                      progress=not args.quiet, snake_case=args.snake_case)
     except BatchError as e:
         print(f"fagin batch: {e}", file=sys.stderr)
         return 2

@@ -25,6 +25,8 @@ system's roots), ``--tls-cert``/``--tls-key`` for mTLS, and the token from
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
 import os
 import random
 import re
@@ -35,7 +37,7 @@ import grpc
 from google.protobuf import descriptor_pool, json_format
 
 from fagin.clients import loadtest
-from fagin.clients.client import DEFAULT_TARGET, FaginClient
+from fagin.clients.client import DEFAULT_TARGET, FaginClient, message_to_dict
 from fagin.v1 import fagin_pb2 as pb
 
 
@@ -44,12 +46,8 @@ class CliError(Exception):
 
 
 def to_json(msg) -> str:
-    try:
-        return json_format.MessageToJson(msg, preserving_proto_field_name=True,
-                                         always_print_fields_with_no_presence=True)
-    except TypeError:      # protobuf < 5
-        return json_format.MessageToJson(msg, preserving_proto_field_name=True,
-                                         including_default_value_fields=True)
+    # The spelling of the HTTP API's answers and of `fagin batch`: one JSON for every client.
+    return json.dumps(message_to_dict(msg), indent=2)
 
 
 def read_state(path: str) -> pb.GameState:
@@ -289,8 +287,9 @@ def analysis_table(rec) -> str:
         lines.append("position: value " + ", ".join(f"seat {p} {v:.3f}" for p, v in enumerate(root.values)))
     if root.score_margins:
         lines.append("          margin " + ", ".join(f"seat {p} {m:+.2f}" for p, m in enumerate(root.score_margins)))
-    lines.append(f"{'#':>2}  {'action':<34}{'win':>7}{'lcb':>7}  {'margin':>15}{'visits':>8}{'prior':>7}  pv")
-    for s in sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank):
+    lines.append(f"{'#':>3}  {'action':<34}{'win':>7}{'lcb':>7}  {'margin':>15}{'visits':>8}{'prior':>7}  pv")
+    candidates = sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank)
+    for s in candidates:
         x = s.analysis
         win = _percent(x.win_probability) if x.HasField("win_probability") else f"{s.mean_value:6.3f}"
         lcb = _percent(x.win_probability_lcb) if x.HasField("win_probability") else f"{x.win_probability_lcb:6.3f}"
@@ -298,10 +297,12 @@ def analysis_table(rec) -> str:
                   else "-")
         pv = "; ".join(m.action.label + ("" if m.visits or m.seat < 0 else "°") if m.seat in (rec.seat, -1)
                        else f"[seat {m.seat}] {m.action.label}" for m in x.pv)
-        lines.append(f"{x.rank:>2}  {s.action.label[:34]:<34}{win:>7}{lcb:>7}  {margin:>15}{s.visits:>8}"
+        close = "≈" if x.close_to_best else " "
+        lines.append(f"{close}{x.rank:>2}  {s.action.label[:34]:<34}{win:>7}{lcb:>7}  {margin:>15}{s.visits:>8}"
                      f"{x.prior:>7.3f}  {pv}")
     if any(m.visits == 0 and m.seat == rec.seat for s in rec.actions for m in s.analysis.pv):
         lines.append("° past the search tree: the game's rollout policy finishes the turn")
+    lines += close_call_lines(rec, candidates)
     if rec.HasField("beliefs"):
         if not rec.beliefs.places:
             lines.append("beliefs: nothing hidden that the search's determinizations fix")
@@ -314,6 +315,21 @@ def analysis_table(rec) -> str:
             lines.append(f"  {place.place}: {items}")
     lines += [f"note: {n}" for n in rec.notes]
     return "\n".join(lines)
+
+
+def close_call_lines(rec, candidates):
+    """What a close call means, for people: without it two runs that recommend different
+    plays (another seed, another budget) read as a contradiction."""
+    close = [s.action.label for s in candidates if s.analysis.close_to_best]
+    if not rec.too_close_to_call:
+        return [f"≈ within the search's error of {rec.action.label}: {', '.join(close)}"] if close else []
+    return [f"too close to call: {rec.action.label} is no surer a pick than {_listed(close)} (≈: the "
+            f"difference is within the search's error); another seed may recommend any of them, "
+            f"more iterations tell them apart"]
+
+
+def _listed(words):
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def cmd_analyse(client, args):
@@ -343,7 +359,7 @@ def cmd_play(client, args, stdin=None, out=None):
     if not 0 <= args.seat < args.players:
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")
     _say(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
-         "(or q to quit).", out)
+         "(help: the commands and the table's symbols; q to quit).", out)
     narrate(next((s.events for s in resp.events if s.seat == args.seat), []), out)
     _say(client.view(state, args.seat).text, out)
     while not status.terminal:
@@ -357,13 +373,20 @@ def cmd_play(client, args, stdin=None, out=None):
                 if not line or line.strip().lower() in ("q", "quit"):
                     print("bye", file=out)
                     return
+                if line.strip().lower() in ("help", "h", "?"):
+                    _say(play_help(args.game), out, indent="  ")
+                    continue
+                if line.strip().lower() in ("table", "t"):
+                    _say(client.view(state, args.seat).text, out)
+                    _say("your options: " + ", ".join(f"[{a.id}] {a.label}" for a in legal), out, indent="  ")
+                    continue
                 try:
                     choice = find_action(legal, line)
                 except CliError:
                     choice = None
                 if choice in {a.id for a in legal}:
                     break
-                _say(f"not an option: {line.strip()!r}", out)
+                _say(f"not an option: {line.strip()!r} (help lists the commands)", out)
         else:
             level = getattr(args, "level", None)      # absent when called with a plain namespace
             budget = {"level": level} if level is not None else {"iterations": args.iterations}
@@ -375,10 +398,59 @@ def cmd_play(client, args, stdin=None, out=None):
         if not status.terminal and status.current_seat == args.seat:
             _say(client.view(state, args.seat).text, out)
     _say(client.view(state, args.seat).text, out)
-    returns = list(status.returns)
-    winners = [s for s, r in enumerate(returns) if r > 0]
-    _say(f"game over: returns {returns}; "
-         + ("you win!" if args.seat in winners else f"winners: {winners or 'nobody'}"), out)
+    _say(final_result(list(status.returns), args.seat), out)
+
+
+def final_result(returns, you) -> str:
+    """The end of a game for people: each seat's result, and yours said plainly.  A game whose
+    returns are wins and losses (the seed games) says won/lost; the others (chips, points)
+    show the return."""
+    wins_and_losses = all(r in (0, 1) for r in returns)
+    lines = ["game over:"]
+    for seat, r in enumerate(returns):
+        result = ("won" if r else "lost") if wins_and_losses else f"{r:+g}"
+        lines.append(f"  seat {seat}{' (you)' if seat == you else '':<6}  {result}")
+    if wins_and_losses:
+        winners = [seat for seat, r in enumerate(returns) if r]
+        lines.append("you win!" if you in winners and len(winners) == 1 else
+                     "you share the win" if you in winners else
+                     f"seat {winners[0]} wins" if len(winners) == 1 else
+                     f"seats {', '.join(map(str, winners))} share the win" if winners else "nobody wins")
+    else:
+        lines.append(f"your result: {returns[you]:+g}")
+    return "\n".join(lines)
+
+
+#: What `help` says in `fagin play`, whatever the game.
+PLAY_COMMANDS = (
+    ("ID", "play the action with that id (the number in [ ] in your options)"),
+    ("LABEL", "play the action with that label, or the label's unique start (any case): buy w"),
+    ("table, t", "show the table again, then your options"),
+    ("help, h, ?", "this help"),
+    ("q, quit", "leave the game"),
+)
+#: The symbols every game's table uses.
+COMMON_SYMBOLS = (
+    ("*seat N", "the seat to play"),
+    ("-- ...", "a move or a chance outcome, as your seat saw it"),
+    ("== ...", "a summary: a round's end, the scoring, the game's end"),
+)
+
+
+def play_help(game) -> str:
+    """The commands of `fagin play` and the table's symbols (the game's own from its
+    engine's state module, where it lists them beside its rendering)."""
+    symbols = COMMON_SYMBOLS + tuple(getattr(_state_module(game), "SYMBOLS", ()))
+    width = max(len(k) for k, _ in PLAY_COMMANDS + symbols)
+    return "\n".join(["commands:"] + [f"  {k:<{width}}  {what}" for k, what in PLAY_COMMANDS]
+                     + ["the table's symbols:"] + [f"  {k:<{width}}  {what}" for k, what in symbols])
+
+
+def _state_module(game):
+    try:
+        return importlib.import_module(f"fagin.engines.{game}.state")
+    except ImportError:          # a game without a Python state module, or not installed here
+        return None
 
 
 def _global_options(parser, defaults: bool):

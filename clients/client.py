@@ -25,6 +25,7 @@ import random
 from typing import AsyncIterator, Iterable, Iterator
 
 import grpc
+from google.protobuf import json_format
 
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
@@ -392,3 +393,15 @@ class AsyncFaginClient:
                     yield pb.BatchRecommendRequest(request_id=rid, request=req)
         async for resp in self._stub.BatchRecommend(stream(), timeout=self._t(timeout)):
             yield resp
+
+
+def message_to_dict(message, snake_case: bool = False) -> dict:
+    """A message in proto3 JSON as the HTTP API answers it: field names in lowerCamelCase
+    (protobuf's default JSON mapping, ``meanValue``), or as in the .proto with `snake_case`
+    (``mean_value``); fields at their default written too (action id 0 is an action)."""
+    try:
+        return json_format.MessageToDict(message, preserving_proto_field_name=snake_case,
+                                         always_print_fields_with_no_presence=True)
+    except TypeError:      # protobuf < 5
+        return json_format.MessageToDict(message, preserving_proto_field_name=snake_case,
+                                         including_default_value_fields=True)

@@ -83,7 +83,7 @@ class SpawnedServer:
 
     def __init__(self, extra_args, start_timeout=60.0):
         self.log = tempfile.TemporaryFile(mode="w+", prefix="fagin-loadtest-server-")
-        cmd = [sys.executable, "-m", "fagin.server", "--host", "127.0.0.1", "--port", "0", *extra_args]
+        cmd = [sys.executable, "-m", "fagin.server", "--host", "127.0.0.1", "--port", "0", "--http-port", "0", *extra_args]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.pid = self.proc.pid
         self.exit_code = None

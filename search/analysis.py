@@ -74,6 +74,7 @@ class ActionAnalysis:
     prior: float
     rank: int = 0                      # 1 for the best candidate, ...; 0: not a candidate
     pv: list = field(default_factory=list)
+    close_to_best: bool = False        # a candidate after the first within the errors of it (close_calls)
 
 
 @dataclass
@@ -101,6 +102,7 @@ class Analysis:
     beliefs: list                      # BeliefPlace (empty unless asked for)
     determinizations: int              # those the beliefs were tallied from
     final_move: str = "visits"
+    too_close_to_call: bool = False    # the second candidate is close to the best (close_calls)
 
     def candidates(self):
         """The candidates, best first."""
@@ -248,6 +250,26 @@ def _calibrate(x, fmap, seat):
     x.win_probabilities = calibration.calibrate_seats(fmap, x.win_probabilities, seat)
 
 
+def estimate(x):
+    """What a candidate is compared on: the asking seat's win probability (a seed game's),
+    else its mean return (a reference game's); `win_error` is the error of either."""
+    return x.value if x.win_probability is None else x.win_probability
+
+
+def close_calls(ranked):
+    """Marks the candidates after the first (`ranked`, best first) that are close to it: the
+    difference of their estimates within Z combined standard errors,
+    ``|p_best - p_x| <= Z * sqrt(err_best² + err_x²)``, so that the search cannot tell them
+    apart; another run (another seed) may well rank them the other way.  Returns whether the
+    second candidate is close, i.e. whether the choice is too close to call.  A candidate
+    without visits has no estimate to compare and is never close."""
+    best = ranked[0]
+    for x in ranked[1:]:
+        x.close_to_best = bool(best.visits and x.visits and abs(estimate(best) - estimate(x))
+                               <= Z * math.hypot(best.win_error, x.win_error))
+    return len(ranked) > 1 and ranked[1].close_to_best
+
+
 def _rank_key(final_move):
     if final_move == "value":
         # the raw mean return: the calibrated win probability's order, without its ties
@@ -321,6 +343,7 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
     for i, x in enumerate(ranked[:max(1, candidates)]):
         x.rank = i + 1
         x.pv = principal_variation(parts, state, seat, x.action, pv_depth, seed)
+    too_close = close_calls(ranked[:max(1, candidates)])
     values = [x / total if total else 0.0 for x in r_all]
     root_wins = list(values) if wins else []
     if fmap is not None and total:
@@ -329,4 +352,4 @@ def analyse(parts, state, seat, candidates=DEFAULT_CANDIDATES, pv_depth=DEFAULT_
         out, ranked[0].action, total, values, root_wins,
         [x / total if total else 0.0 for x in m_all] if scored else [],
         beliefs_of(state, seat, copies, present, draws) if beliefs else [], draws if beliefs else 0,
-        final_move)
+        final_move, too_close)

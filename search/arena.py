@@ -41,7 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from fagin.engines import new_game
-from fagin.search.bots import make_bot
+from fagin.search.bots import make_bot, spec_help
 
 
 def play_game(game_id, lineup, seats_of, seed, options=None):
@@ -421,17 +421,15 @@ def _progress(iterable, total, enabled):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=spec_help(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="kids_of_london")
     parser.add_argument("--players", type=int, help="defaults to the lineup's length")
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="game option (repeatable)")
     parser.add_argument("--lineup", nargs="+", required=True,
-                        help="one bot spec per seat: random, heuristic, ismcts[:ITERATIONS[xTHREADS]], "
-                             "ismcts@MSms[xTHREADS], each ismcts spec optionally ending in :policy or :random, "
-                             "remote:HOST:PORT:SPEC or remote-determinized:HOST:PORT:SPEC "
-                             "(see fagin.search.bots.make_bot)")
+                        help="one bot spec per seat (the bot specs below)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--paired", action="store_true",

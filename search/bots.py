@@ -8,6 +8,7 @@ determinized copy, and ISMCTS determinizes every iteration.
 from __future__ import annotations
 
 import random
+import textwrap
 import uuid
 from dataclasses import dataclass, field
 
@@ -251,30 +252,77 @@ TUNABLE = {"c": ("exploration", float), "prior": ("prior", float), "oprior": ("o
            "reuse": ("reuse", int), "decided": ("decided", int)}
 _SETTING_OF = {keyword: name for name, (keyword, _) in TUNABLE.items()}
 
-_BOT_SPECS = ("random, heuristic, policy, level:N (1-10), remote:HOST:PORT:SPEC, remote-determinized:HOST:PORT:SPEC, or ALGORITHM[:ITERATIONS[xTHREADS] | @MSms[xTHREADS]]"
-              "[:policy|:random][:sample][:NAME=VALUE ...] with ALGORITHM ismcts, ismcts_rm, oos or auto")
+#: A search bot's iterations a move when its spec names no budget (``ismcts``).
+DEFAULT_BOT_ITERATIONS = 2000
+
+#: Every kind of bot spec ``make_bot`` takes, with what it plays: the one source of the specs'
+#: help (``make_bot``'s docstring, ``fagin arena --help`` and the other commands' ``--help``,
+#: through :func:`spec_help`); tests/search/test_bot_spec_help.py checks that every kind
+#: ``make_bot`` parses is here and in each command's help.
+SPEC_KINDS = (
+    ("random", "a uniformly random legal move"),
+    ("heuristic", "the game's rule-based player"),
+    ("policy", "the game's rollout policy (its heuristic with a uniform share)"),
+    ("level:N", f"a bot level, {levels.MIN_LEVEL} (weakest) to {levels.MAX_LEVEL} (strongest): the "
+                f"game's calibrated ladder of budgets, algorithms and temperatures"),
+    ("ALGORITHM", f"a search bot of {DEFAULT_BOT_ITERATIONS:,} iterations a move; ALGORITHM is "
+                  f"{', '.join(levels.ALGORITHMS)} or auto (the game's choice)"),
+    ("ALGORITHM:ITERATIONS", "that many iterations a move"),
+    ("ALGORITHM:ITERATIONSxTHREADS", "the iterations spread over that many threads"),
+    ("ALGORITHM@MSms", "MS milliseconds of search a move (equal wall time whatever an iteration costs)"),
+    ("ALGORITHM@MSmsxTHREADS", "the milliseconds on that many threads"),
+    ("...:policy, ...:random", "a search bot's rollouts (without either: the game's default)"),
+    ("...:sample", "a search bot plays a move drawn from its policy (as a mixed strategy should be played)"),
+    ("...:NAME=VALUE", "a search bot's setting (the settings below); several may follow one another"),
+    ("remote:HOST:PORT:SPEC", "the fagin server at HOST:PORT plays as SPEC (a level or a search bot) "
+                              "would, sent the seat's view"),
+    ("remote-determinized:HOST:PORT:SPEC", "as remote:, but sent a whole state sampled from the seat's "
+                                           "view (for an earlier server that cannot read views)"),
+)
+
+#: What each ``:NAME=VALUE`` setting of a search bot does (the keys of TUNABLE).
+SETTING_HELP = {
+    "c": "the exploration constant of UCB selection",
+    "prior": "the weight of the rollout policy's pick in the tree (progressive bias)",
+    "oprior": "that weight where another seat decides",
+    "cut": "policy rollouts stop after this many actions and the evaluation scores them",
+    "final": "the final-move rule (visits, value or lcb)",
+    "eval": "what scores a cut-off playout (the game's evaluations)",
+    "opp": "how the other seats are modelled (own, observer or policy)",
+    "turns": "policy rollouts also stop where this many turns out of the tree end",
+    "mscale": "the score units of one unit of the margin evaluation's logistic",
+    "widen": "progressive widening in the policy's order (> 0)",
+    "reuse": "reuse=1 keeps each seat's tree between its decisions",
+    "decided": "decided=1 stops a search once the rest of its budget cannot change the move",
+}
+
+EXAMPLE_SPECS = ("ismcts:5000", "ismcts:236:reuse=1:decided=1", "ismcts@50ms", "ismcts:2000:random",
+                 "ismcts_rm@50msx2:policy:sample", "level:5", "remote:127.0.0.1:50051:level:7")
+
+
+def spec_help(width=100) -> str:
+    """The bot specs' help, for a command's ``--help`` (with argparse's
+    RawDescriptionHelpFormatter) and make_bot's docstring: every kind, every setting, examples."""
+    form = max(len(f) for f, _ in SPEC_KINDS)
+
+    def entry(name, what):
+        return textwrap.fill(what, width, initial_indent=f"  {name:<{form}}  ",
+                             subsequent_indent=" " * (form + 4))
+
+    lines = ["bot specs:"]
+    lines += [entry(f, what) for f, what in SPEC_KINDS]
+    lines.append("search bot settings (...:NAME=VALUE):")
+    lines += [entry(f"{name}=VALUE", SETTING_HELP[name]) for name in TUNABLE]
+    lines.append(textwrap.fill("examples: " + "  ".join(EXAMPLE_SPECS), width, subsequent_indent="  ",
+                               break_on_hyphens=False))
+    return "\n".join(lines)
+
+
+_BOT_SPECS = ", ".join(form for form, _ in SPEC_KINDS) + " (fagin arena --help explains them)"
 
 
 def make_bot(spec: str):
-    """A bot from a spec: ``random``, ``heuristic``, ``policy`` (the game's rollout
-    policy), ``level:N`` (a bot level, 1 to 10) or a search bot.
-
-    Search bots: ``ALGORITHM`` (2,000 iterations) with ALGORITHM ``ismcts``,
-    ``ismcts_rm``, ``oos`` or ``auto`` (the game's choice), then ``:ITERATIONS``,
-    ``:ITERATIONSxTHREADS`` (the iterations spread over that many threads),
-    ``@MSms`` (MS milliseconds of search per move: equal wall time whatever an
-    iteration costs) or ``@MSmsxTHREADS``; then optionally ``:policy`` or
-    ``:random`` (the rollout setting; without it, the game's default,
-    ``GameSpec.rollout``) and ``:sample`` (play a move drawn from the search's
-    policy, as a mixed strategy should be played).  ``remote:HOST:PORT:SPEC`` asks the fagin
-    server at HOST:PORT to play as SPEC (a level or a search bot) would, sent the seat's view;
-    ``remote-determinized:HOST:PORT:SPEC`` sends it a whole state sampled from that view
-    instead, for an earlier build that cannot read today's views (:class:`RemoteBot`).
-    ``:reuse=1`` keeps each seat's tree between decisions and ``:decided=1`` stops a search
-    once the rest of its budget cannot change the move (:class:`ISMCTSBot`).
-    Examples: ``ismcts:5000``, ``ismcts:236:reuse=1:decided=1``,
-    ``ismcts@50ms``, ``ismcts:2000:random``, ``ismcts_rm@50msx2:policy:sample``.
-    """
+    # The docstring is spec_help(), set below: the specs' one description.
     name, _, arg = spec.partition(":")
     if name == "random" and not arg:
         return RandomBot()
@@ -319,7 +367,7 @@ def make_bot(spec: str):
     else:
         if len(parts) > 1:
             raise ValueError(f"unknown bot spec {spec!r}; use {_BOT_SPECS}")
-        budget, _, thr = (parts[0] if parts else "2000").partition("x")
+        budget, _, thr = (parts[0] if parts else str(DEFAULT_BOT_ITERATIONS)).partition("x")
     try:
         amount, threads = int(budget), int(thr or 1)
     except ValueError:
@@ -345,3 +393,6 @@ def make_bot(spec: str):
         return ISMCTSBot(iterations=amount, **common)
     except ValueError as e:
         raise ValueError(f"bot spec {spec!r}: {e}") from None
+
+
+make_bot.__doc__ = "A bot from a spec (see SPEC_KINDS).\n\n" + spec_help()

@@ -35,7 +35,7 @@ import numpy as np
 
 from fagin.engines.registry import GAMES
 from fagin.search.arena import STOP_RULES, match, run_games
-from fagin.search.bots import make_bot
+from fagin.search.bots import make_bot, spec_help
 
 ELO = 400.0 / math.log(10.0)      # Elo points per natural-log unit of odds
 
@@ -212,12 +212,13 @@ def tournament(game_id, bots, players, games=40, seed=1, workers=1, progress=Fal
 
 
 def build_parser(parser=None):
-    parser = parser or argparse.ArgumentParser(prog="fagin arena", description=__doc__.split("\n\n")[0])
+    parser = parser or argparse.ArgumentParser(prog="fagin arena", description=__doc__.split("\n\n")[0],
+                                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.epilog = spec_help()
     parser.add_argument("--game", required=True, help="game id (fagin games)")
     parser.add_argument("--players", type=int, help="default: the game's fewest")
     parser.add_argument("--bots", nargs="+", required=True,
-                        help="bot specs: random, heuristic, policy, ismcts[:ITERATIONS[xTHREADS]][:policy|:random], "
-                             "ismcts@MSms[xTHREADS] (see fagin.search.bots.make_bot)")
+                        help="bot specs, one per entrant (the bot specs below)")
     parser.add_argument("--games", type=int, default=40, help="games per lineup (rounded up to a multiple "
                                                                 "of the players)")
     parser.add_argument("--max-lineups", type=int, default=60)

@@ -328,7 +328,9 @@ def report_line(players, result, seconds):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m fagin.train", description=__doc__.split("\n")[0])
+    from fagin.search.bots import spec_help
+    ap = argparse.ArgumentParser(prog="python -m fagin.train", description=__doc__.split("\n")[0],
+                                 epilog=spec_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--games", type=int, default=3000, help="self-play games per player count")

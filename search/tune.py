@@ -46,6 +46,7 @@ import sys
 from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search import arena
+from fagin.search.bots import spec_help
 from fagin.search.ismcts import EVALUATIONS, FINAL_RULES, OPPONENT_KEYS
 from fagin.search.limits import default_rollout
 from fagin.search.playouts import has_evaluation, has_learned_evaluation, has_rollout_policy, has_scores
@@ -139,13 +140,14 @@ def run(game_id, players, iterations, trials, games, seed=1, against=None, worke
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m fagin.search.tune", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m fagin.search.tune", description=__doc__.split("\n\n")[0],
+                                     epilog=spec_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True)
     parser.add_argument("--players", type=int, help="default: the game's fewest")
     parser.add_argument("--iterations", type=int, default=256, help="iterations a move, both sides")
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--games", type=int, default=24, help="games a trial (paired deals)")
-    parser.add_argument("--against", help="the opponent's bot spec (default: ismcts:ITERATIONS)")
+    parser.add_argument("--against", help="the opponent's bot spec (the bot specs below; default: ismcts:ITERATIONS)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--storage", help="an Optuna storage URL (e.g. sqlite:///tune.db): a study to resume")

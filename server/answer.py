@@ -114,9 +114,11 @@ def analysis_bytes(job: SearchJob, reason: str, result, encoded) -> bytes:
             out.score_margin_error = x.margin_error
             out.score_margin_lcb = x.margin_lcb
         out.prior = x.prior
+        out.close_to_best = x.close_to_best
         for move in x.pv:
             out.pv.add(action=_pv_action(job, move), seat=move.seat, visits=move.visits)
     rec.analysis.CopyFrom(a)
+    rec.too_close_to_call = report.too_close_to_call
     rec.root.visits = report.visits
     rec.root.values.extend(report.values)
     rec.root.win_probabilities.extend(report.win_probabilities)

@@ -86,7 +86,7 @@ class Server:
         if metrics:
             metrics.watch(service)
             metrics.serve(config.host, config.metrics_port)
-            log.info("metrics at http://%s:%d/metrics", config.host, metrics.port)
+            log.info("metrics at %s/metrics", http_url("http", config.host, metrics.port))
         if secured.weak_token_warning:
             log.warning(secured.weak_token_warning)
         warning = security.exposure_warning(config, port)
@@ -107,10 +107,10 @@ class Server:
                 if metrics:
                     await metrics.stop()
                 raise
-            log.info("fagin HTTP (gRPC-Web, JSON) on %s://%s:%d", gateway.scheme, config.host, gateway.port)
+            log.info("fagin HTTP (gRPC-Web, JSON) on %s", http_url(gateway.scheme, config.host, gateway.port))
         for name in ("", SERVICE_NAME):
             await _set_status(health_servicer, name, health_pb2.HealthCheckResponse.SERVING)
-        log.info("fagin serving on %s:%d with %d search workers", config.host, port, config.workers)
+        log.info("fagin serving on %s with %d search workers", grpc_address(config.host, port), config.workers)
         running = cls(config, server, executor, health_servicer, port, service)
         running.metrics = metrics
         running.http = gateway
@@ -178,6 +178,11 @@ def grpc_address(host, port):
     return f"{host}:{port}"
 
 
+def http_url(scheme, host, port):
+    """``scheme://host:port`` with an IPv6 literal in brackets (``http://[::1]:8080``)."""
+    return f"{scheme}://{grpc_address(host, port)}"
+
+
 async def _set_status(servicer, name, status):
     result = servicer.set(name, status)
     if asyncio.iscoroutine(result):
@@ -225,7 +230,11 @@ def main(argv=None):
         # A machine-readable line for scripts and tests (the port may be 0 = any free port).
         print(f"fagin listening on {grpc_address(config.host, server.port)}", flush=True)
         if server.http:
-            print(f"fagin http listening on {server.http.scheme}://{config.host}:{server.http.port}", flush=True)
+            url = http_url(server.http.scheme, config.host, server.http.port)
+            print(f"fagin http listening on {url}", flush=True)
+            if config.http_static_dir:
+                print(f"the browser page: open {url}/ to play against the bots (--http-port 0: none)",
+                      flush=True)
 
     try:
         server_loop.run(serve(config, ready))

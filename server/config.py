@@ -23,6 +23,9 @@ def _builtin_frontend() -> str:
 #: The directory --http-static-dir serves by default: the browser frontend (docs/operating.md, "The browser frontend").
 BUILTIN_FRONTEND = _builtin_frontend()
 
+#: The HTTP port's default: the browser page at http://127.0.0.1:8080/ beside gRPC on 50051.
+DEFAULT_HTTP_PORT = 8080
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -123,9 +126,12 @@ class ServerConfig:
         "help": "gRPC server reflection, on or off (needs the token when one is set)"})
     # The HTTP port (server/gateway.py, docs/operating.md "Browsers and plain HTTP"): gRPC-Web and JSON
     # (the Connect protocol's unary form) at POST /fagin.v1.Fagin/<Method>, forwarded to this
-    # server's own servicer with the same tokens, limits and TLS as the gRPC port. 0 = off.
-    http_port: int = field(default=0, metadata={
-        "help": "HTTP port for gRPC-Web and JSON calls (POST /fagin.v1.Fagin/<Method>); 0 = off"})
+    # server's own servicer with the same tokens, limits and TLS as the gRPC port, and the
+    # browser page at /. On by default so that `fagin serve` alone gives a person a page to
+    # open (it binds --host, loopback unless told otherwise). 0 = off.
+    http_port: int = field(default=DEFAULT_HTTP_PORT, metadata={
+        "help": "HTTP port for the browser page (at /), gRPC-Web and JSON calls "
+                "(POST /fagin.v1.Fagin/<Method>); 0 = off"})
     # Origins whose pages may call the HTTP port (CORS), comma-separated, e.g.
     # "https://play.example.com,http://localhost:5173"; "*" = any. Empty: only pages served
     # by the HTTP port itself (same origin).
@@ -265,6 +271,8 @@ def _default_tree_memory():
 
 
 _SECURITY_HINTS = {
+    "http_port": f" (the HTTP port, on by default at {DEFAULT_HTTP_PORT}, needs a port of its own: "
+                 f"--http-port N, or --http-port 0 for none)",
     "tls_key": " (TLS needs both --tls-cert and --tls-key)",
     "tls_client_ca": " (client certificates need TLS: give --tls-cert and --tls-key too)",
 }

@@ -1,5 +1,6 @@
 """A real fagin server on a free port, in a background thread (the session fixtures are in tests/conftest.py)."""
 import asyncio
+import queue
 import threading
 
 from fagin.server import loop as server_loop
@@ -49,4 +50,19 @@ class RunningServer:
 
 TEST_CONFIG = dict(host="127.0.0.1", port=0, workers=2, max_iterations=200_000, max_time_ms=5_000,
                    default_iterations=500, max_message_bytes=256 * 1024, grace_seconds=1,
-                   deadline_margin_ms=150)   # generous: CI machines are busy
+                   deadline_margin_ms=150,   # generous: CI machines are busy
+                   http_port=0)   # the default (8080) would collide between test workers; tests that want it pick a free one
+
+
+def line_reader(stream, timeout=30):
+    """A function that returns `stream`'s next line, or raises queue.Empty after `timeout` s:
+    a server that never prints the line a test waits for fails the test instead of hanging it."""
+    lines = queue.Queue()
+
+    def pump():
+        for line in stream:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lambda: lines.get(timeout=timeout)

@@ -879,6 +879,44 @@ def _names(ids):
     return ", ".join(_name(c) for c in ids) or "-"
 
 
+def _card_text(card_id):
+    """A card with what a player weighs before playing it: "Hospital (blue £6, 2 VP)"."""
+    E = _engine()
+    card = E.CARDS[E.VERSION_INDEX[card_id]]
+    return f"{card.name} ({card.colour} £{card.cost}" + (f", {card.vp} VP)" if card.vp else ")")
+
+
+def _cards_text(ids):
+    return ", ".join(_card_text(c) for c in ids) or "-"
+
+
+def _wrapped(head, items, sep, indent, width=80):
+    """``head`` then the items joined by ``sep``, in lines of at most ``width`` columns where
+    an item fits: a line breaks between items, never inside one ("£3 (5 cards, 2 VP)")."""
+    lines, line = [], head
+    for i, item in enumerate(items):
+        piece = item + (sep if i < len(items) - 1 else "")
+        if len(line) + len(piece.rstrip()) > width and line.strip() and line != head:
+            lines.append(line.rstrip())
+            line = indent
+        line += piece
+    lines.append(line.rstrip())
+    return lines
+
+
+#: The table's symbols, for a player's `help` (fagin play) beside the text of ``render``.
+SYMBOLS = (
+    ("(blue £6, 2 VP)", "a card's colour, the money it costs to play and the VP it scores at the end"),
+    ("[N]", "the seat that owns a borough"),
+    ("(U)", "an Underground station in the borough"),
+    ("£8 (4 cards, 6 VP)", "a borough's price, the cards its buyer draws and the VP it scores"),
+    ("stack N: A < B", "a stack in play, B placed on A (only the top card's powers count)"),
+    ("(face down)", "a card turned face down: its activation used"),
+    ("(£N)", "money on a card (shops)"),
+    ("N unseen (2A 1B)", "cards you cannot see, by deck letter"),
+)
+
+
 def _letters_text(counts):
     return " ".join(f"{counts[x]}{x.upper()}" for x in LETTERS if counts and counts.get(x)) or "0"
 
@@ -904,13 +942,20 @@ def render(data, seat=None) -> str:
     lines.append(f"deck: {deck_n} ({_letters_text(d['deck_letters'])}"
                  + (f", {len(d['deck_top_letters'])} put back on top" if d["deck_top_letters"] else "")
                  + f"); discard pile: {len(d['discard'])}; Underground counters left: {d['underground_left']}")
-    lines.append(f"Card Display top:    {_names(d['display_top'])}")
-    lines.append(f"Card Display bottom: {_names(d['display_bottom'])}")
+    for row in ("top", "bottom"):
+        shown = [_card_text(c) for c in d["display_" + row]] or ["-"]
+        lines += _wrapped(f"Card Display {row + ':':<7} ", shown, ", ", " " * 21)
     owners = {b: p for p, st in enumerate(d["seats"]) for b in st["boroughs"]}
     if owners:
         marks = [f"{E.BOROUGHS[E.BOROUGH_INDEX[b]].name} [{owners[b]}]" + ("(U)" if b in d["underground"] else "")
                  for b in E.BOROUGH_IDS if b in owners]
-        lines.append("boroughs [seat] (U = Underground): " + ", ".join(marks))
+        lines += _wrapped("boroughs [seat] (U = Underground): ", marks, ", ", "    ")
+    for bank in ("north", "south"):
+        for_sale = [x for x in E.BOROUGHS if x.id not in owners and x.bank == bank]
+        if for_sale and d["phase"] != "over":
+            lines += _wrapped(f"for sale, {bank} bank: ", [
+                f"{x.name} £{x.cost} ({x.cards} card{'s' if x.cards != 1 else ''}, {x.vp} VP)"
+                for x in sorted(for_sale, key=lambda x: (x.cost, x.name))], "; ", "    ")
     for p, st in enumerate(d["seats"]):
         mark = "*" if p == d["active_player"] and d["phase"] != "over" else " "
         lines.append(f"{mark}seat {p}: £{st['money']}, loans {st['loans']}, VP {st['vp_counters']}, "
@@ -926,15 +971,18 @@ def render(data, seat=None) -> str:
         if st["hand"] or any((st["hand_hidden"] or {}).values()):
             hidden = sum((st["hand_hidden"] or {}).values())
             unseen = f"{hidden} unseen ({_letters_text(st['hand_hidden'])})" if hidden else ""
-            shown = _names(st["hand"]) if st["hand"] else ""
-            lines.append(f"    hand: {shown}{' + ' if shown and unseen else ''}{unseen}")
+            shown = [_card_text(c) for c in st["hand"]]
+            lines += _wrapped("    hand: ", shown + ([unseen] if unseen else []),
+                              ", ", " " * 10)
     if d["looked"]:
-        lines.append(f"looked at: {_names(d['looked'])}")
+        lines.append(f"looked at: {_cards_text(d['looked'])}")
     elif d["looked_letters"]:
         lines.append(f"looked at: {len(d['looked_letters'])} cards")
     if d["placing"]:
-        lines.append(f"placing: {_name(d['placing'])}")
+        lines.append(f"placing: {_card_text(d['placing'])}")
     if d["phase"] == "over":
-        lines.append("final VP: " + ", ".join(f"seat {p} {vp}" for p, vp in enumerate(d["final_vp"]))
-                     + f"; winners: {', '.join(f'seat {w}' for w in d['winners'])}")
+        lines.append("final result (VP after the poverty penalty; most VP wins):")
+        for p, vp in enumerate(d["final_vp"]):
+            lines.append(f"  seat {p}  {vp:>5} VP  poverty {d['final_poverty'][p]:>2}"
+                         + ("  winner" if p in d["winners"] else ""))
     return "\n".join(lines)

@@ -874,7 +874,8 @@ def render(data, seat=None):
     if d["burglary_drawn"]:
         lines.append(f"burglary cards drawn: {d['burglary_drawn']}")
     if d["winners"]:
-        lines.append(f"winners: {d['winners']}")
+        lines.append(("winner: " if len(d["winners"]) == 1 else "winners: ")
+                     + ", ".join(f"seat {p}" for p in d["winners"]) + " (the most money at the end wins)")
     return "\n".join(lines)
 
 

@@ -268,3 +268,42 @@ def test_a_reference_game_reports_values_not_win_probabilities():
     assert report.win_probabilities == [] and report.margins == [] and report.beliefs == []
     assert all(a.win_probability is None and a.margin is None for a in report.actions)
     assert len(report.values) == 2
+
+
+def _candidate(action, estimate, error, visits=1000, wins=True):
+    return analysis.ActionAnalysis(action, f"play {action}", visits, estimate, estimate if wins else None,
+                                   [], error, estimate - analysis.Z * error, None, 0.0, 0.0, 0.25)
+
+
+def test_close_calls_are_within_the_combined_error_of_the_best():
+    # The case of the report: three candidates at 27.8 / 27.7 / 27.6 %, errors of about 1 %:
+    # another seed may rank any of them first, and the analysis says so.
+    close = [_candidate(7, 0.278, 0.010), _candidate(8, 0.277, 0.010), _candidate(3, 0.276, 0.012)]
+    assert analysis.close_calls(close)
+    assert [x.close_to_best for x in close] == [False, True, True]
+    # A clear best: 10 points ahead, errors of 1 %; the third is 2.5 points behind the second
+    # (close to it, but not to the best).
+    clear = [_candidate(1, 0.40, 0.010), _candidate(2, 0.30, 0.010), _candidate(0, 0.275, 0.010)]
+    assert not analysis.close_calls(clear)
+    assert [x.close_to_best for x in clear] == [False, False, False]
+    # The boundary: a difference of exactly 1.96 combined errors is still close, a bit more is not.
+    edge = 1.96 * (0.01 ** 2 + 0.02 ** 2) ** 0.5
+    assert analysis.close_calls([_candidate(1, 0.5, 0.01), _candidate(2, 0.5 - edge + 1e-12, 0.02)])
+    assert not analysis.close_calls([_candidate(1, 0.5, 0.01), _candidate(2, 0.5 - edge - 1e-6, 0.02)])
+    # A reference game compares mean values; a candidate without visits is never close; one
+    # candidate alone is no close call.
+    assert analysis.close_calls([_candidate(0, 0.1, 0.05, wins=False), _candidate(1, 0.05, 0.05, wins=False)])
+    assert not analysis.close_calls([_candidate(0, 0.3, 0.1), _candidate(1, 0.3, 0.1, visits=0)])
+    assert not analysis.close_calls([_candidate(0, 0.3, 0.1)])
+
+
+@pytest.mark.parametrize("iterations", [60, 3000])
+def test_an_analysis_marks_its_close_calls_by_the_definition(iterations):
+    state = advance(new_game("kids_of_london", players=4, seed=1), 0)
+    report = analysis.analyse([searched(state, 0, iterations=iterations)], state, 0, candidates=5, pv_depth=0)
+    best, *rest = report.candidates()
+    assert not best.close_to_best
+    for x in rest:
+        within = abs(best.win_probability - x.win_probability) <= analysis.Z * (best.win_error ** 2 + x.win_error ** 2) ** 0.5
+        assert x.close_to_best == (within and x.visits > 0), x
+    assert report.too_close_to_call == rest[0].close_to_best

@@ -172,3 +172,49 @@ def test_a_two_player_answer_reports_calibrated_win_probabilities(client, game_i
         assert x.win_probability_lcb == pytest.approx(x.win_probability - 1.96 * x.win_probability_error)
     raw_root = sum(s.visits * s.mean_value for s in rec.actions) / rec.root.visits
     assert rec.root.win_probabilities[seat] == pytest.approx(fmap(raw_root))
+
+
+def test_an_analysis_answer_says_when_its_choice_is_too_close_to_call(client):
+    # A short search of an opening: its candidates cannot be told apart.
+    state, seat = _position("kids_of_london", players=4, moves=0, seed=1)
+    rec = client.recommend(_message(state), seat, iterations=60, seed=1, analysis=dict(candidates=5))
+    ranked = sorted((s for s in rec.actions if s.HasField("analysis")), key=lambda s: s.analysis.rank)
+    best = ranked[0].analysis
+    assert not best.close_to_best
+    for s in ranked[1:]:
+        x = s.analysis
+        assert x.close_to_best == (abs(best.win_probability - x.win_probability)
+                                   <= 1.96 * (best.win_probability_error ** 2 + x.win_probability_error ** 2) ** 0.5)
+    assert rec.too_close_to_call and rec.too_close_to_call == ranked[1].analysis.close_to_best
+    answer = json_format.MessageToDict(rec)
+    assert answer["tooCloseToCall"] is True and "closeToBest" in answer["actions"][ranked[1].action.id]["analysis"]
+    # A plain request has no errors to compare: never a close call.
+    assert not client.recommend(_message(state), seat, iterations=60, seed=1).too_close_to_call
+
+
+def _analysed(ranked, too_close):
+    """An analysis answer for seat 0 whose candidates are (label, win, error, close_to_best)."""
+    rec = pb.Recommendation(seat=0, iterations=2000, too_close_to_call=too_close,
+                            analysis=pb.AnalysisSettings(final_move="visits"))
+    rec.action.CopyFrom(pb.Action(id=0, label=ranked[0][0]))
+    for rank, (label, win, error, close) in enumerate(ranked, 1):
+        rec.actions.add(action=pb.Action(id=rank - 1, label=label), visits=1000 - rank, mean_value=win,
+                        analysis=pb.ActionAnalysis(rank=rank, win_probability=win, win_probability_error=error,
+                                                   win_probability_lcb=win - 1.96 * error, close_to_best=close))
+    return rec
+
+
+def test_fagin_analyse_says_too_close_to_call_and_names_the_close_plays():
+    from fagin.clients.cli import analysis_table
+    close = analysis_table(_analysed([("play 7", 0.278, 0.01, False), ("play 8", 0.277, 0.01, True),
+                                      ("play 3", 0.276, 0.01, True), ("play 0", 0.20, 0.01, False)], True))
+    assert ("too close to call: play 7 is no surer a pick than play 8 or play 3 (≈: the difference is within "
+            "the search's error); another seed may recommend any of them, more iterations tell them apart") in close
+    rows = [line for line in close.splitlines() if "play " in line and "%" in line]
+    assert [row.startswith("≈") for row in rows] == [False, True, True, False]
+    clear = analysis_table(_analysed([("play 1", 0.40, 0.01, False), ("play 2", 0.30, 0.01, False)], False))
+    assert "too close" not in clear and "≈" not in clear
+    # The second clear of the best but a later one close to it: said, without "too close to call".
+    third = analysis_table(_analysed([("play 1", 0.40, 0.01, False), ("play 2", 0.35, 0.01, False),
+                                      ("play 5", 0.39, 0.10, True)], False))
+    assert "too close" not in third and "≈ within the search's error of play 1: play 5" in third

@@ -10,6 +10,7 @@ import pytest
 from google.protobuf import json_format
 
 from fagin.clients import batch, cli
+from fagin.clients.client import message_to_dict
 from fagin.engines.registry import new_game
 from fagin.server import codec
 from fagin.v1 import fagin_pb2 as pb
@@ -65,7 +66,7 @@ class ServerProcess:
     def __init__(self, log_path, *flags):
         self.log_path = log_path
         self.log = open(log_path, "w")
-        self.proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", *flags],
+        self.proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", *flags],
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline()
         assert line.startswith("fagin listening on 127.0.0.1:"), line
@@ -151,6 +152,21 @@ def test_resume_skips_answered_ids_and_drops_a_cut_line(tmp_path, server, capsys
     assert len(read_answers(out)) == 8
 
 
+def test_answers_are_spelled_as_the_http_api_spells_them(tmp_path, server, capsys):
+    """proto3 JSON's lowerCamelCase by default, as the HTTP API answers (before: the .proto's
+    snake_case, so a client reading both met mean_value here and meanValue there);
+    --snake-case asks for the .proto's names."""
+    write_jsonl(tmp_path / "in.jsonl", make_positions(1, seed=3, iterations=50))
+    camel, snake = tmp_path / "camel.jsonl", tmp_path / "snake.jsonl"
+    assert cli.main(["batch", str(tmp_path / "in.jsonl"), str(camel), "--server", server.target, "--quiet"]) == 0
+    assert cli.main(["batch", str(tmp_path / "in.jsonl"), str(snake), "--server", server.target, "--quiet",
+                     "--snake-case"]) == 0
+    camel_rec, snake_rec = read_answers(camel)[0]["recommendation"], read_answers(snake)[0]["recommendation"]
+    assert "meanValue" in camel_rec["actions"][0] and "mean_value" not in camel_rec["actions"][0]
+    assert "elapsedMs" in camel_rec and "elapsed_ms" not in camel_rec
+    assert "mean_value" in snake_rec["actions"][0] and "elapsed_ms" in snake_rec
+
+
 def test_bad_files_are_reported_before_any_search(tmp_path, capsys):
     src = tmp_path / "in.jsonl"
     src.write_text('{"id": 1, "seat": 0}\n{"id": 1, "seat": 1}\n')
@@ -222,9 +238,9 @@ def test_local_ray_runs_the_search_in_its_workers(tmp_path, client):
             continue
         request = json_format.ParseDict({k: v for k, v in line.items() if k != "id"}, pb.RecommendRequest())
         request.search.iterations = 100
-        served = batch._to_dict(client._stub.Recommend(request, timeout=60))
+        served = message_to_dict(client._stub.Recommend(request, timeout=60))
         got = answers[line["id"]]["recommendation"]
-        for volatile in ("elapsed_ms",):
+        for volatile in ("elapsedMs",):
             served.pop(volatile, None)
             got.pop(volatile, None)
         assert got == served, line["id"]

@@ -3,6 +3,7 @@ import io
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from fagin.clients import FaginClient, cli
 from fagin.v1 import fagin_pb2 as pb
+
+from ..serving import line_reader
+from .test_metrics import free_port
 
 
 def run(server, *args, stdin=None, capsys=None, monkeypatch=None):
@@ -32,7 +36,8 @@ def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypa
     assert code == 0
     game = tmp_path / "game.json"
     game.write_text(out)
-    assert json.loads(out)["kids_of_london"]["players"] == 3
+    # proto3 JSON's lowerCamelCase, the HTTP API's spelling (before: the .proto's kids_of_london).
+    assert json.loads(out)["kidsOfLondon"]["players"] == 3
     code, out, _ = run(server, "legal", "--state", str(game), capsys=capsys)
     assert code == 0 and "play 8" in out
     code, out, err = run(server, "apply", "--state", str(game), "--action", "6", capsys=capsys)
@@ -52,7 +57,7 @@ def test_games_new_legal_apply_view_recommend(server, tmp_path, capsys, monkeypa
     code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "1", "--iterations", "300",
                        "--algorithm", "ismcts_rm", "--sample", "--json", capsys=capsys)
     rec = json.loads(out)
-    assert rec["settings"]["algorithm"] == "ismcts_rm" and rec["settings"]["sample_action"]
+    assert rec["settings"]["algorithm"] == "ismcts_rm" and rec["settings"]["sampleAction"]
     code, out, _ = run(server, "recommend", "--state", str(nxt), "--seat", "2", "--iterations", "301",
                        "--threads", "2", "--json", capsys=capsys)
     rec = json.loads(out)
@@ -86,8 +91,9 @@ def test_play_a_full_game_in_the_terminal(server, capsys, monkeypatch):
     code, out, _ = run(server, "play", "kids_of_london", "--players", "3", "--seed", "2",
                        "--iterations", "100", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
     assert code == 0
-    assert "You are seat 0" in out and "not an option: 'x'" in out
-    assert "game over: returns" in out
+    assert "You are seat 0" in out and "not an option: 'x' (help lists the commands)" in out
+    # The result as a table, not Python lists (before: "game over: returns [0.0, 1.0, 0.0]").
+    assert "game over:\n  seat 0 (you)  " in out and "returns [" not in out
     # Each move is told as seat 0 saw it (issue 26): its own card named, the bots' not.
     assert out.count("-- you put your ") >= 8
     assert out.count("-- seat 1 puts a card down") >= 8 and out.count("-- seat 2 puts a card down") >= 8
@@ -104,7 +110,7 @@ def test_play_quits_on_q(server, capsys, monkeypatch):
 def test_server_process_serves_health_and_stops_gracefully_on_sigterm():
     # DEBUG: the server logs "search started", which the test waits for before SIGTERM.
     env = {**os.environ, "FAGIN_WORKERS": "1", "FAGIN_GRACE_SECONDS": "20", "FAGIN_LOG_LEVEL": "DEBUG"}
-    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0"], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err_lines = queue.Queue()
 
@@ -180,7 +186,7 @@ def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
     moves = "\n".join(["0", "1", "2", "5"] * 600) + "\n"
     code, out, _ = run(server, "play", "gangs_of_kyoto", "--players", "3", "--seed", "3",
                        "--iterations", "50", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
-    assert code == 0 and "Gangs of Kyoto" in out and "game over: returns" in out
+    assert code == 0 and "Gangs of Kyoto" in out and "game over:\n  seat 0 (you)  " in out
     # The bots' gifts and every round's end are narrated, within 80 columns.
     assert "-- seat 1 gives " in out and "== round 1 is over: " in out
     assert max(len(line) for line in out.splitlines()) <= cli.COLUMNS
@@ -370,12 +376,17 @@ def test_play_defaults_to_a_player_count_the_game_takes(server, capsys, monkeypa
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 def test_an_ipv6_host_is_served_with_or_without_brackets(host):
     # Before: `--host ::1` crashed with "RuntimeError: Failed to bind to address ::1:PORT".
+    # The HTTP port's URL has the brackets too (before: "http://::1:8080", which no browser opens).
+    http_port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--host", host, "--port", "0",
-                             "--workers", "1", "--grace-seconds", "1"],
+                             "--http-port", str(http_port), "--workers", "1", "--grace-seconds", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    next_line = line_reader(proc.stdout)
     try:
-        line = proc.stdout.readline()
+        line = next_line()
         assert line.startswith("fagin listening on [::1]:"), (line, proc.stderr.read() if not line else "")
+        assert next_line().strip() == f"fagin http listening on http://[::1]:{http_port}"
+        assert next_line().startswith(f"the browser page: open http://[::1]:{http_port}/ ")
         target = line.split(" on ")[1].strip()
         with grpc.insecure_channel(target) as channel:
             status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
@@ -391,7 +402,7 @@ def test_an_ipv6_host_is_served_with_or_without_brackets(host):
 def test_an_address_that_cannot_be_bound_is_a_clear_error_not_a_traceback():
     # 192.0.2.1 (TEST-NET-1) is no address of this machine.
     proc = subprocess.run([sys.executable, "-m", "fagin.server", "--host", "192.0.2.1", "--port", "0",
-                           "--workers", "1"], capture_output=True, text=True, timeout=60)
+                           "--http-port", "0", "--workers", "1"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "fagin serve: error: cannot listen on 192.0.2.1:0" in proc.stderr
@@ -420,3 +431,28 @@ def test_play_takes_a_label_start_and_a_bot_level(server, capsys, monkeypatch):
         cli.main(["--server", server.target, "play", "kuhn_poker", "--level", "11"])
     with pytest.raises(SystemExit):
         cli.main(["--server", server.target, "play", "kuhn_poker", "--level", "3", "--iterations", "50"])
+
+
+def test_play_london_shows_costs_prices_help_and_the_result_as_a_table(server, capsys, monkeypatch):
+    """A newcomer's London (before: no card costs, colours or VP, no borough prices, `help`
+    "not an option", and the result as Python lists)."""
+    code, out, _ = run(server, "play", "london", "--players", "2", "--seed", "4", "--iterations", "20",
+                       stdin="help\nt\nq\n", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "not an option" not in out
+    assert re.search(r"hand: .*\((blue|brown|pink|grey) £\d+(, \d+ VP)?\)", out)
+    assert "for sale, north bank: Bethnal Green" in out and "Hackney £3 (5 cards, 2 VP)" in out
+    assert "commands:" in out and "table, t" in out and "the table's symbols:" in out
+    assert "(blue £6, 2 VP)" in out and "a borough's price" in out
+    assert out.count("your options: ") == 2          # `t` shows the table and the options again
+    assert max(len(line) for line in out.splitlines()) <= cli.COLUMNS
+
+
+@pytest.mark.parametrize("returns, you, lines", [
+    ([0.0, 1.0, 0.0], 0, ["game over:", "  seat 0 (you)  lost", "  seat 1        won", "  seat 2        lost",
+                          "seat 1 wins"]),
+    ([1.0, 1.0], 1, ["game over:", "  seat 0        won", "  seat 1 (you)  won", "you share the win"]),
+    ([1.0, 0.0], 0, ["game over:", "  seat 0 (you)  won", "  seat 1        lost", "you win!"]),
+    ([-2.0, 2.0], 0, ["game over:", "  seat 0 (you)  -2", "  seat 1        +2", "your result: -2"]),
+])
+def test_the_final_result_is_a_table(returns, you, lines):
+    assert cli.final_result(returns, you).splitlines() == lines

@@ -24,7 +24,7 @@ from fagin.server import gateway
 from fagin.server.config import ServerConfig
 from fagin.v1 import fagin_pb2 as pb
 
-from ..serving import TEST_CONFIG, RunningServer
+from ..serving import TEST_CONFIG, RunningServer, line_reader
 from .test_metrics import free_port
 from .test_security import TOKEN, Pki
 
@@ -344,7 +344,11 @@ def test_a_busy_http_port_stops_the_start(tmp_path):
 
 
 def test_http_port_setting():
-    assert ServerConfig().http_port == 0
+    # On by default (before: 0, off, so `make serve` served no page): the page is one URL away.
+    assert ServerConfig().http_port == 8080
+    with pytest.raises(ValueError, match=r"http_port=50051.*--http-port 0 for none"):
+        ServerConfig(http_port=50051)
+    assert ServerConfig(http_port=0).http_port == 0
     with pytest.raises(ValueError, match="http_port=5000"):
         ServerConfig(port=5000, http_port=5000)
 
@@ -366,8 +370,10 @@ def test_readme_curl_examples_and_sigterm():
          "--http-port", str(http_port)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        assert proc.stdout.readline().startswith("fagin listening on 127.0.0.1:")
-        assert proc.stdout.readline().strip() == f"fagin http listening on http://127.0.0.1:{http_port}"
+        next_line = line_reader(proc.stdout)
+        assert next_line().startswith("fagin listening on 127.0.0.1:")
+        assert next_line().strip() == f"fagin http listening on http://127.0.0.1:{http_port}"
+        assert next_line().startswith(f"the browser page: open http://127.0.0.1:{http_port}/ ")
         examples = _curl_examples()
         assert len(examples) == 2
         answers = []

@@ -277,7 +277,7 @@ def test_serve_with_json_logs_and_metrics(tmp_path):
     # /metrics answers, and SIGTERM stops it.
     metrics_port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fagin.server", "--port", "0", "--workers", "1", "--grace-seconds", "1",
+        [sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", "--workers", "1", "--grace-seconds", "1",
          "--metrics-port", str(metrics_port), "--log-format", "json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:

@@ -40,7 +40,7 @@ def _wait_for(lines, pattern, timeout=30):
 
 def test_sigterm_drains_then_cancels_running_searches_and_exits():
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fagin.server", "--port", "0", "--grace-seconds", str(GRACE_S),
+        [sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", "--grace-seconds", str(GRACE_S),
          "--workers", "2", "--log-level", "DEBUG"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = queue.Queue(), queue.Queue()
@@ -110,7 +110,7 @@ def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
     made during the drain is answered, and then the process stops accepting and exits.
     (Before: connections were refused from the first ~20 ms after SIGTERM.)"""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fagin.server", "--port", "0", "--grace-seconds", str(GRACE_S),
+        [sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", "--grace-seconds", str(GRACE_S),
          "--drain-seconds", str(DRAIN_S), "--workers", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out = queue.Queue()
