@@ -263,9 +263,12 @@ def _say(text, out, prefix="", indent=""):
 
 def narrate(events, out):
     """A seat's events as ``fagin play`` prints them: "-- " before a move or a chance
-    outcome, "== " before a summary (a round's or the game's end), wrapped to COLUMNS."""
+    outcome, "== " before a summary (a round's or the game's end, a set-up's), wrapped to
+    COLUMNS. An event a later summary sums up (``summed_up``: one card of a deal) is left to
+    that summary."""
     for e in events:
-        _say(e.label, out, "== " if e.summary else "-- ", "   ")
+        if not e.summed_up:
+            _say(e.label, out, "== " if e.summary else "-- ", "   ")
 
 
 def _percent(x) -> str:
@@ -370,6 +373,11 @@ def cmd_play(client, args, stdin=None, out=None):
             while True:
                 print("> ", end="", file=out, flush=True)
                 line = stdin.readline()
+                if line and not _is_terminal(stdin):
+                    # Typed input is echoed by the terminal; read from a pipe, it is said
+                    # here, so that the transcript reads as a session and a prompt never
+                    # shares a line with what follows.
+                    print(line.strip(), file=out)
                 if not line or line.strip().lower() in ("q", "quit"):
                     print("bye", file=out)
                     return
@@ -399,6 +407,11 @@ def cmd_play(client, args, stdin=None, out=None):
             _say(client.view(state, args.seat).text, out)
     _say(client.view(state, args.seat).text, out)
     _say(final_result(list(status.returns), args.seat), out)
+
+
+def _is_terminal(stream) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def final_result(returns, you) -> str:

@@ -205,6 +205,16 @@ def test_play_narrates_the_bots_turns_and_the_round_summaries(server, capsys, mo
     assert max(len(line) for line in lines) <= cli.COLUMNS, max(lines, key=len)
     assert any(line.startswith("-- seat 0") for line in lines) and any(line.startswith("-- seat 1") for line in lines)
     assert "acted" not in out and "moved" not in out
+    # Read from a pipe, what was typed is said after the prompt, which shares its line with
+    # nothing else.
+    assert all(re.fullmatch(r"> \S*", line) for line in lines if line.startswith(">")), \
+        [line for line in lines if line.startswith(">")]
+    # A set-up told item by item is given as the summary that ends it.
+    summary = {"london": "== the deal: ", "oliver_twist": "== the board: "}.get(game_id)
+    if summary:
+        assert summary in out
+        opening = out[:out.index(summary)]
+        assert "comes up on space" not in opening and " draws " not in opening, opening
 
 
 def test_global_options_work_before_and_after_the_command(server, capsys):
