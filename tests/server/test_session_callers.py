@@ -9,11 +9,15 @@ import pytest
 
 from fagin.engines import load_game, new_game
 from fagin.server.codec import encode_state
+from fagin.server.config import ServerConfig
+from fagin.server.scheduler import Admission
 from fagin.server.security import ANONYMOUS, caller_identity
-from fagin.server.sessions import NO_TREE
+from fagin.server.sessions import NO_TREE, SessionStore
 from fagin.v1 import fagin_pb2 as pb
 
+from ..serving import TEST_CONFIG
 from .test_admission import ServiceServer
+from .test_sessions import _kept_job
 
 TOKEN_A = "a" * 32
 TOKEN_B = "b" * 32
@@ -105,3 +109,38 @@ def test_the_caller_is_its_token_else_its_certificate_else_anonymous():
     assert caller_identity(_context(identities=[b"client-b"])) != "x509:client-a"
     assert caller_identity(_context()) == ANONYMOUS
     assert caller_identity(_context((("authorization", "Basic xyz"),))) == ANONYMOUS
+
+
+def _store(max_sessions):
+    config = ServerConfig(**{**TEST_CONFIG, "max_sessions": max_sessions})
+    return config, SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
+
+
+def _sessions_of(store, caller):
+    return [session for (who, session, _seat) in store.kept if who == caller]
+
+
+def test_a_caller_keeping_few_trees_keeps_them_however_many_trees_others_ask_to_keep():
+    config, store = _store(max_sessions=4)
+    _kept_job(config, store, "a0", seed=1, iterations=50, caller="A")
+    for k in range(10):               # an anonymous caller naming a new session each call
+        _kept_job(config, store, f"flood{k}", seed=k, iterations=50)
+    assert _sessions_of(store, "A") == ["a0"] and len(store) == 4
+    assert _sessions_of(store, ANONYMOUS) == ["flood7", "flood8", "flood9"]
+    # A's next tree makes room out of the caller keeping the most...
+    _kept_job(config, store, "a1", seed=2, iterations=50, caller="A")
+    assert _sessions_of(store, "A") == ["a0", "a1"] and _sessions_of(store, ANONYMOUS) == ["flood8", "flood9"]
+    # ...and once A keeps as many as any other, out of its own, least recently used first.
+    _kept_job(config, store, "a2", seed=3, iterations=50, caller="A")
+    assert _sessions_of(store, "A") == ["a1", "a2"] and len(store) == 4
+    assert store.admission.kept_bytes == sum(e.bytes for e in store.kept.values())
+
+
+def test_a_search_needing_memory_takes_it_from_the_caller_keeping_the_most_first():
+    config, store = _store(max_sessions=8)
+    _kept_job(config, store, "a0", seed=1, iterations=100, caller="A")
+    for k in range(3):
+        _kept_job(config, store, f"b{k}", seed=k, iterations=100, caller="B")
+    store.reclaim(1)
+    assert _sessions_of(store, "A") == ["a0"] and _sessions_of(store, "B") == ["b1", "b2"]
+    assert store.dropped["memory"] == 1
