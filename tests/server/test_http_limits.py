@@ -93,7 +93,7 @@ def test_an_unauthenticated_request_is_refused_before_its_body_is_read(locked):
             data, _ = _answer(sock, 5, whole=True)
             status, _, err = _status_and_json(data)
             assert status == 401 and err["code"] == "unauthenticated", data
-            assert time.monotonic() - start < 2
+            assert time.monotonic() - start < 5         # not after the 16 MB announced
     # gRPC-Web alike: the status in the headers (trailers-only), at once.
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(_head("/fagin.v1.Fagin/Recommend", 16_000_000, ("Content-Type: application/grpc-web+proto",)))
@@ -114,7 +114,7 @@ def test_an_oversized_body_is_refused_at_once_or_as_it_grows(web):
         data, _ = _answer(sock, 5, whole=True)
         status, head, err = _status_and_json(data)
         assert status == 429 and err["code"] == "resource_exhausted" and "--max-message-bytes" in err["message"]
-        assert time.monotonic() - start < 2 and "Connection: close" in head
+        assert time.monotonic() - start < 5 and "Connection: close" in head
     # Chunked (no Content-Length): cut off once it passes the limit, not read to its end.
     with socket.create_connection(("127.0.0.1", web.server.http.port)) as sock:
         sock.sendall(b"POST /fagin.v1.Fagin/Recommend HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -255,8 +255,9 @@ def test_grpc_health_answers_while_http_clients_send_large_bodies(locked):
     finally:
         until.set()
         prober.join(30)
-    # A health call takes a few ms; before, these bodies held the loop for seconds.
-    assert len(worst) > 5 and max(worst) < 0.5, sorted(worst)[-5:]
+    # Health answers throughout, never held for seconds (server, senders and prober share
+    # this process and a loaded machine's cores: the bound is loose).
+    assert len(worst) > 5 and max(worst) < 2, sorted(worst)[-5:]
 
 
 # --- connections -------------------------------------------------------------------------------
@@ -307,6 +308,13 @@ def test_idle_and_slow_connections_are_closed():
         srv.stop()
 
 
+def _wait_for_open_connections(srv, wanted, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not wanted(srv.server.http.listener.open_connections):
+        assert time.monotonic() < deadline, srv.server.http.listener.open_connections
+        time.sleep(0.02)
+
+
 def test_connections_over_the_limit_are_refused():
     srv = _serve(http_max_connections=3)
     held = []
@@ -314,7 +322,7 @@ def test_connections_over_the_limit_are_refused():
         port = srv.server.http.port
         for _ in range(3):
             held.append(socket.create_connection(("127.0.0.1", port)))
-        time.sleep(0.2)
+        _wait_for_open_connections(srv, lambda n: n == 3)
         with socket.create_connection(("127.0.0.1", port)) as extra:
             data, closed = _answer(extra, 5)
             assert closed and data.startswith(b"HTTP/1.1 503 "), data
@@ -324,7 +332,7 @@ def test_connections_over_the_limit_are_refused():
         data, _ = _answer(held[0], 5, whole=True)
         assert data.startswith(b"HTTP/1.1 200 "), data
         held.pop(0).close()
-        time.sleep(0.2)
+        _wait_for_open_connections(srv, lambda n: n < 3)
         status, _, body = request(srv, "/grpc.health.v1.Health/Check", b"{}", JSON)
         assert status == 200 and json.loads(body) == {"status": "SERVING"}
     finally:

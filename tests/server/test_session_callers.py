@@ -53,9 +53,8 @@ def test_another_callers_session_is_a_session_never_seen_and_stays_its_owners(sr
     again = ask(srv, state, 0, TOKEN_A, session="shared")
     assert again.session.continued and again.session.head_start == 200
     never_seen = ask(srv, state, 0, TOKEN_B, session="never-named-before")
-    # B names A's session: the same position, then other settings (before: "the search
-    # settings differ from the kept tree's: rollout" told B that A's tree exists, and which
-    # setting A uses).
+    # B names A's session: the same position, then other settings; a fresh reason naming the
+    # setting that differs would tell B that A's tree exists, and which setting A uses.
     # (Each try by a caller of its own: a caller's own calls keep its own tree.)
     for k, rollout in enumerate(("random", "policy")):
         theirs = ask(srv, state, 0, f"{TOKEN_B}{k}", rollout=rollout, session="shared")
@@ -71,8 +70,8 @@ def test_another_callers_session_is_a_session_never_seen_and_stays_its_owners(sr
 
 def test_a_kept_tree_tells_another_caller_nothing_of_its_seats_hidden_card(srv):
     # A's bot holds seat 0 with the king (2); B plays seat 1 and names A's session, trying
-    # each card seat 0 might hold: before, the true card's position was continued (a head
-    # start) and the others were not -- one call told B the hidden card.
+    # each card seat 0 might hold: were the true card's position continued (a head start)
+    # and the others not, one call would tell B the hidden card.
     truth = kuhn_with_card(2, 0)
     ask(srv, truth, 0, TOKEN_A, session="kuhn-bot")
     assert ask(srv, truth, 0, TOKEN_A, session="kuhn-bot").session.continued
