@@ -197,7 +197,7 @@ def main(argv=None):
     parser.add_argument("--streams", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--sample-s", type=float, default=5.0)
-    parser.add_argument("--server-args", default="", help="extra flags for the open-streams server")
+    parser.add_argument("--server-args", default="", help="extra flags for the servers of both probes")
     parser.add_argument("--id-bytes", type=int, default=0, help="the unread batch's request_id length")
     parser.add_argument("--batch-iterations", type=int, default=10, help="each unread batch request's budget")
     parser.add_argument("--kept-game", default="london")
@@ -207,7 +207,7 @@ def main(argv=None):
     parser.add_argument("--long-ms", type=int, default=30_000)
     args = parser.parse_args(argv)
     open_streams(args.streams, args.seconds, args.sample_s, shlex.split(args.server_args))
-    unread_batch(args.seconds, args.sample_s, args.id_bytes, args.batch_iterations, [])
+    unread_batch(args.seconds, args.sample_s, args.id_bytes, args.batch_iterations, shlex.split(args.server_args))
     kept_trees(args.kept_game, args.kept_trees, args.kept_iterations)
     sigterm(args.grace_seconds, args.long_ms)
 

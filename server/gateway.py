@@ -64,7 +64,8 @@ from fagin.engines.registry import GAMES
 from fagin.engines.room_data import data_path
 from fagin.server import security
 from fagin.server.codec import MAX_STATE_BYTES
-from fagin.server.rpc import DECODE_THREADS, HTTP_PEER_METADATA
+from fagin.server.logs import QUOTED_CHARS, quoted
+from fagin.server.rpc import DECODE_THREADS, HTTP_PEER_METADATA, bounded_message
 from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server.gateway")
@@ -82,6 +83,12 @@ BODY_FACTOR = 4
 #: a chunk beyond it refuses its request (RESOURCE_EXHAUSTED, retry), so that clients sending
 #: large bodies slowly on many connections cannot fill the memory before their body timeouts.
 BODIES_READ_AT_ONCE = 4
+#: The first this many bytes of each body are not counted in BODIES_READ_AT_ONCE: however
+#: full large bodies keep it, small calls are served (what small bodies hold together is
+#: bounded by --http-max-connections).
+SMALL_BODY_BYTES = 64 * 1024
+#: The largest body of a method open without a token (health: a service name).
+OPEN_BODY_BYTES = 1024
 
 #: JSON bodies up to this size are parsed on the event loop (a few milliseconds at most);
 #: larger ones in the gateway's parsing threads, by a parser that stops at the bounds below
@@ -171,12 +178,22 @@ class CallError(Exception):
 
     def __init__(self, code: grpc.StatusCode, message: str, http_status: int | None = None, headers=None,
                  close=False):
+        message = _printable(bounded_message(message))
         super().__init__(message)
         self.code = code
         self.message = message
         self.http_status = http_status
         self.headers = headers or {}
         self.close = close
+
+
+def _printable(message):
+    """`message` with every character that does not print escaped as repr escapes it: a
+    client's text quoted inside a message that is not ours (protobuf's JSON parser names the
+    unknown key it met) can then never break a line of the answer or of a log."""
+    if message.isprintable():
+        return message
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,7 +213,7 @@ def timeout_of(headers, grpc_web: bool):
         match = _GRPC_TIMEOUT.match(raw.strip())
         if not match:
             raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
-                            f"grpc-timeout: expected up to 8 digits and a unit (H M S m u n), got {raw!r}")
+                            f"grpc-timeout: expected up to 8 digits and a unit (H M S m u n), got {quoted(raw)}")
         return int(match.group(1)) * _GRPC_TIMEOUT_UNIT[match.group(2)]
     raw = headers.get("connect-timeout-ms")
     if raw is None:
@@ -205,7 +222,7 @@ def timeout_of(headers, grpc_web: bool):
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 10):
         raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
                         f"connect-timeout-ms: expected a whole number of milliseconds (up to 10 digits), "
-                        f"got {raw!r}")
+                        f"got {quoted(raw)}")
     return int(raw) / 1000
 
 
@@ -229,29 +246,28 @@ def frame(payload: bytes, flags: int = _DATA) -> bytes:
 
 
 def unframe(body: bytes):
-    """The one request message of a gRPC-Web body (unary and server-streaming calls send one)."""
-    messages = []
-    at = 0
-    while at < len(body):
-        if len(body) - at < 5:
-            raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
-                            "request body: a gRPC-Web frame header is cut short")
-        flags, length = struct.unpack_from(">BI", body, at)
-        at += 5
-        if at + length > len(body):
-            raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
-                            f"request body: a frame announces {length} bytes, {len(body) - at} follow")
-        if flags & _COMPRESSED:
-            raise CallError(grpc.StatusCode.UNIMPLEMENTED,
-                            "request body: compressed frames are not accepted (grpc-accept-encoding: identity)")
-        if flags & _TRAILERS:
-            raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: a request carries no trailers")
-        messages.append(body[at:at + length])
-        at += length
-    if len(messages) != 1:
+    """The one request message of a gRPC-Web body (unary and server-streaming calls send one).
+
+    Only the first frame's header is read: a body holding more than that one frame is refused
+    as it is, however many frames it holds, so that the answer costs the event loop no more
+    for a body of millions of empty frames than for one."""
+    if not body:
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: expected one message, got none")
+    if len(body) < 5:
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: a gRPC-Web frame header is cut short")
+    flags, length = struct.unpack_from(">BI", body, 0)
+    if flags & _COMPRESSED:
+        raise CallError(grpc.StatusCode.UNIMPLEMENTED,
+                        "request body: compressed frames are not accepted (grpc-accept-encoding: identity)")
+    if flags & _TRAILERS:
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: a request carries no trailers")
+    if 5 + length > len(body):
         raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
-                        f"request body: expected one message, got {len(messages)}")
-    return messages[0]
+                        f"request body: a frame announces {length} bytes, {len(body) - 5} follow")
+    if 5 + length < len(body):
+        raise CallError(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"request body: expected one message, got {len(body) - 5 - length} bytes after it")
+    return body[5:]
 
 
 def percent_encode(message: str) -> str:
@@ -344,8 +360,14 @@ def _json_path(path):
         names.append(name)
     text = ""
     for name in reversed(names):
+        if not isinstance(name, int) and not _PLAIN_KEY.fullmatch(name):
+            name = quoted(name)
         text += f"[{name}]" if isinstance(name, int) else (f".{name}" if text else name)
     return text
+
+
+#: A JSON key shown in an error as it is; any other is quoted (``logs.quoted``).
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 
 class BoundedJson:
@@ -753,7 +775,7 @@ class HttpGateway:
         try:
             if media not in (JSON_TYPE, PROTO_TYPE):
                 raise CallError(grpc.StatusCode.UNIMPLEMENTED,
-                                f"content-type: {media or 'none'} is not served; send application/json "
+                                f"content-type: {quoted(media) if media else 'none'} is not served; send application/json "
                                 f"(proto3 JSON), application/proto, or gRPC-Web (application/grpc-web+proto)",
                                 http_status=415, headers={"Accept-Post": f"{JSON_TYPE}, {PROTO_TYPE}"})
             return await self._connect_unary(request, method, media == JSON_TYPE)
@@ -767,7 +789,7 @@ class HttpGateway:
         if method is None:
             known = ", ".join(m.name for m in self.methods.values() if m.path.startswith("/fagin.v1.Fagin/"))
             raise CallError(grpc.StatusCode.UNIMPLEMENTED,
-                            f"method: no method {request.path!r}; fagin.v1.Fagin has {known}",
+                            f"method: no method {quoted(request.path)}; fagin.v1.Fagin has {known}",
                             http_status=404)
         return method
 
@@ -785,46 +807,62 @@ class HttpGateway:
     def body_limit(self):
         return BODY_FACTOR * self.config.max_message_bytes + 1024
 
-    def _too_large(self):
-        return CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                         f"request body: more than {self.body_limit} bytes ({BODY_FACTOR}x --max-message-bytes)",
+    def _too_large(self, limit):
+        why = f"{BODY_FACTOR}x --max-message-bytes" if limit == self.body_limit else "a method open without a token"
+        return CallError(grpc.StatusCode.RESOURCE_EXHAUSTED, f"request body: more than {limit} bytes ({why})",
                          close=True)
 
-    async def _body(self, request):
-        """The request's body: refused at once if its Content-Length is over the limit, cut
-        off when it grows over it (a chunked body), refused if it has not all come within
-        --http-body-timeout seconds of the request's head, and refused for now (retry) when
-        the bodies being read would together hold more than BODIES_READ_AT_ONCE bodies' limit."""
-        limit = self.body_limit
+    async def _body(self, request, method):
+        """The request's body: refused at once if its Content-Length is over the limit (for a
+        method open without a token, OPEN_BODY_BYTES), cut off when it grows over it (a chunked
+        body), refused if it has not all come within --http-body-timeout seconds of the
+        request's head, and refused for now (retry) when the bodies being read would together
+        hold more than BODIES_READ_AT_ONCE bodies' limit.  The first SMALL_BODY_BYTES of each
+        body are not counted against that: clients filling it with large bodies cannot get
+        the small calls of others refused.
+
+        A refused body's chunks are dropped before the refusal is raised: nothing that outlives
+        the request (an exception's traceback, a reference cycle awaiting the collector) holds them."""
+        limit = OPEN_BODY_BYTES if method.path.startswith(security.OPEN_METHODS) else self.body_limit
         if request.content_length is not None and request.content_length > limit:
-            raise self._too_large()
+            raise self._too_large(limit)
+        all_bodies = BODIES_READ_AT_ONCE * self.body_limit
+        seconds = self.config.http_body_timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
         chunks = []
         size = 0
-        all_bodies = BODIES_READ_AT_ONCE * limit
-
-        async def read():
-            nonlocal size
-            async for chunk in request.content.iter_any():
-                if size + len(chunk) > limit:
-                    raise self._too_large()
-                if self.reading_bytes + len(chunk) > all_bodies:
-                    raise CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                                    f"request body: the HTTP port is reading {self.reading_bytes} bytes of "
-                                    f"bodies already, its most at once ({BODIES_READ_AT_ONCE} bodies' limit); "
-                                    f"retry", headers={"Retry-After": "1"}, close=True)
-                size += len(chunk)
-                self.reading_bytes += len(chunk)
-                chunks.append(chunk)
-        seconds = self.config.http_body_timeout
+        counted = 0           # of `size`, the bytes counted in self.reading_bytes
         try:
-            await asyncio.wait_for(read(), seconds)
-        except asyncio.TimeoutError:
-            raise CallError(grpc.StatusCode.DEADLINE_EXCEEDED,
-                            f"request body: not all received within {seconds:g} s (--http-body-timeout; "
-                            f"{size} bytes came)", http_status=408, close=True) from None
+            while True:
+                # A deadline for each read, not one wait_for around the whole loop: an error
+                # raised inside a wait_for task forms a cycle with that task that would keep
+                # this frame, and its chunks, alive until the collector's next full pass.
+                try:
+                    chunk = await asyncio.wait_for(request.content.readany(), max(0.0, deadline - loop.time()))
+                except asyncio.TimeoutError:
+                    raise CallError(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                    f"request body: not all received within {seconds:g} s "
+                                    f"(--http-body-timeout; {size} bytes came)", http_status=408, close=True) from None
+                if not chunk:
+                    break
+                if size + len(chunk) > limit:
+                    raise self._too_large(limit)
+                size += len(chunk)
+                beyond_small = max(0, size - SMALL_BODY_BYTES)
+                if beyond_small > counted:
+                    if self.reading_bytes + beyond_small - counted > all_bodies:
+                        raise CallError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                        f"request body: the HTTP port is reading {self.reading_bytes} bytes of "
+                                        f"bodies already, its most at once ({BODIES_READ_AT_ONCE} bodies' limit); "
+                                        f"retry", headers={"Retry-After": "1"}, close=True)
+                    self.reading_bytes += beyond_small - counted
+                    counted = beyond_small
+                chunks.append(chunk)
+            return b"".join(chunks)
         finally:
-            self.reading_bytes -= size
-        return b"".join(chunks)
+            self.reading_bytes -= counted
+            chunks.clear()
 
     async def _off_loop(self, function, *args):
         return await asyncio.get_running_loop().run_in_executor(self.parsers, function, *args)
@@ -838,7 +876,7 @@ class HttpGateway:
                             http_status=415)
         self._check_token(request, method)
         timeout = timeout_of(request.headers, grpc_web=False)
-        body = await self._body(request)
+        body = await self._body(request, method)
         if not as_json:
             payload = body
         elif len(body) <= JSON_INLINE_BYTES:
@@ -878,7 +916,7 @@ class HttpGateway:
                                 f"cannot carry; call it over gRPC, or call Recommend once a position")
             self._check_token(request, method)
             timeout = timeout_of(request.headers, grpc_web=True)
-            body = await self._body(request)
+            body = await self._body(request, method)
             if text:
                 body = base64_body(body) if len(body) <= JSON_INLINE_BYTES else \
                     await self._off_loop(base64_body, body)
@@ -957,13 +995,23 @@ def json_request(body: bytes, request_class):
         except CallError:
             raise
         except json_format.ParseError as e:
-            # protobuf's message names the field: 'Failed to parse players field: ...'.
-            raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {e}") from None
+            # protobuf's message names the field: 'Failed to parse players field: ...', and
+            # quotes what the client wrote (an unknown key): a long quotation is cut short.
+            raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {_cut_quotations(str(e))}") from None
         except RecursionError:
             raise CallError(grpc.StatusCode.INVALID_ARGUMENT, "request body: nested too deeply") from None
         except Exception as e:      # what json_format.Parse would have wrapped in a ParseError
             raise CallError(grpc.StatusCode.INVALID_ARGUMENT, f"request body: {type(e).__name__}: {e}") from None
     return message
+
+
+_QUOTATION = re.compile(r'"([^"]*)("|$)')
+
+
+def _cut_quotations(message):
+    """`message` with each double-quoted span longer than QUOTED_CHARS as ``logs.quoted`` shows it."""
+    return _QUOTATION.sub(lambda match: match.group() if len(match.group(1)) <= QUOTED_CHARS
+                          else quoted(match.group(1)), message)
 
 
 def json_payload(body: bytes, request_class) -> bytes:

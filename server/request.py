@@ -26,8 +26,8 @@ DEFAULT_EXPLORATION = limits.DEFAULT_EXPLORATION
 DEFAULT_GAMMA = {name: limits.DEFAULT_GAMMA[sel] for name, sel in SELECTION.items()}
 
 #: gRPC's timeout units (``grpc-timeout``, gRPC core's timeout encoding) by the deadline's size:
-#: (below this many ms, a deadline is rounded up to this many ms).  Beyond the table's end
-#: deadlines go on in 100-minute units, then hours.
+#: (below this many ms, a deadline is rounded up to this many ms).  Beyond the table's end,
+#: 100-hour units (timeout_rounding_ms).
 TIMEOUT_UNITS_MS = ((1_000, 1), (10_000, 10), (100_000, 100), (1_000_000, 1_000), (10_000_000, 10_000),
                     (100_000_000, 100_000), (600_000_000, 600_000), (6_000_000_000, 6_000_000))
 
@@ -37,7 +37,8 @@ def timeout_rounding_ms(remaining_ms):
     `remaining_ms` left as the server sees it.  gRPC sends a deadline as a timeout
     (``grpc-timeout``) rounded up to a unit that grows with it: whole ms below 1 s, 10 ms
     below 10 s, 100 ms below 100 s, whole seconds below 1,000 s, 10 s below 10,000 s, 100 s
-    below 100,000 s, then 10 minutes, so a 1,501 s deadline reaches the server 9 s late.
+    below 100,000 s, 10 minutes below 600,000 s, 100 minutes below 6,000,000 s, then 100
+    hours, so a 1,501 s deadline reaches the server 9 s late.
     Near a step (within 5 %: the call's way here makes the server see a little less than
     was sent) the next unit is assumed."""
     for below_ms, unit_ms in TIMEOUT_UNITS_MS:

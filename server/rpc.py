@@ -98,7 +98,8 @@ RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 MOST_MESSAGE_CHARS = 2000
 
 
-def _bounded(message):
+def bounded_message(message):
+    """`message` cut to MOST_MESSAGE_CHARS, its length told."""
     if len(message) <= MOST_MESSAGE_CHARS:
         return message
     return f"{message[:MOST_MESSAGE_CHARS]}... (message cut at {MOST_MESSAGE_CHARS} of {len(message)} characters)"
@@ -108,7 +109,7 @@ def error_of(exc, method):
     """(status code, message) telling a client of `exc`; an unexpected one is logged here."""
     code = _status_of(exc)
     if code is not None:
-        return code, _bounded(str(exc))
+        return code, bounded_message(str(exc))
     log.error("%s failed", method, exc_info=exc)
     return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
 

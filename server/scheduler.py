@@ -76,7 +76,7 @@ AGING = 0.1
 
 #: A retry hint is lengthened by up to this fraction of itself, at random.
 RETRY_JITTER = 0.25
-#: The longest retry hint (before its jitter): a client told to wait longer had better try
+#: The longest retry hint, its jitter included: a client told to wait longer had better try
 #: another replica, and a load that clears sooner should not be waited out.
 MOST_RETRY_MS = 30_000
 #: The weight of the latest search in the mean worker time of a search (retry hints).
@@ -84,7 +84,10 @@ SEARCH_TIME_WEIGHT = 0.2
 
 
 def _jittered(ms):
-    return max(1, int(math.ceil(ms * (1 + RETRY_JITTER * random.random()))))
+    """A retry hint of `ms`, lengthened by up to RETRY_JITTER of itself at random, at most
+    MOST_RETRY_MS: a hint at the bound is drawn from below it, still spread out."""
+    ms = min(ms, MOST_RETRY_MS / (1 + RETRY_JITTER))
+    return max(1, min(MOST_RETRY_MS, int(math.ceil(ms * (1 + RETRY_JITTER * random.random())))))
 
 
 def _mb(nbytes):
@@ -205,12 +208,12 @@ class Admission:
     def retry_ms(self):
         """A retry hint: the wait the searches ahead would give a new one (``expected_wait_ms``),
         or how long searches have lately waited to start if longer, at least one slice per
-        worker round of the queue, at most MOST_RETRY_MS; plus up to RETRY_JITTER of it at
-        random (gRPC's retry policy waits the hint exactly: clients refused together come back
+        worker round of the queue; plus up to RETRY_JITTER of it at random, at most
+        MOST_RETRY_MS in all (gRPC's retry policy waits the hint exactly: clients refused together come back
         spread out).  A hint shorter than the wait only brings the client back to be refused
         again: a burst used up all of a client's attempts in under a second."""
         floor = self.slice_ms * max(1, self.queued) / self.workers
-        return _jittered(min(MOST_RETRY_MS, max(self._wait_ewma_ms, floor, self.expected_wait_ms())))
+        return _jittered(max(self._wait_ewma_ms, floor, self.expected_wait_ms()))
 
     def enter(self, threads, nbytes, ends=None, stream=False, held=0, release_at=None, work=None) -> Ticket:
         """A ticket for a new search whose first slice needs `nbytes` of tree memory and

@@ -10,9 +10,13 @@ scored 55 % against the same opponent (search/bots.py, ``reuse``).
 
 Kept trees are a cache, never a promise: they hold tree memory after their call has
 ended, so they are counted in the admission's reservation (``Admission.kept_bytes``) and
-are the first memory given up: a search that needs memory drops the least recently used
-first (``Admission.reclaim``); beyond ``max_sessions`` the least recently used is
-dropped; one idle for ``session_idle_seconds`` is dropped.  A dropped tree only means the
+are the first memory given up: a search that needs memory drops trees of the caller whose
+trees hold the most memory, its least recently used first (``Admission.reclaim``); beyond
+``max_sessions`` a tree of the caller keeping the most trees is dropped, its least recently
+used (a caller at that most itself drops its own first); one idle for
+``session_idle_seconds`` is dropped.  So a caller keeping few trees keeps them however many
+calls others make: another caller can make room only out of its own trees, or out of those of
+callers who keep as many as it or more.  A dropped tree only means the
 next call searches afresh.  Everything here runs on the server's event loop.
 """
 from __future__ import annotations
@@ -56,6 +60,8 @@ class SessionStore:
         self.admission = admission
         self.clock = clock
         self.kept: collections.OrderedDict = collections.OrderedDict()
+        # Each caller's keys in self.kept, in the same order (least recently used first).
+        self.by_caller: dict = {}
         # Trees dropped, by why (for the metrics): "limit", "idle", "memory", "not continued".
         self.dropped = collections.Counter()
         self.continued = 0            # calls that continued a kept tree
@@ -90,7 +96,7 @@ class SessionStore:
         # session never seen -- never continued, never replaced, nothing said of it (whether
         # its tree reached a position would tell what its seat has seen).
         job.session_key = key = (caller, session, job.seat)
-        entry = self.kept.pop(key, None)
+        entry = self._take(key)
         if entry is None:
             report.fresh_reason = NO_TREE
             return
@@ -160,7 +166,7 @@ class SessionStore:
         searches."""
         if job.session_key is None or self.limit == 0:
             return
-        old = self.kept.pop(job.session_key, None)
+        old = self._take(job.session_key)
         if old is not None:           # two calls at once: the one ending last is kept
             self.admission.release_kept(old.bytes)
         search = job.searcher.parts[0]
@@ -172,28 +178,53 @@ class SessionStore:
         nbytes = search.tree_bytes
         if not self.admission.could_hold_kept(nbytes):
             return                    # searches hold the memory: drop no other tree for nothing
+        caller = job.session_key[0]
         while len(self.kept) >= self.limit:
-            self._drop_oldest("limit")
+            self._drop_oldest("limit", self._most_trees(caller))
         if not self.admission.hold_kept(nbytes):
             return
         self.kept[job.session_key] = _Kept(search, job.tree_root or job.state, job.tree_settings, nbytes,
                                            self.clock())
+        self.by_caller.setdefault(caller, collections.OrderedDict())[job.session_key] = None
         self._schedule()
 
     # --- dropping ------------------------------------------------------------------------------
 
-    def _drop_oldest(self, why):
-        _, entry = self.kept.popitem(last=False)
-        self.admission.release_kept(entry.bytes)
+    def _take(self, key):
+        """The kept tree of `key`, taken out of the store (None: none kept)."""
+        entry = self.kept.pop(key, None)
+        if entry is not None:
+            mine = self.by_caller[key[0]]
+            del mine[key]
+            if not mine:
+                del self.by_caller[key[0]]
+        return entry
+
+    def _most_trees(self, caller):
+        """The caller whose tree makes room for one of `caller`'s: `caller` itself if no
+        other keeps more trees, else the one keeping the most."""
+        most = max(self.by_caller, key=lambda c: len(self.by_caller[c]))
+        mine = len(self.by_caller.get(caller, ()))
+        return caller if mine and mine >= len(self.by_caller[most]) else most
+
+    def _drop_oldest(self, why, caller=None):
+        """Drops the least recently used tree (of `caller`, if given)."""
+        key = next(iter(self.kept if caller is None else self.by_caller[caller]))
+        self.admission.release_kept(self._take(key).bytes)
         self.dropped[why] += 1
 
     def reclaim(self, nbytes):
-        """Drops kept trees, least recently used first, until `nbytes` are free of them or
-        none is left (the admission's call, for a search that needs the memory)."""
+        """Drops kept trees until `nbytes` are free of them or none is left (the admission's
+        call, for a search that needs the memory): those of the caller whose trees hold the
+        most memory first, its least recently used first."""
         freed = 0
         while self.kept and freed < nbytes:
-            freed += next(iter(self.kept.values())).bytes
-            self._drop_oldest("memory")
+            held = collections.Counter()
+            for key, entry in self.kept.items():
+                held[key[0]] += entry.bytes
+            caller = held.most_common(1)[0][0]
+            freed += self.kept[next(iter(self.by_caller[caller]))].bytes
+            self._drop_oldest("memory", caller)
 
     def expire(self):
         """Drops the trees idle for session_idle_seconds (the least recently used are first)."""

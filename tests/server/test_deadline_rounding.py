@@ -53,5 +53,6 @@ def test_the_server_never_reads_a_deadline_later_than_the_clients(remaining_serv
     latest_s = seen_s - timeout_rounding_ms(seen_s * 1000) / 1000
     # The server's reading of the client's deadline is never later than it ...
     assert latest_s <= deadline_s, f"read as {latest_s:.3f} s, the client's was {deadline_s} s"
-    # ... and early by no more than about the unit (a tenth of the deadline at most).
-    assert deadline_s - latest_s <= max(0.05, deadline_s / 10)
+    # ... and early by no more than about the unit (a tenth of the deadline at most), and the
+    # call's way to the server (a loaded machine's stall of a quarter second at most).
+    assert deadline_s - latest_s <= max(0.05, deadline_s / 10) + 0.25

@@ -3,6 +3,7 @@ that would forge a log line, a terminal escape, NUL) and a 3 MB string.  Each is
 INVALID_ARGUMENT with a short message naming the field (or, a client's own tag, served),
 and no log line carries the raw input."""
 import io
+import json
 import logging
 import re
 import time
@@ -14,9 +15,11 @@ from google.protobuf.descriptor import FieldDescriptor
 from fagin.engines import new_game
 from fagin.server.codec import encode_state
 from fagin.server.logs import TEXT_FORMAT
+from fagin.server.rpc import MOST_MESSAGE_CHARS
 from fagin.v1 import fagin_pb2 as pb
 
 from .test_admission import serve  # noqa: F401 (the fixture)
+from .test_http import web  # noqa: F401 (the fixture)
 
 FORGED = "x\n2026-01-01 00:00:00,000 INFO fagin.server: Recommend ipv4:10.0.0.1:1 OK 1.0ms\r\x1b[2K\x00"
 HUGE = "y" * 3_000_000
@@ -177,3 +180,31 @@ def test_an_option_named_like_a_parameter_is_an_unknown_option(serve):
         srv.stub.NewGame(pb.NewGameRequest(game="goofspiel", players=2, options={"players": "3"}), timeout=10)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert e.value.details().startswith("options: unknown option 'players' for goofspiel; known: ")
+
+
+@pytest.mark.parametrize("case", ["unknown key", "huge unknown key", "key given twice", "value", "path",
+                                  "content type", "timeout header"])
+def test_http_errors_quote_and_bound_what_the_client_sent(web, case):
+    from .test_http import JSON, request
+    twice = FORGED + "z" * 10_000          # in a body over the inline JSON size, read by BoundedJson
+    path, headers, body = "/fagin.v1.Fagin/Recommend", dict(JSON), None
+    if case == "unknown key":
+        body = json.dumps({FORGED: 1})
+    elif case == "huge unknown key":
+        body = json.dumps({FORGED + "k" * 500_000: 1})
+    elif case == "key given twice":
+        body = '{"state":{"kuhnPoker":{%s:1,%s:2}}}' % (json.dumps(twice), json.dumps(twice))
+    elif case == "value":
+        path, body = "/fagin.v1.Fagin/NewGame", json.dumps({"game": FORGED + HUGE[:500_000]})
+    elif case == "path":
+        path = "/fagin.v1.Fagin/" + "%0A%1B" * 1000
+    elif case == "content type":
+        headers["Content-Type"] = "application/" + "x" * 6000
+    else:
+        headers["connect-timeout-ms"] = "9" * 6000
+    status, _, answer = request(web, path, (body or "{}").encode(), headers)
+    message = json.loads(answer)["message"]
+    assert 400 <= status < 500, answer[:300]
+    assert not re.search(r"[\n\r\x1b\x00]", message), message[:300]
+    assert len(message) <= MOST_MESSAGE_CHARS + 100, len(message)
+    assert FORGED not in message and "k" * 1000 not in message

@@ -4,6 +4,7 @@ games' bounds, connections time out and are limited, and running out of descript
 line, not a flood; meanwhile the gRPC port and health go on answering."""
 import asyncio
 import errno
+import gc
 import json
 import logging
 import os
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 
 import grpc
 import pytest
@@ -91,7 +93,7 @@ def test_an_unauthenticated_request_is_refused_before_its_body_is_read(locked):
             data, _ = _answer(sock, 5, whole=True)
             status, _, err = _status_and_json(data)
             assert status == 401 and err["code"] == "unauthenticated", data
-            assert time.monotonic() - start < 2
+            assert time.monotonic() - start < 5         # not after the 16 MB announced
     # gRPC-Web alike: the status in the headers (trailers-only), at once.
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(_head("/fagin.v1.Fagin/Recommend", 16_000_000, ("Content-Type: application/grpc-web+proto",)))
@@ -112,7 +114,7 @@ def test_an_oversized_body_is_refused_at_once_or_as_it_grows(web):
         data, _ = _answer(sock, 5, whole=True)
         status, head, err = _status_and_json(data)
         assert status == 429 and err["code"] == "resource_exhausted" and "--max-message-bytes" in err["message"]
-        assert time.monotonic() - start < 2 and "Connection: close" in head
+        assert time.monotonic() - start < 5 and "Connection: close" in head
     # Chunked (no Content-Length): cut off once it passes the limit, not read to its end.
     with socket.create_connection(("127.0.0.1", web.server.http.port)) as sock:
         sock.sendall(b"POST /fagin.v1.Fagin/Recommend HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -130,35 +132,50 @@ def test_an_oversized_body_is_refused_at_once_or_as_it_grows(web):
         assert _status_and_json(data)[0] == 429, data
 
 
-def test_bodies_read_at_once_hold_a_bounded_memory():
-    srv = _serve(http_body_timeout=2)
+def test_bodies_read_at_once_hold_a_bounded_memory_and_small_bodies_are_still_served():
+    # A 1 MB body limit: the stalled bodies below fill the port's bound within a second.
+    srv = _serve(http_body_timeout=4, max_message_bytes=1 << 18)
     stalled = []
     try:
-        port, limit = srv.server.http.port, srv.server.http.body_limit
+        port, limit, small = srv.server.http.port, srv.server.http.body_limit, gateway.SMALL_BODY_BYTES
         # Clients that send all but the last byte of the largest body and wait.
         for _ in range(gateway.BODIES_READ_AT_ONCE):
             sock = socket.create_connection(("127.0.0.1", port))
-            sock.sendall(_head("/grpc.health.v1.Health/Check", limit, ("Content-Type: application/json",))
+            sock.sendall(_head("/fagin.v1.Fagin/Recommend", limit, ("Content-Type: application/json",))
                          + b" " * (limit - 1))
             stalled.append(sock)
-        deadline = time.monotonic() + 5
-        while srv.server.http.reading_bytes < gateway.BODIES_READ_AT_ONCE * (limit - 1) and time.monotonic() < deadline:
+        full = gateway.BODIES_READ_AT_ONCE * (limit - 1 - small)
+        deadline = time.monotonic() + 3
+        while srv.server.http.reading_bytes < full and time.monotonic() < deadline:
             time.sleep(0.02)
-        # Meanwhile a body that would take the memory past the bound is refused, to retry.
-        status, headers, body = request(srv, "/grpc.health.v1.Health/Check", b" " * 65536 + b"{}", JSON)
+        assert srv.server.http.reading_bytes == full
+        # Meanwhile a large body that would take the memory past the bound is refused, to retry...
+        status, headers, body = request(srv, "/fagin.v1.Fagin/Recommend", b" " * (8 * small) + b"{}", JSON)
         assert status == 429 and headers["Retry-After"] == "1", body
         assert json.loads(body)["message"].startswith("request body: the HTTP port is reading"), body
+        # ...while small bodies, with or without a token, are served.
+        assert call(srv, "ListGames", b" " * (small - 10) + b"{}")[0] == 200
+        status, _, body = request(srv, "/grpc.health.v1.Health/Check", b"{}", JSON)
+        assert status == 200 and json.loads(body) == {"status": "SERVING"}
         # The stalled bodies time out, and what they held is free again.
         for sock in stalled:
-            data, closed = _answer(sock, 5)
+            data, closed = _answer(sock, 8)
             assert data.startswith(b"HTTP/1.1 408 ") and closed, data[:200]
         assert srv.server.http.reading_bytes == 0
-        status, _, body = request(srv, "/grpc.health.v1.Health/Check", b" " * 65536 + b"{}", JSON)
+        status, _, body = request(srv, "/fagin.v1.Fagin/ListGames", b" " * (8 * small) + b"{}", JSON)
         assert status == 200, body
     finally:
         for sock in stalled:
             sock.close()
         srv.stop()
+
+
+def test_a_body_of_a_method_open_without_a_token_is_held_tiny(locked):
+    start = time.monotonic()
+    status, _, body = request(locked, "/grpc.health.v1.Health/Check", b" " * (gateway.OPEN_BODY_BYTES + 1) + b"{}",
+                              JSON)
+    assert status == 429 and "a method open without a token" in json.loads(body)["message"], body
+    assert time.monotonic() - start < 5
 
 
 # --- large JSON --------------------------------------------------------------------------------
@@ -238,8 +255,9 @@ def test_grpc_health_answers_while_http_clients_send_large_bodies(locked):
     finally:
         until.set()
         prober.join(30)
-    # A health call takes a few ms; before, these bodies held the loop for seconds.
-    assert len(worst) > 5 and max(worst) < 0.5, sorted(worst)[-5:]
+    # Health answers throughout, never held for seconds (server, senders and prober share
+    # this process and a loaded machine's cores: the bound is loose).
+    assert len(worst) > 5 and max(worst) < 2, sorted(worst)[-5:]
 
 
 # --- connections -------------------------------------------------------------------------------
@@ -290,6 +308,13 @@ def test_idle_and_slow_connections_are_closed():
         srv.stop()
 
 
+def _wait_for_open_connections(srv, wanted, seconds=10):
+    deadline = time.monotonic() + seconds
+    while not wanted(srv.server.http.listener.open_connections):
+        assert time.monotonic() < deadline, srv.server.http.listener.open_connections
+        time.sleep(0.02)
+
+
 def test_connections_over_the_limit_are_refused():
     srv = _serve(http_max_connections=3)
     held = []
@@ -297,7 +322,7 @@ def test_connections_over_the_limit_are_refused():
         port = srv.server.http.port
         for _ in range(3):
             held.append(socket.create_connection(("127.0.0.1", port)))
-        time.sleep(0.2)
+        _wait_for_open_connections(srv, lambda n: n == 3)
         with socket.create_connection(("127.0.0.1", port)) as extra:
             data, closed = _answer(extra, 5)
             assert closed and data.startswith(b"HTTP/1.1 503 "), data
@@ -307,7 +332,7 @@ def test_connections_over_the_limit_are_refused():
         data, _ = _answer(held[0], 5, whole=True)
         assert data.startswith(b"HTTP/1.1 200 "), data
         held.pop(0).close()
-        time.sleep(0.2)
+        _wait_for_open_connections(srv, lambda n: n < 3)
         status, _, body = request(srv, "/grpc.health.v1.Health/Check", b"{}", JSON)
         assert status == 200 and json.loads(body) == {"status": "SERVING"}
     finally:
@@ -437,3 +462,96 @@ def test_connection_settings_are_checked():
     for bad in ({"http_max_connections": 0}, {"http_idle_timeout": 0}, {"http_body_timeout": -1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             ServerConfig(**bad)
+
+
+# --- refused bodies ----------------------------------------------------------------------------
+
+class _Chunk(bytearray):
+    """A chunk of a body that a weak reference can watch."""
+
+
+class _Body:
+    """A request whose body comes as `chunks`, then never ends."""
+
+    def __init__(self, chunks, path="/fagin.v1.Fagin/Recommend"):
+        self.content_length = None
+        self.path = path
+        self.content = self
+        self._chunks = list(chunks)
+
+    async def readany(self):
+        if self._chunks:
+            return self._chunks.pop(0)
+        await asyncio.sleep(3600)
+
+    async def iter_any(self):
+        while chunk := await self.readany():
+            yield chunk
+
+
+@pytest.mark.parametrize("refusal", ["too large", "bodies at once", "too slow"])
+def test_a_refused_body_is_freed_without_waiting_for_the_collector(refusal):
+    from fagin.server.config import ServerConfig
+    from tests.serving import TEST_CONFIG
+    http = gateway.HttpGateway(ServerConfig(**{**TEST_CONFIG, "http_body_timeout": 0.2}))
+    limit, small = http.body_limit, gateway.SMALL_BODY_BYTES
+    first = _Chunk(small + 1 if refusal != "too large" else limit - 10)
+    if refusal == "bodies at once":
+        http.reading_bytes = gateway.BODIES_READ_AT_ONCE * limit
+    chunks = [first, _Chunk(100)] if refusal != "too slow" else [first]
+    watch = weakref.ref(first)
+    request = _Body(chunks)
+    del first, chunks
+
+    async def refused():
+        try:
+            await http._body(request, http.methods[request.path])
+        except gateway.CallError as e:
+            return e.http_status or gateway.CONNECT_HTTP_STATUS[e.code]
+
+    gc.disable()
+    try:
+        status = asyncio.run(refused())
+        assert status == {"too large": 429, "bodies at once": 429, "too slow": 408}[refusal]
+        outlived = watch() is not None
+        assert not outlived, "the refused body's chunks outlive the request"
+    finally:
+        gc.enable()
+    assert http.reading_bytes == (gateway.BODIES_READ_AT_ONCE * limit if refusal == "bodies at once" else 0)
+
+
+class _CountedBody(bytes):
+    """A body that counts how often its length is asked: a walk over its frames asks once a frame."""
+    asked = 0
+
+    def __len__(self):
+        _CountedBody.asked += 1
+        return super().__len__()
+
+
+def test_a_body_of_many_grpc_web_frames_is_refused_without_walking_them():
+    body = _CountedBody(b"\x00\x00\x00\x00\x00" * 100_000)
+    with pytest.raises(gateway.CallError, match="expected one message, got 499995 bytes after it"):
+        gateway.unframe(body)
+    assert _CountedBody.asked < 10
+    one = gateway.frame(b"\x08\x01")
+    assert gateway.unframe(one) == b"\x08\x01"
+    for cut, message in ((b"", "got none"), (one[:3], "cut short"), (one[:-1], "announces 2 bytes, 1 follow")):
+        with pytest.raises(gateway.CallError, match=message):
+            gateway.unframe(cut)
+
+
+def test_grpc_health_answers_while_a_body_of_empty_frames_is_refused(web):
+    body = b"\x00\x00\x00\x00\x00" * (web.server.http.body_limit // 5)
+    answers = []
+    with grpc.insecure_channel(web.target) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        health.Check(health_pb2.HealthCheckRequest(), timeout=30)
+        sender = threading.Thread(target=lambda: answers.append(request(
+            web, "/fagin.v1.Fagin/Recommend", body, {"Content-Type": "application/grpc-web+proto"})))
+        sender.start()
+        while sender.is_alive():
+            assert health.Check(health_pb2.HealthCheckRequest(), timeout=30).status == health_pb2.HealthCheckResponse.SERVING
+        sender.join()
+    status, headers, _ = answers[0]
+    assert status == 200 and headers["grpc-status"] == "3" and "expected one message" in headers["grpc-message"]

@@ -9,11 +9,15 @@ import pytest
 
 from fagin.engines import load_game, new_game
 from fagin.server.codec import encode_state
+from fagin.server.config import ServerConfig
+from fagin.server.scheduler import Admission
 from fagin.server.security import ANONYMOUS, caller_identity
-from fagin.server.sessions import NO_TREE
+from fagin.server.sessions import NO_TREE, SessionStore
 from fagin.v1 import fagin_pb2 as pb
 
+from ..serving import TEST_CONFIG
 from .test_admission import ServiceServer
+from .test_sessions import _kept_job
 
 TOKEN_A = "a" * 32
 TOKEN_B = "b" * 32
@@ -49,9 +53,8 @@ def test_another_callers_session_is_a_session_never_seen_and_stays_its_owners(sr
     again = ask(srv, state, 0, TOKEN_A, session="shared")
     assert again.session.continued and again.session.head_start == 200
     never_seen = ask(srv, state, 0, TOKEN_B, session="never-named-before")
-    # B names A's session: the same position, then other settings (before: "the search
-    # settings differ from the kept tree's: rollout" told B that A's tree exists, and which
-    # setting A uses).
+    # B names A's session: the same position, then other settings; a fresh reason naming the
+    # setting that differs would tell B that A's tree exists, and which setting A uses.
     # (Each try by a caller of its own: a caller's own calls keep its own tree.)
     for k, rollout in enumerate(("random", "policy")):
         theirs = ask(srv, state, 0, f"{TOKEN_B}{k}", rollout=rollout, session="shared")
@@ -67,8 +70,8 @@ def test_another_callers_session_is_a_session_never_seen_and_stays_its_owners(sr
 
 def test_a_kept_tree_tells_another_caller_nothing_of_its_seats_hidden_card(srv):
     # A's bot holds seat 0 with the king (2); B plays seat 1 and names A's session, trying
-    # each card seat 0 might hold: before, the true card's position was continued (a head
-    # start) and the others were not -- one call told B the hidden card.
+    # each card seat 0 might hold: were the true card's position continued (a head start)
+    # and the others not, one call would tell B the hidden card.
     truth = kuhn_with_card(2, 0)
     ask(srv, truth, 0, TOKEN_A, session="kuhn-bot")
     assert ask(srv, truth, 0, TOKEN_A, session="kuhn-bot").session.continued
@@ -105,3 +108,38 @@ def test_the_caller_is_its_token_else_its_certificate_else_anonymous():
     assert caller_identity(_context(identities=[b"client-b"])) != "x509:client-a"
     assert caller_identity(_context()) == ANONYMOUS
     assert caller_identity(_context((("authorization", "Basic xyz"),))) == ANONYMOUS
+
+
+def _store(max_sessions):
+    config = ServerConfig(**{**TEST_CONFIG, "max_sessions": max_sessions})
+    return config, SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
+
+
+def _sessions_of(store, caller):
+    return [session for (who, session, _seat) in store.kept if who == caller]
+
+
+def test_a_caller_keeping_few_trees_keeps_them_however_many_trees_others_ask_to_keep():
+    config, store = _store(max_sessions=4)
+    _kept_job(config, store, "a0", seed=1, iterations=50, caller="A")
+    for k in range(10):               # an anonymous caller naming a new session each call
+        _kept_job(config, store, f"flood{k}", seed=k, iterations=50)
+    assert _sessions_of(store, "A") == ["a0"] and len(store) == 4
+    assert _sessions_of(store, ANONYMOUS) == ["flood7", "flood8", "flood9"]
+    # A's next tree makes room out of the caller keeping the most...
+    _kept_job(config, store, "a1", seed=2, iterations=50, caller="A")
+    assert _sessions_of(store, "A") == ["a0", "a1"] and _sessions_of(store, ANONYMOUS) == ["flood8", "flood9"]
+    # ...and once A keeps as many as any other, out of its own, least recently used first.
+    _kept_job(config, store, "a2", seed=3, iterations=50, caller="A")
+    assert _sessions_of(store, "A") == ["a1", "a2"] and len(store) == 4
+    assert store.admission.kept_bytes == sum(e.bytes for e in store.kept.values())
+
+
+def test_a_search_needing_memory_takes_it_from_the_caller_keeping_the_most_first():
+    config, store = _store(max_sessions=8)
+    _kept_job(config, store, "a0", seed=1, iterations=100, caller="A")
+    for k in range(3):
+        _kept_job(config, store, f"b{k}", seed=k, iterations=100, caller="B")
+    store.reclaim(1)
+    assert _sessions_of(store, "A") == ["a0"] and _sessions_of(store, "B") == ["b1", "b2"]
+    assert store.dropped["memory"] == 1

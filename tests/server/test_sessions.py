@@ -263,13 +263,13 @@ def test_a_server_without_sessions_keeps_nothing():
         srv.close()
 
 
-def _kept_job(config, store, session, seed, iterations=300):
-    """A London search of a session, run and kept as a call would leave it."""
+def _kept_job(config, store, session, seed, iterations=300, caller=ANONYMOUS):
+    """A London search of a session, run and kept as a call of `caller` would leave it."""
     state = settle(new_game("london", 2, seed=seed), random.Random(seed))
     job = request_mod.prepare(pb.RecommendRequest(state=encode_state(state), seat=state.current_player(),
                                                   session=session,
                                                   search=pb.SearchSettings(iterations=iterations)), config)
-    asyncio.run(store.attach(job, session, ANONYMOUS))
+    asyncio.run(store.attach(job, session, caller))
     job.searcher.parts[0].cap_nodes(iterations + 1)
     job.searcher.run(iterations=iterations)
     store.keep(job)
