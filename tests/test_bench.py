@@ -29,6 +29,9 @@ RUNS = {
     "scheduler_probe.py": (["--pair-ms", "200", "--deadlines", "0.5", "--tries", "1", "--drain-seconds", "0.5",
                             "--grace-seconds", "0.2", "--clients", "2", "--batches", "5", "--items", "3"],
                            "refused batch"),
+    "http_faults.py": (["--cases", "bodies,connections,fd-limit", "--wait-s", "5", "--nofile", "128",
+                        "--connections", "140", "--server-args", "--http-idle-timeout 1 --http-body-timeout 1"],
+                       "idle connection: closed after"),
     "request_cost.py": (["--positions", "1", "--rounds", "3"], "outside search"),
     "level_time.py": (["--game", "kids_of_london", "--players", "2", "--games", "1", "--level", "3"],
                       "every move within"),
@@ -49,7 +52,7 @@ def test_every_bench_script_is_covered():
 
 
 #: The runs that take longest (seconds, for the test scheduler); the others take one or two.
-SECONDS = {"scheduler_probe.py": 9, "grpc_overhead.py": 4, "playouts.py": 3}
+SECONDS = {"http_faults.py": 12, "scheduler_probe.py": 9, "grpc_overhead.py": 4, "playouts.py": 3}
 
 
 @pytest.mark.parametrize("script", [pytest.param(s, marks=pytest.mark.long(SECONDS.get(s, 1.5)))
