@@ -1,9 +1,13 @@
 """Declares the Cython extensions only; everything else lives in pyproject.toml.
 
-Each extension is compiled on its own: modules share *types* through
-``engines/abi.pxd`` and ``engines/rng.pxd`` (type declarations and inline
-helpers only) and pass engine function tables at run time in a PyCapsule, so no
-extension ever cimports another one's functions.
+A module cimports another under its package name, ``fagin.engines.abi`` or
+``fagin.search.tree``, the name it is imported by at run time, so that a compiled
+module may cimport another compiled module's functions through its ``.pxd`` (the
+rooms cimport ``fagin.engines.learned``).  The folders are mapped into the ``fagin``
+package only at install time (``package-dir``), so Cython finds those ``.pxd`` files
+in a tree of links built here: ``build/cython/fagin/`` links to the folders.  Games
+still hand their function tables to the search at run time in a PyCapsule
+(docs/architecture.md, "One package from several folders").
 """
 import importlib.util
 import os
@@ -62,6 +66,28 @@ def find_game_packages():
 
 EXTENSIONS = find_extensions()
 
+#: Where Cython looks up cimported names: fagin/ in it stands for the installed package.
+CIMPORT_ROOT = HERE / "build" / "cython"
+
+
+def link_package_tree():
+    """build/cython/fagin/: a link to each folder of the package (its package-dir mapping) and to
+    the root package's __init__.py, made anew where one is missing or points elsewhere.  Links
+    rather than copies, so that an edited .pxd is the one Cython reads (and cythonize's
+    dependency check sees its time)."""
+    root = CIMPORT_ROOT / "fagin"
+    root.mkdir(parents=True, exist_ok=True)
+    links = {"__init__.py": HERE / "proto" / "fagin" / "__init__.py",
+             **{package.split(".")[1]: HERE / folder for folder, package in PACKAGE_DIRS.items()}}
+    for name, target in links.items():
+        link, to = root / name, os.path.relpath(target, root)
+        if link.is_symlink() and os.readlink(link) == to:
+            continue
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        link.symlink_to(to)
+    return CIMPORT_ROOT
+
 # Functions and loops start on cache-line boundaries: where a hot loop falls otherwise
 # depends on unrelated code around it, and moved a search's speed by 4-5 % when Python-level
 # functions left an engine (docs/search.md, "Benchmarks").
@@ -90,8 +116,8 @@ def ext_modules():
     # `pip install -e` (into a build folder the editable install never reads) and once in place.
     if os.environ.get("FAGIN_SKIP_EXTENSIONS"):
         return []
-    return cythonize([extension(name, src) for name, src in EXTENSIONS], include_path=["."],
-                     compiler_directives=HOT)
+    return cythonize([extension(name, src) for name, src in EXTENSIONS],
+                     include_path=[str(link_package_tree())], compiler_directives=HOT)
 
 
 setup(

@@ -2,17 +2,18 @@
 """The engine ABI: one function table every game implements over a POD state.
 
 This file holds *types only* (plus constants).  Each Cython module cimports it
-for the layout of ``GameDef``; the table itself travels between modules at run
-time inside a PyCapsule named ``GAMEDEF_CAPSULE``.  Because no module cimports
-another module's functions, every extension compiles and imports on its own
-under the ``fagin`` package mapping (see docs/architecture.md).
+(``from fagin.engines.abi cimport ...``) for the layout of ``GameDef``; the table
+itself travels between modules at run time inside a PyCapsule named
+``GAMEDEF_CAPSULE``, so the search is compiled knowing no game and a game is added
+without rebuilding it.  (Modules may cimport each other's functions by their
+package names, see docs/architecture.md; a game's table is data, chosen at run time.)
 
 A state is a fixed-size plain-old-data struct of ``state_size`` bytes: no
 pointers, no Python objects, so that a copy is one ``memcpy`` and the search
 loop never needs the GIL.
 """
 from libc.stdint cimport uint64_t
-from engines.rng cimport Rng
+from fagin.engines.rng cimport Rng
 
 cdef enum:
     # Values returned by current_player() besides a seat number.

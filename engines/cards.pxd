@@ -1,9 +1,9 @@
 # cython: language_level=3
 """A kit for card games: multiset decks, draws, consistent re-deals, infoset folds.
 
-Types and ``cdef inline ... noexcept nogil`` helpers only, so every engine
-that cimports it (``from engines.cards cimport ...``) compiles its own copy
-and no extension cimports another's functions (see ``engines/abi.pxd``).
+Types and ``cdef inline ... noexcept nogil`` helpers only (``from
+fagin.engines.cards cimport ...``): the rules' hot paths call them, and the C
+compiler inlines them there.
 Nothing here allocates, touches Python objects or keeps global state, so all
 of it may run in the search loop.
 
@@ -40,7 +40,7 @@ order does not matter).  Fold only what the seat saw: a card seen by all
 goes into the public hash, a card seen by one seat into that seat's own.
 """
 from libc.stdint cimport int16_t, uint8_t, uint16_t, uint64_t
-from engines.rng cimport Rng, rng_below, rng_double, mix64
+from fagin.engines.rng cimport Rng, rng_below, rng_double, mix64
 
 cdef enum:
     CARDS_MAX_SOURCES = 32      # sources in one cards_deal_places call

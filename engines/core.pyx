@@ -11,8 +11,8 @@ from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memcmp
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL, MAX_SEATS
-from engines.rng cimport Rng, rng_seed
+from fagin.engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL, MAX_SEATS
+from fagin.engines.rng cimport Rng, rng_seed
 
 # Largest number of legal actions (or chance outcomes) an engine may declare.
 cdef enum:

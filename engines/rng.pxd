@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Small, fast, reproducible randomness and hashing shared by engines and search.
 
-Inline functions only, so every module gets its own copy and no module
-cimports another's functions.  The generator is xoshiro256** seeded through
+Inline functions only: they run in the engines' and the search's innermost
+loops, where the C compiler inlines them.  The generator is xoshiro256** seeded through
 splitmix64 (Blackman & Vigna); ``rng_below`` uses Lemire's multiply-shift.
 """
 from libc.stdint cimport uint64_t, uint32_t

@@ -4,14 +4,12 @@
 ``export_game_def`` wraps a room's ``GameDef`` table in the capsule
 ``fagin.engines.core.Game`` reads (the room's ``GAME_DEF``); ``read_state``
 copies a state's bytes into the room's struct, refusing bytes of any other
-length before a field is read.  Inline helpers only, cimported by the rooms
-alone, so that every engine compiles its own copy and no extension cimports
-another's functions (see ``engines/abi.pxd``).
+length before a field is read.  Inline helpers, cimported by the rooms.
 """
 from cpython.pycapsule cimport PyCapsule_New
 from libc.string cimport memcpy, memset
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE
+from fagin.engines.abi cimport GameDef, GAMEDEF_CAPSULE
 
 
 cdef inline object export_game_def(GameDef* gd):

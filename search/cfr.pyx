@@ -16,9 +16,9 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.rng cimport Rng, rng_below, rng_double, rng_seed
-from search.regret cimport regret_matching
+from fagin.engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
+from fagin.engines.rng cimport Rng, rng_below, rng_double, rng_seed
+from fagin.search.regret cimport regret_matching
 
 import numpy as np
 

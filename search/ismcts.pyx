@@ -44,10 +44,10 @@ from libc.string cimport memcpy, memset
 
 import operator
 
-from engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.rng cimport Rng, mix64, rng_below, rng_double, rng_seed
-from search.regret cimport regret_matching
-from search.tree cimport (Chunk, Node, Slot, Tree, FIRST_NODES, FIRST_SLOTS, HUGE_BYTES, MIGRATE_STEP, NODE_CHUNK,
+from fagin.engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
+from fagin.engines.rng cimport Rng, mix64, rng_below, rng_double, rng_seed
+from fagin.search.regret cimport regret_matching
+from fagin.search.tree cimport (Chunk, Node, Slot, Tree, FIRST_NODES, FIRST_SLOTS, HUGE_BYTES, MIGRATE_STEP, NODE_CHUNK,
                           NODE_SHIFT, PAGE_BYTES, SLOT_CHUNK_BYTES, TABLE_MAP_BYTES, add_size, chunk_give,
                           chunk_take, load_flag, load_size, now_ms, pool_release, pool_stats, store_flag,
                           table_alloc, table_free, touch)

@@ -1,8 +1,8 @@
 # cython: language_level=3
 """Regret matching, shared by the CFR solvers (``cfr.pyx``) and ISMCTS (``ismcts.pyx``).
 
-Inline only, like ``engines/rng.pxd``: each module gets its own copy and no
-module cimports another module's functions.
+Inline, like ``engines/rng.pxd``: it runs in both searches' loops, where the C
+compiler inlines it.
 """
 
 

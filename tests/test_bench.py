@@ -40,6 +40,8 @@ RUNS = {
                      "--diag-budgets", "8", "16", "--settings", "policy:prior=3", "--progress"],
                     "ismcts:16:policy:prior=3 vs ismcts:4:policy:prior=3"),
     "fuzz_states.py": (["--inputs", "300", "--games", "kuhn_poker,liars_dice", "--quiet"], "0 defects"),
+    "search_fingerprints.py": (["--check", str(BENCH / "data" / "search_fingerprints.json"), "--every", "97"],
+                               "searches checked, 0 differ"),
     "events_cost.py": (["--games", "1", "--players", "2"], "every seat, median/mean us"),
     # This checkout stands in for the earlier build (make test builds its .venv here).
     "equal_time.py": (["--game", "kuhn_poker", "--against", str(BENCH.parent), "--theirs", "ismcts:20",

@@ -29,12 +29,12 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 from libc.math cimport exp, log
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.room cimport export_game_def, read_state
-from engines.rng cimport Rng, rng_below, rng_seed, mix64
-from engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
+from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.rng cimport Rng, rng_below, rng_seed, mix64
+from fagin.engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
-from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
                               learned_relative)
 
 from fagin.engines.core import room_functions as _room_functions

@@ -15,9 +15,9 @@ each turn, not the other's bids), ``points_order``, ``returns_type``
 from libc.stdint cimport int8_t, int16_t, uint16_t, uint64_t
 from libc.string cimport memset
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.room cimport export_game_def, read_state
-from engines.rng cimport Rng, rng_below, mix64
+from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.rng cimport Rng, rng_below, mix64
 
 cdef enum:
     MAX_CARDS = 13

@@ -24,10 +24,10 @@ from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint64_t
 from libc.string cimport memset
 from libc.math cimport erfc, log, sqrt
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.room cimport export_game_def, read_state
-from engines.rng cimport Rng, rng_below, mix64
-from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.rng cimport Rng, rng_below, mix64
+from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
                               learned_relative)
 
 from fagin.engines.core import room_functions as _room_functions

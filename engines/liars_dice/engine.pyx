@@ -25,9 +25,9 @@ cimport cython
 from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.room cimport export_game_def, read_state
-from engines.rng cimport Rng, rng_below, mix64
+from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.rng cimport Rng, rng_below, mix64
 
 from fagin.engines.validation import int_in
 

@@ -38,11 +38,11 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 from libc.math cimport exp
 
-from engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from engines.room cimport export_game_def, read_state
-from engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
-from engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance, cards_fold_packed
-from engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
+from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
+from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
+from fagin.engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance, cards_fold_packed
+from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
                               learned_relative)
 from fagin.engines.core import room_functions as _room_functions
 

@@ -1,7 +1,10 @@
-"""The shared kit for learned evaluations (engines/learned.pxd, engines/learned_model.py): the
+"""The shared kit for learned evaluations (engines/learned.pxd and .pyx, engines/learned_model.py): the
 loader refuses a model file that does not fit with the file and the field, and London, the
-first room to use it, evaluates exactly as before it moved there."""
+first room to use it, evaluates exactly as before it moved there; the rooms call the kit's one
+compiled copy."""
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -81,3 +84,23 @@ def test_londons_learned_evaluation_is_unchanged_by_the_kit():
             k += 1
         assert E.learned_evaluation(st.to_bytes()) == values
     assert E.PROGRESS_FEATURE == "deck_left"
+
+
+#: The kit's functions, each declared in engines/learned.pxd and defined once in engines/learned.pyx.
+KIT_FUNCTIONS = ("learned_relative", "learned_has", "learned_linear", "learned_logistic", "learned_evaluate",
+                 "learned_evaluate_margins", "learned_load")
+
+
+def test_the_kit_is_one_compiled_module_whose_functions_the_rooms_cimport():
+    """The rooms call the kit's one copy, fagin.engines.learned, cimported under the name it is
+    imported by: importing a room imports the kit, and nothing under a folder's own name."""
+    code = ("import sys\n"
+            "import fagin.engines.london.engine\n"
+            "kit = sys.modules.get('fagin.engines.learned')\n"
+            "print(sorted(getattr(kit, '__pyx_capi__', {})))\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('engines', 'search', 'server')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    exported, stray = done.stdout.splitlines()
+    assert exported == repr(sorted(KIT_FUNCTIONS))
+    assert stray == "[]"

@@ -1,0 +1,106 @@
+# cython: language_level=3
+"""The learned-evaluation kit's functions, declared (with the model's layout) in
+``engines/learned.pxd``; the rooms cimport them from there."""
+from libc.math cimport exp
+
+
+cdef void learned_relative(const double* raw, int players, int k, double* out,
+                           int stride) noexcept nogil:
+    """Seat features taken relative to the best other seat: out[p * stride + i], for i < k, is
+    seat p's own value raw[p * k + i] less the largest value of any other seat."""
+    cdef int p, q, i
+    cdef double best
+    for p in range(players):
+        for i in range(k):
+            best = -1e300
+            for q in range(players):
+                if q != p and raw[q * k + i] > best:
+                    best = raw[q * k + i]
+            out[p * stride + i] = raw[p * k + i] - best
+
+cdef bint learned_has(const LearnedModel* m, int players) noexcept nogil:
+    """Whether the model holds an entry for this player count."""
+    return 0 <= players <= MAX_SEATS and m.have[players] != 0
+
+cdef void learned_linear(const double* weights, double bias, int k, int players, const double* f,
+                         double* out) noexcept nogil:
+    """Each seat's linear score: out[p], for p < players, is ``bias`` plus the k ``weights``
+    times seat p's k values at f[p * k:]."""
+    cdef int p, i
+    cdef double z
+    for p in range(players):
+        z = bias
+        for i in range(k):
+            z += weights[i] * f[p * k + i]
+        out[p] = z
+
+cdef void learned_logistic(const LearnedModel* m, int players, const double* f,
+                           double* out) noexcept nogil:
+    """Each seat's learned win probability: out[p], for p < players, is the logistic of seat p's
+    m.features values at f[p * m.features:] under the weights for this player count (which
+    learned_has must have found)."""
+    cdef int p
+    learned_linear(m.weights[players], m.bias[players], m.features, players, f, out)
+    for p in range(players):
+        out[p] = 1.0 / (1.0 + exp(-out[p]))
+
+cdef void learned_evaluate(const LearnedModel* m, const void* st, int players, bint over,
+                           SeatValues returns, SeatValues evaluate, SeatValues features,
+                           double* out) noexcept nogil:
+    """A room's ``GameDef.evaluate_learned``, the same in every room: each seat's learned win
+    probability, the logistic of its features (``features`` writes every seat's), in
+    out[0:players]; the ``returns`` once the game is ``over``, and the hand-written
+    ``evaluate`` for a player count the model holds no entry for."""
+    cdef double f[(MAX_SEATS + 1) * LEARNED_MAX_FEATURES]
+    if over:
+        returns(st, out)
+        return
+    if not learned_has(m, players):
+        evaluate(st, out)
+        return
+    features(st, f)
+    learned_logistic(m, players, f, out)
+
+cdef bint learned_evaluate_margins(const LearnedModel* m, const void* st, int players, bint over,
+                                  SeatValues features, double* out) noexcept nogil:
+    """A room's ``GameDef.margins_learned``, the same in every room: each seat's expected final
+    score margin, the margin model on its features, in out[0:players]; False (out untouched)
+    once the game is ``over`` (the final margin is then known) and for a player count the
+    model holds no margin model for (the caller then takes the margin as it stands)."""
+    cdef double f[(MAX_SEATS + 1) * LEARNED_MAX_FEATURES]
+    if over or not (0 <= players <= MAX_SEATS and m.have_margin[players] != 0):
+        return False
+    features(st, f)
+    learned_linear(m.margin_weights[players], m.margin_bias[players], m.features, players, f, out)
+    return True
+
+cdef object learned_load(LearnedModel* m, path, names, int max_players, str game):
+    """Empties the model, then reads the model file at ``path`` into it (checked against the
+    room's feature ``names`` and its player counts, 2 to ``max_players``; ValueError naming the
+    file and the field).  Returns the document read, or None when there is no file."""
+    from fagin.engines.learned_model import read_model
+    cdef int n, i
+    if len(names) > LEARNED_MAX_FEATURES or max_players > MAX_SEATS:
+        raise ValueError(f"{game}: {len(names)} features for up to {max_players} players; a learned "
+                         f"model holds at most {LEARNED_MAX_FEATURES} features, {MAX_SEATS} players")
+    for n in range(MAX_SEATS + 1):
+        m.have[n] = 0
+        m.bias[n] = 0.0
+        m.have_margin[n] = 0
+        m.margin_bias[n] = 0.0
+        for i in range(LEARNED_MAX_FEATURES):
+            m.weights[n][i] = 0.0
+            m.margin_weights[n][i] = 0.0
+    m.features = len(names)
+    doc, models = read_model(path, names, max_players, game)
+    for n, entry in models.items():
+        for i in range(m.features):
+            m.weights[n][i] = entry.weights[i]
+        m.bias[n] = entry.bias
+        m.have[n] = 1
+        if entry.margin is not None:
+            for i in range(m.features):
+                m.margin_weights[n][i] = entry.margin[0][i]
+            m.margin_bias[n] = entry.margin[1]
+            m.have_margin[n] = 1
+    return doc
