@@ -25,4 +25,4 @@ def test_play_oliver_twist_to_the_end_OT_36(server):
         cli.cmd_play(client, args, stdin=_FirstOption(out), out=out)
     text = out.getvalue()
     assert "You are seat 0" in text and "space numbers" in text and "spaces to choose:" in text
-    assert "game over: returns" in text and "night - over" in text
+    assert "game over:\n  seat 0 (you)  " in text and "night - over" in text
