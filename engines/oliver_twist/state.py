@@ -9,6 +9,8 @@ position, OT-31).
 """
 from __future__ import annotations
 
+import textwrap
+
 from fagin.engines.validation import enum_index, int_in, one_per_seat
 
 from fagin.engines.oliver_twist import engine as E
@@ -858,6 +860,10 @@ def _counted(names, none="nothing"):
     return ", ".join(f"{n} × {name}" if n > 1 else name for name, n in counts.items()) or none
 
 
+def _token_names(kinds):
+    return [token_name(KINDS.index(t)) for t in kinds]
+
+
 def _hidden_or(shown, size, none="nothing"):
     if shown:
         return shown
@@ -916,12 +922,11 @@ def render(data, seat=None):
     lines.append("  h1/h2 handkerchiefs, $$ wallet, Ch character, t* tools, Bu burglary")
     lines.append(f"  Fagin's rewards taken: {d['rewards_taken']}/5; bag {d['bag_size']}")
     for p, st in enumerate(d["seats"]):
-        names = lambda kinds: [token_name(KINDS.index(t)) for t in kinds]
         characters = ", ".join(CHARACTER_NAMES[CHARS.index(c)] for c in st["characters"])
         burglary = ", ".join(map(str, st["burglary_cards"]))
-        parts = [f"stash: {_hidden_or(_counted(names(st['stash']), ''), st['stash_size'])}",
+        parts = [f"stash: {_hidden_or(_counted(_token_names(st['stash']), ''), st['stash_size'])}",
                  f"tools: {_counted(st['tools'], 'none')}",
-                 f"police file: {_hidden_or(_counted(names(st['police_file']), ''), st['police_file_size'])}",
+                 f"police file: {_hidden_or(_counted(_token_names(st['police_file']), ''), st['police_file_size'])}",
                  f"characters: {_hidden_or(characters, st['character_count'], 'none')}",
                  f"burglary cards: {_hidden_or(burglary, st['burglary_count'], 'none')}"]
         if d["phase"] == "over":
@@ -936,7 +941,8 @@ def render(data, seat=None):
             def show(sp):
                 t = d["board"][sp]["token"]
                 return f"{sp}={_short(t) if t else ('??' if d['board'][sp]['face_down'] else 'empty')}"
-            lines.append("spaces to choose: " + ", ".join(show(sp) for sp in spaces_now))
+            lines += textwrap.wrap("spaces to choose: " + ", ".join(show(sp) for sp in spaces_now), 80,
+                                   subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
     if d["set"]:
         lines.append("set for Fagin: " + ", ".join(token_name(KINDS.index(t)) for t in d["set"]))
     if d["burglary_drawn"]:
