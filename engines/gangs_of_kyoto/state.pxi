@@ -570,7 +570,7 @@ def summary(data):
 SYMBOLS = (
     ("F", "the seat holding the First Player card"),
     ("N bells", "the bells in a seat's victory pile"),
-    ("(+N hidden)", "cards face down in that seat's victory pile, hidden from you"),
+    ("(+N hidden)", "that seat's face-down Bell cards you have not seen, not in its bells"),
     ("row ... = 6/13", "a seat's row of cards, left to right, its time total and its limit (the round ends when a row reaches its limit)"),
     ("row empty", "a seat with no card in its row"),
     ("5", "an exploration card with time value 5"),
