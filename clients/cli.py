@@ -451,19 +451,26 @@ COMMON_SYMBOLS = (
 
 
 def play_help(game) -> str:
-    """The commands of `fagin play` and the table's symbols (the game's own from its
-    engine's state module, where it lists them beside its rendering)."""
-    symbols = COMMON_SYMBOLS + tuple(getattr(_state_module(game), "SYMBOLS", ()))
+    """The commands of `fagin play` and the table's symbols (the game's own, its ``SYMBOLS``,
+    from the module that renders its table)."""
+    symbols = COMMON_SYMBOLS + tuple(getattr(_render_module(game), "SYMBOLS", ()))
     width = max(len(k) for k, _ in PLAY_COMMANDS + symbols)
     return "\n".join(["commands:"] + [f"  {k:<{width}}  {what}" for k, what in PLAY_COMMANDS]
                      + ["the table's symbols:"] + [f"  {k:<{width}}  {what}" for k, what in symbols])
 
 
-def _state_module(game):
-    try:
-        return importlib.import_module(f"fagin.engines.{game}.state")
-    except ImportError:          # a game without a Python state module, or not installed here
-        return None
+def _render_module(game):
+    """The module beside the game's ``render``: its Python state module, or, for a game whose
+    state is Cython, its compiled engine (which includes the state)."""
+    found = None
+    # The engine first: a Python state module imports its engine, which imports it back, so
+    # the state module alone cannot be imported before its engine.
+    for name in ("engine", "state"):
+        try:
+            found = importlib.import_module(f"fagin.engines.{game}.{name}")
+        except ImportError:      # no such module here, or the engines not installed with this client
+            continue
+    return found
 
 
 def _global_options(parser, defaults: bool):

@@ -408,21 +408,38 @@ def _goods_text(counts):
     return " ".join(f"{_SHORT[COLOURS[c]]}{n}" for c, n in enumerate(counts) if n) or "-"
 
 
+#: The symbols of the table ``render`` draws, as ``fagin play``'s help explains them.
+SYMBOLS = (
+    ("F", "the seat holding the start-player coin"),
+    ("Bl Pu Gr Ye Bk Re", "the goods' colours: blue, purple, green, yellow, black, red"),
+    ("Bl 2s", "the wheel's price of a blue cube, in shillings"),
+    ("Bl2", "two blue cubes (on the stalls, in a warehouse or in a seat's goods)"),
+    ("-", "nothing: no cube left there"),
+    ("street, L0-L5", "a location's track: the street, then levels 0 to 5 (5 the top)"),
+    ("12", "on a track: the urchins of seats 1 and 2 (one digit per urchin, its seat)"),
+    ("C^, Cv", "the location's constable, facing up or facing down its track"),
+    (".", "an empty space of a track"),
+    ("home N", "a seat's urchins home to Fagin"),
+    ("den N", "a seat's urchins in Fagin's den, not yet on a track"),
+    ("white hands N", "white hands left to spend on this action"),
+)
+
+
 def render(data, seat=None):
     """The table as text: prices and stocks, each location's track, each seat's holdings."""
     d = describe(data)
     lines = [f"Fagin's Gang - round {d['round'] + 1} - {d['phase'].replace('_', ' ')}"
              + (" - game over" if d["phase"] == "over" else "")]
-    lines.append("market prices: " + "  ".join(f"{_SHORT[c]} {d['prices'][i]}s" for i, c in enumerate(COLOURS))
-                 + f"   stalls: {_goods_text(d['stalls'])}")
-    lines.append(f"warehouses: {_goods_text(d['warehouses'])}")
+    lines.append("market prices: " + "  ".join(f"{_SHORT[c]} {d['prices'][i]}s" for i, c in enumerate(COLOURS)))
+    lines.append(f"market stalls: {_goods_text(d['stalls'])}")
+    lines.append(f"warehouses:    {_goods_text(d['warehouses'])}")
     # Each cell shows the seat numbers of the urchins on it (the street holds any number,
     # FG-8) or the constable (C, its arrow ^ or v); "." is empty.
     cells = {}
     for u in d["urchins"]:
         cells[(u["location"], u["space"])] = cells.get((u["location"], u["space"]), "") + str(u["seat"])
     lines.append(" " * 21 + f"{'street':>8} " + " ".join(f"{'L' + str(i):>3}" for i in range(N_SPACES - 1))
-                 + "   (urchins by seat, C^/Cv: constable)")
+                 + "  (urchins by seat)")
     for L in range(NL):
         con = d["constables"][L]
         row = []
@@ -434,7 +451,7 @@ def render(data, seat=None):
         lines.append(f"{LOCATIONS[L]:15} ({_SHORT[COLOURS[L]]}) " + " ".join(row))
     for p, st in enumerate(d["seats"]):
         marks = ("F" if p == d["first_player"] else " ") + ("*" if p == d["active_player"] else " ")
-        lines.append(f"{marks}seat {p}: {st['shillings']:3} shillings, home {st['home']}, den {st['den']}, "
+        lines.append(f"{marks}seat {p}: {st['shillings']:3} shilling{'' if st['shillings'] == 1 else 's'}, home {st['home']}, den {st['den']}, "
                      f"goods {_goods_text(st['goods'])}")
     if d["action"] != "none":
         lines.append(f"action: {d['action'].replace('_', ' ')}, steps {d['steps_done']}"

@@ -566,21 +566,41 @@ def summary(data):
             f"bells {[st['bells'] for st in d['seats']]}")
 
 
+#: The symbols of the table ``render`` draws, as ``fagin play``'s help explains them.
+SYMBOLS = (
+    ("F", "the seat holding the First Player card"),
+    ("N bells", "the bells in a seat's victory pile"),
+    ("(+N hidden)", "that seat's face-down Bell cards you have not seen, not in its bells"),
+    ("row ... = 6/13", "a seat's row of cards, left to right, its time total and its limit (the round ends when a row reaches its limit)"),
+    ("row empty", "a seat with no card in its row"),
+    ("5", "an exploration card with time value 5"),
+    ("5bb", "an exploration card of value 5 with one bell per b"),
+    ("5d", "an exploration card with the draw symbol: the deck's next card joins the same row"),
+    ("B, BB", "a Bell card, +1 or +2 bells"),
+    ("X", "a Discard card"),
+    ("S18", "a Stay Late card: the row's limit is 18"),
+    ("R", "a Refuse card: its row may refuse a later card"),
+    ("revealed", "the card turned up to be given, and the seats that have received one"),
+    ("arriving", "a card on its way to a seat's row"),
+)
+
+
 def render(data, seat=None):
     """A few lines of text showing the table (as ``seat`` sees it, if given)."""
     d = describe(data) if seat is None else view(data, seat)
     lines = [f"Gangs of Kyoto - round {d['rounds'] + 1} - {d['phase'].replace('_', ' ')}"
              + (" - game over" if d["phase"] == "over" else "")]
     for p, st in enumerate(d["seats"]):
-        row = " ".join(_short(c) for c in st["row"]) or "-"
+        row = " ".join(_short(c) for c in st["row"]) or "empty"
         bells = st["bells"]
         hidden = (f" (+{st['hidden_bell_count']} hidden)"
                   if st["hidden_bell_count"] and seat is not None and p != seat and not d["options"]["open_piles"]
                   else "")
         marks = ("F" if p == d["first_player"] else " ") + ("*" if p == d["active_player"] else " ")
-        lines.append(f"{marks}seat {p}: {bells} bells{hidden}, row [{row}] = {st['row_sum']}/{st['limit']}")
+        lines.append(f"{marks}seat {p}: {bells} bell{'' if bells == 1 else 's'}{hidden}, row {row} = {st['row_sum']}/{st['limit']}")
     if d["revealed"]:
-        lines.append(f"revealed: {_short(d['revealed'])} (to give; received: {d['received']})")
+        received = ", ".join(f"seat {p}" for p in d["received"]) or "no seat yet"
+        lines.append(f"revealed: {_short(d['revealed'])} (to give; received: {received})")
     if d["arriving"]:
         lines.append(f"arriving at seat {d['receiver']}: {_short(d['arriving'])}")
     n_unseen = len(d.get("unseen") or []) or len(d["deck"]) + len(d["deal"]) + len(d["deck_top"])

@@ -377,6 +377,27 @@ def summary(data):
             + (f" + fictitious {d['fictitious']['coins']}" if d["fictitious"] else ""))
 
 
+def _seat_name(i, players):
+    return f"seat {i}" if i < players else "fictitious"
+
+
+#: The symbols of the table ``render`` draws, as ``fagin play``'s help explains them.
+SYMBOLS = (
+    ("hour N/9", "the hour being played, of the game's nine"),
+    ("character", "the character tile being robbed this hour"),
+    ("hand 0 2 8", "the Street Child cards a seat still holds, by value (0 to 8)"),
+    ("hand empty", "a seat with no card left"),
+    ("card N down", "your card for this hour, chosen face down"),
+    ("has chosen", "a seat that has chosen its card (or prince or comedian), still hidden"),
+    ("played N", "a seat's card for this hour, revealed"),
+    ("cards played", "last hour's revealed cards, seat by seat (- for none)"),
+    ("face-up card N", "the fictitious player's card for this hour, turned up before the others"),
+    ("fictitious", "the fictitious player of a two-player game: its coins and cards"),
+    ("robbing the prince", "the seats choosing between the prince and the comedian"),
+    ("lone survivor", "the seat whose card alone was left in play"),
+)
+
+
 def render(data, seat=None):
     """A few lines of text showing the table (as ``seat`` sees it, if given)."""
     d = describe(data) if seat is None else view(data, seat)
@@ -384,7 +405,10 @@ def render(data, seat=None):
     if d["character"]:
         lines.append(f"character: {CHARACTER_NAMES[d['character']]}")
     if d["last_hour"]:
-        lines.append(f"last hour: {CHARACTER_NAMES[d['last_hour']['character']]}, cards {d['last_hour']['cards']}")
+        played = [f"{_seat_name(i, d['players'])}: {'-' if c is None else c}"
+                  for i, c in enumerate(d["last_hour"]["cards"])]
+        lines.append(f"last hour: {CHARACTER_NAMES[d['last_hour']['character']]}")
+        lines.append("  cards played: " + ", ".join(played))
     for i, seat in enumerate(d["seats"]):
         if seat["card"] is not None:
             note = f", card {seat['card']} down" if d["phase"] == "choose_card" else f", played {seat['card']}"
@@ -394,15 +418,17 @@ def render(data, seat=None):
             note += ", takes the " + ("prince" if seat["prince_choice"] else "comedian")
         elif d["phase"] == "choose_prince" and seat["chosen"]:
             note += ", has chosen"
-        lines.append(f"seat {i}: {_count(seat['coins'], 'coin'):>9}, hand {seat['hand']}{note}")
+        hand = " ".join(map(str, seat["hand"])) or "empty"
+        lines.append(f"seat {i}: {_count(seat['coins'], 'coin'):>9}, hand {hand}{note}")
     if d["robbers"]:
         robbers = d["robbers"]
         lines.append("robbing the prince: " + (f"seat {robbers[0]}" if len(robbers) == 1
-                                               else f"seats {robbers}"))
+                                               else "seats " + ", ".join(map(str, robbers))))
     if d["lone"] is not None:
         lines.append(f"seat {d['lone']} is the lone survivor")
     if d["fictitious"]:
         f = d["fictitious"]
-        lines.append(f"fictitious: {_count(f['coins'], 'coin'):>9}, face-up card {f['card']}, "
+        face_up = "no face-up card" if f["card"] is None else f"face-up card {f['card']}"
+        lines.append(f"fictitious: {_count(f['coins'], 'coin'):>9}, {face_up}, "
                      f"{_count(len(f['deck']), 'card')} face down")
     return "\n".join(lines)

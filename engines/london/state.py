@@ -939,9 +939,10 @@ def render(data, seat=None) -> str:
              f"{d['phase'].replace('_', ' ')}" + (" - last round" if d["last_round"] else "")
              + (" - game over" if d["phase"] == "over" else f" - seat {d['active_player']} to play")]
     deck_n = sum(d["deck_letters"].values()) + len(d["deck_top_letters"])
-    lines.append(f"deck: {deck_n} ({_letters_text(d['deck_letters'])}"
-                 + (f", {len(d['deck_top_letters'])} put back on top" if d["deck_top_letters"] else "")
-                 + f"); discard pile: {len(d['discard'])}; Underground counters left: {d['underground_left']}")
+    lines += _wrapped("", [f"deck: {deck_n} ({_letters_text(d['deck_letters'])}"
+                           + (f", {len(d['deck_top_letters'])} put back on top" if d["deck_top_letters"] else "")
+                           + ")", f"discard pile: {len(d['discard'])}",
+                           f"Underground counters left: {d['underground_left']}"], "; ", "  ")
     for row in ("top", "bottom"):
         shown = [_card_text(c) for c in d["display_" + row]] or ["-"]
         lines += _wrapped(f"Card Display {row + ':':<7} ", shown, ", ", " " * 21)
@@ -967,7 +968,7 @@ def render(data, seat=None) -> str:
                 if c["shops_money"]:
                     text += f" (£{c['shops_money']})"
                 cards.append(text)
-            lines.append(f"    stack {j}: " + " < ".join(cards))
+            lines += _wrapped(f"    stack {j}: ", cards, " < ", "      ")
         if st["hand"] or any((st["hand_hidden"] or {}).values()):
             hidden = sum((st["hand_hidden"] or {}).values())
             unseen = f"{hidden} unseen ({_letters_text(st['hand_hidden'])})" if hidden else ""

@@ -9,6 +9,8 @@ position, OT-31).
 """
 from __future__ import annotations
 
+import textwrap
+
 from fagin.engines.validation import enum_index, int_in, one_per_seat
 
 from fagin.engines.oliver_twist import engine as E
@@ -813,9 +815,79 @@ _SHORT = {"apple_1": "a1", "apple_2": "a2", "handkerchief_1": "h1", "handkerchie
 
 
 def _short(name):
+    if name == "start_wallet":
+        return "S$"
     if name.startswith("start_"):
         return _short(name[6:]).upper()
     return _SHORT.get(name, name[:2])
+
+
+def _face_down_short(name):
+    """A face-down token the seat knows: "?" and one letter of its code ("b" for the
+    Burglary token, whose code shares its first letter with the brooch's)."""
+    return "?" + ("b" if name == "burglary" else _short(name)[0])
+
+
+#: The symbols of the table ``render`` draws, as ``fagin play``'s help explains them.
+SYMBOLS = (
+    ("@@", "the Gang pawn"),
+    ("[]", "the paved square (space 0)"),
+    (".", "an empty space"),
+    ("??", "a face-down token you have not seen"),
+    ("?a ?B ...", "a face-down token you know: ? and the first letter of its code (?b the Burglary token)"),
+    ("xx", "a yellow street, closed with 2 players"),
+    ("a1, a2", "an apple worth 1 or 2 coins"),
+    ("h1, h2", "a handkerchief worth 1 or 2 coins"),
+    ("Br Ne Ri Wa", "a brooch, a necklace, a ring, a fob watch"),
+    ("$$", "a Wallet"),
+    ("A1 H2 BR NE S$", "a starting token (capitals): apple, handkerchief, brooch, necklace, Wallet"),
+    ("Ch", "a Character token"),
+    ("tB tR tC tL tP", "a Tool token: bag, rope, crowbar, lantern, lockpick"),
+    ("Bu", "a Burglary token"),
+    ("space numbers", "each space's number, as the options and \"spaces to choose\" name it"),
+    ("stash", "the objects a seat has stolen (N hidden: another seat's, which you cannot see)"),
+    ("police file", "the tokens in a seat's Police file (N hidden: which you cannot see)"),
+    ("characters", "a seat's Character cards (N hidden: another seat's, which you cannot see)"),
+    ("burglary cards", "the values of a seat's kept Burglary cards (N hidden: which you cannot see)"),
+)
+
+
+def _counted(names, none="nothing"):
+    """Token names as a player would list them: "2 × brooch, ring"."""
+    counts = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    return ", ".join(f"{n} × {name}" if n > 1 else name for name, n in counts.items()) or none
+
+
+def _token_names(kinds):
+    return [token_name(KINDS.index(t)) for t in kinds]
+
+
+def _hidden_or(shown, size, none="nothing"):
+    if shown:
+        return shown
+    return f"{size} hidden" if size else none
+
+
+def _wrap_parts(first, parts, indent="    ", width=80):
+    """``first`` and then ``parts`` separated by two spaces, in lines of at most ``width``
+    columns; a part that does not fit goes to the next line, indented."""
+    lines, line = [], first
+    for part in parts:
+        if len(line) + 2 + len(part) <= width:
+            line += "  " + part
+        else:
+            lines.append(line)
+            line = indent + part
+            while len(line) > width:
+                cut = line.rfind(" ", len(indent) + 1, width + 1)
+                if cut <= len(indent):
+                    break
+                lines.append(line[:cut])
+                line = indent + "  " + line[cut + 1:]
+    lines.append(line)
+    return lines
 
 
 def render(data, seat=None):
@@ -834,7 +906,7 @@ def render(data, seat=None):
         elif d["players"] == 2 and spaces[sp]["yellow"]:
             txt = "xx"
         elif cell["face_down"]:
-            txt = "?" + (_short(cell["token"])[0] if cell["token"] else "?")
+            txt = _face_down_short(cell["token"]) if cell["token"] else "??"
         elif cell["token"]:
             txt = _short(cell["token"])
         else:
@@ -842,25 +914,26 @@ def render(data, seat=None):
         grid[y][x] = txt + " "
     lines = [f"Oliver Twist - {'night' if d['night'] else 'day'} - {d['phase'].replace('_', ' ')}"
              + (f" - seat {d['active_player']} to act" if d["phase"] != "over" else " - game over")]
-    lines.append("  " + "the streets".ljust(45) + "   " + "space numbers")
-    lines += ["  " + "".join(row) + "   " + "".join(idr) for row, idr in zip(grid, ids)]
-    lines.append("  @@ Gang pawn, [] paved square, ?? face down, xx closed street; "
-                 "a1/a2 apples, h1/h2 handkerchiefs, Br Ne Ri Wa, $$ wallet, Ch character, t* tools, Bu burglary")
+    lines.append("  the streets")
+    lines += ["  " + "".join(row).rstrip() for row in grid]
+    lines.append("  space numbers")
+    lines += ["  " + "".join(idr).rstrip() for idr in ids]
+    lines.append("  @@ Gang pawn, [] paved square, ?? face down, xx closed street, a1/a2 apples,")
+    lines.append("  h1/h2 handkerchiefs, $$ wallet, Ch character, t* tools, Bu burglary")
     lines.append(f"  Fagin's rewards taken: {d['rewards_taken']}/5; bag {d['bag_size']}")
     for p, st in enumerate(d["seats"]):
-        file_txt = (" ".join(_short(t) for t in st["police_file"]) if st["police_file"] or
-                    st["police_file_size"] == 0 else f"{st['police_file_size']} hidden")
-        stash_txt = (" ".join(_short(t) for t in st["stash"]) if st["stash"] or st["stash_size"] == 0
-                     else f"{st['stash_size']} hidden")
-        lines.append(f"{'*' if p == d['active_player'] else ' '}seat {p}: £{st['money']}  stash ["
-                     + stash_txt + "]  tools [" + " ".join(st["tools"])
-                     + f"]  file [{file_txt}]  characters "
-                     + (", ".join(CHARACTER_NAMES[CHARS.index(c)] for c in st["characters"]) if st["characters"]
-                        else str(st["character_count"]))
-                     + f"  burglary {st['burglary_cards'] if st['burglary_cards'] else st['burglary_count']}"
-                     + (f"  final £{st['final_score']}" if d["phase"] == "over" else ""))
+        characters = ", ".join(CHARACTER_NAMES[CHARS.index(c)] for c in st["characters"])
+        burglary = ", ".join(map(str, st["burglary_cards"]))
+        parts = [f"stash: {_hidden_or(_counted(_token_names(st['stash']), ''), st['stash_size'])}",
+                 f"tools: {_counted(st['tools'], 'none')}",
+                 f"police file: {_hidden_or(_counted(_token_names(st['police_file']), ''), st['police_file_size'])}",
+                 f"characters: {_hidden_or(characters, st['character_count'], 'none')}",
+                 f"burglary cards: {_hidden_or(burglary, st['burglary_count'], 'none')}"]
+        if d["phase"] == "over":
+            parts.append(f"final £{st['final_score']}")
+        lines += _wrap_parts(f"{'*' if p == d['active_player'] else ' '}seat {p}: £{st['money']}", parts)
     if d["line"]:
-        lines.append(f"line so far: {d['line']}")
+        lines.append("line so far: spaces " + ", ".join(map(str, d["line"])))
     if seat is not None or True:
         spaces_now = [a for a in E.legal_from_bytes(data) if a < E.ACTION_TAKE] \
             if d["phase"] not in CHANCE_PHASES and d["phase"] != "over" else []
@@ -868,11 +941,12 @@ def render(data, seat=None):
             def show(sp):
                 t = d["board"][sp]["token"]
                 return f"{sp}={_short(t) if t else ('??' if d['board'][sp]['face_down'] else 'empty')}"
-            lines.append("spaces to choose: " + ", ".join(show(sp) for sp in spaces_now))
+            lines += textwrap.wrap("spaces to choose: " + ", ".join(show(sp) for sp in spaces_now), 80,
+                                   subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
     if d["set"]:
         lines.append("set for Fagin: " + ", ".join(token_name(KINDS.index(t)) for t in d["set"]))
     if d["burglary_drawn"]:
-        lines.append(f"burglary cards drawn: {d['burglary_drawn']}")
+        lines.append("burglary cards drawn: " + ", ".join(map(str, d["burglary_drawn"])))
     if d["winners"]:
         lines.append(("winner: " if len(d["winners"]) == 1 else "winners: ")
                      + ", ".join(f"seat {p}" for p in d["winners"]) + " (the most money at the end wins)")

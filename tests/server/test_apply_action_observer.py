@@ -77,7 +77,7 @@ def test_the_view_holds_nothing_the_observer_cannot_see(client):
     assert answer.state.kids_of_london.seats[0].card == 5
     assert not chooser.HasField("card") and chooser.chosen and 5 in chooser.hand
     assert list(answer.view.status.pending_seats) == [1, 2]
-    assert "seat 0:   0 coins, hand [0, 1, 2, 3, 4, 5, 6, 7, 8], has chosen" in answer.view.text
+    assert "seat 0:   0 coins, hand 0 1 2 3 4 5 6 7 8, has chosen" in answer.view.text
     assert "card 5 down" not in answer.view.text
     # Its own moves, every card of its hand: what it may play does not tell it seat 0's card.
     assert [a.id for a in answer.legal_actions.actions] == list(range(9))

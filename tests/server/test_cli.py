@@ -466,3 +466,84 @@ def test_play_london_shows_costs_prices_help_and_the_result_as_a_table(server, c
 ])
 def test_the_final_result_is_a_table(returns, you, lines):
     assert cli.final_result(returns, you).splitlines() == lines
+
+
+# The Python list or dict a table once printed: "[]", "[4, 7, 7]", "['ring']", "{...}".
+LIST_REPR = re.compile(r"\[[^\]]*\]|\{[^}]*\}")
+# Markers a seed game's table may print, each with the entry of its SYMBOLS that explains it.
+MARKERS = {
+    "london": {r"\(\w+ £\d+": "(blue £6, 2 VP)", r"\[\d\]": "[N]", r"\(face down\)": "(face down)"},
+    "oliver_twist": {r"@@": "@@", r"\[\]": "[]", r"\?\?": "??", r"\$\$": "$$", r"\bt[BRCLP]\b": "tB tR tC tL tP",
+                     r"\b[ah][12]\b": "a1, a2", r"\bCh\b": "Ch", r"\bxx\b": "xx", r"police file": "police file",
+                     r"burglary cards": "burglary cards"},
+    "kids_of_london": {r"\bhand \d": "hand 0 2 8", r"hand empty": "hand empty", r"cards played": "cards played",
+                       r"fictitious": "fictitious", r"has chosen": "has chosen",
+                       r"face-up card \d": "face-up card N"},
+    "gangs_of_kyoto": {r"^F": "F", r"\b\d+b+\b": "5bb", r"\b\d+b*d\b": "5d", r"\bS18\b": "S18",
+                       r"\bB+\b": "B, BB", r"\bX\b": "X", r"\bR\b": "R", r"hidden\)": "(+N hidden)",
+                       r"row empty": "row empty"},
+    "fagins_gang": {r"^F": "F", r"C[v^]": "C^, Cv", r"\bL0\b": "street, L0-L5", r"\b(Bl|Pu|Gr|Ye|Bk|Re)\d":
+                    "Bl2", r"\b\d+s\b": "Bl 2s", r"(?<!L)\b\d{2,}\b(?= )": "12", r"white hands": "white hands N"},
+}
+
+
+def _allowed_brackets(game, line, found):
+    """The brackets a table means: London's "[N]", a borough's owner (and "[seat]", its key),
+    and Oliver Twist's "[]", the paved square, on its map (no colon or comma there) or its key."""
+    if game == "london":
+        return re.fullmatch(r"\[(\d|seat)\]", found)
+    if game == "oliver_twist":
+        return found == "[]" and (line.lstrip().startswith("@@ Gang pawn") or not re.search(r"[:,]", line))
+    return False
+
+
+def _played_tables(game, players, seed, seats):
+    """The tables ``seats`` see at several points of a seeded random game, the end included."""
+    import random
+    from fagin.engines import load_game
+    rng = random.Random(seed)
+    st = load_game(game).new_initial_state(players)
+    tables = []
+    for step in range(2000):
+        if step % 5 == 3 or st.is_terminal():
+            tables += [st.render(s) for s in seats]
+        if st.is_terminal():
+            return tables
+        if st.is_chance_node():
+            st.apply(st.sample_chance(rng.getrandbits(63)))
+        else:
+            st = st.with_seat_to_act(rng.choice(st.pending_seats()))
+            st.apply(rng.choice(st.legal_actions()))
+    raise AssertionError(f"{game}: no end after 2000 steps")
+
+
+@pytest.mark.parametrize("game, players", [("london", 3), ("london", 4), ("oliver_twist", 2), ("oliver_twist", 4),
+                                           ("kids_of_london", 2), ("kids_of_london", 5),
+                                           ("gangs_of_kyoto", 3), ("gangs_of_kyoto", 5),
+                                           ("fagins_gang", 3), ("fagins_gang", 6)])
+def test_every_seed_game_table_reads_as_text_within_80_columns_with_its_symbols_explained(game, players):
+    """Every seed game's terminal table, through a game to its end (before: Python lists such
+    as "stash []", "cards [4, 7, 7]", "row [5bb 1b]", Oliver Twist's map 95 columns wide,
+    and no symbol explained but London's)."""
+    help_text = cli.play_help(game)
+    symbols = cli._render_module(game).SYMBOLS
+    assert symbols and all(f"  {key}  " in help_text for key, _ in symbols)
+    assert not any(re.search(r"\b[A-Z]{2}-\d+\b", key + what) for key, what in symbols)   # no rule ids
+    keys = {key for key, _ in symbols}
+    used = set()
+    for table in _played_tables(game, players, seed=7, seats=(0, players - 1)):
+        for line in table.splitlines():
+            assert len(line) <= cli.COLUMNS, line
+            assert not re.search(r"\b(None|True|False)\b", line), line
+            for found in LIST_REPR.findall(line):
+                assert _allowed_brackets(game, line, found), line
+            used |= {key for marker, key in MARKERS[game].items() if re.search(marker, line)}
+    assert used and used <= keys, used - keys
+
+
+def test_play_help_finds_a_games_symbols_in_a_fresh_process():
+    """A Python state module imports its engine, which imports it back: the help reads the
+    symbols whichever is imported first."""
+    code = "from fagin.clients import cli; print(cli.play_help('oliver_twist'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "the Gang pawn" in out and "a Burglary token" in out

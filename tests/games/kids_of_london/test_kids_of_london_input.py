@@ -233,8 +233,8 @@ def test_render_counts_its_nouns():
     alone = play(position(3, "prince"), 7, 1, 2)
     assert "robbing the prince: seat 0\n" in alone.render() + "\n"
     shared = play(position(4, "prince"), 6, 6, 6, 1).apply(PRINCE)
-    assert "robbing the prince: seats [0, 1, 2]" in shared.render()
-    assert "seat 0:   0 coins, hand [0, 1, 2, 3, 4, 5, 7, 8], played 6, has chosen" in shared.render(1)
+    assert "robbing the prince: seats 0, 1, 2" in shared.render()
+    assert "seat 0:   0 coins, hand 0 1 2 3 4 5 7 8, played 6, has chosen" in shared.render(1)
 
 
 # ---------------------------------------------------------------- dead code
