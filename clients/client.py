@@ -213,12 +213,15 @@ def analysis_settings(candidates=None, pv_depth=None, beliefs=False, final_move=
     return a
 
 
-def recommend_request(state, seat, analysis=None, session="", **settings):
+def recommend_request(state, seat, analysis=None, session="", new_session=False, **settings):
     """A RecommendRequest; ``settings`` as for :func:`search_settings`; ``analysis``: an
     AnalysisSettings, a dict of :func:`analysis_settings`' arguments (``{}``: the
     defaults) or None (not an analysis request); ``session``: the game's name for the server
-    to keep the seat's search tree under between calls ("": none kept)."""
-    req = pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings), session=session)
+    to keep the seat's search tree under between calls ("": none kept), one that is hard to
+    guess; ``new_session``: let the server make that name (the answer's ``session.session``
+    holds it, to be sent as ``session`` in the seat's next calls)."""
+    req = pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings), session=session,
+                              new_session=new_session)
     if analysis is not None:
         req.analysis.CopyFrom(analysis if isinstance(analysis, pb.AnalysisSettings)
                               else analysis_settings(**analysis))
@@ -306,8 +309,8 @@ class FaginClient:
     def recommend(self, state, seat, *, timeout=None, **settings):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
         gamma, sample_action, threads, rollout, level, temperature, min_iterations,
-        stop_when_decided (see ``SearchSettings`` in fagin.proto), and ``analysis`` and
-        ``session`` (see :func:`recommend_request`)."""
+        stop_when_decided (see ``SearchSettings`` in fagin.proto), and ``analysis``,
+        ``session`` and ``new_session`` (see :func:`recommend_request`)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
     def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,

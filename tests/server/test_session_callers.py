@@ -143,3 +143,17 @@ def test_a_search_needing_memory_takes_it_from_the_caller_keeping_the_most_first
     store.reclaim(1)
     assert _sessions_of(store, "A") == ["a0"] and _sessions_of(store, "B") == ["b1", "b2"]
     assert store.dropped["memory"] == 1
+
+
+def test_the_python_client_asks_for_a_session_name_and_continues_under_it(srv):
+    """FaginClient.recommend(new_session=True): the server's name comes back in the answer and
+    continues the seat's tree when sent as ``session``."""
+    from fagin.clients import FaginClient
+
+    state = encode_state(new_game("kids_of_london", 4, seed=8))
+    with FaginClient(f"127.0.0.1:{srv.port}", timeout=60) as client:
+        first = client.recommend(state, 0, iterations=200, seed=1, new_session=True)
+        name = first.session.session
+        assert re.fullmatch(r"[0-9a-f]{32}", name) and not first.session.continued
+        again = client.recommend(state, 0, iterations=200, seed=1, session=name)
+        assert again.session.continued and again.session.head_start >= 200
