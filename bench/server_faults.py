@@ -67,12 +67,7 @@ def open_streams(streams, seconds, sample_s, server_args):
         channels = [grpc.insecure_channel(f"127.0.0.1:{port}") for _ in range(10)]
         calls = [fagin_pb2_grpc.FaginStub(channels[i % 10]).StreamRecommend(request, timeout=seconds + 30)
                  for i in range(streams)]
-        start, peak, samples = time.monotonic(), before, []
-        while time.monotonic() - start < seconds:
-            time.sleep(sample_s)
-            now = rss_mb(proc.pid)
-            peak = max(peak, now)
-            samples.append(f"{time.monotonic() - start:.0f}s {now:.0f}")
+        samples, peak = sample_rss(proc.pid, seconds, sample_s, before)
         ended = {}
         for call in calls:
             key = call.code().name if call.done() else "OPEN"
@@ -87,6 +82,17 @@ def open_streams(streams, seconds, sample_s, server_args):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def sample_rss(pid, seconds, sample_s, before):
+    """The server's RSS every ``sample_s`` for ``seconds``: the samples as text, and the peak."""
+    start, peak, samples = time.monotonic(), before, []
+    while time.monotonic() - start < seconds:
+        time.sleep(sample_s)
+        now = rss_mb(pid)
+        peak = max(peak, now)
+        samples.append(f"{time.monotonic() - start:.0f}s {now:.0f}")
+    return samples, peak
 
 
 def unread_batch(seconds, sample_s, id_bytes, iterations, server_args):
@@ -105,12 +111,7 @@ def unread_batch(seconds, sample_s, id_bytes, iterations, server_args):
                     state=state, seat=0, search=pb.SearchSettings(iterations=iterations, seed=len(written))))
         before = rss_mb(proc.pid)
         answers = fagin_pb2_grpc.FaginStub(channel).BatchRecommend(requests(), timeout=seconds + 120)
-        start, peak, samples = time.monotonic(), before, []
-        while time.monotonic() - start < seconds:
-            time.sleep(sample_s)
-            now = rss_mb(proc.pid)
-            peak = max(peak, now)
-            samples.append(f"{time.monotonic() - start:.0f}s {now:.0f}")
+        samples, peak = sample_rss(proc.pid, seconds, sample_s, before)
         answers.cancel()
         print(f"unread batch: {seconds:.0f} s of requests of {iterations} iterations, request_id {id_bytes or 'short'} bytes, "
               f"server args {server_args or '(defaults)'}")

@@ -27,6 +27,21 @@ def _lines(stream, into):
     into.put(None)
 
 
+def _serve(*flags, stderr_lines=True):
+    """A server process on a free gRPC port and no HTTP port (the default 8080 would be shared
+    by the test workers), with queues of its output lines: (process, stdout, stderr); stderr is
+    drained unread, as None, where the test does not read it."""
+    proc = subprocess.Popen([sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", *flags],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = queue.Queue(), (queue.Queue() if stderr_lines else None)
+    threading.Thread(target=_lines, args=(proc.stdout, out), daemon=True).start()
+    if stderr_lines:
+        threading.Thread(target=_lines, args=(proc.stderr, err), daemon=True).start()
+    else:
+        threading.Thread(target=proc.stderr.read, daemon=True).start()
+    return proc, out, err
+
+
 def _wait_for(lines, pattern, timeout=30):
     """The first line matching `pattern` (the server's log is read as it is written)."""
     end = time.monotonic() + timeout
@@ -39,13 +54,7 @@ def _wait_for(lines, pattern, timeout=30):
 
 
 def test_sigterm_drains_then_cancels_running_searches_and_exits():
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", "--grace-seconds", str(GRACE_S),
-         "--workers", "2", "--log-level", "DEBUG"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = queue.Queue(), queue.Queue()
-    for stream, q in ((proc.stdout, out), (proc.stderr, err)):
-        threading.Thread(target=_lines, args=(stream, q), daemon=True).start()
+    proc, out, err = _serve("--grace-seconds", str(GRACE_S), "--workers", "2", "--log-level", "DEBUG")
     channel = None
     try:
         port = _wait_for(out, r"fagin listening on [^:]+:(\d+)").group(1)
@@ -109,13 +118,8 @@ def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
     balancer's new clients would.  After SIGTERM health is NOT_SERVING at once, every call
     made during the drain is answered, and then the process stops accepting and exits.
     (Before: connections were refused from the first ~20 ms after SIGTERM.)"""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fagin.server", "--port", "0", "--http-port", "0", "--grace-seconds", str(GRACE_S),
-         "--drain-seconds", str(DRAIN_S), "--workers", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = queue.Queue()
-    threading.Thread(target=_lines, args=(proc.stdout, out), daemon=True).start()
-    threading.Thread(target=proc.stderr.read, daemon=True).start()
+    proc, out, _ = _serve("--grace-seconds", str(GRACE_S), "--drain-seconds", str(DRAIN_S), "--workers", "1",
+                          stderr_lines=False)
     try:
         target = "127.0.0.1:" + _wait_for(out, r"fagin listening on [^:]+:(\d+)").group(1)
         state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
@@ -164,13 +168,7 @@ def test_calls_cut_by_the_shutdown_are_logged_as_their_clients_see_them():
     """Calls still running when the grace period ends reach their clients as UNAVAILABLE; their
     log lines said CANCELLED (as if the clients had cancelled), so a log could not tell a
     shutdown from impatient clients.  A call its client cancels is still logged CANCELLED."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fagin.server", "--port", "0", "--grace-seconds", "1",
-         "--workers", "2", "--log-level", "DEBUG"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = queue.Queue(), queue.Queue()
-    for stream, q in ((proc.stdout, out), (proc.stderr, err)):
-        threading.Thread(target=_lines, args=(stream, q), daemon=True).start()
+    proc, out, err = _serve("--grace-seconds", "1", "--workers", "2", "--log-level", "DEBUG")
     channel = None
     try:
         port = _wait_for(out, r"fagin listening on [^:]+:(\d+)").group(1)
