@@ -95,24 +95,31 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         job = await self._prepare(message, context, path)
         if info is not None:
             info["game"] = job.game.id
-        kept = job.session_key is not None
+        ticket = self._admit(job)
+        kept = True
         try:
-            ticket = self.scheduler.admit(job)
-            try:
-                _, reply = await self.scheduler.search(job, ticket, then=functools.partial(write, job, *args))
-                return reply
-            except asyncio.CancelledError:
-                # Its search may still be stopping in a worker: not a tree to keep.
-                kept = False
-                raise
-            finally:
-                if info is not None:
-                    info["iterations"] = job.iterations_done      # also when too few for an answer
-                self.scheduler.leave(job, ticket)
+            _, reply = await self.scheduler.search(job, ticket, then=functools.partial(write, job, *args))
+            return reply
+        except asyncio.CancelledError:
+            # Its search may still be stopping in a worker: not a tree to keep.
+            kept = False
+            raise
         finally:
-            # Also a tree refused admission or short of min_iterations: whole, and its session's.
+            if info is not None:
+                info["iterations"] = job.iterations_done      # also when too few for an answer
+            self.scheduler.leave(job, ticket)
+            # Also a tree short of min_iterations: whole, and its session's.
             if kept:
                 self.sessions.keep(job)
+
+    def _admit(self, job, stream=False):
+        """The job's admission ticket.  A call refused searched nothing: its tree (a session's
+        kept tree it was to continue) is whole, and kept for the session's next call."""
+        try:
+            return self.scheduler.admit(job, stream)
+        except Overloaded:
+            self.sessions.keep(job)
+            raise
 
     @unary_call
     async def Recommend(self, message, context, info):
@@ -132,7 +139,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
             opened = True
             job = await self._prepare(message.request, context, "request")
             info["game"] = job.game.id
-            ticket = self.scheduler.admit(job, stream=True)
+            ticket = self._admit(job, stream=True)
             ended = False
             try:
                 while True:

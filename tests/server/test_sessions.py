@@ -12,7 +12,7 @@ from fagin.engines import new_game
 from fagin.server import request as request_mod
 from fagin.server.codec import encode_state
 from fagin.server.config import ServerConfig
-from fagin.server.scheduler import Admission
+from fagin.server.scheduler import Admission, Overloaded
 from fagin.server.security import ANONYMOUS
 from fagin.server.sessions import SessionStore
 from fagin.v1 import fagin_pb2 as pb
@@ -214,6 +214,35 @@ def test_stream_and_batch_continue_a_session_too(srv):
     [resp] = list(srv.stub.BatchRecommend(iter([pb.BatchRecommendRequest(request_id="b", request=req)]),
                                           timeout=60))
     assert resp.recommendation.session.continued and resp.recommendation.session.head_start > 0
+
+
+@pytest.mark.parametrize("call", ["Recommend", "StreamRecommend"])
+def test_a_call_refused_by_admission_leaves_its_sessions_tree_kept(srv, monkeypatch, call):
+    """A call that continued its session's tree and was then refused by admission control
+    searched nothing: the tree is kept for the session's next call, on either method.
+    (Before: StreamRecommend dropped it, and the retried call searched afresh.)"""
+    state, seat = new_game("kids_of_london", 2, seed=1), 0        # keyed by what it shows
+    session = f"refused-{call}"
+    first = ask(srv.stub, state, seat, session, seed=1)
+    store = srv.service.sessions
+    tree = store.kept[(ANONYMOUS, session, seat)].search
+
+    def refuse(job, stream=False):
+        raise Overloaded("server busy: refused by the test; retry later", 100)
+    monkeypatch.setattr(srv.service.scheduler, "admit", refuse)
+    req = pb.RecommendRequest(state=encode_state(state), seat=seat, session=session,
+                              search=pb.SearchSettings(iterations=120, seed=4))
+    with pytest.raises(grpc.RpcError) as e:
+        if call == "Recommend":
+            srv.stub.Recommend(req, timeout=60)
+        else:
+            list(srv.stub.StreamRecommend(pb.StreamRecommendRequest(request=req), timeout=60))
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    monkeypatch.undo()
+    assert store.kept[(ANONYMOUS, session, seat)].search is tree
+    assert srv.admission.kept_bytes == sum(entry.bytes for entry in store.kept.values())
+    again = ask(srv.stub, state, seat, session, seed=4)
+    assert again.session.continued and again.session.head_start == visits(first)
 
 
 # --- bounds: the session limit, idle expiry, memory --------------------------------------------
