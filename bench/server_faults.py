@@ -134,15 +134,15 @@ def kept_trees(game_id, trees, iterations):
     from fagin.search.memory import bytes_per_node, measure_games, wait_for_measurements
     from fagin.server import request as request_mod
     from fagin.server.config import ServerConfig
-    from fagin.server.scheduler import Admission
     from fagin.server.security import ANONYMOUS
     from fagin.server.sessions import SessionStore
+    from fagin.server.tree_memory import TreeMemory
 
     game = load_game(game_id)
     measure_games([game])
     wait_for_measurements()
     config = ServerConfig(max_tree_memory_mb=16_000, max_iterations=10**8, max_sessions=trees)
-    store = SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
+    store = SessionStore(config, TreeMemory(config.tree_memory_bytes))
 
     def own_rss():
         return rss_mb("self")

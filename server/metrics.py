@@ -201,6 +201,7 @@ class _SearchCollector:
         service = self.service
         scheduler = service.scheduler
         adm = scheduler.admission
+        memory = scheduler.memory
         config = service.config
 
         def gauge(name, doc, value):
@@ -236,9 +237,9 @@ class _SearchCollector:
         yield CounterMetricFamily("fagin_searches_inline", "Searches run on the event loop's thread rather "
                                   "than handed to a worker (inline_search_ms).", value=scheduler.searches_inline)
         yield gauge("fagin_tree_memory_reserved_bytes",
-                    "Tree memory reserved by the searches under way.", adm.reserved_bytes)
+                    "Tree memory reserved by the searches under way.", memory.reserved_bytes)
         yield gauge("fagin_tree_memory_budget_bytes", "The server's tree-memory budget (max_tree_memory_mb).",
-                    adm.tree_budget_bytes)
+                    memory.budget_bytes)
         chunks, kept = kept_tree_memory()
         yield gauge("fagin_tree_memory_kept_bytes",
                     "Tree memory kept from finished searches for the next ones (per process).", kept)
@@ -247,7 +248,7 @@ class _SearchCollector:
         yield gauge("fagin_session_trees", "Search trees kept for RecommendRequest.session (max_sessions).",
                     len(sessions))
         yield gauge("fagin_session_tree_bytes", "Tree memory of the trees kept for sessions (counted in "
-                    "fagin_tree_memory_reserved_bytes).", adm.kept_bytes)
+                    "fagin_tree_memory_reserved_bytes).", memory.kept_bytes)
         yield CounterMetricFamily("fagin_session_continued", "Searches that continued a session's kept tree.",
                                   value=sessions.continued)
         dropped = CounterMetricFamily("fagin_session_trees_dropped", "Kept session trees dropped, by why: limit "

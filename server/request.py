@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from fagin.search import analysis as analysis_mod
 from fagin.search import levels, limits
-from fagin.search import memory
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
+from fagin.server import tree_memory
 from fagin.server.codec import BadRequest, decode_state
 from fagin.server.logs import quoted
 from fagin.v1 import fagin_pb2
@@ -69,10 +69,10 @@ class SearchJob:
     # queued behind others still answers within its deadline.
     started: float | None = None
     min_iterations: int = 1
-    # Its trees' bounds (scheduler.py): nodes a thread at most, and its game's bytes per
+    # Its trees' bounds (tree_memory.py): nodes a thread at most, and its game's bytes per
     # node (from which the slots a node is counted with follow).
     node_cap: int = 1               # nodes a thread at most
-    node_bytes: int = 0             # its game's bytes per node (memory.bytes_per_node)
+    node_bytes: int = 0             # its game's bytes per node (tree_memory.bytes_per_node)
     # Iterations per thread of its next time slice (scheduler.py adapts it to the
     # measured speed so that a slice lasts about the server's slice_ms).
     slice_iterations: int = 256
@@ -123,46 +123,6 @@ class SearchJob:
             ms = max(0.0, self.time_ms - spent)
         return its, ms
 
-    def tree_held(self):
-        """Tree memory the search holds now: its nodes at its game's bytes per node, or what
-        its trees really hold if more (a small tree's first chunks)."""
-        return max(self.searcher.num_nodes * self.node_bytes, self.searcher.tree_bytes)
-
-    def _slots_per_node(self):
-        return memory.slots_per_node(self.node_bytes)
-
-    def _trees_bytes_at(self, extra):
-        """What the trees will hold once each has `extra` more nodes (at most the node cap),
-        as the trees allocate (``ISMCTS.bytes_at``), at the game's slots per node."""
-        spn = self._slots_per_node()
-        return sum(p.bytes_at(min(self.node_cap, p.num_nodes + extra), spn) for p in self.searcher.parts)
-
-    def tree_need(self, iterations):
-        """Tree memory the search needs after `iterations` more (a tree adds at most a node
-        an iteration), up to its cap: what it reserves for a slice of that many.  Counted as
-        the trees allocate (first chunks, chunks twice the last, tables), so that a tree
-        capped to its reservation (``cap_trees``) never holds more than it."""
-        parts = len(self.searcher.parts)
-        return max(self.tree_held(), self._trees_bytes_at(-(-iterations // parts) + 1))
-
-    def cap_trees(self, reserved_bytes):
-        """Caps each thread's tree at the nodes its share of `reserved_bytes` holds, as the
-        trees allocate (``ISMCTS.bytes_at``), beyond those it has (at most the search's node
-        cap): a tree never outgrows its reservation.  Every tree gets the same room.  Returns
-        the iterations (all threads, a whole number each) that room holds: a slice of no more
-        never meets its tree's cap (with an iteration budget, a slice that met it would make
-        the answer depend on the slicing)."""
-        parts = self.searcher.parts
-        share = reserved_bytes // len(parts)
-        spn = self._slots_per_node()
-        extra = min(memory.most_nodes_within(p, share, spn, p.num_nodes + 1, self.node_cap) - p.num_nodes
-                    for p in parts)
-        for p in parts:
-            p.cap_nodes(max(1, min(self.node_cap, p.num_nodes + extra)))
-        # a tree's first iteration adds its root as well
-        each = extra - any(p.num_nodes == 0 for p in parts)
-        return max(0, each) * len(parts)
-
     def ends(self):
         """The time.monotonic() instant by which the search will have stopped."""
         return (self.started or time.monotonic()) + (self.time_ms or 0) / 1000
@@ -193,7 +153,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     node_cap = config.node_cap
     if iterations is not None:
         node_cap = min(node_cap, -(-iterations // threads) + 1)
-    per_node = memory.bytes_per_node(game)
+    per_node = tree_memory.bytes_per_node(game)
     try:
         searcher = RootParallelSearch(state, request.seat, threads=threads, seed=settings.seed,
                                       exploration=exploration, max_nodes=node_cap,
@@ -419,11 +379,10 @@ def _rollout(settings, game, players, iterations, selection, p, notes):
 
 def _fit_trees(searcher, node_cap, per_node, budget, p, notes):
     """The node cap, lowered if need be so that the trees at the cap, counted as they
-    allocate (ISMCTS.bytes_at), fit the tree-memory `budget`: a reservation for the whole
-    search can then be granted."""
+    allocate, fit the tree-memory `budget`: a reservation for the whole search can then be
+    granted."""
     threads = len(searcher.parts)
-    spn = memory.slots_per_node(per_node)
-    fit = memory.most_nodes_within(searcher.parts[0], budget // threads, spn, 1, node_cap)
+    fit = tree_memory.nodes_within(searcher.parts[0], budget // threads, per_node, 1, node_cap)
     if fit == node_cap:
         return node_cap
     if fit < 1:

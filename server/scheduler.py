@@ -59,7 +59,8 @@ import math
 import random
 import time
 
-from fagin.search.memory import OBSERVE_MIN_NODES, observe_tree
+from fagin.server import tree_memory
+from fagin.server.tree_memory import TreeMemory
 
 log = logging.getLogger("fagin.server")
 
@@ -106,15 +107,14 @@ class Ticket:
     """One search's place in the admission: its threads, its tree reservation
     and the worker time it has had."""
 
-    __slots__ = ("threads", "bytes", "want", "seq", "service", "reserved", "started", "entered",
-                 "future", "done", "release_at", "stream", "work")
+    __slots__ = ("threads", "reservation", "want", "seq", "service", "reserved", "started", "entered",
+                 "future", "done", "stream", "work")
 
-    def __init__(self, threads, nbytes, seq, release_at=None, stream=False):
+    def __init__(self, threads, nbytes, seq, reservation, stream=False):
         self.threads = threads
-        self.bytes = 0            # tree memory reserved now (counted in reserved_bytes)
+        self.reservation = reservation   # its tree memory (the admission's TreeMemory's)
         self.want = nbytes        # what its next slice asks for (``Admission.need``)
         self.seq = seq
-        self.release_at = release_at   # time.monotonic() before which it will not end; None: any time
         self.stream = stream      # a StreamRecommend search (counted in queued_streams)
         self.service = 0.0        # worker-seconds run so far
         self.reserved = False     # its tree memory is counted in reserved_bytes
@@ -124,16 +124,20 @@ class Ticket:
         self.done = False
         self.work = None          # worker-seconds its budget will take, if known
 
+    @property
+    def bytes(self):
+        """Tree memory reserved for it now."""
+        return self.reservation.bytes
+
 
 class Admission:
     def __init__(self, workers, max_queued, tree_budget_bytes, slice_ms):
         self.workers = workers
         self.max_queued = max_queued
-        self.tree_budget_bytes = tree_budget_bytes
+        self.memory = TreeMemory(tree_budget_bytes)
         self.slice_ms = slice_ms
         self.free = workers
         self.wait_list: list = []
-        self._holders: set = set()     # the tickets holding a reservation
         self._seq = itertools.count()
         self._wait_ewma_ms = 0.0
         self._search_ewma_s = None     # worker-seconds of a finished search, a moving mean
@@ -143,43 +147,23 @@ class Admission:
         self.queued_streams = 0    # StreamRecommend searches waiting to start (max_streams bounds them)
         self.running = 0           # searches running a slice now
         self.active = 0            # searches holding a tree reservation
-        self.reserved_bytes = 0    # tree memory reserved by them
         self.open_streams = 0      # StreamRecommend and BatchRecommend calls open
         self.refused = 0           # calls refused RESOURCE_EXHAUSTED (queue, streams)
-        # Tree memory of the trees kept for sessions (counted in reserved_bytes), and the
-        # session store's callback that drops them for a search (``reclaim(nbytes)``).
-        self.kept_bytes = 0
-        self.reclaim = None
 
-    def hold_kept(self, nbytes) -> bool:
-        """Counts a kept tree's memory, older kept trees dropped for it if need be; False
-        (nothing counted: the tree is not to be kept) if searches hold the memory."""
-        if not self._make_room(nbytes):
-            return False
-        self.reserved_bytes += nbytes
-        self.kept_bytes += nbytes
-        return True
+    # The tree memory as the monitoring reads it; only ``memory`` changes it.
+    @property
+    def tree_budget_bytes(self):
+        return self.memory.budget_bytes
 
-    def could_hold_kept(self, nbytes) -> bool:
-        """Whether `nbytes` more would fit beside the searches' reservations, every kept tree
-        dropped for them if need be (what ``_make_room`` may do)."""
-        return self.reserved_bytes - self.kept_bytes + nbytes <= self.tree_budget_bytes
+    @property
+    def reserved_bytes(self):
+        """Tree memory reserved by the searches under way and the kept trees."""
+        return self.memory.reserved_bytes
 
-    def release_kept(self, nbytes):
-        """A kept tree dropped, or taken by a call (whose ticket counts it from then on)."""
-        self.reserved_bytes -= nbytes
-        self.kept_bytes -= nbytes
-
-    def _make_room(self, nbytes) -> bool:
-        """Whether `nbytes` more fit the budget, kept trees dropped for them where that is
-        enough (and only then: a cache given up for nothing helps no one)."""
-        short = self.reserved_bytes + nbytes - self.tree_budget_bytes
-        if short <= 0:
-            return True
-        if self.reclaim is None or not self.could_hold_kept(nbytes):
-            return False
-        self.reclaim(short)
-        return self.reserved_bytes + nbytes <= self.tree_budget_bytes
+    @property
+    def kept_bytes(self):
+        """Tree memory of the trees kept for sessions (part of ``reserved_bytes``)."""
+        return self.memory.kept_bytes
 
     def open_stream(self, limit):
         """Counts a new StreamRecommend or BatchRecommend call, or Overloaded if `limit` are open."""
@@ -229,7 +213,7 @@ class Admission:
                              f"max_queued is {self.max_queued}; retry later", self.retry_ms())
         nbytes = min(nbytes, self.tree_budget_bytes)     # a tree's first chunks on a tiny budget
         if ends is not None:
-            free_at = self.memory_free_at(nbytes)
+            free_at = self.memory.free_at(nbytes)
             if free_at > ends:
                 self.refused += 1
                 wait_ms = _jittered((free_at - time.monotonic()) * 1000)
@@ -241,41 +225,17 @@ class Admission:
             self.queued_streams += 1
         else:
             self.queued += 1
-        ticket = Ticket(threads, nbytes, next(self._seq), release_at, stream)
+        ticket = Ticket(threads, nbytes, next(self._seq), self.memory.for_search(release_at), stream)
         ticket.work = work
         self._open.add(ticket)
-        self._hold(ticket, held)
+        self.memory.hold(ticket.reservation, held)
         return ticket
-
-    def _hold(self, ticket, held):
-        """Counts what a ticket's trees really hold, if more than its reservation: memory
-        already in use is counted whatever the budget says."""
-        if held > ticket.bytes:
-            self.reserved_bytes += held - ticket.bytes
-            ticket.bytes = held
-            self._holders.add(ticket)
-
-    def memory_free_at(self, nbytes):
-        """The earliest ``time.monotonic()`` instant at which `nbytes` of tree memory may be free:
-        now if it is, or if searches that may end any time hold enough; else when enough of
-        those that run to their time budgets will have ended."""
-        now = time.monotonic()
-        # Kept trees are given up at once for a search.
-        short = self.reserved_bytes - self.kept_bytes + nbytes - self.tree_budget_bytes
-        if short <= 0:
-            return now
-        holders = sorted(self._holders, key=lambda t: -math.inf if t.release_at is None else t.release_at)
-        for t in holders:
-            short -= t.bytes
-            if short <= 0:
-                return now if t.release_at is None else max(now, t.release_at)
-        return math.inf
 
     def need(self, ticket, nbytes, held=0):
         """The tree memory the ticket's next slice needs (its tree as it may be at the slice's
         end), and what its trees hold now (counted at once if beyond its reservation)."""
         ticket.want = min(nbytes, self.tree_budget_bytes)
-        self._hold(ticket, held)
+        self.memory.hold(ticket.reservation, held)
 
     def turn_now(self, ticket) -> bool:
         """The slice's workers at once if no search waits and they are free (see ``turn``);
@@ -325,17 +285,13 @@ class Admission:
         a new one, if its first slice's memory is free, or held by kept trees only (dropped
         when it is granted: not before, as a search passed over for want of workers would
         have dropped them for nothing)."""
-        return ticket.started or (self.reserved_bytes - self.kept_bytes - ticket.bytes + ticket.want
-                                  <= self.tree_budget_bytes)
+        return ticket.started or self.memory.fits(ticket.reservation, ticket.want)
 
     def _grant(self, ticket):
         # The reservation grows to what the slice wants if the budget allows; if not (a
         # started search), the slice runs with the tree it has (all or nothing: a tree grows
         # in chunks, and a part of a slice's growth may not hold the chunk it allocates next).
-        if ticket.want > ticket.bytes and self._make_room(ticket.want - ticket.bytes):
-            self.reserved_bytes += ticket.want - ticket.bytes
-            ticket.bytes = ticket.want
-        self._holders.add(ticket)
+        self.memory.grow(ticket.reservation, ticket.want)
         if not ticket.reserved:
             ticket.reserved = True
             self.active += 1
@@ -377,9 +333,7 @@ class Admission:
             last = self._search_ewma_s
             self._search_ewma_s = ticket.service if last is None else \
                 last + SEARCH_TIME_WEIGHT * (ticket.service - last)
-        self._holders.discard(ticket)
-        self.reserved_bytes -= ticket.bytes
-        ticket.bytes = 0
+        self.memory.release(ticket.reservation)
         self._dispatch()
 
     def _dispatch(self):
@@ -426,6 +380,8 @@ class Scheduler:
         self.executor = executor
         self.admission = Admission(config.workers, config.queue_limit, config.tree_memory_bytes,
                                    config.slice_ms)
+        # The owner of the tree memory: the admission reserves from it, the session store keeps from it.
+        self.memory = self.admission.memory
         # Iterations of every search so far (a counter for the metrics, metrics.py).
         self.iterations_searched = 0
         # The searches running now, so that a server shutting down can stop them
@@ -485,7 +441,7 @@ class Scheduler:
         """The tree memory the job's next slice reserves: its trees now, and room for
         SLICE_GROWTH_HEADROOM times the iterations a slice is expected to run (all threads;
         an iteration adds a node at most).  Its trees are capped to the reservation
-        (``SearchJob.cap_trees``), so a slice that runs longer searches on without growing."""
+        (``tree_memory.cap_trees``), so a slice that runs longer searches on without growing."""
         its, ms = job.remaining()
         parts = len(job.searcher.parts)
         stretch = 1 if self.admission.wait_list else IDLE_SLICE_STRETCH
@@ -496,15 +452,13 @@ class Scheduler:
         else:
             expected = job.slice_iterations * parts * stretch
         grow = int(SLICE_GROWTH_HEADROOM * expected) + parts
-        return job.tree_need(grow if its is None else min(its, grow))
+        return tree_memory.needed_by(job, grow if its is None else min(its, grow))
 
     def leave(self, job, ticket):
         """The job's search has ended: its ticket is returned, its speed and tree recorded."""
         self.admission.leave(ticket)
         self._note_speed(job)
-        nodes = job.searcher.num_nodes
-        if nodes >= OBSERVE_MIN_NODES:          # the slots are counted only where they are used
-            observe_tree(job.game.id, nodes, sum(p.num_slots for p in job.searcher.parts))
+        tree_memory.observe(job)
 
     async def search(self, job, ticket, until=None, then=None):
         """Runs the job's search in time slices granted by the admission until
@@ -584,7 +538,7 @@ class Scheduler:
                 began = time.monotonic()
                 its, ms = job.remaining()
                 inline = False
-            room = job.cap_trees(ticket.bytes)     # iterations the trees have room for
+            room = tree_memory.cap_trees(job, ticket.bytes)     # iterations the trees have room for
             before = searcher.iterations
             if before == job.base_iterations and log.isEnabledFor(logging.DEBUG):
                 log.debug("search started: %s", job.game.id)    # tests wait for this line

@@ -64,7 +64,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
     def __init__(self, config, executor, decoder=None):
         self.config = config
         self.scheduler = Scheduler(config, executor)
-        self.sessions = SessionStore(config, self.scheduler.admission)
+        self.sessions = SessionStore(config, self.scheduler.memory)
         measure_games([load_game(game_id) for game_id in GAMES])
         # BatchRecommend requests answered with an error, by status code name (the
         # call itself is OK): for the metrics.

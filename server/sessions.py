@@ -9,9 +9,9 @@ London at equal CPU time a bot that keeps its trees scored ~77 % where the plain
 scored 55 % against the same opponent (search/bots.py, ``reuse``).
 
 Kept trees are a cache, never a promise: they hold tree memory after their call has
-ended, so they are counted in the admission's reservation (``Admission.kept_bytes``) and
-are the first memory given up: a search that needs memory drops trees of the caller whose
-trees hold the most memory, its least recently used first (``Admission.reclaim``); beyond
+ended, so each is counted by the server's tree memory (``tree_memory.TreeMemory.keep``) and
+is the first memory given up: a search that needs memory drops trees of the caller whose
+trees hold the most memory, its least recently used first (``SessionStore.reclaim``); beyond
 ``max_sessions`` a tree of the caller keeping the most trees is dropped, its least recently
 used (a caller at that most itself drops its own first); one idle for
 ``session_idle_seconds`` is dropped.  So a caller keeping few trees keeps them however many
@@ -25,8 +25,8 @@ import asyncio
 import collections
 import time
 
-from fagin.search import memory
 from fagin.search.root_parallel import RootParallelSearch
+from fagin.server import tree_memory
 from fagin.v1 import fagin_pb2
 
 #: A kept tree that has run this many iterations in all is not continued: its visit counts
@@ -40,24 +40,29 @@ NO_TREE = "no tree kept for this session and seat"
 
 
 class _Kept:
-    __slots__ = ("search", "state", "settings", "bytes", "used")
+    __slots__ = ("search", "state", "settings", "reservation", "used")
 
-    def __init__(self, search, state, settings, nbytes, used):
+    def __init__(self, search, state, settings, reservation, used):
         self.search = search          # the ISMCTS, not running
         self.state = state            # the position at its root
         self.settings = settings      # request.tree_settings of the search that grew it
-        self.bytes = nbytes           # counted in the admission's kept_bytes
+        self.reservation = reservation   # its tree memory (a kept tree's, of the TreeMemory)
         self.used = used              # time.monotonic() of its last call's end
+
+    @property
+    def bytes(self):
+        return self.reservation.bytes
 
 
 class SessionStore:
-    """The kept trees, least recently used first, their memory counted in `admission`."""
+    """The kept trees, least recently used first, their memory counted by `memory` (the
+    server's ``tree_memory.TreeMemory``)."""
 
-    def __init__(self, config, admission, clock=time.monotonic):
+    def __init__(self, config, memory, clock=time.monotonic):
         self.config = config
         self.limit = config.max_sessions
         self.idle_s = config.session_idle_seconds
-        self.admission = admission
+        self.memory = memory
         self.clock = clock
         self.kept: collections.OrderedDict = collections.OrderedDict()
         # Each caller's keys in self.kept, in the same order (least recently used first).
@@ -66,7 +71,7 @@ class SessionStore:
         self.dropped = collections.Counter()
         self.continued = 0            # calls that continued a kept tree
         self._timer = None
-        admission.reclaim = self.reclaim
+        memory.reclaim = self.reclaim
 
     def __len__(self):
         return len(self.kept)
@@ -78,7 +83,7 @@ class SessionStore:
         leaves its fresh search; says which in ``job.session_report`` (and ``notes``).
         ``executor``: where the kept root is played forward (``_by_own_move``, a few ms of
         Python in London) rather than on the event loop; None: here.  The job's admission
-        must follow with no wait in between: a continued tree's memory is counted as kept
+        must follow with no wait in between: a continued tree's memory is counted as taken
         until this returns, and by the job's ticket from then on."""
         self.expire()
         report = job.session_report = fagin_pb2.SessionReport(session=session)
@@ -103,12 +108,11 @@ class SessionStore:
         # Taken out whatever follows: continued, it is the job's; not, it is dropped, and the
         # fresh search is kept in its place.  Its memory stays reserved meanwhile (waits
         # included), but no longer as a kept tree a search could have dropped.
-        adm = self.admission
-        adm.kept_bytes -= entry.bytes
+        self.memory.take(entry.reservation)
         try:
             head, root = await self._reroot(entry, job, executor)
         finally:
-            adm.reserved_bytes -= entry.bytes
+            self.memory.release(entry.reservation)
         if head is None:
             self.dropped["not continued"] += 1
             return
@@ -168,7 +172,7 @@ class SessionStore:
             return
         old = self._take(job.session_key)
         if old is not None:           # two calls at once: the one ending last is kept
-            self.admission.release_kept(old.bytes)
+            self.memory.release(old.reservation)
         search = job.searcher.parts[0]
         if search.num_nodes == 0:
             return
@@ -176,14 +180,15 @@ class SessionStore:
         # a node: that bounds the room a growing tree may take, and overstates what a made tree
         # holds several times over (the cache would be given up for memory that is free).
         nbytes = search.tree_bytes
-        if not self.admission.could_hold_kept(nbytes):
+        if not self.memory.could_keep(nbytes):
             return                    # searches hold the memory: drop no other tree for nothing
         caller = job.session_key[0]
         while len(self.kept) >= self.limit:
             self._drop_oldest("limit", self._most_trees(caller))
-        if not self.admission.hold_kept(nbytes):
+        reservation = self.memory.keep(nbytes)
+        if reservation is None:
             return
-        self.kept[job.session_key] = _Kept(search, job.tree_root or job.state, job.tree_settings, nbytes,
+        self.kept[job.session_key] = _Kept(search, job.tree_root or job.state, job.tree_settings, reservation,
                                            self.clock())
         self.by_caller.setdefault(caller, collections.OrderedDict())[job.session_key] = None
         self._schedule()
@@ -210,11 +215,11 @@ class SessionStore:
     def _drop_oldest(self, why, caller=None):
         """Drops the least recently used tree (of `caller`, if given)."""
         key = next(iter(self.kept if caller is None else self.by_caller[caller]))
-        self.admission.release_kept(self._take(key).bytes)
+        self.memory.release(self._take(key).reservation)
         self.dropped[why] += 1
 
     def reclaim(self, nbytes):
-        """Drops kept trees until `nbytes` are free of them or none is left (the admission's
+        """Drops kept trees until `nbytes` are free of them or none is left (the tree memory's
         call, for a search that needs the memory): those of the caller whose trees hold the
         most memory first, its least recently used first."""
         freed = 0
@@ -299,12 +304,11 @@ def _continue(job, search, root, config):
     job.base_elapsed_ms = search.elapsed_ms
     held = search.num_nodes
     cap = config.node_cap if job.iterations is None else min(config.node_cap, held + job.iterations + 1)
-    spn = memory.slots_per_node(job.node_bytes)
-    fit = memory.most_nodes_within(search, config.tree_memory_bytes, spn, held + 1, max(cap, held + 1))
+    fit = tree_memory.nodes_within(search, config.tree_memory_bytes, job.node_bytes, held + 1, max(cap, held + 1))
     # The fresh tree's cap, and any note of it, were for a tree of none of these nodes.
     job.notes[:] = [n for n in job.notes if not n.startswith("search tree capped")]
     if fit < cap:
         job.notes.append(f"search tree capped at {max(fit, held)} nodes to fit the server's tree-memory "
                          f"budget of {config.tree_memory_bytes >> 20} MB")
     job.node_cap = max(held, min(cap, fit), 1)
-    search.cap_nodes(max(1, held))    # raised slice by slice with the reservation (cap_trees)
+    search.cap_nodes(max(1, held))    # raised slice by slice with the reservation (tree_memory.cap_trees)

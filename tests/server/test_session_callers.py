@@ -10,9 +10,9 @@ import pytest
 from fagin.engines import load_game, new_game
 from fagin.server.codec import encode_state
 from fagin.server.config import ServerConfig
-from fagin.server.scheduler import Admission
 from fagin.server.security import ANONYMOUS, caller_identity
 from fagin.server.sessions import NO_TREE, SessionStore
+from fagin.server.tree_memory import TreeMemory
 from fagin.v1 import fagin_pb2 as pb
 
 from ..serving import TEST_CONFIG
@@ -112,7 +112,7 @@ def test_the_caller_is_its_token_else_its_certificate_else_anonymous():
 
 def _store(max_sessions):
     config = ServerConfig(**{**TEST_CONFIG, "max_sessions": max_sessions})
-    return config, SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
+    return config, SessionStore(config, TreeMemory(config.tree_memory_bytes))
 
 
 def _sessions_of(store, caller):
@@ -132,7 +132,7 @@ def test_a_caller_keeping_few_trees_keeps_them_however_many_trees_others_ask_to_
     # ...and once A keeps as many as any other, out of its own, least recently used first.
     _kept_job(config, store, "a2", seed=3, iterations=50, caller="A")
     assert _sessions_of(store, "A") == ["a1", "a2"] and len(store) == 4
-    assert store.admission.kept_bytes == sum(e.bytes for e in store.kept.values())
+    assert store.memory.kept_bytes == sum(e.bytes for e in store.kept.values())
 
 
 def test_a_search_needing_memory_takes_it_from_the_caller_keeping_the_most_first():

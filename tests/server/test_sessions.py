@@ -15,6 +15,7 @@ from fagin.server.config import ServerConfig
 from fagin.server.scheduler import Admission, Overloaded
 from fagin.server.security import ANONYMOUS
 from fagin.server.sessions import SessionStore
+from fagin.server.tree_memory import TreeMemory
 from fagin.v1 import fagin_pb2 as pb
 
 from ..serving import TEST_CONFIG
@@ -308,7 +309,7 @@ def _kept_job(config, store, session, seed, iterations=300, caller=ANONYMOUS):
 def test_kept_trees_count_against_the_tree_memory_and_give_way_to_searches():
     config = ServerConfig(**{**TEST_CONFIG, "max_tree_memory_mb": 4})
     admission = Admission(1, 8, config.tree_memory_bytes, config.slice_ms)
-    store = SessionStore(config, admission)
+    store = SessionStore(config, admission.memory)
     for k in range(3):
         _kept_job(config, store, f"m{k}", seed=k, iterations=200)
     held = sum(e.bytes for e in store.kept.values())
@@ -337,7 +338,7 @@ def test_a_tree_that_cannot_be_kept_costs_no_other_its_place():
     was known that the new one could be held; with searches holding the memory, both were lost."""
     config = ServerConfig(**{**TEST_CONFIG, "max_tree_memory_mb": 4, "max_sessions": 1})
     admission = Admission(1, 8, config.tree_memory_bytes, config.slice_ms)
-    store = SessionStore(config, admission)
+    store = SessionStore(config, admission.memory)
     _kept_job(config, store, "a", seed=1, iterations=200)
     kept_a = admission.kept_bytes
     big = admission.enter(1, config.tree_memory_bytes - admission.reserved_bytes)   # all the rest
@@ -350,7 +351,7 @@ def test_a_tree_that_cannot_be_kept_costs_no_other_its_place():
 
 def test_a_continued_tree_may_grow_past_its_first_budget():
     config = ServerConfig(**TEST_CONFIG)
-    store = SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
+    store = SessionStore(config, TreeMemory(config.tree_memory_bytes))
     first = _kept_job(config, store, "grow", seed=1, iterations=200)
     search = first.searcher.parts[0]
     state = first.state
@@ -472,7 +473,7 @@ def test_a_kept_tree_is_counted_at_what_it_holds():
     # counted kept trees at about 3 times their memory (1,075 MB against 465 MB of RSS) and
     # gave up the cache, and refused searches, for memory that was free.
     config = ServerConfig(**TEST_CONFIG)
-    store = SessionStore(config, Admission(1, 8, config.tree_memory_bytes, config.slice_ms))
+    store = SessionStore(config, TreeMemory(config.tree_memory_bytes))
     job = _kept_job(config, store, "held", seed=3, iterations=5000)
     entry = store.kept[(ANONYMOUS, "held", job.seat)]
-    assert entry.bytes == entry.search.tree_bytes == store.admission.kept_bytes
+    assert entry.bytes == entry.search.tree_bytes == store.memory.kept_bytes
