@@ -193,8 +193,9 @@ async def serve(config, ready=None):
     """Serves until SIGTERM or SIGINT, then shuts down gracefully."""
     server = await Server.start(config)
     # What start-up made (modules, protobuf descriptors, the games' tables) lives as long as
-    # the process: frozen, the collector stops walking it again and again (after each
-    # few hundred allocations of the calls' own objects: 20-40 us of a small call's CPU).
+    # the process: frozen, the collector stops walking it again and again, after each few
+    # hundred allocations of the calls' own objects, at a small call's cost
+    # (docs/architecture.md, "The server").
     gc.collect()
     gc.freeze()
     if ready is not None:

@@ -82,10 +82,10 @@ class Pending:
         return parse(self.message_class, self.data)
 
 
-# The largest GameState accepted on the wire.  States met in play are a few KB
-# at most (London's reach about 3 KB; the tests check that played states stay
-# far below this): a larger one is refused before it is parsed, since parsing
-# holds the GIL (about 70 ms for 4 MB) and with it every other call.
+# The largest GameState accepted on the wire, far above any state met in play (the tests
+# check that played states stay far below it): a larger one is refused before it is
+# parsed, since parsing holds the GIL and with it every other call (the figures:
+# docs/architecture.md, "Client positions are untrusted").
 MAX_STATE_BYTES = 64 * 1024
 # Records read around the states of one large request (a request has a handful).
 MAX_WIRE_RECORDS = 64

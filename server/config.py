@@ -41,7 +41,7 @@ class ServerConfig:
     default_iterations: int = 2_000
     # Cap on search tree nodes per search thread.  0 = derived from the tree-memory
     # budget: room for twice the workers' trees at NODE_BYTES_FOR_DEFAULT a node, at
-    # most limits.DEFAULT_MAX_NODES (a node costs ~250-1200 bytes depending on the game).
+    # most limits.DEFAULT_MAX_NODES (a node's cost depends on its game's branching).
     max_nodes: int = field(default=0, metadata={
         "help": "nodes per search thread; 0 = derived from the tree-memory budget"})
     # Largest request accepted, in bytes (larger: RESOURCE_EXHAUSTED).
@@ -69,10 +69,11 @@ class ServerConfig:
     # RESOURCE_EXHAUSTED.  0 = 16 per worker.
     max_streams: int = field(default=0, metadata={
         "help": "open StreamRecommend and BatchRecommend calls; 0 = 16 per worker"})
-    # Server-wide budget of search-tree memory in MB: each search reserves its
-    # node cap times its game's bytes per node before it starts and returns it
-    # when its call ends (a stream holds its tree between reports).  0 = half of
-    # the memory available at start (MemAvailable, or the cgroup limit if lower).
+    # Server-wide budget of search-tree memory in MB (server/tree_memory.py): each
+    # search reserves what its tree may be at its next slice's end and returns it
+    # when its call ends (a stream holds its tree between reports); kept session
+    # trees count too.  0 = half of the memory available at start (MemAvailable,
+    # or the cgroup limit if lower).
     max_tree_memory_mb: int = field(default=0, metadata={
         "help": "search-tree memory in MB, all searches together; 0 = half the memory available at start"})
     # Search trees kept between calls for RecommendRequest.session, one per session and seat
@@ -90,8 +91,8 @@ class ServerConfig:
     slice_ms: int = 25
     # A search expected to take at most this many ms (from the speed its game's
     # searches have shown) runs on the event loop's thread when no other search
-    # runs or waits: the hand-off to a worker thread and back costs about 0.1 ms
-    # of CPU, as much as a small search itself.  Such a search holds up the loop
+    # runs or waits: the hand-off to a worker thread and back costs as much CPU
+    # as a small search itself (docs/operating.md, --inline-search-ms).  Such a search holds up the loop
     # for as long, and never longer (it stops there and goes on in a worker).
     # 0 = every search runs in the workers.
     inline_search_ms: float = field(default=2.0, metadata={
@@ -226,8 +227,8 @@ class ServerConfig:
 
 
 #: Bytes a node is taken to cost when deriving the default max_nodes (above
-#: the largest figure measured among the served games, ~1.2 KB; the scheduler
-#: also reserves this much a node for a game not measured yet: fagin.search.memory).
+#: the largest figure measured among the served games, docs/operating.md; the tree
+#: memory also counts this much a node for a game not measured yet: fagin.search.memory).
 NODE_BYTES_FOR_DEFAULT = UNMEASURED_BYTES_PER_NODE
 #: The derived node cap never goes below this (a small machine still searches).
 MIN_DERIVED_NODES = 10_000

@@ -281,7 +281,7 @@ def _move_rule(request, settings, level, sampled, p, notes):
     if not request.HasField("analysis"):
         return temperature, None
     analysis = _analysis_settings(request.analysis, f"{p}analysis", notes)
-    # An analysis answers the best estimate, never a draw (issue 25).
+    # An analysis answers the best estimate, never a draw: its figures are of that move.
     if settings.HasField("temperature") and settings.temperature > 0:
         raise BadRequest(f"{p}search.temperature: an analysis request never draws its move; "
                          f"leave it unset or 0 (analysis.final_move chooses the rule)")

@@ -15,22 +15,16 @@ Every search passes through one :class:`Admission`:
   for its time in the server (``AGING``).  A new search has had none, so a
   small call is served within a slice or two even while long searches run,
   instead of after them; the credit keeps a long search from starving while
-  new small ones keep arriving (a 10-minute soak at 200 clients without it:
-  3 % of calls waited out their 30 s deadline while the median took 19 ms).
-- With each slice it *reserves* tree memory from the server's budget for what
-  its tree may be at the slice's end (what it holds now plus room for twice
-  the iterations the slice is expected to run, up to its node cap, counted as
-  the tree allocates: its first chunks, slot chunks twice the last, its hash
-  tables (``ISMCTS.bytes_at``), at its game's slots per node; its trees are
-  capped to the reservation) and keeps it until the call ends, so the trees
-  held by all calls -- streams between reports included -- stay within
+  new small ones keep arriving (docs/architecture.md, "Admission and tree memory").
+- With each slice it *reserves* tree memory for what its tree may be at the
+  slice's end (what it holds now plus room for twice the iterations the slice
+  is expected to run, up to its node cap), from the server's one owner of tree
+  memory (``tree_memory.TreeMemory``), and keeps it until the call ends; its
+  trees are capped to the reservation (``tree_memory.cap_trees``).  So the
+  trees held by all calls -- streams between reports included, and the trees
+  kept for sessions, the first memory given up -- stay within
   ``max_tree_memory_mb``, and a reservation follows the tree's real size
-  rather than the most it could ever reach.  The trees kept between calls for
-  sessions (``sessions.py``) are counted there too (``kept_bytes``), and are
-  the first memory given up: a search whose slice needs memory that only they
-  hold drops them, least recently used first (``reclaim``).  (What a tree really holds is
-  counted if it is more: a position that branches more than its game's
-  measured figure.)
+  rather than the most it could ever reach.
   Memory bounds what *starts*, never what already holds memory: a search that
   has started runs its slices whatever memory is left, its tree capped at
   what its reservation could grow to (``Ticket.bytes``).  A new search whose
@@ -45,10 +39,10 @@ Every search passes through one :class:`Admission`:
   other clients' calls refused.
 
 The plain attributes (``queued``, ``queued_streams``, ``waiting``, ``running``, ``active``,
-``reserved_bytes``, ``open_streams``, ``refused``) are the admission state for
-monitoring.  The admission runs on the server's event loop (no locks); of the scheduler,
-only a search's last-slice callback runs in a worker thread, and ``cancel_searches`` may be
-called from any thread.
+``open_streams``, ``refused``) and the tree memory's (``reserved_bytes``, ``kept_bytes``)
+are the admission state for monitoring.  The admission runs on the server's event loop (no
+locks); of the scheduler, only a search's last-slice callback runs in a worker thread, and
+``cancel_searches`` may be called from any thread.
 """
 from __future__ import annotations
 
@@ -460,7 +454,7 @@ class Scheduler:
         self._note_speed(job)
         tree_memory.observe(job)
 
-    async def search(self, job, ticket, until=None, then=None):
+    async def run_search(self, job, ticket, until=None, then=None):
         """Runs the job's search in time slices granted by the admission until
         its budget is spent; returns (the stop reason, or None at the
         ``time.monotonic()`` instant `until` (a stream's report is due); what

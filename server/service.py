@@ -51,12 +51,10 @@ def check_request_id(request_id):
                          f"(starting {quoted(request_id)})")
 
 
-# States up to this size are decoded and checked on the event loop.  States met
-# in play take under a millisecond (the slowest, Gangs of Kyoto's ~750-byte
-# ones, 0.3-0.6 ms; about 0.4 us a byte), so a 4 KB one takes under 2 ms: less
-# than the GIL's switch interval (5 ms), so a decoding thread, which holds the
-# GIL as it works, would not let the loop run meanwhile -- it would only add a
-# trip to the thread and back.  Larger states go to the decoding threads.
+# States up to this size are decoded and checked on the event loop: one takes less than the
+# GIL's switch interval, so a decoding thread, which holds the GIL as it works, would not let
+# the loop run meanwhile -- it would only add a trip to the thread and back (the figures:
+# docs/architecture.md, "A Recommend call").  Larger states go to the decoding threads.
 INLINE_PREPARE_BYTES = 4096
 
 
@@ -98,7 +96,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         ticket = self._admit(job)
         kept = True
         try:
-            _, reply = await self.scheduler.search(job, ticket, then=functools.partial(write, job, *args))
+            _, reply = await self.scheduler.run_search(job, ticket, then=functools.partial(write, job, *args))
             return reply
         except asyncio.CancelledError:
             # Its search may still be stopping in a worker: not a tree to keep.
@@ -145,7 +143,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                 while True:
                     # The generator waits at each yield until grpc has taken the
                     # report (flow control), and asks for no slice meanwhile.
-                    reason, _ = await self.scheduler.search(job, ticket, time.monotonic() + interval / 1000)
+                    reason, _ = await self.scheduler.run_search(job, ticket, time.monotonic() + interval / 1000)
                     if reason is not None:
                         ended = True          # the search has stopped: its tree may be kept
                         answer.check_min_iterations(job, reason)

@@ -4,9 +4,9 @@ A frontend asks for its bot's move once per decision; a search that starts from 
 each time throws away what the last one learnt of the positions that followed it.  A
 request naming a session has its tree kept under (caller, session, seat) after the call
 (the caller: ``security.caller_identity``), and the seat's next request continues it where the tree already reached the new position's
-information set (``ISMCTS.reroot``): its budget runs on top of that head start.  In
-London at equal CPU time a bot that keeps its trees scored ~77 % where the plain search
-scored 55 % against the same opponent (search/bots.py, ``reuse``).
+information set (``ISMCTS.reroot``): its budget runs on top of that head start, which
+plays stronger at equal CPU time (docs/architecture.md, "The server"; search/bots.py,
+``reuse``).
 
 Kept trees are a cache, never a promise: they hold tree memory after their call has
 ended, so each is counted by the server's tree memory (``tree_memory.TreeMemory.keep``) and
@@ -81,8 +81,8 @@ class SessionStore:
     async def attach(self, job, session, caller, executor=None):
         """Gives the job the session's kept tree for its seat where it may continue it, else
         leaves its fresh search; says which in ``job.session_report`` (and ``notes``).
-        ``executor``: where the kept root is played forward (``_by_own_move``, a few ms of
-        Python in London) rather than on the event loop; None: here.  The job's admission
+        ``executor``: where the kept root is played forward (``_by_own_move``, London's views
+        in Python, too slow for the event loop); None: here.  The job's admission
         must follow with no wait in between: a continued tree's memory is counted as taken
         until this returns, and by the job's ticket from then on."""
         self.expire()

@@ -5,9 +5,9 @@ The codec's dicts (see :mod:`fagin.server.codec`) have every field of the
 message type: unset optionals and messages are None, an enum's zero value is
 None and other values their lower-cased names without the prefix, repeated
 fields are lists.  Reading them field by field from a parsed message costs a
-Python attribute lookup per field and a wrapper object per sub-message (a
-Gangs of Kyoto state of 116 cards took ~0.2 ms); walking the serialized bytes
-with a plan per message type costs a few microseconds.  The bytes come from
+Python attribute lookup per field and a wrapper object per sub-message; walking
+the serialized bytes with a plan per message type costs a small part of that
+(the figures: docs/architecture.md, "A Recommend call").  The bytes come from
 ``SerializeToString`` of a message protobuf has already parsed and checked
 (UTF-8 included), and are read with explicit bounds checks all the same.
 """
