@@ -443,13 +443,9 @@ class BoundedJson:
             if text[at:at + 1] != ":":
                 self._refuse((path, key), f"not JSON: expected ':' at character {at}")
             result[key], at = self._value(space(text, at + 1).end(), (path, key), depth)
-            at = space(text, at).end()
-            char = text[at:at + 1]
-            if char == "}":
-                return result, at + 1
-            if char != ",":
-                self._refuse(path, f"not JSON: expected ',' or '}}' at character {at}")
-            at = space(text, at + 1).end()
+            at, more = self._after_item(at, path, "}")
+            if not more:
+                return result, at
 
     def _array(self, at, path, depth):
         text, space = self.text, _SPACE.match
@@ -463,13 +459,21 @@ class BoundedJson:
                                    f"served game holds")
             item, at = self._value(at, (path, len(result)), depth)
             result.append(item)
-            at = space(text, at).end()
-            char = text[at:at + 1]
-            if char == "]":
-                return result, at + 1
-            if char != ",":
-                self._refuse(path, f"not JSON: expected ',' or ']' at character {at}")
-            at = space(text, at + 1).end()
+            at, more = self._after_item(at, path, "]")
+            if not more:
+                return result, at
+
+    def _after_item(self, at, path, close):
+        """After an object's or array's item at `at`: (past the comma and the space after it,
+        True) if another item follows, (past `close`, False) if the container ends there."""
+        text, space = self.text, _SPACE.match
+        at = space(text, at).end()
+        char = text[at:at + 1]
+        if char == close:
+            return at + 1, False
+        if char != ",":
+            self._refuse(path, f"not JSON: expected ',' or '{close}' at character {at}")
+        return space(text, at + 1).end(), True
 
 
 # ---------------------------------------------------------------------------------------------

@@ -144,20 +144,11 @@ class Admission:
         self.open_streams = 0      # StreamRecommend and BatchRecommend calls open
         self.refused = 0           # calls refused RESOURCE_EXHAUSTED (queue, streams)
 
-    # The tree memory as the monitoring reads it; only ``memory`` changes it.
-    @property
-    def tree_budget_bytes(self):
-        return self.memory.budget_bytes
-
-    @property
-    def reserved_bytes(self):
-        """Tree memory reserved by the searches under way and the kept trees."""
-        return self.memory.reserved_bytes
-
-    @property
-    def kept_bytes(self):
-        """Tree memory of the trees kept for sessions (part of ``reserved_bytes``)."""
-        return self.memory.kept_bytes
+    # The tree memory as the monitoring reads it (the searches' reservations and the kept
+    # trees; the kept trees' part); only ``memory``, its owner, changes it.
+    tree_budget_bytes = property(lambda self: self.memory.budget_bytes)
+    reserved_bytes = property(lambda self: self.memory.reserved_bytes)
+    kept_bytes = property(lambda self: self.memory.kept_bytes)
 
     def open_stream(self, limit):
         """Counts a new StreamRecommend or BatchRecommend call, or Overloaded if `limit` are open."""
