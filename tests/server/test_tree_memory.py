@@ -249,8 +249,9 @@ def test_evicted_trees_return_their_reservations():
         for name in ("e1", "e2", "e3"):                            # beyond the limit
             srv.stub.Recommend(request(name), timeout=30)
         assert settled(srv) and store.dropped["limit"] == 1
-        # A search needing the memory the kept trees hold drops them.
-        srv.stub.Recommend(request(iterations=None, time_ms=1500), timeout=30)
+        # A search needing the memory the kept trees hold drops them: its trees, capped to fit
+        # the budget, reach the cap by its iterations.
+        srv.stub.Recommend(request(iterations=20_000), timeout=30)
         assert settled(srv) and store.dropped["memory"] >= 1
         srv.stub.Recommend(request("e4"), timeout=30)
         end = time.monotonic() + 30                                 # idle past 2 s
