@@ -75,6 +75,12 @@ class CallLog:
 
 INTERNAL_MESSAGE = "internal error (logged on the server)"
 
+#: What ends a handler early: an error, or grpc cutting the call (the client's cancel, the
+#: server's shutdown).  grpc.aio cuts a streaming handler that waits at a ``yield`` (its
+#: report handed over) by closing the generator, which raises GeneratorExit there, not
+#: CancelledError; both are a cut call.
+CALL_ENDINGS = (Exception, asyncio.CancelledError, GeneratorExit)
+
 
 def _status_of(exc):
     """The status code for an exception a handler lets through, or None if unexpected."""
@@ -119,7 +125,7 @@ async def end_call(call, context, exc, cut_by_shutdown=False):
     for the call's log line: BadRequest is INVALID_ARGUMENT, DeadlineTooShort
     DEADLINE_EXCEEDED, anything unexpected INTERNAL.  Always raises.  `cut_by_shutdown`:
     the server's shutdown, not the client, would have cancelled the call now."""
-    if isinstance(exc, asyncio.CancelledError):
+    if isinstance(exc, (asyncio.CancelledError, GeneratorExit)):
         # A call the server's shutdown cancels at the end of its grace period reaches its
         # client as UNAVAILABLE: the log line says what the client saw.
         call.code = grpc.StatusCode.UNAVAILABLE if cut_by_shutdown else grpc.StatusCode.CANCELLED
@@ -195,7 +201,7 @@ def unary_call(method):
                 return await asyncio.get_running_loop().run_in_executor(
                     self.decoder, run, self, request, context, call.info)
             return await method(self, await parse(request, self.decoder), context, call.info)
-        except (Exception, asyncio.CancelledError) as e:
+        except CALL_ENDINGS as e:
             await end_call(call, context, e, self.scheduler.cut_by_shutdown())
     return wrapper
 

@@ -24,7 +24,7 @@ from fagin.server.sessions import SessionStore
 from fagin.server.codec import BadRequest
 from fagin.server.game_calls import GameCalls
 from fagin.server.logs import quoted
-from fagin.server.rpc import DECODE_THREADS, CallLog, drain_requests, end_call, error_of, parse, unary_call
+from fagin.server.rpc import CALL_ENDINGS, DECODE_THREADS, CallLog, drain_requests, end_call, error_of, parse, unary_call
 from fagin.server.scheduler import Overloaded, Scheduler
 from fagin.server.security import caller_identity
 from fagin.v1 import fagin_pb2, fagin_pb2_grpc
@@ -155,7 +155,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                 self.scheduler.leave(job, ticket)
                 if ended:
                     self.sessions.keep(job)
-        except (Exception, asyncio.CancelledError) as e:
+        except CALL_ENDINGS as e:
             await end_call(call, context, e, self.scheduler.cut_by_shutdown())
         finally:
             if opened:
@@ -231,7 +231,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                     raise item
                 self.batch_answers_waiting -= 1
                 yield item
-        except (Exception, asyncio.CancelledError) as e:
+        except CALL_ENDINGS as e:
             await end_call(call, context, e, self.scheduler.cut_by_shutdown())
         finally:
             self.scheduler.admission.close_stream()
