@@ -58,10 +58,16 @@ def room_spec(game_id, source):
     folder that declares no ``GAME`` (the registry's rule: such a folder is no game)."""
     where = f"engines/{game_id}/__init__.py"
     for node in ast.parse(source, where).body:
-        if not (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "GAME"
-                                                     for t in node.targets)):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
             continue
-        if not (isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "GameSpec"):
+        if not any(isinstance(t, ast.Name) and t.id == "GAME" for t in targets):
+            continue
+        func = getattr(node.value, "func", None)
+        if "GameSpec" not in (getattr(func, "id", None), getattr(func, "attr", None)):
             raise RoomError(f"{where}: GAME must be a GameSpec(...)")
         given = {k.arg: k.value for k in node.value.keywords}
         if "proto_fields" not in given:
@@ -113,7 +119,8 @@ def block_lines(block, games):
     if block == "imports":
         return [f'import "fagin/v1/{game_id}.proto";' for game_id in sorted(games)]
     suffix, i = ONEOFS[block]
-    return [f"{_camel(g)}{suffix} {g} = {fields[i]};" for g, fields in sorted(games.items(), key=lambda kv: kv[1][i])]
+    by_number = sorted(games.items(), key=lambda kv: kv[1][i])
+    return [f"{_camel(g)}{suffix} {g} = {fields[i]};" for g, fields in by_number]
 
 
 def render(text, games):

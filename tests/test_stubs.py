@@ -94,5 +94,7 @@ def test_a_rooms_numbers_are_its_lines_and_a_clash_or_a_missing_number_is_refuse
         generate.rooms({"new_game": ROOM.format(id="new_game", fields=(40, 41))})
     with pytest.raises(generate.RoomError, match=r"GAME's id must be its folder's name"):
         generate.rooms({"new_game": ROOM.format(id="old_game", fields=(40, 41, 41))})
-    # A folder without GAME is no game, as the registry has it.
+    # A folder without GAME is no game, as the registry has it; GAME may be annotated.
     assert generate.rooms({"helpers": "X = 1\n"}) == {}
+    annotated = ROOM.format(id="new_game", fields=(40, 41, 41)).replace("GAME = GameSpec(", "GAME: GameSpec = GameSpec(")
+    assert generate.rooms({"new_game": annotated}) == {"new_game": (40, 41, 41)}
