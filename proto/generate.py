@@ -54,7 +54,7 @@ def _literal(node, where):
 
 
 def room_spec(game_id, source):
-    """(proto_fields, is a reference game) of a room's ``__init__.py`` text, or None for a
+    """The ``proto_fields`` a room's ``__init__.py`` text gives its ``GAME``, or None for a
     folder that declares no ``GAME`` (the registry's rule: such a folder is no game)."""
     where = f"engines/{game_id}/__init__.py"
     for node in ast.parse(source, where).body:
