@@ -121,9 +121,9 @@ class GameSpec:
     spec: str
     #: The field numbers of the game's entries in ``fagin.proto``'s three oneofs,
     #: (``GameState.game``, ``Action.typed``, ``Event.typed``), the one place they are typed:
-    #: the build writes those entries from them (``proto/generate.py``, which reads this
-    #: file's text, so they are written as a literal).  Part of the wire format, so fixed
-    #: once and never reused; a new game takes numbers no game holds.
+    #: the build writes those entries from them (``proto/generate.py``, which reads the
+    #: room's ``__init__.py`` as text, so they are written there as a literal).  Part of the
+    #: wire format, so fixed once and never reused; a new game takes numbers no game holds.
     proto_fields: tuple = ()
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     heuristic: str | None = None
