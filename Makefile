@@ -29,6 +29,7 @@ $(TEST_STAMP): $(STAMP)
 
 test-extras: $(TEST_STAMP)
 
+# proto/generate.py writes fagin.proto's lines for the games from the rooms, then the stubs.
 build: $(STAMP)
 	$(PY) proto/generate.py
 	$(PY) setup.py -q build_ext --inplace -j 2

@@ -21,7 +21,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 
 def generate_stubs():
-    """Runs proto/generate.py: the gRPC/protobuf stubs are build outputs."""
+    """Runs proto/generate.py: fagin.proto's lines for the games, written from the rooms, and
+    the gRPC/protobuf stubs are build outputs."""
     spec = importlib.util.spec_from_file_location("fagin_proto_generate", HERE / "proto" / "generate.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -20,10 +20,11 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
   through ``engines/room_data.py``); London adds ``components.py``.
 
 The registry finds every such folder; the build compiles every
-``engines/*/engine.pyx``; the server, the bots and the command line read
-the :class:`GameSpec`. Nothing outside the room names the game, except the
-three typed ``oneof``s of ``proto/fagin/v1/fagin.proto`` (guarded by the
-catalogue test).
+``engines/*/engine.pyx`` and writes the game's lines in the three typed
+``oneof``s of ``proto/fagin/v1/fagin.proto`` from :attr:`GameSpec.proto_fields`;
+the server, the bots and the command line read the :class:`GameSpec`. Beside
+the room, a game has its messages in ``proto/fagin/v1/<game_id>.proto``, its
+rules in ``seeds/`` and its tests (CONTRIBUTING.md lists every file).
 """
 from __future__ import annotations
 
@@ -119,9 +120,10 @@ class GameSpec:
     max_players: int
     spec: str
     #: The field numbers of the game's entries in ``fagin.proto``'s three oneofs,
-    #: (``GameState.game``, ``Action.typed``, ``Event.typed``): part of the wire format, so
-    #: fixed once and never reused; a new game takes numbers no game holds (the catalogue
-    #: test checks the proto against every room).
+    #: (``GameState.game``, ``Action.typed``, ``Event.typed``), the one place they are typed:
+    #: the build writes those entries from them (``proto/generate.py``, which reads the
+    #: room's ``__init__.py`` as text, so they are written there as a literal).  Part of the
+    #: wire format, so fixed once and never reused; a new game takes numbers no game holds.
     proto_fields: tuple = ()
     options: tuple[GameOption, ...] = field(default_factory=tuple)
     heuristic: str | None = None

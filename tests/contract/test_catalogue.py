@@ -1,9 +1,11 @@
 """The catalogue: every registered game is complete and wired in everywhere.
 
 A game registers by declaring ``GAME`` in ``engines/<game>/__init__.py``;
-these checks say what else it needs: its compiled engine, both typed
-``oneof``s of ``fagin.proto`` (the only edit a game makes outside its own
-files), a spec whose every ruling some test cites, a heuristic bot, and a place in ``ListGames``.
+these checks say what else it needs: its compiled engine, its lines in the three
+typed ``oneof``s of ``fagin.proto`` (which the build writes from its
+``GameSpec.proto_fields``), a spec whose every ruling some test cites, a reference
+game's replay against OpenSpiel, a heuristic bot, a row of the README's Games table
+and a place in ``ListGames``.  CONTRIBUTING.md lists every file a new game touches.
 """
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ def test_a_span_of_rulings_cites_neither_end():
 
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_the_oneof_field_numbers_are_the_rooms(game_id):
-    """Each game's numbers in GameState.game, Action.typed and Event.typed are recorded in its
-    room (GameSpec.proto_fields): the proto must use them, and no two rooms may share one."""
+    """Each game's numbers in GameState.game, Action.typed and Event.typed are declared in its
+    room (GameSpec.proto_fields), the one place they are typed: the stubs the server runs must
+    use them (the build writes them into fagin.proto), and no two rooms may share one."""
     spec = GAMES[game_id]
     assert len(spec.proto_fields) == 3, \
         f"{game_id}: declare proto_fields=(state, action, event) in its GameSpec"
@@ -51,7 +54,8 @@ def test_the_oneof_field_numbers_are_the_rooms(game_id):
     action_field = fagin_pb2.Action.DESCRIPTOR.fields_by_name[game_id]
     event_field = fagin_pb2.Event.DESCRIPTOR.fields_by_name[game_id]
     numbers = (state_field.number, action_field.number, event_field.number)
-    assert numbers == spec.proto_fields, f"{game_id}: fagin.proto numbers it {numbers}, its room {spec.proto_fields}"
+    assert numbers == spec.proto_fields, \
+        f"{game_id}: the stubs number it {numbers}, its room {spec.proto_fields}: run `make build`"
     others = [g for g, s in GAMES.items() if g != game_id]
     for i, what in enumerate(("GameState.game", "Action.typed", "Event.typed")):
         clash = [g for g in others if GAMES[g].proto_fields[i:i + 1] == spec.proto_fields[i:i + 1]]
@@ -59,19 +63,15 @@ def test_the_oneof_field_numbers_are_the_rooms(game_id):
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
-def test_game_is_in_both_oneofs(game_id):
-    state_field = fagin_pb2.GameState.DESCRIPTOR.fields_by_name.get(game_id)
-    action_field = fagin_pb2.Action.DESCRIPTOR.fields_by_name.get(game_id)
-    assert state_field is not None and state_field.containing_oneof.name == "game", \
-        f"add `{_camel(game_id)}State {game_id} = N;` to GameState's oneof in fagin.proto"
-    assert action_field is not None and action_field.containing_oneof.name == "typed", \
-        f"add `{_camel(game_id)}Action {game_id} = N;` to Action's oneof in fagin.proto"
-    assert state_field.message_type.name == f"{_camel(game_id)}State"
-    assert action_field.message_type.name == f"{_camel(game_id)}Action"
-    event_field = fagin_pb2.Event.DESCRIPTOR.fields_by_name.get(game_id)
-    assert event_field is not None and event_field.containing_oneof.name == "typed", \
-        f"add `{_camel(game_id)}Event {game_id} = N;` to Event's oneof in fagin.proto"
-    assert event_field.message_type.name == f"{_camel(game_id)}Event"
+def test_game_is_in_the_three_oneofs(game_id):
+    rebuild = "run `make build`: it writes the room's GameSpec.proto_fields into fagin.proto"
+    for message, oneof, suffix in ((fagin_pb2.GameState, "game", "State"), (fagin_pb2.Action, "typed", "Action"),
+                                   (fagin_pb2.Event, "typed", "Event")):
+        field = message.DESCRIPTOR.fields_by_name.get(game_id)
+        where = f"{message.DESCRIPTOR.name}.{oneof}"
+        assert field is not None and field.containing_oneof.name == oneof, f"{game_id} is not in {where}: {rebuild}"
+        assert field.message_type.name == f"{_camel(game_id)}{suffix}", \
+            f"{where}.{game_id}: define message {_camel(game_id)}{suffix} in proto/fagin/v1/{game_id}.proto"
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
