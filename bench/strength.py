@@ -86,7 +86,7 @@ def positions(game, players, count, seed, options=None):
 
 def diagnostics(game, players, budgets, count, seed, options=None, settings=""):
     def search_settings(b):
-        # The curve's bot at this budget: the room's settings for it (GameSpec.search_by_budget)
+        # The curve's bot at this budget: the room's settings for it (GameSpec.budget_settings)
         # and --settings' parts, as make_bot reads them.
         bot = make_bot(f"ismcts:{b}" + (f":{settings}" if settings else ""))
         rollout = bot.rollout or default_rollout(GAMES[game], players, b)
@@ -159,8 +159,8 @@ def main(argv=None):
     print(f"{spec.name}, {args.players} players: paired deals, seats rotated, stopping rule {args.stop}"
           f"{f' (delta {args.sprt_delta:g})' if args.stop == 'sprt' else ''}, at most {args.games} games a step; "
           f"rollout {spec.rollout}"
-          + "".join(f", from {least} iterations {settings}" for least, count, settings in spec.search_by_budget
-                    if count in (None, args.players))
+          + "".join(f", from {entry.least_iterations} iterations {entry.settings}" for entry in spec.budget_settings
+                    if entry.players in (None, args.players))
           + f"; seed {args.seed}")
     if not args.no_curve:
         print(f"{'bot':>14}    {'against':<22}{'games':>7}{'score':>9}   95% interval{'wins':>9}   "

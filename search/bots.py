@@ -50,7 +50,7 @@ class ISMCTSBot:
     costs and what it is worth, not the rules of the search (docs/search.md, "Tree reuse")."""
 
     iterations: int | None = 2000
-    exploration: float | None = None      # None: the game's tuned value (GameSpec.search)
+    exploration: float | None = None      # None: the game's tuned value (GameSpec.tuned_settings)
     threads: int = 1
     time_ms: int | None = None
     rollout: str | None = None

@@ -324,7 +324,7 @@ def test_a_search_scores_cut_off_playouts_by_the_evaluation_it_is_asked_for(game
     """``evaluation="learned"`` scores cut-off playouts by the room's model: the same seeded
     search then reaches other values than with the hand-written evaluation, and a bot spec
     sets it (``eval=learned``); an unknown evaluation is refused, and a search that names none
-    takes the room's tuned one (``GameSpec.search``), else the hand-written one."""
+    takes the room's tuned one (``GameSpec.tuned_settings``), else the hand-written one."""
     from fagin.search import ismcts, limits
     from fagin.search.bots import make_bot
     st = new_game(game_id, 3, seed=3)

@@ -1,4 +1,4 @@
-"""Gangs of Kyoto's search by budget (GameSpec.search_by_budget): from 4,096 iterations at 2
+"""Gangs of Kyoto's search by budget (GameSpec.budget_settings): from 4,096 iterations at 2
 players, the heuristic's playouts with its pick as the tree's prior (weight 10); below that,
 at other player counts and on time alone, uniform playouts (seeds/gangs_of_kyoto.md,
 "Large budgets")."""
