@@ -41,7 +41,8 @@ import time
 from pathlib import Path
 
 from fagin.engines import new_game
-from fagin.search import ismcts, root_parallel
+from fagin.search import ismcts
+from fagin.search.root_parallel import root_parallel_search
 
 
 def at_turn(players, turn, seed):
@@ -211,7 +212,7 @@ def main():
         for r in range(args.repeat):
             for t in ((1, threads) if r % 2 == 0 else (threads, 1)):
                 start = time.perf_counter()
-                root_parallel.search(st, st.current_player(), iterations=args.iterations, seed=r, threads=t)
+                root_parallel_search(st, st.current_player(), iterations=args.iterations, seed=r, threads=t)
                 walls[t].append(time.perf_counter() - start)
         one, many = statistics.median(walls[1]), statistics.median(walls[threads])
         print(f"{name:<28}{args.iterations:>11,}{one:>12.3f}{many:>13.3f}{one / many:>9.2f}x")

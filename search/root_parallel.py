@@ -12,8 +12,8 @@ Part 0 uses the search's own seed, so one thread gives exactly the answer of
 a plain :class:`~fagin.search.ismcts.ISMCTS`; with an iteration budget the
 answer is reproducible for a given seed and number of threads.
 
-    from fagin.search.root_parallel import search
-    result = search(state, seat=0, iterations=20_000, threads=2, seed=7)
+    from fagin.search.root_parallel import root_parallel_search
+    result = root_parallel_search(state, seat=0, iterations=20_000, threads=2, seed=7)
 """
 from __future__ import annotations
 
@@ -353,7 +353,7 @@ class RootParallelSearch:
                              self.parts[0].final)
 
 
-def search(state, seat: int, iterations=None, time_ms=None, seed=0, threads=2, **settings) -> SearchResult:
+def root_parallel_search(state, seat: int, iterations=None, time_ms=None, seed=0, threads=2, **settings) -> SearchResult:
     """Runs one root-parallel search and returns its merged :class:`SearchResult`.
 
     With neither budget given, 1,000 iterations are run.

@@ -86,9 +86,9 @@ def test_the_prior_rule_holds_to_the_policys_pick_until_another_move_is_clearly_
 
 
 def test_root_parallel_parts_merge_their_spreads_and_picks():
-    from fagin.search import root_parallel
+    from fagin.search.root_parallel import root_parallel_search
     st = _london()
-    one = root_parallel.search(st, st.current_player(), iterations=120, seed=4, threads=2, rollout="policy",
+    one = root_parallel_search(st, st.current_player(), iterations=120, seed=4, threads=2, rollout="policy",
                                final="prior")
     assert one.picks and sum(one.picks.values()) == 120
     assert one.spreads and all(v >= 0 for v in one.spreads.values())
