@@ -172,7 +172,8 @@ class GameSpec:
     max_list: int = 256
     #: Its decoder (``from_description``) only reads the dict it is given: the server's
     #: codec may then give equal small sub-messages (a deck's cards) as one shared dict,
-    #: which the decoder reads once (Gangs of Kyoto's 116 cards: a fifth of a request's cost).
+    #: which the decoder reads once (a deck of cards decoded apart is a large part of a
+    #: request's cost: docs/architecture.md, "Client positions are untrusted").
     reads_description_only: bool = False
     #: The search's rollout when a request or bot names none ("random" or "policy", see
     #: SearchSettings.rollout), chosen per game by arena evidence recorded in its spec.

@@ -21,7 +21,7 @@ GAME = GameSpec(
     # At 3 and 4 players the cut-off playouts are scored by the learned evaluation
     # (data/learned.json, python -m fagin.train --game fagins_gang --seed 1): it predicts the
     # winner better than the hand-written one and wins more at equal time (seeds/fagins_gang.md,
-    # "The bot and the search", and the 4-player match against the build before issue 24).
+    # "The bot and the search", and the 4-player match against the earlier build).
     # At 2 players playouts run 48 policy actions before the evaluation instead of 24: stronger at
     # equal time (seeds/fagins_gang.md, "Longer playouts").
     tuned_settings=(TunedSettings(players=2, settings={"cutoff": 48}),

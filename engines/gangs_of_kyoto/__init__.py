@@ -25,8 +25,7 @@ GAME = GameSpec(
     levels=(Level(1), Level(4, 1.0), Level(2), Level(5), Level(11), Level(25), Level(60), Level(150),
             Level(400), Level(4096)),
     # From 4,096 iterations at 2 players: the heuristic's playouts and its pick as the tree's
-    # prior.  Uniform playouts stop gaining past 1,024 (4,096 over 1,024: 49.5 %); these gain
-    # there, but not below, where a prior of 10 holds the tree on one move (seeds/gangs_of_kyoto.md,
-    # "Large budgets").
+    # prior.  Uniform playouts stop gaining past 1,024; these gain there, but not below, where a
+    # prior of 10 holds the tree on one move (seeds/gangs_of_kyoto.md, "Large budgets").
     budget_settings=(BudgetSettings(least_iterations=4096, players=2, settings={"rollout": "policy", "prior": 10.0}),),
 )

@@ -14,7 +14,7 @@ GAME = GameSpec(
     max_list=9,  # 9 turns, 9 cards a hand, 6 seats at most
     # 2 players (seeds/kids_of_london.md, "The default at 2 players"): a search on time alone, or of
     # 1,000 iterations or more, plays the rollout policy with a prior of 10 toward its pick, which
-    # beats uniform playouts at 100 ms a move; smaller iteration budgets (bot levels 1-9, on which
+    # beats uniform playouts at equal time; smaller iteration budgets (bot levels 1-9, on which
     # the ladder was calibrated) keep uniform playouts and no prior.
     tuned_settings=(TunedSettings(players=2, settings={"rollout": "policy", "prior": 10.0}),),
     budget_settings=(BudgetSettings(least_iterations=1, players=2, settings={"rollout": "random", "prior": 0.0}),

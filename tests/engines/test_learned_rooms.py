@@ -237,7 +237,7 @@ def test_the_margins_are_each_seat_less_the_best_other():
 
 @pytest.mark.parametrize("game_id", ROOMS)
 def test_the_shipped_margin_models_predict_better_than_the_margin_as_it_stands(game_id):
-    """Issue 24's expected score margin: every player count of the shipped model holds a
+    """The expected score margin: every player count of the shipped model holds a
     margin model exactly where its held-out error beat the margin as it stands (the trainer's
     figures, recorded beside it), and the big seed games ship one for every player count."""
     E = _engine(game_id)

@@ -1,5 +1,5 @@
 """Labels and text views name things as the rulebooks do, never by the API's identifiers
-(issue 22: "character: left_priest", "draw stay_late")."""
+(not "character: left_priest" or "draw stay_late")."""
 import random
 import re
 

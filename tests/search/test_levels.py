@@ -1,4 +1,4 @@
-"""Bot levels, the temperature of a move choice and the "auto" algorithm (issue 14, items 3 and 4)."""
+"""Bot levels, the temperature of a move choice and the "auto" algorithm."""
 import dataclasses
 import math
 import random

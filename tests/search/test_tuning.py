@@ -1,4 +1,4 @@
-"""Tuned search settings (issue 24, item 3): bot-spec settings, the final-move rule, the
+"""Tuned search settings: bot-spec settings, the final-move rule, the
 playout cut-off, each game's GameSpec.tuned_settings, and the Optuna tuner."""
 import dataclasses
 import time

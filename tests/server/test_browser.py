@@ -81,7 +81,7 @@ def test_the_frontend_is_served_by_default(site):
 
 def bot_moves_told(page):
     """The log's text for every bot move, each checked to be a described event: not the bare
-    "moved" the log showed before (issue 26).  The line is the events' own labels, which name
+    "moved" the log once showed.  The line is the events' own labels, which name
     their seat: it does not repeat the seat before them ("Seat 1 (bot, level 3): seat 1 puts a
     card down"); who the seat is shows as a badge ("bot L3", "you")."""
     lines = page.evaluate("""[...document.querySelectorAll('#log > li')].map((li) => [
@@ -377,7 +377,7 @@ def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
     assert "Best move for seat 0" in page.inner_text("#analysis-status")
     assert page.inner_text("#analysis-table")
     assert recommended[-1]["search"] == {"seed": "1", "temperature": 0, "iterations": "1000"}
-    # An analysis request (issue 25): the plays best first, with their value (a reference game
+    # An analysis request: the plays best first, with their value (a reference game
     # has no win probability: its returns are chips, so the column says Value, not Win; Kuhn
     # poker has no score, so no Margin), visits, prior and plan (each under its move), and what
     # the beliefs found.

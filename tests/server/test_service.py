@@ -403,7 +403,7 @@ def test_a_stream_whose_search_fails_ends_internal_and_logs_so(client, failing_s
     assert len(stream) == 1 and " INTERNAL " in stream[0], stream
 
 
-# ---------------------------------------------------------------- issue 23, defect 2
+# ---------------------------------------------------------------- deadlines as gRPC sends them
 
 def _grpc_timeout_ms(deadline_ms):
     """The timeout a gRPC client sends for a deadline `deadline_ms` away, as its core encodes

@@ -1,4 +1,4 @@
-"""RecommendRequest.session (a seat's search tree kept between its calls, issue 24) and
+"""RecommendRequest.session (a seat's search tree kept between its calls) and
 SearchSettings.stop_when_decided, through a real server; the kept trees' memory in the
 admission's budget."""
 import asyncio

@@ -106,7 +106,7 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
             proc.wait()
 
 
-# ---------------------------------------------------------------- issue 23, defect 3
+# ---------------------------------------------------------------- draining
 
 # Long enough that the checks below leave a loaded machine a second or more of slack
 # (health seen NOT_SERVING, calls made during the drain) and still tell a drain from none.

@@ -767,7 +767,7 @@ def test_heuristic_bot_plays_legal_moves_and_render():
     assert "Clerkenwell" in text and "market prices" in text
 
 
-# ------------------------------------------------------ the decoder: derived fields (issue 22)
+# ------------------------------------------------------ the decoder: derived fields
 
 def _refused(d, field):
     with pytest.raises(ValueError) as e:
