@@ -9,7 +9,7 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
 * ``__init__.py`` — ``GAME = GameSpec(...)``: name, player range, options,
   spec file, heuristic bot;
 * ``actions.py`` — the action ids in words and typed form (``action_label``,
-  ``typed_action``, ``action_from_typed``, ``ACTION_KINDS``);
+  ``typed_action``, ``action_from_typed``);
 * ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
   (:class:`Move`, :func:`event`), and ``VIEW_CHANGES``, how every change in a seat's
   view is found in those events (:func:`untold_changes`);
