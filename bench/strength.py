@@ -33,6 +33,7 @@ import sys
 import time
 
 from fagin.engines import new_game
+from fagin.engines.game import decisions
 from fagin.engines.registry import GAMES
 from fagin.search import arena, ismcts
 from fagin.search.bots import make_bot
@@ -67,20 +68,15 @@ def positions(game, players, count, seed, options=None):
     found = []
     while len(found) < count:
         st = new_game(game, players, **(options or {}))
-        decisions = []
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply(st.sample_chance(rng.getrandbits(63)))
-                continue
-            seat = st.current_player()
+        choices = []
+        for seat in decisions(st, rng):
             legal = st.legal_actions(seat)
             if len(legal) > 1:
-                decisions.append((st.clone(), seat))
-            a = bot.choose(st, seat, rng.getrandbits(63)) if bot else rng.choice(legal)
-            st.apply(a)
+                choices.append((st.clone(), seat))
+            st.apply(bot.choose(st, seat, rng.getrandbits(63)) if bot else rng.choice(legal))
         # At most 8 decisions a game, drawn over the whole game.
-        for d in sorted(rng.sample(range(len(decisions)), min(8, len(decisions)))):
-            found.append(decisions[d])
+        for d in sorted(rng.sample(range(len(choices)), min(8, len(choices)))):
+            found.append(choices[d])
     return found[:count]
 
 

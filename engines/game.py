@@ -256,6 +256,17 @@ class EngineHeuristicBot:
         return action
 
 
+def decisions(state, chance):
+    """Each seat to decide as ``state`` is played to its end, in order, chance outcomes drawn
+    from ``chance`` (a ``random.Random``) in between: the caller applies that seat's action to
+    ``state`` before asking for the next seat."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(state.sample_chance(chance.getrandbits(63)))
+        else:
+            yield state.current_player()
+
+
 # ------------------------------------------------------------------ events
 
 class Move:
