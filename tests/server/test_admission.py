@@ -78,6 +78,12 @@ class ServiceServer:
         self.thread.join(30)
         self.executor.shutdown(cancel_futures=True)
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
 
 @pytest.fixture
 def serve():

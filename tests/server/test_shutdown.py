@@ -53,6 +53,22 @@ def _wait_for(lines, pattern, timeout=30):
             return m
 
 
+def _started(stub, err, state, time_ms=30_000):
+    """A Recommend call on `time_ms` alone, once the server has logged its search started."""
+    call = stub.Recommend.future(recommend_request(state, 0, time_ms=time_ms, iterations=10**9), timeout=60)
+    _wait_for(err, "search started")
+    return call
+
+
+def _streaming(stub, state):
+    """A StreamRecommend call of 30 s, once its first report (not the final one) has come."""
+    stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
+        request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
+        timeout=60)
+    assert not next(stream).final           # under way
+    return stream
+
+
 def test_sigterm_drains_then_cancels_running_searches_and_exits():
     proc, out, err = _serve("--grace-seconds", str(GRACE_S), "--workers", "2", "--log-level", "DEBUG")
     channel = None
@@ -64,16 +80,9 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
         assert next(health).status == health_pb2.HealthCheckResponse.SERVING
 
         state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
-        long = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
-                                     timeout=60)
-        _wait_for(err, "search started")
-        short = stub.Recommend.future(recommend_request(state, 0, time_ms=300, iterations=10**9),
-                                      timeout=60)
-        _wait_for(err, "search started")
-        stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
-            request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
-            timeout=60)
-        assert not next(stream).final           # under way
+        long = _started(stub, err, state)
+        short = _started(stub, err, state, time_ms=300)
+        stream = _streaming(stub, state)
 
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
@@ -175,18 +184,11 @@ def test_calls_cut_by_the_shutdown_are_logged_as_their_clients_see_them():
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         stub = fagin_pb2_grpc.FaginStub(channel)
         state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
-        cancelled = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
-                                          timeout=60)
-        _wait_for(err, "search started")
+        cancelled = _started(stub, err, state)
         cancelled.cancel()
         assert _wait_for(err, r"INFO fagin\.server: Recommend \S+ ([A-Z_]+) ").group(1) == "CANCELLED"
-        cut = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
-                                    timeout=60)
-        _wait_for(err, "search started")
-        stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
-            request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
-            timeout=60)
-        assert not next(stream).final
+        cut = _started(stub, err, state)
+        stream = _streaming(stub, state)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
         with pytest.raises(grpc.RpcError) as unary:
