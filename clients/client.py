@@ -184,22 +184,11 @@ def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, alg
                           stop_when_decided=stop_when_decided)
     # Fields with presence: set only when given, so that "not sent" keeps its own meaning
     # (a level's own temperature, min_iterations' default of 1).
-    if level is not None:
-        s.level = level
-    if temperature is not None:
-        s.temperature = temperature
-    if min_iterations is not None:
-        s.min_iterations = min_iterations
-    if threads is not None:
-        s.threads = threads
-    if gamma is not None:
-        s.gamma = gamma
-    if iterations is not None:
-        s.iterations = iterations
-    if time_ms is not None:
-        s.time_ms = time_ms
-    if exploration is not None:
-        s.exploration = exploration
+    present = {"level": level, "temperature": temperature, "min_iterations": min_iterations, "threads": threads,
+               "gamma": gamma, "iterations": iterations, "time_ms": time_ms, "exploration": exploration}
+    for name, value in present.items():
+        if value is not None:
+            setattr(s, name, value)
     return s
 
 

@@ -205,22 +205,22 @@ class RootParallelSearch:
         self.seat = self.parts[0].seat
         return self
 
-    # One part is the common case (a server call is read many times): read it directly.
+    def _over_parts(self, name, combine):
+        # One part is the common case (a server call is read many times): read it directly.
+        parts = self.parts
+        return getattr(parts[0], name) if len(parts) == 1 else combine(getattr(p, name) for p in parts)
 
     @property
     def iterations(self) -> int:
-        parts = self.parts
-        return parts[0].iterations if len(parts) == 1 else sum(p.iterations for p in parts)
+        return self._over_parts("iterations", sum)
 
     @property
     def elapsed_ms(self) -> float:
-        parts = self.parts
-        return parts[0].elapsed_ms if len(parts) == 1 else max(p.elapsed_ms for p in parts)
+        return self._over_parts("elapsed_ms", max)
 
     @property
     def num_nodes(self) -> int:
-        parts = self.parts
-        return parts[0].num_nodes if len(parts) == 1 else sum(p.num_nodes for p in parts)
+        return self._over_parts("num_nodes", sum)
 
     @property
     def tree_bytes(self) -> int:
