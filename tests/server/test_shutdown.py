@@ -53,6 +53,15 @@ def _wait_for(lines, pattern, timeout=30):
             return m
 
 
+def _end(proc, channel=None):
+    """Closes the test's channel, and kills the server if it is still running."""
+    if channel is not None:
+        channel.close()
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def _started(stub, err, state, time_ms=30_000):
     """A Recommend call on `time_ms` alone, once the server has logged its search started."""
     call = stub.Recommend.future(recommend_request(state, 0, time_ms=time_ms, iterations=10**9), timeout=60)
@@ -108,11 +117,7 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
         except grpc.RpcError as e:
             assert e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), e
     finally:
-        if channel is not None:
-            channel.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _end(proc, channel)
 
 
 # ---------------------------------------------------------------- draining
@@ -165,9 +170,7 @@ def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
         assert not any(ok for at, ok in calls if at > DRAIN_S + GRACE_S + 1), "served after the drain"
         assert DRAIN_S <= exit_s < DRAIN_S + GRACE_S + 3, f"exited {exit_s:.1f} s after SIGTERM"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _end(proc)
 
 
 # ------------------------------------------------------------------ the log after the grace
@@ -207,8 +210,4 @@ def test_calls_cut_by_the_shutdown_are_logged_as_their_clients_see_them():
             r"INFO fagin\.server: (Recommend|StreamRecommend) \S+ ([A-Z_]+) ", line) for line in remaining) if m}
         assert logged == {"Recommend": "UNAVAILABLE", "StreamRecommend": "UNAVAILABLE"}
     finally:
-        if channel is not None:
-            channel.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _end(proc, channel)
