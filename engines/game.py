@@ -267,6 +267,21 @@ def decisions(state, chance):
             yield state.current_player()
 
 
+def random_moves(state, rng):
+    """Each move of a game played on from ``state`` at random by ``rng`` (a ``random.Random``),
+    any seat with a decision pending moving next: (the position, the position with the moving
+    seat to act, the action, the next position).  ``state`` itself is not changed."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            mover, action = state, state.sample_chance(rng.getrandbits(63))
+        else:
+            mover = state.with_seat_to_act(rng.choice(state.pending_seats()))
+            action = rng.choice(mover.legal_actions())
+        after = mover.child(action)
+        yield state, mover, action, after
+        state = after
+
+
 # ------------------------------------------------------------------ events
 
 class Move:

@@ -1,11 +1,13 @@
 """Labels and text views name things as the rulebooks do, never by the API's identifiers
 (not "character: left_priest" or "draw stay_late")."""
+import itertools
 import random
 import re
 
 import pytest
 
 from fagin.engines import load_game, new_game
+from fagin.engines.game import random_moves
 from fagin.engines.gangs_of_kyoto import engine as gk
 from fagin.engines.kids_of_london import engine as kol
 
@@ -33,22 +35,8 @@ def test_GK_2_special_cards_are_named_as_the_rulebook_names_them():
 
 
 def _random_moves(game_id, players, seed, most=300):
-    """The first ``most`` moves of a seeded random game in which any pending seat may move next,
-    each as (the position, the position with the moving seat to act, the action, the next
-    position)."""
-    rng = random.Random(seed)
-    st = load_game(game_id).new_initial_state(players)
-    for _ in range(most):
-        if st.is_terminal():
-            return
-        if st.is_chance_node():
-            mover, action = st, st.sample_chance(rng.getrandbits(63))
-        else:
-            mover = st.with_seat_to_act(rng.choice(st.pending_seats()))
-            action = rng.choice(mover.legal_actions())
-        after = mover.child(action)
-        yield st, mover, action, after
-        st = after
+    """The first ``most`` moves of a seeded random game (:func:`fagin.engines.game.random_moves`)."""
+    return itertools.islice(random_moves(load_game(game_id).new_initial_state(players), random.Random(seed)), most)
 
 
 @pytest.mark.parametrize("game_id, players", [("kids_of_london", 2), ("kids_of_london", 4),
