@@ -1,4 +1,4 @@
-"""What an analysis search costs (issue 25): ISMCTS iterations per second of the same
+"""What an analysis search costs: ISMCTS iterations per second of the same
 search plain, with ``analysis=True`` (root sums: every seat's return and margin, the
 policy's picks) and with ``analysis=True, beliefs=True`` (each determinization's hidden
 counts tallied), at a mid-game position of each seed game (2 players, reached by

@@ -1,7 +1,7 @@
 """Equal time against an earlier build: how many iterations of this build's search cost what
 the earlier build's bot spends a move.
 
-Issue 24 compares today's search with an earlier build's level 10 "at equal time", played as
+Comparing today's search with an earlier build's level 10 "at equal time" is played as
 an iteration budget: a budget stays fair on a machine shared with other jobs, where a time
 budget does not.  This finds the budget.  Each build's bot plays every seat of whole games
 (the positions it meets itself), and the CPU time of each of its decisions is summed.  The

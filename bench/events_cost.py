@@ -10,6 +10,7 @@ import statistics
 import time
 
 from fagin.engines import GAMES, load_game
+from fagin.engines.game import random_moves
 
 
 def transitions(game_id, players, games, seed):
@@ -17,16 +18,7 @@ def transitions(game_id, players, games, seed):
     game = load_game(game_id)
     out = []
     for _ in range(games):
-        st = game.new_initial_state(players)
-        while not st.is_terminal():
-            if st.is_chance_node():
-                a = st.sample_chance(rng.getrandbits(63))
-            else:
-                st = st.with_seat_to_act(rng.choice(st.pending_seats()))
-                a = rng.choice(st.legal_actions())
-            after = st.child(a)
-            out.append((st, a, after))
-            st = after
+        out += [(mover, a, after) for _, mover, a, after in random_moves(game.new_initial_state(players), rng)]
     return out
 
 

@@ -17,6 +17,7 @@ import random
 
 from fagin.engines import load_game
 from fagin.engines.fagins_gang import engine as E
+from fagin.engines.game import decisions
 from fagin.search.bots import make_bot
 
 ACTIONS = ("a move", "b steal", "c shillings", "d market")
@@ -37,11 +38,7 @@ def play(game, players, bots, seed, choices, steps):
     choices of action of the seats in `choices` (a dict seat -> Counter)."""
     rng = random.Random(seed)
     st = game.new_initial_state(players)
-    while not st.is_terminal():
-        if st.is_chance_node():
-            st.apply(st.sample_chance(rng.getrandbits(63)))
-            continue
-        seat = st.current_player()
+    for seat in decisions(st, rng):
         bot = bots[seat]
         a = (E.heuristic_action(st.to_bytes(), rng.getrandbits(63)) if bot is None
              else bot.choose(st, seat, rng.getrandbits(63)))

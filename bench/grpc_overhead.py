@@ -32,7 +32,7 @@
    The in-process search, a ``Recommend`` and a bare call run in turn in
    each round (the order rotating), so that the three sides see the same
    machine.  The ``call cost`` lines compare fagin with the bare floor at
-   100 iterations against issue 11's targets: a call's wall time outside the
+   100 iterations against the targets: a call's wall time outside the
    search within 0.5 ms of the bare floor's, the server's CPU outside the
    search within 0.15 ms of the bare server's.
 

@@ -41,45 +41,39 @@ import time
 from pathlib import Path
 
 from fagin.engines import new_game
-from fagin.search import ismcts, root_parallel
+from fagin.search import ismcts
+from fagin.search.root_parallel import root_parallel_search
 
 
-def at_turn(players, turn, seed):
-    st = new_game("kids_of_london", players, seed=seed)
+def _reached(game_id, players, seed, reached, choose=None):
+    """The first decision at which ``reached(state)`` holds in a seeded game played from its
+    opening, uniformly at random or by ``choose(state, rng)``."""
+    st = new_game(game_id, players, seed=seed)
     rng = random.Random(seed)
-    while st.describe()["turn"] < turn or st.is_chance_node():
+    while not reached(st) or st.is_chance_node():
         if st.is_chance_node():
             st.resolve_chance(rng.getrandbits(32))
         else:
-            st.apply(rng.choice(st.legal_actions()))
+            st.apply(choose(st, rng) if choose else rng.choice(st.legal_actions()))
     return st
+
+
+def at_turn(players, turn, seed):
+    return _reached("kids_of_london", players, seed, lambda st: st.describe()["turn"] >= turn)
 
 
 def london_at_turn(players, turn, seed):
     """A London position reached by uniformly random play: the first decision of turn ``turn``."""
     from fagin.engines.london import engine as london
-    st = new_game("london", players, seed=seed)
-    rng = random.Random(seed)
-    while london._raw(st.to_bytes())["turns"] < turn or st.is_chance_node():
-        if st.is_chance_node():
-            st.resolve_chance(rng.getrandbits(32))
-        else:
-            st.apply(rng.choice(st.legal_actions()))
-    return st
+    return _reached("london", players, seed, lambda st: london._raw(st.to_bytes())["turns"] >= turn)
 
 
 def fagins_gang_at_round(players, rounds, seed):
     """A Fagin's Gang position reached by the heuristic's play: the first decision after
     ``rounds`` rounds (urchins on the board, goods in hand)."""
     from fagin.engines.fagins_gang import engine as fagins_gang
-    st = new_game("fagins_gang", players, seed=seed)
-    rng = random.Random(seed)
-    while st.describe()["round"] < rounds or st.is_chance_node():
-        if st.is_chance_node():
-            st.resolve_chance(rng.getrandbits(32))
-        else:
-            st.apply(fagins_gang.heuristic_action(st.to_bytes(), seed=rng.getrandbits(32)))
-    return st
+    return _reached("fagins_gang", players, seed, lambda st: st.describe()["round"] >= rounds,
+                    lambda st, rng: fagins_gang.heuristic_action(st.to_bytes(), seed=rng.getrandbits(32)))
 
 
 def tree_bytes(search, st):
@@ -211,7 +205,7 @@ def main():
         for r in range(args.repeat):
             for t in ((1, threads) if r % 2 == 0 else (threads, 1)):
                 start = time.perf_counter()
-                root_parallel.search(st, st.current_player(), iterations=args.iterations, seed=r, threads=t)
+                root_parallel_search(st, st.current_player(), iterations=args.iterations, seed=r, threads=t)
                 walls[t].append(time.perf_counter() - start)
         one, many = statistics.median(walls[1]), statistics.median(walls[threads])
         print(f"{name:<28}{args.iterations:>11,}{one:>12.3f}{many:>13.3f}{one / many:>9.2f}x")

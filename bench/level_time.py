@@ -1,6 +1,6 @@
 """How long a bot level thinks a move: the wall time of each of its decisions in whole games.
 
-A frontend's top level must answer within a second a move on this machine (issue 24). This
+A frontend's top level must answer within a second a move on this machine. This
 plays whole games in which every seat is the level under test (so the positions are the ones
 that level meets), times each decision of each seat on one core, and prints per game and
 player count the decisions timed and the mean, median, 95th percentile and slowest move in

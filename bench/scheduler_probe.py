@@ -1,5 +1,5 @@
-"""The scheduler under memory pressure, long deadlines, draining and refused batches: the
-figures of issue 23's closing note, against servers this script starts on 127.0.0.1.
+"""The scheduler under memory pressure, long deadlines, draining and refused batches, in
+figures, against servers this script starts on 127.0.0.1.
 
 1. pair: iterations of one ``--pair-ms`` search alone, then of two at once (Kids of London,
    4 players), with each server setting in ``--settings`` (";"-separated server flag sets).

@@ -33,6 +33,7 @@ import sys
 import time
 
 from fagin.engines import new_game
+from fagin.engines.game import decisions
 from fagin.engines.registry import GAMES
 from fagin.search import arena, ismcts
 from fagin.search.bots import make_bot
@@ -67,26 +68,21 @@ def positions(game, players, count, seed, options=None):
     found = []
     while len(found) < count:
         st = new_game(game, players, **(options or {}))
-        decisions = []
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply(st.sample_chance(rng.getrandbits(63)))
-                continue
-            seat = st.current_player()
+        choices = []
+        for seat in decisions(st, rng):
             legal = st.legal_actions(seat)
             if len(legal) > 1:
-                decisions.append((st.clone(), seat))
-            a = bot.choose(st, seat, rng.getrandbits(63)) if bot else rng.choice(legal)
-            st.apply(a)
+                choices.append((st.clone(), seat))
+            st.apply(bot.choose(st, seat, rng.getrandbits(63)) if bot else rng.choice(legal))
         # At most 8 decisions a game, drawn over the whole game.
-        for d in sorted(rng.sample(range(len(decisions)), min(8, len(decisions)))):
-            found.append(decisions[d])
+        for d in sorted(rng.sample(range(len(choices)), min(8, len(choices)))):
+            found.append(choices[d])
     return found[:count]
 
 
 def diagnostics(game, players, budgets, count, seed, options=None, settings=""):
     def search_settings(b):
-        # The curve's bot at this budget: the room's settings for it (GameSpec.search_by_budget)
+        # The curve's bot at this budget: the room's settings for it (GameSpec.budget_settings)
         # and --settings' parts, as make_bot reads them.
         bot = make_bot(f"ismcts:{b}" + (f":{settings}" if settings else ""))
         rollout = bot.rollout or default_rollout(GAMES[game], players, b)
@@ -159,8 +155,8 @@ def main(argv=None):
     print(f"{spec.name}, {args.players} players: paired deals, seats rotated, stopping rule {args.stop}"
           f"{f' (delta {args.sprt_delta:g})' if args.stop == 'sprt' else ''}, at most {args.games} games a step; "
           f"rollout {spec.rollout}"
-          + "".join(f", from {least} iterations {settings}" for least, count, settings in spec.search_by_budget
-                    if count in (None, args.players))
+          + "".join(f", from {entry.least_iterations} iterations {entry.settings}" for entry in spec.budget_settings
+                    if entry.players in (None, args.players))
           + f"; seed {args.seed}")
     if not args.no_curve:
         print(f"{'bot':>14}    {'against':<22}{'games':>7}{'score':>9}   95% interval{'wins':>9}   "

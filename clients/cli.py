@@ -485,17 +485,14 @@ def _global_options(parser, defaults: bool):
     # Security (docs/operating.md, Security). The token has no flag: a flag is visible in the process list.
     parser.add_argument("--tls", action="store_true", default=default(False),
                         help="connect with TLS, verifying the server against the system's roots")
-    parser.add_argument("--tls-ca", metavar="FILE", default=default(None),
-                        help="connect with TLS, verifying the server against this CA (PEM)")
-    parser.add_argument("--tls-cert", metavar="FILE", default=default(None),
-                        help="client certificate (PEM) for a server that requires one (mTLS)")
-    parser.add_argument("--tls-key", metavar="FILE", default=default(None),
-                        help="private key (PEM) of --tls-cert")
-    parser.add_argument("--tls-server-name", metavar="NAME", default=default(None),
-                        help="the name in the server's certificate, when not the --server host")
-    parser.add_argument("--auth-token-file", metavar="FILE", default=default(None),
-                        help="file whose first token line is the bearer token to send "
-                             "(default: environment FAGIN_AUTH_TOKEN, if set)")
+    for flag, metavar, text in (
+            ("--tls-ca", "FILE", "connect with TLS, verifying the server against this CA (PEM)"),
+            ("--tls-cert", "FILE", "client certificate (PEM) for a server that requires one (mTLS)"),
+            ("--tls-key", "FILE", "private key (PEM) of --tls-cert"),
+            ("--tls-server-name", "NAME", "the name in the server's certificate, when not the --server host"),
+            ("--auth-token-file", "FILE", "file whose first token line is the bearer token to send "
+                                          "(default: environment FAGIN_AUTH_TOKEN, if set)")):
+        parser.add_argument(flag, metavar=metavar, default=default(None), help=text)
 
 
 def build_parser():

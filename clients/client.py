@@ -184,22 +184,11 @@ def search_settings(iterations=None, time_ms=None, seed=0, exploration=None, alg
                           stop_when_decided=stop_when_decided)
     # Fields with presence: set only when given, so that "not sent" keeps its own meaning
     # (a level's own temperature, min_iterations' default of 1).
-    if level is not None:
-        s.level = level
-    if temperature is not None:
-        s.temperature = temperature
-    if min_iterations is not None:
-        s.min_iterations = min_iterations
-    if threads is not None:
-        s.threads = threads
-    if gamma is not None:
-        s.gamma = gamma
-    if iterations is not None:
-        s.iterations = iterations
-    if time_ms is not None:
-        s.time_ms = time_ms
-    if exploration is not None:
-        s.exploration = exploration
+    present = {"level": level, "temperature": temperature, "min_iterations": min_iterations, "threads": threads,
+               "gamma": gamma, "iterations": iterations, "time_ms": time_ms, "exploration": exploration}
+    for name, value in present.items():
+        if value is not None:
+            setattr(s, name, value)
     return s
 
 
@@ -253,22 +242,32 @@ def _new_game_request(game, players, seed, options):
                              options={k: str(v) for k, v in options.items()})
 
 
-class FaginClient:
+class _Client:
+    """What both clients hold: the channel (a ``grpc.aio`` one where ``_aio``), its stub and
+    the default deadline."""
+
+    _aio = False
+
+    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float | None = None,
+                 channel: grpc.Channel | grpc.aio.Channel | None = None, tls=False, ca_file=None,
+                 cert_file=None, key_file=None, token=None, server_name=None):
+        self.target = target
+        self.timeout = timeout
+        self._channel = _channel(target, channel, self._aio, dict(
+            tls=tls, ca_file=ca_file, cert_file=cert_file, key_file=key_file, token=token,
+            server_name=server_name))
+        self._stub = fagin_pb2_grpc.FaginStub(self._channel)
+
+    def _t(self, timeout):
+        return self.timeout if timeout is None else timeout
+
+
+class FaginClient(_Client):
     """A blocking client. ``timeout`` (seconds) is the default deadline of every call.
 
     ``tls``, ``ca_file``, ``cert_file``, ``key_file``, ``token``, ``server_name``: see
     :func:`channel_security`.
     """
-
-    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float | None = None,
-                 channel: grpc.Channel | None = None, tls=False, ca_file=None, cert_file=None,
-                 key_file=None, token=None, server_name=None):
-        self.target = target
-        self.timeout = timeout
-        self._channel = _channel(target, channel, False, dict(
-            tls=tls, ca_file=ca_file, cert_file=cert_file, key_file=key_file, token=token,
-            server_name=server_name))
-        self._stub = fagin_pb2_grpc.FaginStub(self._channel)
 
     def close(self):
         self._channel.close()
@@ -278,9 +277,6 @@ class FaginClient:
 
     def __exit__(self, *exc):
         self.close()
-
-    def _t(self, timeout):
-        return self.timeout if timeout is None else timeout
 
     def list_games(self, *, timeout=None) -> list:
         """Every game served, with player counts, options and algorithms."""
@@ -330,18 +326,10 @@ class FaginClient:
         return self._stub.BatchRecommend(stream, timeout=self._t(timeout))
 
 
-class AsyncFaginClient:
+class AsyncFaginClient(_Client):
     """The asyncio client: the same methods as :class:`FaginClient`, awaitable."""
 
-    def __init__(self, target: str = DEFAULT_TARGET, *, timeout: float | None = None,
-                 channel: grpc.aio.Channel | None = None, tls=False, ca_file=None, cert_file=None,
-                 key_file=None, token=None, server_name=None):
-        self.target = target
-        self.timeout = timeout
-        self._channel = _channel(target, channel, True, dict(
-            tls=tls, ca_file=ca_file, cert_file=cert_file, key_file=key_file, token=token,
-            server_name=server_name))
-        self._stub = fagin_pb2_grpc.FaginStub(self._channel)
+    _aio = True
 
     async def close(self):
         await self._channel.close()
@@ -351,9 +339,6 @@ class AsyncFaginClient:
 
     async def __aexit__(self, *exc):
         await self.close()
-
-    def _t(self, timeout):
-        return self.timeout if timeout is None else timeout
 
     async def list_games(self, *, timeout=None):
         return list((await self._stub.ListGames(pb.ListGamesRequest(), timeout=self._t(timeout))).games)

@@ -9,7 +9,7 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
 * ``__init__.py`` — ``GAME = GameSpec(...)``: name, player range, options,
   spec file, heuristic bot;
 * ``actions.py`` — the action ids in words and typed form (``action_label``,
-  ``typed_action``, ``action_from_typed``, ``ACTION_KINDS``);
+  ``typed_action``, ``action_from_typed``);
 * ``events.py`` — ``events(move, seat)``: what a seat is told of a transition
   (:class:`Move`, :func:`event`), and ``VIEW_CHANGES``, how every change in a seat's
   view is found in those events (:func:`untold_changes`);
@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 from fagin.engines.validation import bool_error
 
@@ -103,6 +103,45 @@ class GameOption:
 
 # ------------------------------------------------------------- description
 
+class Level(NamedTuple):
+    """One bot level (fagin.search.levels): iterations a move, the temperature of the move
+    choice (0: the best move) and the algorithm ("auto": the game's choice)."""
+
+    iterations: int
+    temperature: float = 0.0
+    algorithm: str = "auto"
+
+
+class AutoAlgorithm(NamedTuple):
+    """What the algorithm "auto" runs for ``players`` seats (None: every count not listed)."""
+
+    players: int | None
+    algorithm: str
+    sample_action: bool
+
+
+class TunedSettings(NamedTuple):
+    """The search's settings for ``players`` seats (None: every count not listed), by the
+    names of :data:`fagin.search.limits.TUNED_SETTINGS`."""
+
+    players: int | None
+    settings: dict
+
+
+class BudgetSettings(NamedTuple):
+    """Settings that a UCB search of at least ``least_iterations`` iterations a tree takes over
+    the tuned ones, for ``players`` seats (None: every count)."""
+
+    least_iterations: int
+    players: int | None
+    settings: dict
+
+
+#: Each table of records a GameSpec holds, and the record its entries are.
+_RECORDS = {"auto": AutoAlgorithm, "levels": Level, "tuned_settings": TunedSettings,
+            "budget_settings": BudgetSettings}
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Static facts about a game, declared once in its room's ``__init__.py``.
@@ -135,32 +174,40 @@ class GameSpec:
     max_list: int = 256
     #: Its decoder (``from_description``) only reads the dict it is given: the server's
     #: codec may then give equal small sub-messages (a deck's cards) as one shared dict,
-    #: which the decoder reads once (Gangs of Kyoto's 116 cards: a fifth of a request's cost).
+    #: which the decoder reads once (a deck of cards decoded apart is a large part of a
+    #: request's cost: docs/architecture.md, "Client positions are untrusted").
     reads_description_only: bool = False
     #: The search's rollout when a request or bot names none ("random" or "policy", see
     #: SearchSettings.rollout), chosen per game by arena evidence recorded in its spec.
     rollout: str = "random"
-    #: What the algorithm "auto" (the default) runs, by player count: entries (players,
-    #: algorithm, sample_action), players None for every count not listed; chosen by arena
-    #: evidence recorded in the game's spec (see fagin.search.levels).  Empty: plain ISMCTS.
-    auto: tuple = ()
-    #: The game's ten bot levels, (iterations, temperature) each, when its own calibration
-    #: needs other budgets than the default ladder's (fagin.search.levels); empty: the default.
-    levels: tuple = ()
-    #: The search's tuned settings for a request or bot that sets none, by player count:
-    #: entries (players, {setting: value}) with ISMCTS's keywords (``exploration``, ``prior``,
-    #: ``cutoff``, ``final``), players None for every count not listed (see
-    #: :func:`fagin.search.limits.tuned`); found by ``python -m fagin.search.tune`` and
-    #: confirmed by a separate match, both recorded in the game's spec.  Empty: the defaults.
-    search: tuple = ()
-    #: Settings for large budgets, where a search's best settings differ from a small one's:
-    #: entries (least_iterations, players, {setting: value}), players None for every count.
-    #: A UCB search budgeted at least ``least_iterations`` iterations a tree (a root-parallel
-    #: search's share per thread) takes them over ``search``'s, ``rollout`` among them; a
-    #: search on time alone does not (its iterations are not known in advance), nor regret
-    #: matching or outcome sampling (not measured).  Chosen by the strength curve (bench/strength.py),
-    #: recorded in the game's spec.  Empty: ``search`` at every budget.
-    search_by_budget: tuple = ()
+    #: What the algorithm "auto" (the default) runs, by player count (:class:`AutoAlgorithm`);
+    #: chosen by arena evidence recorded in the game's spec (see fagin.search.levels).  Empty:
+    #: plain ISMCTS.
+    auto: tuple[AutoAlgorithm, ...] = ()
+    #: The game's ten bot levels (:class:`Level`), when its own calibration needs other budgets
+    #: than the default ladder's (fagin.search.levels); empty: the default.
+    levels: tuple[Level, ...] = ()
+    #: The search's tuned settings for a request or bot that sets none, by player count
+    #: (:class:`TunedSettings`, with ISMCTS's keywords: ``exploration``, ``prior``, ``cutoff``,
+    #: ``final``, ...; see :func:`fagin.search.limits.tuned`); found by ``python -m
+    #: fagin.search.tune`` and confirmed by a separate match, both recorded in the game's spec.
+    #: Empty: the defaults.
+    tuned_settings: tuple[TunedSettings, ...] = ()
+    #: Settings for large budgets, where a search's best settings differ from a small one's
+    #: (:class:`BudgetSettings`).  A UCB search budgeted at least ``least_iterations``
+    #: iterations a tree (a root-parallel search's share per thread) takes them over
+    #: ``tuned_settings``, ``rollout`` among them; a search on time alone does not (its
+    #: iterations are not known in advance), nor regret matching or outcome sampling (not
+    #: measured).  Chosen by the strength curve (bench/strength.py), recorded in the game's
+    #: spec.  Empty: ``tuned_settings`` at every budget.
+    budget_settings: tuple[BudgetSettings, ...] = ()
+
+    def __post_init__(self):
+        # A positional tuple would be read by position: a misplaced number changes a bot silently.
+        for name, record in _RECORDS.items():
+            for entry in getattr(self, name):
+                if not isinstance(entry, record):
+                    raise TypeError(f"{self.id}: GameSpec.{name} holds {entry!r}, not a {record.__name__}")
 
     def make_heuristic(self):
         """A new rule-based bot for this game (``choose(state, seat, seed) -> action``)."""
@@ -209,6 +256,32 @@ class EngineHeuristicBot:
         if action < 0:
             raise ValueError(f"seat: seat {seat} has no decision pending")
         return action
+
+
+def decisions(state, chance):
+    """Each seat to decide as ``state`` is played to its end, in order, chance outcomes drawn
+    from ``chance`` (a ``random.Random``) in between: the caller applies that seat's action to
+    ``state`` before asking for the next seat."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply(state.sample_chance(chance.getrandbits(63)))
+        else:
+            yield state.current_player()
+
+
+def random_moves(state, rng):
+    """Each move of a game played on from ``state`` at random by ``rng`` (a ``random.Random``),
+    any seat with a decision pending moving next: (the position, the position with the moving
+    seat to act, the action, the next position).  ``state`` itself is not changed."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            mover, action = state, state.sample_chance(rng.getrandbits(63))
+        else:
+            mover = state.with_seat_to_act(rng.choice(state.pending_seats()))
+            action = rng.choice(mover.legal_actions())
+        after = mover.child(action)
+        yield state, mover, action, after
+        state = after
 
 
 # ------------------------------------------------------------------ events

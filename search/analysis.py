@@ -1,4 +1,4 @@
-"""Analysis-grade answers from an analysis search (issue 25): for each candidate action the
+"""Analysis-grade answers from an analysis search: for each candidate action the
 asking seat's win probability (every seat's), the expected score margin against the best
 other seat, their standard errors and lower confidence bounds, the prior the search gave
 the action and its principal variation; the position's value for every seat; and the

@@ -41,6 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from fagin.engines import new_game
+from fagin.engines.game import decisions
 from fagin.search.bots import make_bot, spec_help
 
 
@@ -57,13 +58,8 @@ def play_game(game_id, lineup, seats_of, seed, options=None):
         chance, rng = random.Random(seed[0]), random.Random(seed[1])
     else:
         chance = rng = random.Random(seed)
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply(state.sample_chance(chance.getrandbits(63)))
-            continue
-        seat = state.current_player()
-        action = bots[entry_at[seat]].choose(state, seat, rng.getrandbits(63))
-        state.apply(action)
+    for seat in decisions(state, chance):
+        state.apply(bots[entry_at[seat]].choose(state, seat, rng.getrandbits(63)))
     returns = state.returns()
     return [returns[seats_of[i]] for i in range(players)]
 

@@ -12,10 +12,11 @@ import textwrap
 import uuid
 from dataclasses import dataclass, field
 
-from fagin.search import levels, root_parallel
+from fagin.search import levels
 from fagin.search.ismcts import ISMCTS, ROLLOUTS
-from fagin.search.limits import default_rollout, per_tree
+from fagin.search.limits import MAX_THREADS, default_rollout, per_tree
 from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
+from fagin.search.root_parallel import root_parallel_search
 
 
 @dataclass
@@ -50,7 +51,7 @@ class ISMCTSBot:
     costs and what it is worth, not the rules of the search (docs/search.md, "Tree reuse")."""
 
     iterations: int | None = 2000
-    exploration: float | None = None      # None: the game's tuned value (GameSpec.search)
+    exploration: float | None = None      # None: the game's tuned value (GameSpec.tuned_settings)
     threads: int = 1
     time_ms: int | None = None
     rollout: str | None = None
@@ -92,7 +93,7 @@ class ISMCTSBot:
                                 decided=self.decided and temperature == 0)
             result = search.result(reason)
         else:
-            result = root_parallel.search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
+            result = root_parallel_search(state, seat, iterations=self.iterations, time_ms=self.time_ms, seed=seed,
                                           threads=self.threads, **settings)
         return levels.choose(result.stats, temperature, random.Random(seed), result.action)
 
@@ -372,9 +373,9 @@ def make_bot(spec: str):
         amount, threads = int(budget), int(thr or 1)
     except ValueError:
         raise ValueError(f"bot spec {spec!r}: the budget and threads must be whole numbers") from None
-    if amount <= 0 or not 1 <= threads <= root_parallel.MAX_THREADS:
+    if amount <= 0 or not 1 <= threads <= MAX_THREADS:
         raise ValueError(f"bot spec {spec!r}: the budget must be positive, threads from 1 to "
-                         f"{root_parallel.MAX_THREADS}")
+                         f"{MAX_THREADS}")
     label = (f"{base}@{amount}ms" if at else f"{base}:{amount}") + (f"x{threads}" if threads > 1 else "")
     if rollout is not None:
         label += f":{rollout}"

@@ -160,6 +160,7 @@ def calibration_map(game_id: str, players: int) -> CalibrationMap | None:
 def _game(args):
     """One self-play game: its sampled positions' (raw value, outcome) for the seat to act."""
     from fagin.engines import GAMES, new_game
+    from fagin.engines.game import decisions
     from fagin.search import ismcts, levels
     from fagin.search.limits import default_rollout
     from fagin.search.arena import wins_of
@@ -169,16 +170,12 @@ def _game(args):
     rng = random.Random(seed)
     bot = make_bot(f"level:{level}")
     state = new_game(game_id, players, seed=rng.getrandbits(31))
-    decisions = []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply(state.sample_chance(rng.getrandbits(63)))
-            continue
-        seat = state.current_player()
-        decisions.append((state.clone(), seat))
+    met = []
+    for seat in decisions(state, rng):
+        met.append((state.clone(), seat))
         state.apply(bot.choose(state, seat, rng.getrandbits(63)))
     wins = wins_of(state.returns())
-    chosen = rng.sample(decisions, min(positions, len(decisions)))
+    chosen = rng.sample(met, min(positions, len(met)))
     algorithm, _ = levels.resolve(spec, players, "auto")
     out = []
     for position, seat in chosen:

@@ -365,11 +365,11 @@ cdef class ISMCTS:
 
         ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns``,
         ``margin_scale``, ``widen`` and ``opponents`` left out (None)
-        take the game's tuned values for the player count (``GameSpec.search``,
+        take the game's tuned values for the player count (``GameSpec.tuned_settings``,
         ``limits.tuned``), else the defaults above; a tuned ``"policy"``
         opponent model applies to policy rollouts only (else ``"own"``).  ``budget``: the iterations
         the caller means this tree to run (None on time alone), for the
-        settings a game tunes for large budgets (``GameSpec.search_by_budget``,
+        settings a game tunes for large budgets (``GameSpec.budget_settings``,
         UCB only; the rollout among them is the caller's,
         ``limits.default_rollout``).
         """

@@ -21,7 +21,8 @@ import argparse
 import math
 import random
 import sys
-from dataclasses import dataclass
+
+from fagin.engines.game import AutoAlgorithm, Level
 
 #: The levels a client may ask for.
 MIN_LEVEL, MAX_LEVEL = 1, 10
@@ -33,16 +34,6 @@ ALGORITHMS = ("ismcts", "ismcts_rm", "oos")
 SELECTION = {"ismcts": "ucb", "ismcts_rm": "rm", "oos": "os"}
 
 
-@dataclass(frozen=True)
-class Level:
-    """What one level plays with: iterations a move, the temperature of the move choice
-    (0: the best move) and the algorithm ("auto": the game's choice)."""
-
-    iterations: int
-    temperature: float = 0.0
-    algorithm: str = "auto"
-
-
 #: Ten levels spaced by measured strength, not by budget (the measurements: docs/search.md, "Bot levels").
 DEFAULT_LADDER = (
     Level(1), Level(4, 1.0), Level(4, 0.4), Level(4), Level(8),
@@ -51,14 +42,14 @@ DEFAULT_LADDER = (
 
 
 def ladder(spec):
-    """The game's ten levels: ``GameSpec.levels`` (ten (iterations, temperature) pairs, or
-    (iterations, temperature, algorithm) triples), else :data:`DEFAULT_LADDER`."""
+    """The game's ten levels: ``GameSpec.levels`` (ten :class:`Level` records), else
+    :data:`DEFAULT_LADDER`."""
     own = getattr(spec, "levels", None)
     if not own:
         return DEFAULT_LADDER
     if len(own) != MAX_LEVEL - MIN_LEVEL + 1:
         raise ValueError(f"{spec.id}: GameSpec.levels holds {len(own)} levels, not {MAX_LEVEL}")
-    return tuple(Level(*entry) for entry in own)
+    return tuple(own)
 
 
 def level(spec, n: int) -> Level:
@@ -70,8 +61,9 @@ def level(spec, n: int) -> Level:
 
 def auto_algorithm(spec, players: int) -> tuple:
     """(algorithm, sample_action) that ``auto`` runs for ``players`` seats of the game."""
-    table = {n: (algorithm, sample) for n, algorithm, sample in getattr(spec, "auto", ()) or ()}
-    return table.get(players) or table.get(None) or ("ismcts", False)
+    table = {entry.players: entry for entry in getattr(spec, "auto", ()) or ()}
+    chosen = table.get(players) or table.get(None) or AutoAlgorithm(players, "ismcts", False)
+    return chosen.algorithm, chosen.sample_action
 
 
 def resolve(spec, players: int, algorithm: str) -> tuple:

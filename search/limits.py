@@ -32,37 +32,37 @@ MAX_PRIOR = 100.0
 MAX_WIDEN = 1000.0
 
 
-#: The settings a game's ``GameSpec.search`` may tune (ISMCTS keywords; ``rollout`` is the
+#: The settings a game's ``GameSpec.tuned_settings`` may tune (ISMCTS keywords; ``rollout`` is the
 #: caller's to pass, see :func:`default_rollout`).
 TUNED_SETTINGS = ("exploration", "prior", "opponent_prior", "cutoff", "final", "evaluation", "opponents", "turns",
                   "margin_scale", "widen", "rollout")
 
 
 def tuned(spec, players: int, iterations: int | None = None, selection: str = "ucb") -> dict:
-    """The game's tuned search settings for ``players`` seats (``GameSpec.search``): the entry
+    """The game's tuned search settings for ``players`` seats (``GameSpec.tuned_settings``): the entry
     for that count, else the entry for every count (None), else none; then, for a UCB search
-    of ``iterations`` a tree (None: on time alone), the ``GameSpec.search_by_budget`` entries
+    of ``iterations`` a tree (None: on time alone), the ``GameSpec.budget_settings`` entries
     for that count (or every count) that it reaches, smallest threshold first.  Those were
-    measured with UCB, one tree: regret matching and outcome sampling keep ``search``'s."""
-    table = dict(getattr(spec, "search", ()) or ())
+    measured with UCB, one tree: regret matching and outcome sampling keep ``tuned_settings``."""
+    table = dict(getattr(spec, "tuned_settings", ()) or ())
     entry = dict(table.get(players, table.get(None)) or {})
     if iterations is not None and selection == "ucb":
-        for least, count, settings in sorted(getattr(spec, "search_by_budget", ()) or (), key=lambda e: e[0]):
+        for least, count, settings in sorted(getattr(spec, "budget_settings", ()) or (), key=lambda e: e[0]):
             if count in (None, players) and iterations >= least:
                 entry.update(settings)
     unknown = set(entry) - set(TUNED_SETTINGS)
     if unknown:
-        raise ValueError(f"{spec.id}: GameSpec.search tunes {sorted(unknown)}; tunable: {', '.join(TUNED_SETTINGS)}")
+        raise ValueError(f"{spec.id}: GameSpec.tuned_settings tunes {sorted(unknown)}; tunable: {', '.join(TUNED_SETTINGS)}")
     return entry
 
 
 def default_rollout(spec, players: int, iterations: int | None = None, selection: str = "ucb") -> str:
     """The playout policy of a search that names none: the game's for this budget a tree
-    (``GameSpec.search_by_budget``), else its own (``GameSpec.rollout``)."""
+    (``GameSpec.budget_settings``), else its own (``GameSpec.rollout``)."""
     return tuned(spec, players, iterations, selection).get("rollout", spec.rollout)
 
 
 def per_tree(iterations: int | None, threads: int = 1) -> int | None:
     """The iterations each of ``threads`` root-parallel trees runs of a search's ``iterations``
-    (None: on time alone): what ``GameSpec.search_by_budget``'s thresholds count."""
+    (None: on time alone): what ``GameSpec.budget_settings``'s thresholds count."""
     return None if iterations is None else iterations // max(1, threads)

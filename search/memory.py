@@ -85,7 +85,7 @@ def measure_bytes_per_node(game, players=None, positions=_PROBE_POSITIONS, itera
     return int(NODE_FIXED_BYTES + SLOT_BYTES * worst * _PROBE_MARGIN)
 
 
-#: A game's figure until its measurement is done: above every game measured (~1.2 KB at most).
+#: A game's figure until its measurement is done: above every game measured (docs/architecture.md, "The server").
 #: The server's settings also derive their default node cap from it (``NODE_BYTES_FOR_DEFAULT``).
 UNMEASURED_BYTES_PER_NODE = 2048
 

@@ -16,9 +16,10 @@ class ActionStats:
 
     ``label`` may be given as a function of the action id: it is then worked out
     when first read, since a server answering with its cached action messages
-    never reads it and labels can be costly.  Compares and hashes by value, like
-    the frozen dataclass it replaces: a slotted class is cheaper to build, and a
-    result has one per legal action (figures: docs/search.md, "Result objects")."""
+    never reads it and labels can be costly.  Compares and hashes by value.  A
+    slotted class rather than a dataclass, because a result builds one per legal
+    action and a slotted class is the cheaper to build (docs/search.md, "Result
+    objects")."""
 
     __slots__ = ("action", "visits", "mean_value", "policy", "_label")
 

@@ -12,8 +12,8 @@ Part 0 uses the search's own seed, so one thread gives exactly the answer of
 a plain :class:`~fagin.search.ismcts.ISMCTS`; with an iteration budget the
 answer is reproducible for a given seed and number of threads.
 
-    from fagin.search.root_parallel import search
-    result = search(state, seat=0, iterations=20_000, threads=2, seed=7)
+    from fagin.search.root_parallel import root_parallel_search
+    result = root_parallel_search(state, seat=0, iterations=20_000, threads=2, seed=7)
 """
 from __future__ import annotations
 
@@ -205,22 +205,22 @@ class RootParallelSearch:
         self.seat = self.parts[0].seat
         return self
 
-    # One part is the common case (a server call is read many times): read it directly.
+    def _over_parts(self, name, combine):
+        # One part is the common case (a server call is read many times): read it directly.
+        parts = self.parts
+        return getattr(parts[0], name) if len(parts) == 1 else combine(getattr(p, name) for p in parts)
 
     @property
     def iterations(self) -> int:
-        parts = self.parts
-        return parts[0].iterations if len(parts) == 1 else sum(p.iterations for p in parts)
+        return self._over_parts("iterations", sum)
 
     @property
     def elapsed_ms(self) -> float:
-        parts = self.parts
-        return parts[0].elapsed_ms if len(parts) == 1 else max(p.elapsed_ms for p in parts)
+        return self._over_parts("elapsed_ms", max)
 
     @property
     def num_nodes(self) -> int:
-        parts = self.parts
-        return parts[0].num_nodes if len(parts) == 1 else sum(p.num_nodes for p in parts)
+        return self._over_parts("num_nodes", sum)
 
     @property
     def tree_bytes(self) -> int:
@@ -353,7 +353,7 @@ class RootParallelSearch:
                              self.parts[0].final)
 
 
-def search(state, seat: int, iterations=None, time_ms=None, seed=0, threads=2, **settings) -> SearchResult:
+def root_parallel_search(state, seat: int, iterations=None, time_ms=None, seed=0, threads=2, **settings) -> SearchResult:
     """Runs one root-parallel search and returns its merged :class:`SearchResult`.
 
     With neither budget given, 1,000 iterations are run.

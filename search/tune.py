@@ -29,7 +29,7 @@ seeded, proposes the next settings.  The settings searched:
   games whose default rollout is the policy;
 * ``final``: the final-move rule, most visits or the lower confidence bound.
 
-It prints every trial and the best settings, as a game's ``GameSpec.search``
+It prints every trial and the best settings, as a game's ``GameSpec.tuned_settings``
 entry.  A tuned setting is only taken into a room with the evidence of a
 separate confirmation match (more games, other seeds), recorded in its spec:
 a best-of-many trial's score is biased upward.
@@ -171,7 +171,7 @@ def main(argv=None):
               f"{bot_spec(args.iterations, t.params)} |")
     best = study.best_trial
     print(f"\nbest: {bot_spec(args.iterations, best.params)} scored {best.value:.1%} "
-          f"(confirm it with more games and another seed before taking it into GameSpec.search)")
+          f"(confirm it with more games and another seed before taking it into GameSpec.tuned_settings)")
     return 0
 
 

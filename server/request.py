@@ -302,7 +302,7 @@ def _parameters(settings, algorithm, iterations, time_ms, config, p, notes):
         raise BadRequest(f"{p}search.iterations: must be positive, got {iterations}")
     if time_ms is not None and time_ms <= 0:
         raise BadRequest(f"{p}search.time_ms: must be positive, got {time_ms}")
-    # Left out, the game's tuned value (GameSpec.search) applies: the search resolves it.
+    # Left out, the game's tuned value (GameSpec.tuned_settings) applies: the search resolves it.
     exploration = settings.exploration if settings.HasField("exploration") else None
     if exploration is not None and not (math.isfinite(exploration) and 0 <= exploration <= limits.MAX_EXPLORATION):
         raise BadRequest(f"{p}search.exploration: must be a number from 0 to "

@@ -349,7 +349,7 @@ class ShuttingDown(Exception):
 
 def _speed_key(job):
     """What a search's speed is recorded under: its game, player count, algorithm, rollout and
-    whether the tree asks the rollout policy at every node (a prior: GameSpec.search_by_budget
+    whether the tree asks the rollout policy at every node (a prior: GameSpec.budget_settings
     may switch it on at large budgets), each of which changes an iteration's cost."""
     part = job.searcher.parts[0]
     return (job.game.id, job.state.num_players, job.settings.algorithm, job.settings.rollout,

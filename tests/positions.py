@@ -1,6 +1,6 @@
-"""Decision states of a game played by its room's heuristic bot with a share of uniform moves:
-the positions the learned-evaluation tests read (tests/engines/test_learned_rooms.py and the
-rooms' own)."""
+"""What the rooms' tests share: decision states of a game played by its room's heuristic bot with
+a share of uniform moves (the positions the learned-evaluation tests read, in
+tests/engines/test_learned_rooms.py and the rooms' own), and the action ids a room names."""
 import random
 
 from fagin.engines import load_game, new_game
@@ -24,3 +24,16 @@ def played_positions(game_id, players, seed, count, every=0.2, uniform=0.2):
         st.apply(rng.choice(legal) if rng.random() < uniform else engine.heuristic_action(st.to_bytes(), k))
         k += 1
     return out, st
+
+
+def named_ids(name, count):
+    """The action ids below ``count`` that ``name`` (a label or typed-form function) names; an id
+    it refuses with a ValueError is an id of no action."""
+    named = []
+    for a in range(count):
+        try:
+            name(a)
+        except ValueError:
+            continue
+        named.append(a)
+    return named

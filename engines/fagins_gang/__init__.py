@@ -1,5 +1,5 @@
 """Fagin's Gang: urchins steal goods and shillings around London, 2-6 players. Rules: ``seeds/fagins_gang.md``."""
-from fagin.engines.game import GameSpec
+from fagin.engines.game import GameSpec, Level, TunedSettings
 
 GAME = GameSpec(
     id="fagins_gang",
@@ -21,10 +21,12 @@ GAME = GameSpec(
     # At 3 and 4 players the cut-off playouts are scored by the learned evaluation
     # (data/learned.json, python -m fagin.train --game fagins_gang --seed 1): it predicts the
     # winner better than the hand-written one and wins more at equal time (seeds/fagins_gang.md,
-    # "The bot and the search", and the 4-player match against the build before issue 24).
+    # "The bot and the search", and the 4-player match against the earlier build).
     # At 2 players playouts run 48 policy actions before the evaluation instead of 24: stronger at
     # equal time (seeds/fagins_gang.md, "Longer playouts").
-    search=((2, {"cutoff": 48}), (3, {"evaluation": "learned"}), (4, {"evaluation": "learned"})),
-    levels=((64, 10.0), (4, 1.0), (8, 1.0), (2, 1.0), (16, 0.85), (2, 0.0), (8, 0.0), (11, 0.0), (96, 0.0),
-            (256, 0.0)),
+    tuned_settings=(TunedSettings(players=2, settings={"cutoff": 48}),
+                    TunedSettings(players=3, settings={"evaluation": "learned"}),
+                    TunedSettings(players=4, settings={"evaluation": "learned"})),
+    levels=(Level(64, 10.0), Level(4, 1.0), Level(8, 1.0), Level(2, 1.0), Level(16, 0.85), Level(2), Level(8),
+            Level(11), Level(96), Level(256)),
 )

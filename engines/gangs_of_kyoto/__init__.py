@@ -1,5 +1,5 @@
 """Gangs of Kyoto: give cards, bust rows, collect bells (2-5 players). Rules: ``seeds/gangs_of_kyoto.md``."""
-from fagin.engines.game import GameOption, GameSpec, parse_bool
+from fagin.engines.game import BudgetSettings, GameOption, GameSpec, Level, parse_bool
 
 GAME = GameSpec(
     id="gangs_of_kyoto",
@@ -22,11 +22,10 @@ GAME = GameSpec(
     # longer than Kids of London's; uniform playouts flatten past about a thousand iterations at
     # 2 players, the large-budget search below gains up to 4,096, so level 9 searches 400 and
     # level 10 4,096 (seeds/gangs_of_kyoto.md, "The bot (not rules)").
-    levels=((1, 0.0), (4, 1.0), (2, 0.0), (5, 0.0), (11, 0.0), (25, 0.0), (60, 0.0), (150, 0.0),
-            (400, 0.0), (4096, 0.0)),
+    levels=(Level(1), Level(4, 1.0), Level(2), Level(5), Level(11), Level(25), Level(60), Level(150),
+            Level(400), Level(4096)),
     # From 4,096 iterations at 2 players: the heuristic's playouts and its pick as the tree's
-    # prior.  Uniform playouts stop gaining past 1,024 (4,096 over 1,024: 49.5 %); these gain
-    # there, but not below, where a prior of 10 holds the tree on one move (seeds/gangs_of_kyoto.md,
-    # "Large budgets").
-    search_by_budget=((4096, 2, {"rollout": "policy", "prior": 10.0}),),
+    # prior.  Uniform playouts stop gaining past 1,024; these gain there, but not below, where a
+    # prior of 10 holds the tree on one move (seeds/gangs_of_kyoto.md, "Large budgets").
+    budget_settings=(BudgetSettings(least_iterations=4096, players=2, settings={"rollout": "policy", "prior": 10.0}),),
 )

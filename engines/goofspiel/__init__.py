@@ -1,5 +1,5 @@
 """Goofspiel exactly as OpenSpiel defines it (a reference game for the search)."""
-from fagin.engines.game import GameOption, GameSpec, choice_parser, int_parser, parse_bool
+from fagin.engines.game import GameOption, GameSpec, Level, choice_parser, int_parser, parse_bool
 
 GAME = GameSpec(
     id="goofspiel",
@@ -21,5 +21,5 @@ GAME = GameSpec(
     description="simultaneous secret bids for point cards (OpenSpiel's goofspiel)",
     max_list=13,  # 13 cards a hand at most (num_cards)
     # Bot levels 1-10: the best move, no hot levels (measured in docs/reference_games.md, "Goofspiel").
-    levels=tuple((n, 0.0) for n in (1, 2, 4, 8, 16, 32, 64, 150, 600, 4000)),
+    levels=tuple(Level(n) for n in (1, 2, 4, 8, 16, 32, 64, 150, 600, 4000)),
 )

@@ -1,5 +1,5 @@
 """Kuhn poker exactly as OpenSpiel defines it (a reference game for the search)."""
-from fagin.engines.game import GameSpec
+from fagin.engines.game import GameSpec, Level
 
 GAME = GameSpec(
     id="kuhn_poker",
@@ -15,5 +15,5 @@ GAME = GameSpec(
     # Bot levels 1-10: regret-matching ISMCTS playing its mixed policy, budgets only. Plain
     # ISMCTS's best move gains no chips past 4 iterations here; this ladder wins chips from the
     # level below at every step (docs/reference_games.md, "Kuhn poker").
-    levels=tuple((n, 1.0, "ismcts_rm") for n in (1, 2, 4, 8, 16, 32, 64, 150, 400, 4000)),
+    levels=tuple(Level(n, 1.0, "ismcts_rm") for n in (1, 2, 4, 8, 16, 32, 64, 150, 400, 4000)),
 )

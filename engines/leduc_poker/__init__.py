@@ -1,5 +1,5 @@
 """Leduc poker exactly as OpenSpiel defines it (a reference game for the search)."""
-from fagin.engines.game import GameSpec
+from fagin.engines.game import AutoAlgorithm, GameSpec, Level
 
 GAME = GameSpec(
     id="leduc_poker",
@@ -15,11 +15,10 @@ GAME = GameSpec(
     # "auto": regret-matching ISMCTS playing its mixed policy, which won the most chips a hand
     # against OpenSpiel's ISMCTS bot at equal wall time of the three searches tried (the
     # figures: docs/search.md, "Search algorithms").
-    auto=((None, "ismcts_rm", True),),
+    auto=(AutoAlgorithm(players=None, algorithm="ismcts_rm", sample_action=True),),
     # Bot levels 1-10 (iterations, temperature): auto plays its mixed policy at every level
     # (temperature 1), so the levels differ by budget alone; the default ladder's 0.4
     # temperature at level 3 played colder, and so won more hands, than its level 4
     # (docs/reference_games.md, "Leduc poker").
-    levels=((1, 1.0), (2, 1.0), (4, 1.0), (8, 1.0), (16, 1.0), (32, 1.0), (64, 1.0), (300, 1.0),
-            (1000, 1.0), (4000, 1.0)),
+    levels=tuple(Level(n, 1.0) for n in (1, 2, 4, 8, 16, 32, 64, 300, 1000, 4000)),
 )

@@ -4,7 +4,7 @@ The options are OpenSpiel's parameters. What an action id means (which bid,
 and which id calls "Liar") depends on them, so the engine records them in the
 state (``options_of``) and names, types and reads actions under them.
 """
-from fagin.engines.game import GameOption, GameSpec, choice_parser, int_parser
+from fagin.engines.game import GameOption, GameSpec, Level, choice_parser, int_parser
 
 GAME = GameSpec(
     id="liars_dice",
@@ -24,6 +24,6 @@ GAME = GameSpec(
     description="secret dice, rising bids and a call of \"liar\" (OpenSpiel's liars_dice)",
     max_list=61,  # 5 dice a seat; bids only rise: 2 seats x 5 dice x 6 faces, then liar
     # Bot levels 1-10 (iterations, temperature), measured in docs/reference_games.md, "Liar's Dice".
-    levels=((1, 0.0), (4, 1.0), (4, 0.4), (4, 0.0), (6, 0.0), (8, 0.0), (16, 0.0), (100, 0.0), (300, 0.0),
-            (1000, 0.0)),
+    levels=(Level(1), Level(4, 1.0), Level(4, 0.4), Level(4), Level(6), Level(8), Level(16), Level(100), Level(300),
+            Level(1000)),
 )

@@ -1,5 +1,5 @@
 """London: build the city after the Great Fire, 2-4 players. Rules: ``seeds/london.md``."""
-from fagin.engines.game import GameSpec
+from fagin.engines.game import GameSpec, Level, TunedSettings
 
 GAME = GameSpec(
     id="london",
@@ -24,7 +24,9 @@ GAME = GameSpec(
     # At 2 and 4 players playouts run 96 policy actions before the evaluation instead of 48:
     # twice the cost of an iteration, and stronger at equal time (seeds/london.md, "Longer
     # playouts", and "The equal time measured again, and 3 and 4 players").
-    search=((2, {"cutoff": 96}), (3, {"evaluation": "learned"}), (4, {"cutoff": 96})),
-    levels=((64, 10.0), (4, 1.0), (2, 1.0), (8, 1.0), (12, 1.0), (16, 0.7), (1, 0.0), (64, 0.0), (256, 0.0),
-            (1024, 0.0)),
+    tuned_settings=(TunedSettings(players=2, settings={"cutoff": 96}),
+                    TunedSettings(players=3, settings={"evaluation": "learned"}),
+                    TunedSettings(players=4, settings={"cutoff": 96})),
+    levels=(Level(64, 10.0), Level(4, 1.0), Level(2, 1.0), Level(8, 1.0), Level(12, 1.0), Level(16, 0.7), Level(1),
+            Level(64), Level(256), Level(1024)),
 )

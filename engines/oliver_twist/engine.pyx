@@ -1675,7 +1675,7 @@ OT_DEF.determinize = ot_determinize
 OT_DEF.infoset_key = ot_infoset_key
 OT_DEF.make_current = ot_make_current
 OT_DEF.rollout_action = ot_rollout_action
-# The evaluation scores a playout only where a search asks for a cut-off (GameSpec.search,
+# The evaluation scores a playout only where a search asks for a cut-off (GameSpec.tuned_settings,
 # a bot spec's cut=N): by default playouts run to the game's end.
 OT_DEF.evaluate = ot_evaluate
 OT_DEF.rollout_depth = 0

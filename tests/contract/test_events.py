@@ -28,7 +28,7 @@ import random
 import pytest
 
 from fagin.engines import load_game
-from fagin.engines.game import Move, bookkeeping, transition_events, untold_changes
+from fagin.engines.game import Move, bookkeeping, random_moves, transition_events, untold_changes
 from fagin.server import codec
 
 from .test_game_contract import PLAYOUTS, configurations
@@ -95,17 +95,8 @@ def play_and_check(game_id, players, options, playout, rng=None):
     returns the number of twin transitions compared."""
     game = load_game(game_id)
     rng = rng or random.Random(f"events/{game_id}/{players}/{sorted(options.items())}/{playout}")
-    state = game.new_initial_state(players, **options)
-    path = []
-    while not state.is_terminal():
-        if state.is_chance_node():
-            action = state.sample_chance(rng.getrandbits(63))
-        else:
-            state = state.with_seat_to_act(rng.choice(state.pending_seats()))
-            action = rng.choice(state.legal_actions())
-        child = state.child(action)
-        path.append((state, action, child))
-        state = child
+    path = [(mover, action, after) for _, mover, action, after
+            in random_moves(game.new_initial_state(players, **options), rng)]
     step = max(1, len(path) // CHECKED_STEPS)
     complete_step = max(1, len(path) // COMPLETE_STEPS)
     compared = 0

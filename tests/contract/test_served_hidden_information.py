@@ -66,7 +66,7 @@ def test_what_a_seat_cannot_see_does_not_change_its_recommendation(client, game_
 
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_what_a_seat_cannot_see_does_not_change_its_analysis(client, game_id):
-    # An analysis answer too (issue 25): statistics, plans and beliefs, byte for byte but
+    # An analysis answer too: statistics, plans and beliefs, byte for byte but
     # the search's wall time.
     positions = _hidden_positions(game_id, count=2, seed=game_id + " analysis")
     if not positions:

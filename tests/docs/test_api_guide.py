@@ -245,17 +245,22 @@ def _run(command):
                           env={**os.environ, "PATH": PATH})
 
 
+def _outputs(examples, live):
+    """What each example prints, run against the live server; each must succeed."""
+    outputs = []
+    for example in examples:
+        done = _run(_here(example, live))
+        assert done.returncode == 0, (example, done.stdout, done.stderr)
+        outputs.append(done.stdout)
+    return outputs
+
+
 @pytest.mark.skipif(shutil.which("curl") is None, reason="no curl on this machine")
 def test_the_curl_examples_run(live):
     body = sections()["curl (JSON)"]
     examples = commands(body, "curl")
     assert len(examples) == 6
-    answers = []
-    for example in examples:
-        done = _run(_here(example, live))
-        assert done.returncode == 0, (example, done.stderr)
-        answers.append(done.stdout)
-    listed, new, rec, view, health, error = answers
+    listed, new, rec, view, health, error = _outputs(examples, live)
     assert {g["id"] for g in json.loads(listed)["games"]} == set(GAMES)
     assert json.loads(new)["status"]["pendingSeats"] == [0, 1, 2]
     assert json.loads(health) == {"status": "SERVING"}
@@ -287,12 +292,7 @@ def test_the_grpcurl_examples_run(live):
     examples = commands(body, "grpcurl")
     assert len(examples) == 7
     *good, bad = examples
-    outputs = []
-    for example in good:
-        done = _run(_here(example, live))
-        assert done.returncode == 0, (example, done.stdout, done.stderr)
-        outputs.append(done.stdout)
-    listed, described, new, rec, stream, health = outputs
+    listed, described, new, rec, stream, health = _outputs(good, live)
     assert "fagin.v1.Fagin" in listed.split() and "grpc.health.v1.Health" in listed.split()
     assert "message SearchSettings" in described
     new = json.loads(new)        # grpcurl: the .proto's names; -emit-defaults: zeros too

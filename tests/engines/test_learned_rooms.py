@@ -237,7 +237,7 @@ def test_the_margins_are_each_seat_less_the_best_other():
 
 @pytest.mark.parametrize("game_id", ROOMS)
 def test_the_shipped_margin_models_predict_better_than_the_margin_as_it_stands(game_id):
-    """Issue 24's expected score margin: every player count of the shipped model holds a
+    """The expected score margin: every player count of the shipped model holds a
     margin model exactly where its held-out error beat the margin as it stands (the trainer's
     figures, recorded beside it), and the big seed games ship one for every player count."""
     E = _engine(game_id)
@@ -324,7 +324,7 @@ def test_a_search_scores_cut_off_playouts_by_the_evaluation_it_is_asked_for(game
     """``evaluation="learned"`` scores cut-off playouts by the room's model: the same seeded
     search then reaches other values than with the hand-written evaluation, and a bot spec
     sets it (``eval=learned``); an unknown evaluation is refused, and a search that names none
-    takes the room's tuned one (``GameSpec.search``), else the hand-written one."""
+    takes the room's tuned one (``GameSpec.tuned_settings``), else the hand-written one."""
     from fagin.search import ismcts, limits
     from fagin.search.bots import make_bot
     st = new_game(game_id, 3, seed=3)

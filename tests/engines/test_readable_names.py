@@ -1,11 +1,13 @@
 """Labels and text views name things as the rulebooks do, never by the API's identifiers
-(issue 22: "character: left_priest", "draw stay_late")."""
+(not "character: left_priest" or "draw stay_late")."""
+import itertools
 import random
 import re
 
 import pytest
 
 from fagin.engines import load_game, new_game
+from fagin.engines.game import random_moves
 from fagin.engines.gangs_of_kyoto import engine as gk
 from fagin.engines.kids_of_london import engine as kol
 
@@ -32,25 +34,20 @@ def test_GK_2_special_cards_are_named_as_the_rulebook_names_them():
     assert "draw Bell card +2" in labels
 
 
+def _random_moves(game_id, players, seed, most=300):
+    """The first ``most`` moves of a seeded random game (:func:`fagin.engines.game.random_moves`)."""
+    return itertools.islice(random_moves(load_game(game_id).new_initial_state(players), random.Random(seed)), most)
+
+
 @pytest.mark.parametrize("game_id, players", [("kids_of_london", 2), ("kids_of_london", 4),
                                               ("gangs_of_kyoto", 3), ("fagins_gang", 3),
                                               ("oliver_twist", 3), ("london", 3)])
 def test_no_identifier_in_labels_or_text_views(game_id, players):
     """KL-1, GK-2, FG-7, LN-93: every label and text view of a played game reads without
     identifiers."""
-    game = load_game(game_id)
-    rng = random.Random(5)
-    st = game.new_initial_state(players)
-    for _ in range(300):
-        if st.is_terminal():
-            break
+    for st, _, _, _ in _random_moves(game_id, players, seed=5):
         for text in [st.render(), st.render(0)] + [st.action_label(a) for a in st.legal_actions()]:
             assert not IDENTIFIER.search(text), text
-        if st.is_chance_node():
-            st.apply(st.sample_chance(rng.getrandbits(63)))
-        else:
-            st = st.with_seat_to_act(rng.choice(st.pending_seats()))
-            st.apply(rng.choice(st.legal_actions()))
 
 
 RULE_ID = re.compile(r"\b[A-Z]{2}-\d+\b")
@@ -71,22 +68,11 @@ def test_belief_items_and_places_are_named_as_the_components_are(game_id):
 def test_no_rule_id_or_letter_in_labels_or_events(game_id, players):
     """Labels and events speak of the game's things, not of the rulebook's numbering: no rule id
     ("(KL-4)") and no option letter ("a: move urchins")."""
-    game = load_game(game_id)
-    rng = random.Random(7)
-    st = game.new_initial_state(players)
-    for _ in range(300):
-        if st.is_terminal():
-            break
-        if st.is_chance_node():
-            action = st.sample_chance(rng.getrandbits(63))
-        else:
-            st = st.with_seat_to_act(rng.choice(st.pending_seats()))
-            for a in st.legal_actions():
-                label = st.action_label(a)
+    for _, mover, action, after in _random_moves(game_id, players, seed=7):
+        if not mover.is_chance_node():
+            for a in mover.legal_actions():
+                label = mover.action_label(a)
                 assert not RULE_ID.search(label) and not re.match(r"^[a-z]: ", label), label
-            action = rng.choice(st.legal_actions())
-        after = st.child(action)
-        for e in st.events(action, after, 0):
+        for e in mover.events(action, after, 0):
             assert not RULE_ID.search(e["label"]) and not IDENTIFIER.search(e["label"]), e["label"]
             assert not re.search(r"(^|: )[a-z]: ", e["label"]), e["label"]
-        st = after

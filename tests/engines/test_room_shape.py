@@ -49,7 +49,7 @@ def test_the_python_state_lives_in_the_state_file_alone(game_id):
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_bytes_of_another_size_are_no_state(game_id):
-    # Every room reads its state bytes through the kit's state_bytes (engines/abi.pxd), which
+    # Every room reads its state bytes through the kit's read_state (engines/room.pxd), which
     # refuses bytes of any other length before a field is read.
     from fagin.engines import load_game
     game = load_game(game_id)

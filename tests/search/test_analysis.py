@@ -1,4 +1,4 @@
-"""Analysis searches (issue 25): each action's win probability, score margin, errors and
+"""Analysis searches: each action's win probability, score margin, errors and
 bounds, prior and principal variation, the root's value and the beliefs about what the
 asking seat cannot see (fagin.search.analysis over ISMCTS(analysis=True, beliefs=True))."""
 import pytest

@@ -72,8 +72,8 @@ def test_timed_and_rollout_bot_specs():
     for spec in ("ismcts@5ms", "ismcts:200:random", "ismcts:200:policy"):
         assert make_bot(spec).choose(st, seat, seed=1) in st.legal_actions()
     # The rollout setting reaches the search: the two playouts give different answers' statistics.
-    from fagin.search import root_parallel
-    a, b = (root_parallel.search(st, seat, iterations=500, seed=1, threads=1, rollout=r) for r in ("policy", "random"))
+    from fagin.search.root_parallel import root_parallel_search
+    a, b = (root_parallel_search(st, seat, iterations=500, seed=1, threads=1, rollout=r) for r in ("policy", "random"))
     assert a.stats != b.stats
 
 

@@ -1,4 +1,4 @@
-"""Measuring strength (issue 24, item 1): paired deals, early stopping and remote bots."""
+"""Measuring strength: paired deals, early stopping and remote bots."""
 import pytest
 
 from fagin.engines import new_game

@@ -1,4 +1,4 @@
-"""Calibrated win probabilities (issue 25, item 4): each seed game's calibration map
+"""Calibrated win probabilities: each seed game's calibration map
 (fagin.search.calibration), how the analysis answer applies it, and the fitting command."""
 import json
 import math

@@ -1,4 +1,5 @@
-"""Bot levels, the temperature of a move choice and the "auto" algorithm (issue 14, items 3 and 4)."""
+"""Bot levels, the temperature of a move choice and the "auto" algorithm."""
+import dataclasses
 import math
 import random
 from pathlib import Path
@@ -8,6 +9,7 @@ import grpc
 import pytest
 
 from fagin.engines import new_game
+from fagin.engines.game import AutoAlgorithm
 from fagin.engines.registry import GAMES
 from fagin.search import levels
 from fagin.search.bots import ISMCTSBot, LevelBot, make_bot
@@ -52,7 +54,7 @@ def test_the_ladder_rises_and_levels_are_checked():
 
 
 def test_auto_resolves_by_player_count():
-    spec = SimpleNamespace(auto=((2, "ismcts_rm", True), (None, "oos", False)))
+    spec = SimpleNamespace(auto=(AutoAlgorithm(2, "ismcts_rm", True), AutoAlgorithm(None, "oos", False)))
     assert levels.resolve(spec, 2, "") == ("ismcts_rm", True)
     assert levels.resolve(spec, 3, "auto") == ("oos", False)
     assert levels.resolve(spec, 3, "ismcts") == ("ismcts", False)
@@ -180,3 +182,12 @@ def test_the_recorded_calibration_is_of_the_ladder_the_game_plays(game_id):
     tables = _ladder_tables(_calibration_text(spec))
     assert tables, f"{game_id}: no calibration table recorded"
     assert served in tables, f"{game_id}: no recorded calibration table lists the ladder {served}"
+
+
+def test_a_game_spec_refuses_a_table_entry_that_is_not_its_record():
+    """A positional tuple would be read by position: a misplaced number would change a bot silently."""
+    spec = GAMES["kids_of_london"]
+    for table, entry in (("levels", (4, 1.0)), ("auto", (None, "ismcts_rm", True)),
+                         ("tuned_settings", (2, {"prior": 1.0})), ("budget_settings", (10, 2, {"prior": 1.0}))):
+        with pytest.raises(TypeError, match=rf"^kids_of_london: GameSpec\.{table} holds "):
+            dataclasses.replace(spec, **{table: (entry,)})

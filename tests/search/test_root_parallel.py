@@ -8,7 +8,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search import ismcts
-from fagin.search.root_parallel import (RootParallelSearch, combine_stop_reasons, part_seed, search,
+from fagin.search.root_parallel import (RootParallelSearch, combine_stop_reasons, part_seed, root_parallel_search,
                                         split_iterations)
 
 from ..games.kids_of_london.helpers import play, position
@@ -21,14 +21,14 @@ def _answer(result):
 
 def test_one_thread_is_exactly_a_plain_search():
     st = new_game("kids_of_london", 4, seed=3)
-    one = search(st, 0, iterations=3000, seed=11, threads=1)
+    one = root_parallel_search(st, 0, iterations=3000, seed=11, threads=1)
     assert _answer(one) == _answer(ismcts.search(st, 0, iterations=3000, seed=11))
 
 
 @pytest.mark.parametrize("selection", ["ucb", "rm", "os"])
 def test_parts_split_the_budget_and_merge_at_the_root(selection):
     st = new_game("kids_of_london", 4, seed=3)
-    merged = search(st, 1, iterations=3001, seed=5, threads=3, selection=selection)
+    merged = root_parallel_search(st, 1, iterations=3001, seed=5, threads=3, selection=selection)
     parts = [ismcts.search(st, 1, iterations=n, seed=part_seed(5, i), selection=selection)
              for i, n in enumerate([1001, 1000, 1000])]
     assert merged.iterations == 3001 and merged.nodes == sum(p.nodes for p in parts)
@@ -47,16 +47,16 @@ def test_parts_split_the_budget_and_merge_at_the_root(selection):
 
 def test_reproducible_for_a_seed_and_thread_count():
     st = new_game("gangs_of_kyoto", 3, seed=2)
-    a = search(st, 0, iterations=4000, seed=9, threads=2)
-    b = search(st, 0, iterations=4000, seed=9, threads=2)
-    c = search(st, 0, iterations=4000, seed=10, threads=2)
+    a = root_parallel_search(st, 0, iterations=4000, seed=9, threads=2)
+    b = root_parallel_search(st, 0, iterations=4000, seed=9, threads=2)
+    c = root_parallel_search(st, 0, iterations=4000, seed=10, threads=2)
     assert _answer(a) == _answer(b) and a.stats != c.stats
 
 
 def test_hidden_information_does_not_change_the_answer():
     """KL-18 with two threads: seat 2's answer ignores the cards seats 0 and 1 have chosen."""
     worlds = [play(position(4, "banker", coins=[3, 1, 4, 1]), a, b) for a, b in [(8, 0), (2, 7), (5, 5)]]
-    answers = [search(w, 2, iterations=3000, seed=4, threads=2).stats for w in worlds]
+    answers = [root_parallel_search(w, 2, iterations=3000, seed=4, threads=2).stats for w in worlds]
     assert answers[0] == answers[1] == answers[2]
 
 
@@ -106,7 +106,7 @@ def test_budget_helpers_and_bad_thread_counts():
 
 def test_more_threads_than_iterations():
     st = new_game("kids_of_london", 3, seed=1)
-    r = search(st, 0, iterations=2, seed=1, threads=4)
+    r = root_parallel_search(st, 0, iterations=2, seed=1, threads=4)
     assert r.iterations == 2 and sum(s.visits for s in r.stats) == 2
 
 

@@ -1,4 +1,4 @@
-"""fagin arena: lineups, the Bradley-Terry ratings and their intervals, the report (issue 14, item 5)."""
+"""fagin arena: lineups, the Bradley-Terry ratings and their intervals, the report."""
 import json
 import math
 import random

@@ -1,4 +1,4 @@
-"""Issue 11 defect 3: a search answers by its deadline whatever the size of its tree.
+"""A search answers by its deadline whatever the size of its tree.
 
 The tree once grew by doubling its node and slot blocks and rebuilding its
 hash table inside one iteration (0.2 s at 262k nodes, 1.7 s at 2M), while the
@@ -109,7 +109,7 @@ def test_root_parallel_sums_tree_bytes():
 
 
 def test_a_tree_cap_raised_step_by_step_grows_past_partial_chunks():
-    # A server raises a search's node cap with its tree-memory reservation (issue 23): a
+    # A server raises a search's node cap with its tree-memory reservation: a
     # chunk cut to an earlier cap must grow, not be followed by a chunk its nodes are not in
     # (before the fix, node i landed past the cut chunk's end: heap corruption).
     import random

@@ -1,11 +1,12 @@
-"""Tuned search settings (issue 24, item 3): bot-spec settings, the final-move rule, the
-playout cut-off, each game's GameSpec.search, and the Optuna tuner."""
+"""Tuned search settings: bot-spec settings, the final-move rule, the
+playout cut-off, each game's GameSpec.tuned_settings, and the Optuna tuner."""
 import dataclasses
 import time
 
 import pytest
 
 from fagin.engines import new_game
+from fagin.engines.game import BudgetSettings, TunedSettings
 from fagin.engines.registry import GAMES
 from fagin.search import arena, ismcts, limits, tune
 from fagin.search.bots import make_bot
@@ -85,9 +86,9 @@ def test_the_prior_rule_holds_to_the_policys_pick_until_another_move_is_clearly_
 
 
 def test_root_parallel_parts_merge_their_spreads_and_picks():
-    from fagin.search import root_parallel
+    from fagin.search.root_parallel import root_parallel_search
     st = _london()
-    one = root_parallel.search(st, st.current_player(), iterations=120, seed=4, threads=2, rollout="policy",
+    one = root_parallel_search(st, st.current_player(), iterations=120, seed=4, threads=2, rollout="policy",
                                final="prior")
     assert one.picks and sum(one.picks.values()) == 120
     assert one.spreads and all(v >= 0 for v in one.spreads.values())
@@ -102,15 +103,15 @@ def test_a_search_with_the_lcb_rule_recommends_a_move_it_visited():
     assert chosen.visits >= 0.1 * max(s.visits for s in res.stats)
 
 
-def test_game_spec_search_entries_are_the_defaults_by_player_count(monkeypatch):
+def test_game_spec_tuned_settings_are_the_defaults_by_player_count(monkeypatch):
     spec = GAMES["kids_of_london"]
-    tuned = dataclasses.replace(spec, search=((None, {"exploration": 0.4}), (3, {"exploration": 0.25,
-                                                                                "final": "lcb"})))
+    tuned = dataclasses.replace(spec, tuned_settings=(TunedSettings(None, {"exploration": 0.4}),
+                                                      TunedSettings(3, {"exploration": 0.25, "final": "lcb"})))
     assert limits.tuned(tuned, 2) == {"exploration": 0.4}
     assert limits.tuned(tuned, 3) == {"exploration": 0.25, "final": "lcb"}
-    assert limits.tuned(dataclasses.replace(spec, search=()), 2) == {}
-    bad = dataclasses.replace(spec, search=((None, {"depth": 3}),))
-    with pytest.raises(ValueError, match="GameSpec.search tunes"):
+    assert limits.tuned(dataclasses.replace(spec, tuned_settings=()), 2) == {}
+    bad = dataclasses.replace(spec, tuned_settings=(TunedSettings(None, {"depth": 3}),))
+    with pytest.raises(ValueError, match="GameSpec.tuned_settings tunes"):
         limits.tuned(bad, 2)
 
 
@@ -136,7 +137,7 @@ def test_the_search_takes_its_games_tuned_settings_unless_told_otherwise(monkeyp
 
 def test_every_rooms_tuned_settings_are_valid():
     for spec in GAMES.values():
-        budgets = [None] + [least for least, _, _ in spec.search_by_budget]
+        budgets = [None] + [entry.least_iterations for entry in spec.budget_settings]
         for players in range(spec.min_players, spec.max_players + 1):
             st = new_game(spec.id, players)
             while st.is_chance_node():
@@ -151,12 +152,12 @@ def test_every_rooms_tuned_settings_are_valid():
 
 
 def test_settings_for_large_budgets_apply_from_their_threshold():
-    """GameSpec.search_by_budget: entries for a player count (or every count) that a search's
-    iteration budget reaches are laid over GameSpec.search's, smallest threshold first; a
-    search on time alone (no iterations known) keeps GameSpec.search's."""
-    spec = dataclasses.replace(GAMES["kids_of_london"], search=((None, {"exploration": 0.5}),),
-                               search_by_budget=((5000, None, {"prior": 8.0}),
-                                                 (1000, 2, {"rollout": "policy", "prior": 4.0})))
+    """GameSpec.budget_settings: entries for a player count (or every count) that a search's
+    iteration budget reaches are laid over GameSpec.tuned_settings, smallest threshold first; a
+    search on time alone (no iterations known) keeps GameSpec.tuned_settings."""
+    spec = dataclasses.replace(GAMES["kids_of_london"], tuned_settings=(TunedSettings(None, {"exploration": 0.5}),),
+                               budget_settings=(BudgetSettings(5000, None, {"prior": 8.0}),
+                                                BudgetSettings(1000, 2, {"rollout": "policy", "prior": 4.0})))
     assert spec.rollout == "random"
     assert limits.tuned(spec, 2) == limits.tuned(spec, 2, 999) == {"exploration": 0.5}
     assert limits.tuned(spec, 2, 1000) == {"exploration": 0.5, "rollout": "policy", "prior": 4.0}
@@ -164,9 +165,9 @@ def test_settings_for_large_budgets_apply_from_their_threshold():
     assert limits.tuned(spec, 3, 1000) == {"exploration": 0.5}
     assert limits.tuned(spec, 3, 5000) == {"exploration": 0.5, "prior": 8.0}
     assert [limits.default_rollout(spec, 2, n) for n in (None, 999, 1000)] == ["random", "random", "policy"]
-    bad = dataclasses.replace(spec, search_by_budget=((10, None, {"depth": 3}),))
+    bad = dataclasses.replace(spec, budget_settings=(BudgetSettings(10, None, {"depth": 3}),))
     assert limits.tuned(bad, 2, 9) == {"exploration": 0.5}
-    with pytest.raises(ValueError, match="GameSpec.search tunes"):
+    with pytest.raises(ValueError, match="GameSpec.tuned_settings tunes"):
         limits.tuned(bad, 2, 10)
 
 
@@ -183,7 +184,7 @@ def test_the_tuning_space_follows_what_the_game_has():
     # uniform playouts (GameSpec.rollout), which are never cut, so the tuner draws neither.
     assert set(tune.space("gangs_of_kyoto", 2)) == {"c", "opp", "final"}
     # From 4,096 iterations at 2 players its search plays the rollout policy with a prior
-    # (GameSpec.search_by_budget): the tuner then varies the policy's settings too.
+    # (GameSpec.budget_settings): the tuner then varies the policy's settings too.
     assert {"prior", "oprior", "widen"} <= set(tune.space("gangs_of_kyoto", 2, 4096))
     assert set(tune.space("gangs_of_kyoto", 2, 1024)) == {"c", "opp", "final"}
     assert set(tune.space("kuhn_poker", 2)) == {"c", "opp", "final"}

@@ -1,4 +1,4 @@
-"""Admission control under load (issue 11, defects 1, 4, 6 and 7): fair time slices,
+"""Admission control under load: fair time slices,
 a bounded queue with a retry hint, bounded streams, a bounded tree memory,
 and no answer without a search."""
 import asyncio
@@ -77,6 +77,12 @@ class ServiceServer:
         self.loop.call_soon_threadsafe(self.stopping.set)
         self.thread.join(30)
         self.executor.shutdown(cancel_futures=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 @pytest.fixture
@@ -311,7 +317,7 @@ def test_a_long_search_is_not_starved_by_newer_small_ones():
     assert asyncio.run(scenario()) == [True, False]
 
 
-# ---------------------------------------------------------------- issue 23, defect 4
+# ---------------------------------------------------------------- refused batches
 
 def test_a_refused_batch_reaches_grpc_aio_clients_as_resource_exhausted_with_a_hint(serve):
     # Before: a client still writing its requests when the refusal came got INTERNAL
@@ -362,7 +368,7 @@ def test_batch_items_refused_by_load_carry_a_retry_hint(serve):
             c.cancel()
 
 
-# ---------------------------------------------------------------- issue 23, defect 1
+# ---------------------------------------------------------------- waiting for memory
 
 def test_a_search_waiting_for_memory_leaves_no_worker_idle():
     """A new search whose tree does not fit waits for memory without holding back the one

@@ -1,4 +1,4 @@
-"""Analysis requests through a real server (issue 25): RecommendRequest.analysis, the
+"""Analysis requests through a real server: RecommendRequest.analysis, the
 answer's analysis fields, StreamRecommend's progress reports, bad settings refused with
 the field named, and the hidden information kept."""
 import json
@@ -158,7 +158,7 @@ def test_the_default_final_move_is_the_searchs_own(client, algorithm):
 
 @pytest.mark.parametrize("game_id", ["london", "oliver_twist"])
 def test_a_two_player_answer_reports_calibrated_win_probabilities(client, game_id):
-    # issue 25, item 4: the served win probabilities are the room's calibration map of the
+    # The served win probabilities are the room's calibration map of the
     # search's raw means (fagin.search.calibration); mean_value stays raw.
     from fagin.search.calibration import calibration_map
     fmap = calibration_map(game_id, 2)

@@ -225,19 +225,26 @@ def test_fuzz_random_field_values_get_ok_or_invalid_argument(client, d, seat, ac
     _only_ok_or_invalid(client, kol_state(d), seat, action)
 
 
-def _random_position(players, rnd):
+def _walked(game_id, players, rnd, most, any_pending_seat=False):
+    """A new game after up to ``most`` random steps drawn from ``rnd`` (fewer if it ends): chance
+    drawn, each move uniform, made by the seat to act or, with ``any_pending_seat``, by any seat
+    with a decision pending."""
     from fagin.engines import new_game
-    st_ = new_game("kids_of_london", players, seed=rnd.getrandbits(32))
-    for _ in range(rnd.randrange(0, 40)):
+    st_ = new_game(game_id, players, seed=rnd.getrandbits(32))
+    for _ in range(rnd.randrange(0, most)):
         if st_.is_terminal():
             break
         if st_.is_chance_node():
             st_.resolve_chance(rnd.getrandbits(32))
         else:
-            seat = rnd.choice([s for s in range(players) if st_.clone().make_current(s)])
-            st_.make_current(seat)
+            if any_pending_seat:
+                st_.make_current(rnd.choice([s for s in range(players) if st_.clone().make_current(s)]))
             st_.apply(rnd.choice(st_.legal_actions()))
-    return st_.describe()
+    return st_
+
+
+def _random_position(players, rnd):
+    return _walked("kids_of_london", players, rnd, 40, any_pending_seat=True).describe()
 
 
 mutations = st.sampled_from([
@@ -327,16 +334,7 @@ def test_gangs_of_kyoto_bad_calls(client):
 @given(players=st.sampled_from([2, 3, 4, 5]), rnd=st.randoms(use_true_random=False), data=st.data(),
        seat=st.integers(0, 4))
 def test_fuzz_mutated_gangs_of_kyoto_positions(client, players, rnd, data, seat):
-    from fagin.engines import new_game
-    s = new_game("gangs_of_kyoto", players, seed=rnd.getrandbits(32))
-    for _ in range(rnd.randrange(0, 60)):
-        if s.is_terminal():
-            break
-        if s.is_chance_node():
-            s.resolve_chance(rnd.getrandbits(32))
-        else:
-            s.apply(rnd.choice(s.legal_actions()))
-    d = s.describe()
+    d = _walked("gangs_of_kyoto", players, rnd, 60).describe()
     ints = st.integers(-3, 30)
     card_st = st.fixed_dictionaries({"kind": st.sampled_from(["exploration", "bell", "discard", "refuse"]),
                                      "value": st.integers(-1, 6), "bells": st.integers(-1, 3),

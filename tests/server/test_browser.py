@@ -81,7 +81,7 @@ def test_the_frontend_is_served_by_default(site):
 
 def bot_moves_told(page):
     """The log's text for every bot move, each checked to be a described event: not the bare
-    "moved" the log showed before (issue 26).  The line is the events' own labels, which name
+    "moved" the log once showed.  The line is the events' own labels, which name
     their seat: it does not repeat the seat before them ("Seat 1 (bot, level 3): seat 1 puts a
     card down"); who the seat is shows as a badge ("bot L3", "you")."""
     lines = page.evaluate("""[...document.querySelectorAll('#log > li')].map((li) => [
@@ -218,6 +218,19 @@ def analyse_here(page, width, context):
     assert not RULE_ID.search(page_own_text(page)), context
 
 
+def _set_up(page, game_id, seed, players=None, human_seat=0, levels=None):
+    """Fills the opened page's set-up form for `game_id`: its players (None: the form's own
+    count), the human's seat, each bot seat's level ({seat: level}) and the seed."""
+    page.wait_for_selector(f"#game option[value={game_id}]", state="attached")
+    page.select_option("#game", game_id)
+    if players is not None:
+        page.select_option("#players", str(players))
+    page.select_option("#human-seat", str(human_seat))
+    for seat, level in (levels or {}).items():
+        page.select_option(f"#level-{seat}", str(level))
+    page.fill("#seed", str(seed))
+
+
 def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
     page_errors, view_seats, api_methods = [], [], []
@@ -235,13 +248,7 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     page.on("request", seen)
 
     page.goto(site)
-    page.wait_for_selector("#game option[value=kids_of_london]", state="attached")
-    page.select_option("#game", "kids_of_london")
-    page.select_option("#players", "3")
-    page.select_option("#human-seat", "0")
-    page.select_option("#level-1", "1")
-    page.select_option("#level-2", "2")
-    page.fill("#seed", "11")
+    _set_up(page, "kids_of_london", seed=11, players=3, levels={1: 1, 2: 2})
     page.click("#start")
 
     moves = 0
@@ -314,11 +321,7 @@ def test_statistics_on_request_hint_download_take_back(browser, site):
     page.on("pageerror", lambda error: page_errors.append(error))
     page.on("request", lambda r: r.url.endswith("/Recommend") and recommended.append(json.loads(r.post_data)))
     page.goto(site)
-    page.wait_for_selector("#game option[value=leduc_poker]", state="attached")
-    page.select_option("#game", "leduc_poker")
-    page.select_option("#human-seat", "1")
-    page.select_option("#level-0", "2")
-    page.fill("#seed", "3")
+    _set_up(page, "leduc_poker", seed=3, human_seat=1, levels={0: 2})
     page.check("#open-stats")
     page.click("#start")
     page.wait_for_selector("#actions button.move:enabled")
@@ -377,7 +380,7 @@ def test_analysis_mode_finds_the_best_move_of_a_pasted_position(browser, site):
     assert "Best move for seat 0" in page.inner_text("#analysis-status")
     assert page.inner_text("#analysis-table")
     assert recommended[-1]["search"] == {"seed": "1", "temperature": 0, "iterations": "1000"}
-    # An analysis request (issue 25): the plays best first, with their value (a reference game
+    # An analysis request: the plays best first, with their value (a reference game
     # has no win probability: its returns are chips, so the column says Value, not Win; Kuhn
     # poker has no score, so no Margin), visits, prior and plan (each under its move), and what
     # the beliefs found.
@@ -560,13 +563,7 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     page.on("pageerror", lambda error: page_errors.append(error))
     page.goto(site)
     page.evaluate(WATCH_NEWEST_EVENT)
-    page.wait_for_selector(f"#game option[value={game_id}]", state="attached")
-    page.select_option("#game", game_id)
-    page.select_option("#players", "3")
-    page.select_option("#human-seat", "0")
-    for seat in (1, 2):
-        page.select_option(f"#level-{seat}", "1")
-    page.fill("#seed", "5")
+    _set_up(page, game_id, seed=5, players=3, levels={1: 1, 2: 1})
     page.click("#start")
     page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
     assert not page.evaluate("document.getElementById('setup-panel').open")
@@ -615,11 +612,7 @@ def _start(page, site, game_id, players=3, seed=5):
     answers = []
     page.on("response", lambda r: r.url.endswith(("/ViewState", "/ApplyAction")) and answers.append(r))
     page.goto(site)
-    page.wait_for_selector(f"#game option[value={game_id}]", state="attached")
-    page.select_option("#game", game_id)
-    page.select_option("#players", str(players))
-    page.select_option("#human-seat", "0")
-    page.fill("#seed", str(seed))
+    _set_up(page, game_id, seed=seed, players=players)
     page.click("#start")
     page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
     last = answers[-1].json()

@@ -1,4 +1,4 @@
-"""What a call costs beyond its search (issue 11, item 13): a small Recommend makes at most one
+"""What a call costs beyond its search: a small Recommend makes at most one
 trip to a search thread, where its answer is built, and none to the decoding threads; once
 its game's speed is known, a search of at most inline_search_ms runs on the loop with no trip
 at all, when no other search runs; a search stopped by the server's shutdown never answers as

@@ -94,7 +94,7 @@ def test_play_a_full_game_in_the_terminal(server, capsys, monkeypatch):
     assert "You are seat 0" in out and "not an option: 'x' (help lists the commands)" in out
     # The result as a table, not Python lists (before: "game over: returns [0.0, 1.0, 0.0]").
     assert "game over:\n  seat 0 (you)  " in out and "returns [" not in out
-    # Each move is told as seat 0 saw it (issue 26): its own card named, the bots' not.
+    # Each move is told as seat 0 saw it: its own card named, the bots' not.
     assert out.count("-- you put your ") >= 8
     assert out.count("-- seat 1 puts a card down") >= 8 and out.count("-- seat 2 puts a card down") >= 8
     assert out.count("== hour ") == 9 and "== game over: " in out
@@ -194,7 +194,7 @@ def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
 
 @pytest.mark.parametrize("game_id", ["london", "oliver_twist", "fagins_gang"])
 def test_play_narrates_the_bots_turns_and_the_round_summaries(server, capsys, monkeypatch, game_id):
-    """Issue 26, item 4: `fagin play` prints every move as your seat saw it, with the round
+    """`fagin play` prints every move as your seat saw it, with the round
     summaries, and keeps to 80 columns: here until your first decisions (the first option
     each time), then quits."""
     moves = "\n".join(["0"] * 12 + ["q"]) + "\n"
@@ -381,7 +381,7 @@ def test_play_defaults_to_a_player_count_the_game_takes(server, capsys, monkeypa
     assert "You are seat 0" in out
 
 
-# ---------------------------------------------------------------- issue 23, defect 5
+# ---------------------------------------------------------------- IPv6 hosts
 
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 def test_an_ipv6_host_is_served_with_or_without_brackets(host):

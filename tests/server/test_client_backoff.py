@@ -1,4 +1,4 @@
-"""Clients back off by themselves when a server refuses by load (issue 23, defect 6):
+"""Clients back off by themselves when a server refuses by load:
 gRPC's retry policy sends a refused call again after the server's grpc-retry-pushback-ms,
 and `fagin loadtest`'s clients wait out a refusal before their next call."""
 import asyncio

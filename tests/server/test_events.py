@@ -1,5 +1,5 @@
 """ApplyAction's events through the server: every seat's, or the observer's, for the move
-and every chance outcome it resolved, typed in the game's Event message (issue 26)."""
+and every chance outcome it resolved, typed in the game's Event message."""
 import grpc
 import pytest
 

@@ -1,4 +1,4 @@
-"""Observability (issue 11, item 9): Prometheus metrics over HTTP and JSON log lines."""
+"""Observability: Prometheus metrics over HTTP and JSON log lines."""
 import dataclasses
 import io
 import json

@@ -293,12 +293,12 @@ def test_one_log_line_per_call_written_after_the_answer(client, caplog):
 
 def test_recommend_on_several_threads(client):
     """Root parallelism through the server: the same answer as in process, budget split, threads capped."""
-    from fagin.search.root_parallel import search as parallel_search
+    from fagin.search.root_parallel import root_parallel_search
     state = client.new_game("kids_of_london", 4, seed=5).state
     rec = client.recommend(state, 1, iterations=4001, seed=3, threads=2)
     assert rec.iterations == 4001 and sum(s.visits for s in rec.actions) == 4001
     assert rec.settings.threads == 2 and not rec.notes
-    local = parallel_search(codec.decode_state(state)[1], 1, iterations=4001, seed=3, threads=2)
+    local = root_parallel_search(codec.decode_state(state)[1], 1, iterations=4001, seed=3, threads=2)
     assert [(s.action.id, s.visits) for s in rec.actions] == [(s.action, s.visits) for s in local.stats]
     assert rec.action.id == local.action
     capped = client.recommend(state, 1, iterations=500, threads=64)
@@ -403,7 +403,7 @@ def test_a_stream_whose_search_fails_ends_internal_and_logs_so(client, failing_s
     assert len(stream) == 1 and " INTERNAL " in stream[0], stream
 
 
-# ---------------------------------------------------------------- issue 23, defect 2
+# ---------------------------------------------------------------- deadlines as gRPC sends them
 
 def _grpc_timeout_ms(deadline_ms):
     """The timeout a gRPC client sends for a deadline `deadline_ms` away, as its core encodes

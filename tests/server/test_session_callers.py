@@ -25,9 +25,8 @@ TOKEN_B = "b" * 32
 
 @pytest.fixture(scope="module")
 def srv():
-    s = ServiceServer()
-    yield s
-    s.close()
+    with ServiceServer() as s:
+        yield s
 
 
 def ask(srv, state, seat, token=None, iterations=200, rollout="", **fields):

@@ -1,4 +1,4 @@
-"""RecommendRequest.session (a seat's search tree kept between its calls, issue 24) and
+"""RecommendRequest.session (a seat's search tree kept between its calls) and
 SearchSettings.stop_when_decided, through a real server; the kept trees' memory in the
 admission's budget."""
 import asyncio
@@ -63,9 +63,8 @@ def turn_of_two(stub, seed=1):
 
 @pytest.fixture(scope="module")
 def srv():
-    s = ServiceServer()
-    yield s
-    s.close()
+    with ServiceServer() as s:
+        yield s
 
 
 def test_a_session_continues_its_tree_with_a_head_start(srv):
@@ -249,8 +248,7 @@ def test_a_call_refused_by_admission_leaves_its_sessions_tree_kept(srv, monkeypa
 # --- bounds: the session limit, idle expiry, memory --------------------------------------------
 
 def test_the_least_recently_used_tree_is_dropped_beyond_the_limit():
-    srv = ServiceServer(max_sessions=2)
-    try:
+    with ServiceServer(max_sessions=2) as srv:
         state = new_game("kids_of_london", 2, seed=1)
         for name in ("s1", "s2", "s3"):
             ask(srv.stub, state, 0, name, iterations=50)
@@ -261,15 +259,12 @@ def test_the_least_recently_used_tree_is_dropped_beyond_the_limit():
         assert ask(srv.stub, state, 0, "s3", iterations=50).session.continued
         assert srv.admission.kept_bytes == sum(e.bytes for e in store.kept.values()) > 0
         assert srv.admission.reserved_bytes == srv.admission.kept_bytes      # no search under way
-    finally:
-        srv.close()
 
 
 def test_an_idle_tree_is_dropped_without_a_call():
     # Idle for 3 s: long enough that a loaded machine cannot expire the tree before the
     # first check, short enough to wait for.
-    srv = ServiceServer(session_idle_seconds=3)
-    try:
+    with ServiceServer(session_idle_seconds=3) as srv:
         state = new_game("kids_of_london", 2, seed=1)
         ask(srv.stub, state, 0, "idle", iterations=50)
         assert len(srv.service.sessions) == 1 and srv.admission.kept_bytes > 0
@@ -278,19 +273,14 @@ def test_an_idle_tree_is_dropped_without_a_call():
             time.sleep(0.05)
         assert len(srv.service.sessions) == 0 and srv.admission.kept_bytes == 0
         assert srv.admission.reserved_bytes == 0 and srv.service.sessions.dropped["idle"] == 1
-    finally:
-        srv.close()
 
 
 def test_a_server_without_sessions_keeps_nothing():
-    srv = ServiceServer(max_sessions=0)
-    try:
+    with ServiceServer(max_sessions=0) as srv:
         state = new_game("kids_of_london", 2, seed=1)
         rec = ask(srv.stub, state, 0, "none", iterations=50)
         assert "--max-sessions 0" in rec.session.fresh_reason and len(srv.service.sessions) == 0
         assert any("keeps no trees" in n for n in rec.notes)
-    finally:
-        srv.close()
 
 
 def _kept_job(config, store, session, seed, iterations=300, caller=ANONYMOUS):
@@ -452,8 +442,7 @@ def test_playing_the_kept_root_forward_reads_only_what_the_seat_sees():
 def test_a_kept_tree_without_room_to_grow_is_not_continued():
     """Review finding: a kept tree at the node cap was continued and ran its budget frozen,
     without a node added or a word said.  It now starts afresh, and says why."""
-    srv = ServiceServer(max_nodes=500)
-    try:
+    with ServiceServer(max_nodes=500) as srv:
         state = settle(new_game("oliver_twist", 2, seed=1), random.Random(1))
         seat = state.current_player()
         first = ask(srv.stub, state, seat, "full", iterations=400, seed=1)
@@ -464,8 +453,6 @@ def test_a_kept_tree_without_room_to_grow_is_not_continued():
         assert srv.service.sessions.dropped["not continued"] == 1
         small = ask(srv.stub, state, seat, "full", iterations=50, seed=3)
         assert small.session.continued and visits(small) == small.session.head_start + 50
-    finally:
-        srv.close()
 
 
 def test_a_kept_tree_is_counted_at_what_it_holds():

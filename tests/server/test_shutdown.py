@@ -53,6 +53,31 @@ def _wait_for(lines, pattern, timeout=30):
             return m
 
 
+def _end(proc, channel=None):
+    """Closes the test's channel, and kills the server if it is still running."""
+    if channel is not None:
+        channel.close()
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def _started(stub, err, state, time_ms=30_000):
+    """A Recommend call on `time_ms` alone, once the server has logged its search started."""
+    call = stub.Recommend.future(recommend_request(state, 0, time_ms=time_ms, iterations=10**9), timeout=60)
+    _wait_for(err, "search started")
+    return call
+
+
+def _streaming(stub, state):
+    """A StreamRecommend call of 30 s, once its first report (not the final one) has come."""
+    stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
+        request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
+        timeout=60)
+    assert not next(stream).final           # under way
+    return stream
+
+
 def test_sigterm_drains_then_cancels_running_searches_and_exits():
     proc, out, err = _serve("--grace-seconds", str(GRACE_S), "--workers", "2", "--log-level", "DEBUG")
     channel = None
@@ -64,16 +89,9 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
         assert next(health).status == health_pb2.HealthCheckResponse.SERVING
 
         state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
-        long = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
-                                     timeout=60)
-        _wait_for(err, "search started")
-        short = stub.Recommend.future(recommend_request(state, 0, time_ms=300, iterations=10**9),
-                                      timeout=60)
-        _wait_for(err, "search started")
-        stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
-            request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
-            timeout=60)
-        assert not next(stream).final           # under way
+        long = _started(stub, err, state)
+        short = _started(stub, err, state, time_ms=300)
+        stream = _streaming(stub, state)
 
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
@@ -99,14 +117,10 @@ def test_sigterm_drains_then_cancels_running_searches_and_exits():
         except grpc.RpcError as e:
             assert e.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), e
     finally:
-        if channel is not None:
-            channel.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _end(proc, channel)
 
 
-# ---------------------------------------------------------------- issue 23, defect 3
+# ---------------------------------------------------------------- draining
 
 # Long enough that the checks below leave a loaded machine a second or more of slack
 # (health seen NOT_SERVING, calls made during the drain) and still tell a drain from none.
@@ -156,9 +170,7 @@ def test_sigterm_reports_not_serving_and_keeps_serving_for_the_drain_period():
         assert not any(ok for at, ok in calls if at > DRAIN_S + GRACE_S + 1), "served after the drain"
         assert DRAIN_S <= exit_s < DRAIN_S + GRACE_S + 3, f"exited {exit_s:.1f} s after SIGTERM"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _end(proc)
 
 
 # ------------------------------------------------------------------ the log after the grace
@@ -175,18 +187,11 @@ def test_calls_cut_by_the_shutdown_are_logged_as_their_clients_see_them():
         channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         stub = fagin_pb2_grpc.FaginStub(channel)
         state = codec.encode_state(new_game("kids_of_london", 4, seed=1))
-        cancelled = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
-                                          timeout=60)
-        _wait_for(err, "search started")
+        cancelled = _started(stub, err, state)
         cancelled.cancel()
         assert _wait_for(err, r"INFO fagin\.server: Recommend \S+ ([A-Z_]+) ").group(1) == "CANCELLED"
-        cut = stub.Recommend.future(recommend_request(state, 0, time_ms=30_000, iterations=10**9),
-                                    timeout=60)
-        _wait_for(err, "search started")
-        stream = stub.StreamRecommend(fagin_pb2.StreamRecommendRequest(
-            request=recommend_request(state, 0, time_ms=30_000, iterations=10**9), report_interval_ms=100),
-            timeout=60)
-        assert not next(stream).final
+        cut = _started(stub, err, state)
+        stream = _streaming(stub, state)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
         with pytest.raises(grpc.RpcError) as unary:
@@ -205,8 +210,4 @@ def test_calls_cut_by_the_shutdown_are_logged_as_their_clients_see_them():
             r"INFO fagin\.server: (Recommend|StreamRecommend) \S+ ([A-Z_]+) ", line) for line in remaining) if m}
         assert logged == {"Recommend": "UNAVAILABLE", "StreamRecommend": "UNAVAILABLE"}
     finally:
-        if channel is not None:
-            channel.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _end(proc, channel)

@@ -1,8 +1,8 @@
 """The one-pass reader of serialized states (server/wire.pyx) against a field-by-field oracle.
 
 ``codec.message_to_dict`` reads a message's bytes with per-type plans; the
-oracle below reads the parsed message attribute by attribute (the codec's
-reader before issue 11's call-cost work).  They must agree on every state
+oracle below reads the parsed message attribute by attribute (as the codec
+once did).  They must agree on every state
 met in play in every game, on the fuzzer's mutated states, on the errors for
 over-long fields, and on the encodings protobuf allows but our serializer
 does not write (unpacked repeated numbers, fields out of order, unknown

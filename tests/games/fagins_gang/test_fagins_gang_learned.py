@@ -101,7 +101,7 @@ def test_the_trainer_takes_the_rooms_features_and_progress(monkeypatch):
 
 
 def test_three_and_four_player_searches_default_to_the_learned_evaluation():
-    """GameSpec.search (seeds/fagins_gang.md, "The bot and the search"): at 3 and 4 players a
+    """GameSpec.tuned_settings (seeds/fagins_gang.md, "The bot and the search"): at 3 and 4 players a
     search that names no evaluation takes the learned one; at 2, 5 and 6 the hand-written one."""
     from fagin.search import ismcts
     for players, want in ((2, "handwritten"), (3, "learned"), (4, "learned"), (5, "handwritten"),

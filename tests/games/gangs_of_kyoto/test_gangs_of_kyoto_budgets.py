@@ -1,9 +1,10 @@
-"""Gangs of Kyoto's search by budget (GameSpec.search_by_budget): from 4,096 iterations at 2
+"""Gangs of Kyoto's search by budget (GameSpec.budget_settings): from 4,096 iterations at 2
 players, the heuristic's playouts with its pick as the tree's prior (weight 10); below that,
 at other player counts and on time alone, uniform playouts (seeds/gangs_of_kyoto.md,
 "Large budgets")."""
 from fagin.engines import new_game
-from fagin.search import ismcts, root_parallel
+from fagin.search import ismcts
+from fagin.search.root_parallel import root_parallel_search
 from fagin.search.bots import make_bot
 from fagin.server import codec
 
@@ -54,7 +55,7 @@ def test_one_thread_gives_the_plain_searchs_answer_at_a_large_budget():
     import numpy as np
     state, seat = _opening(2)
     plain = ismcts.search(state, seat, iterations=4096, seed=5, rollout="policy")
-    parallel = root_parallel.search(state, seat, iterations=4096, seed=5, threads=1, rollout="policy")
+    parallel = root_parallel_search(state, seat, iterations=4096, seed=5, threads=1, rollout="policy")
     assert plain.stats == parallel.stats and plain.action == parallel.action
     assert ismcts.ISMCTS(state, seat, rollout="policy", budget=np.int64(4096)).prior == 10.0
     assert ismcts.ISMCTS(state, seat, rollout="policy", budget=4096, selection="rm").prior == 0.0
@@ -63,9 +64,9 @@ def test_one_thread_gives_the_plain_searchs_answer_at_a_large_budget():
 def test_a_bot_of_4096_iterations_searches_as_the_server_does():
     state, seat = _opening(2)
     bot = make_bot("ismcts:4096")
-    local = root_parallel.search(state, seat, iterations=4096, seed=5, threads=1, rollout="policy", prior=10.0)
+    local = root_parallel_search(state, seat, iterations=4096, seed=5, threads=1, rollout="policy", prior=10.0)
     assert bot.choose(state, seat, 5) == local.action
-    assert make_bot("ismcts:4096:random").choose(state, seat, 5) == root_parallel.search(
+    assert make_bot("ismcts:4096:random").choose(state, seat, 5) == root_parallel_search(
         state, seat, iterations=4096, seed=5, threads=1, rollout="random").action
 
 

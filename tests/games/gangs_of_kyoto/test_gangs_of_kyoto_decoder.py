@@ -1,4 +1,4 @@
-"""Gangs of Kyoto's decoder: a field the rules determine is derived or checked (issue 22).
+"""Gangs of Kyoto's decoder: a field the rules determine is derived or checked.
 
 Each case was a position the decoder accepted although the engine never holds it, or refused
 although a client may leave the field out; each then played differently from the true one.

@@ -261,6 +261,16 @@ def act(st, what: str, arg=None):
     return st.apply(a)
 
 
+def scored(players=2, **kw):
+    """The state after the last turn of a finished game (Take Three with nothing left to take):
+    the final scoring of the position ``kw`` describes, no money unless given."""
+    kw.setdefault("money", {p: 0 for p in range(players)})
+    st = position(players=players, active=0, phase="action", deck=[], last_round=True, turns_left=1, **kw)
+    act(st, "take_three")
+    assert st.is_terminal()
+    return st
+
+
 def draw(st, card: str):
     """Applies the chance outcome "the deck gives ``card``"."""
     assert st.is_chance_node(), f"not a chance node (phase {phase(st)})"

@@ -1,9 +1,11 @@
 """London's heuristic bot and rollout policy: legal, informed only by what a seat knows
 (LN-83 to LN-86), and quicker to finish a game than uniform play (LN-74)."""
+import itertools
 import random
 
 import pytest
 
+from fagin.engines.game import decisions
 from fagin.engines.london import engine as E
 from fagin.engines.london.heuristic import LondonHeuristicBot
 from fagin.search.playouts import random_playouts, rollout_policy_violations
@@ -14,14 +16,9 @@ from .helpers import GAME, position
 def _play(players, seed, bots):
     st = GAME.new_initial_state(players)
     rng = random.Random(seed)
-    while not st.is_terminal():
-        if st.is_chance_node():
-            st.apply(st.sample_chance(rng.getrandbits(63)))
-            continue
-        seat = st.current_player()
-        legal = st.legal_actions(seat)
+    for seat in decisions(st, rng):
         a = bots[seat].choose(st, seat, rng.getrandbits(63))
-        assert a in legal
+        assert a in st.legal_actions(seat)
         st.apply(a)
     return st
 
@@ -56,14 +53,13 @@ def test_rollout_policy_is_the_heuristic_with_a_uniform_share():
     st = GAME.new_initial_state(3)
     rng = random.Random(4)
     checked = 0
-    while not st.is_terminal() and checked < 40:
-        if st.is_chance_node():
-            st.apply(st.sample_chance(rng.getrandbits(63)))
-            continue
+    for seat in decisions(st, rng):
+        if checked == 40:
+            break
         legal = st.legal_actions()
         if len(legal) > 2:
             answers = rollout_policy_answers(st, 400, seed=checked)
-            picks = {LondonHeuristicBot().choose(st, st.current_player(), seed) for seed in range(12)}
+            picks = {LondonHeuristicBot().choose(st, seat, seed) for seed in range(12)}
             assert sum(answers.get(a, 0) for a in picks) >= 0.85 * 400     # ties: any of the bot's picks
             checked += 1
         st.apply(rng.choice(legal))
@@ -86,11 +82,7 @@ def test_heuristic_ignores_what_its_seat_cannot_see_LN_84_LN_85():
     st = GAME.new_initial_state(3)
     rng = random.Random(7)
     checked = 0
-    while not st.is_terminal() and checked < 60:
-        if st.is_chance_node():
-            st.apply(st.sample_chance(rng.getrandbits(63)))
-            continue
-        seat = st.current_player()
+    for seat in itertools.islice(decisions(st, rng), 60):
         seed = rng.getrandbits(63)
         a = bot.choose(st, seat, seed)
         for d in range(3):

@@ -223,6 +223,12 @@ def _write(tmp_path, name, data):
     return path
 
 
+def _refused(load, path, message):
+    """``load`` refuses the file at ``path``, naming it, with ``message``."""
+    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*" + message):
+        load(path)
+
+
 def _cards_json():
     return json.loads(C.CARDS_FILE.read_text(encoding="utf-8"))
 
@@ -269,9 +275,7 @@ CARD_FAULTS = {
 @pytest.mark.parametrize("fault", sorted(CARD_FAULTS))
 def test_corrupted_cards_file_is_refused(tmp_path, fault):
     change, message = CARD_FAULTS[fault]
-    path = _write(tmp_path, "cards.json", _cards_with(change))
-    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*" + message):
-        C.load_cards(path)
+    _refused(C.load_cards, _write(tmp_path, "cards.json", _cards_with(change)), message)
 
 
 def test_duplicate_json_key_is_refused(tmp_path):
@@ -319,9 +323,7 @@ BOARD_FAULTS = {
 @pytest.mark.parametrize("fault", sorted(BOARD_FAULTS))
 def test_corrupted_board_file_is_refused(tmp_path, fault):
     change, message = BOARD_FAULTS[fault]
-    path = _write(tmp_path, "board.json", _board_with(change))
-    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*" + message):
-        C.load_board(path)
+    _refused(C.load_board, _write(tmp_path, "board.json", _board_with(change)), message)
 
 
 @pytest.mark.parametrize("table, beyond, message", [
@@ -331,9 +333,7 @@ def test_corrupted_board_file_is_refused(tmp_path, fault):
     ([0, 1, "1"], 3, r"table\[2\]"),
 ])
 def test_corrupted_poverty_file_is_refused(tmp_path, table, beyond, message):
-    path = _write(tmp_path, "poverty.json", {"table": table, "beyond": beyond})
-    with pytest.raises(ValueError, match=re.escape(str(path)) + ".*" + message):
-        C.load_poverty(path)
+    _refused(C.load_poverty, _write(tmp_path, "poverty.json", {"table": table, "beyond": beyond}), message)
 
 
 def test_the_project_files_pass_their_loaders_unchanged(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from fagin.engines.london import engine as E
 
 from .helpers import (act, action_id, building_display, discard_pile, display_rows, draw, hand_of,
-                             labels, phase, position, raw, seat, tops, total_cards, with_fields)
+                             labels, phase, position, raw, scored, seat, tops, total_cards, with_fields)
 
 
 # ------------------------------------------------------------------ LN-W1
@@ -280,18 +280,9 @@ def test_w8_the_last_round():
 
 # ------------------------------------------------------------------ LN-W9 to LN-W11
 
-def _score(players, **kw):
-    """Plays the last turn of a finished game (Take Three with nothing left) and returns the state."""
-    kw.setdefault("money", {p: 0 for p in range(players)})
-    st = position(players=players, active=0, phase="action", deck=[], last_round=True, turns_left=1, **kw)
-    act(st, "take_three")
-    assert st.is_terminal()
-    return st
-
-
 def test_w9_scoring():
     """LN-W9 (LN-76 to LN-80): loans repaid, hand cards to poverty, VP, the poverty adjustment."""
-    st = _score(3, money={0: 20, 1: 7, 2: 31}, loans={0: 1, 1: 2, 2: 2}, poverty={0: 6, 1: 3, 2: 4},
+    st = scored(3, money={0: 20, 1: 7, 2: 31}, loans={0: 1, 1: 2, 2: 2}, poverty={0: 6, 1: 3, 2: 4},
                 vp={0: 9, 1: 12, 2: 5}, hands={0: ["paupers_a", "paupers_b"], 2: ["paupers_c"]},
                 boroughs={"city": 0, "hackney": 0, "westminster": 1, "southwark_bermondsey": 2, "lambeth": 2},
                 underground=("city",),
@@ -319,7 +310,7 @@ def test_w10_tie_breaks(case):
     """LN-W10 (LN-81): both at 20 VP; fewest poverty, most boroughs, highest card, then a shared win."""
     _, a_b, a_stacks, a_vp, a_pov, b_b, b_stacks, b_vp, b_pov, returns = case
     boroughs = {**{b: 0 for b in a_b}, **{b: 1 for b in b_b}}
-    st = _score(2, boroughs=boroughs, stacks={0: a_stacks, 1: b_stacks}, vp={0: a_vp, 1: b_vp},
+    st = scored(2, boroughs=boroughs, stacks={0: a_stacks, 1: b_stacks}, vp={0: a_vp, 1: b_vp},
                 poverty={0: a_pov, 1: b_pov})
     assert raw(st)["final_vp"][:2] == [20, 20]
     assert st.returns() == returns

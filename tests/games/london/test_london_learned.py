@@ -132,7 +132,7 @@ def test_a_game_without_a_learned_evaluation_refuses_it():
 
 
 def test_three_player_searches_default_to_the_learned_evaluation():
-    """GameSpec.search (seeds/london.md, "The bot and the search"): at 3 players a search that
+    """GameSpec.tuned_settings (seeds/london.md, "The bot and the search"): at 3 players a search that
     names no evaluation takes the learned one; at 2 and 4 the hand-written one."""
     from fagin.engines import new_game
     from fagin.search import ismcts
@@ -143,7 +143,7 @@ def test_three_player_searches_default_to_the_learned_evaluation():
 
 
 def test_two_and_four_player_searches_default_to_96_action_playouts():
-    """GameSpec.search (seeds/london.md, "Longer playouts" and "The equal time measured again, and
+    """GameSpec.tuned_settings (seeds/london.md, "Longer playouts" and "The equal time measured again, and
     3 and 4 players"): playouts are cut after 96 policy actions at 2 and 4 players, and at the
     engine's 48 at 3 (where the learned evaluation scores them)."""
     from fagin.engines import GAMES

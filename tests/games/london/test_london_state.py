@@ -16,6 +16,8 @@ from fagin.engines.core import Game
 from fagin.engines.london import GAME
 from fagin.engines.london.actions import ACTION_KINDS, RANGE_KINDS
 
+from ...positions import named_ids
+
 GAMEOBJ = Game(E, GAME)
 
 
@@ -186,17 +188,13 @@ def test_bad_descriptions_name_the_field():
 
 
 def test_every_action_id_has_a_label_and_typed_form_LN_93():
-    seen = 0
-    for a in range(E.NUM_DISTINCT_ACTIONS):
-        try:
-            label = GAMEOBJ.action_label(a)
-        except ValueError:
-            continue
-        seen += 1
+    named = named_ids(GAMEOBJ.action_label, E.NUM_DISTINCT_ACTIONS)
+    for a in named:
+        label = GAMEOBJ.action_label(a)
         assert label and "/" not in label
         chance = a >= E.ACTION_CHANCE
         assert GAMEOBJ.action_from_typed(GAMEOBJ.typed_action(a, chance), chance) == a
-    assert seen == 11 + 4 + 20 + 20 + len(RANGE_KINDS) * len(E.KINDS) + len(E.VERSIONS)
+    assert len(named) == 11 + 4 + 20 + 20 + len(RANGE_KINDS) * len(E.KINDS) + len(E.VERSIONS)
     assert RANGE_KINDS == E.RANGES and set(ACTION_KINDS) > set(RANGE_KINDS)
 
 

@@ -5,6 +5,8 @@ import random
 
 import pytest
 
+from fagin.engines import GAMES
+from fagin.engines.game import decisions
 from fagin.engines.oliver_twist import engine as E
 from tests.games.oliver_twist.helpers import (BOTTOM, DONE, GAME, GIVE_UP, JUNCTION_TOP, LEFT, LEFT_OF_TOP, RELOCATE,
                                       RIGHT_OF_TOP, TAKE, TOP, act, fagin, hide, keep, kind, money, play,
@@ -468,17 +470,12 @@ def test_game_length_bound_OT_34():
 
 def test_heuristic_plays_legal_games_OT_36():
     """The rule-based player finishes games at 2 and 4 players with legal actions (OT-36)."""
-    bot = GAME.spec.make_heuristic() if hasattr(GAME, "spec") else None
-    from fagin.engines import GAMES
     bot = GAMES["oliver_twist"].make_heuristic()
     rng = random.Random(3)
     for players in (2, 4):
         st = GAME.new_initial_state(players)
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply(st.sample_chance(rng.getrandbits(63)))
-                continue
-            a = bot.choose(st, st.current_player(), rng.getrandbits(32))
+        for seat in decisions(st, rng):
+            a = bot.choose(st, seat, rng.getrandbits(32))
             assert a in st.legal_actions()
             st.apply(a)
         assert max(s["final_score"] for s in st.describe()["seats"]) > 20
@@ -489,10 +486,7 @@ def test_one_option_decisions_are_played_at_once_OT_37():
     rng = random.Random(4)
     for players in (2, 3):
         st = GAME.new_initial_state(players)
-        while not st.is_terminal():
-            if st.is_chance_node():
-                st.apply(st.sample_chance(rng.getrandbits(63)))
-                continue
+        for _ in decisions(st, rng):
             legal = st.legal_actions()
             assert len(legal) > 1, st.describe()["phase"]
             st.apply(rng.choice(legal))

@@ -6,6 +6,7 @@ import random
 import pytest
 
 from fagin.engines import GAMES
+from fagin.engines.game import decisions
 from fagin.engines.oliver_twist import engine as E
 from tests.games.oliver_twist.helpers import BOTTOM, DONE, GAME, RIGHT_OF_TOP, TOP, act, position, resolve
 
@@ -15,15 +16,12 @@ def _midgame(players, seed, night=False):
     rng = random.Random(seed)
     bot = GAMES["oliver_twist"].make_heuristic()
     st = GAME.new_initial_state(players)
-    while not st.is_terminal():
-        if st.is_chance_node():
-            st.apply(st.sample_chance(rng.getrandbits(63)))
-            continue
+    for seat in decisions(st, rng):
         d = st.describe()
         if d["phase"] == "turn" and d["night"] == night and sum(s["police_file_size"] for s in d["seats"]) >= 3 \
                 and any(s["character_count"] for s in d["seats"]):
             return st
-        st.apply(bot.choose(st, st.current_player(), rng.getrandbits(32)))
+        st.apply(bot.choose(st, seat, rng.getrandbits(32)))
     raise AssertionError("no such position")
 
 

@@ -60,7 +60,7 @@ def test_features_are_relative_to_the_best_other_seat():
 
 
 def test_by_default_playouts_run_to_the_end_and_a_cut_off_is_scored_by_the_evaluation():
-    """OT_DEF.rollout_depth is 0: a search that names no cut-off (and no tuned one, GameSpec.search)
+    """OT_DEF.rollout_depth is 0: a search that names no cut-off (and no tuned one, GameSpec.tuned_settings)
     plays every playout out; with one, the evaluation scores them."""
     from fagin.search import ismcts
     st = new_game("oliver_twist", 4, seed=3)
