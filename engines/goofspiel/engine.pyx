@@ -44,13 +44,6 @@ ctypedef struct GoofState:
     int8_t bids[2][MAX_CARDS]
     int8_t winner[MAX_CARDS]    # 0, 1, or 2 for a tie
 
-cdef inline int popcount(unsigned int x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
 cdef inline int lowest(unsigned int x) noexcept nogil:
     cdef int i = 0
     while not (x >> i) & 1:

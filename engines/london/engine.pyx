@@ -711,16 +711,6 @@ cdef inline bint is_active_card(const LNState* s, int p, int i) noexcept nogil:
     """Face up and uncovered: its permanent power is in force (LN-30, LN-42)."""
     return (s.pc_flags[p][i] & (F_DOWN | F_COVERED)) == 0
 
-cdef inline int power_of(const LNState* s, int p, const int* table) noexcept nogil:
-    """The largest value of a permanent-power table among p's face-up uncovered cards."""
-    cdef int i, best = 0, x
-    for i in range(s.pc_n[p]):
-        if is_active_card(s, p, i):
-            x = table[s.pc_version[p][i]]
-            if x > best:
-                best = x
-    return best
-
 cdef void refresh_powers(LNState* s, int p) noexcept nogil:
     """Recomputes p's cached permanent powers after its Building Display changed."""
     cdef int i, v, j
