@@ -59,11 +59,11 @@ from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, game_def_beliefs, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, mix64
 from fagin.engines.cards cimport ms_draw_where
-from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
-                              learned_relative)
+from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
+                                    learned_room_margins)
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -1945,6 +1945,10 @@ cdef void ln_apply_action(void* st, int action) noexcept nogil:
             break
         apply_one(s, buf[0])
 
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# beside the functions each puts in it, and exported as GAME_DEF.
+cdef GameDef LN_DEF
+
 cdef int ln_num_players(const void* st) noexcept nogil:
     return (<const LNState*>st).players
 
@@ -2093,6 +2097,14 @@ cdef uint64_t ln_infoset_key(const void* st, int player) noexcept nogil:
 cdef int ln_make_current(void* st, int seat) noexcept nogil:
     return 1 if ln_current_player(st) == seat else 0
 
+# A decision lists at most 1 + the stacks of a display (96), or the kinds in a hand, or 12
+# sources; a chance node at most the 76 versions.  The game's length is a practical bound, as
+# for Gangs of Kyoto: 100 rounds (LN-97) of 4 turns average well under 50 actions a turn; the
+# search only uses it to size its in-tree path.
+game_def(&LN_DEF, b"london", sizeof(LNState), LN_MAX_PLAYERS, NUM_ACTIONS, MAX_PLACED + 4, MAX_PLACED + 4, 20000,
+         ln_num_players, ln_current_player, ln_legal_actions, ln_apply_action, ln_chance_outcomes, ln_sample_chance,
+         ln_returns, ln_determinize, ln_infoset_key, ln_make_current)
+
 include "rollout.pxi"
 cdef enum:
     EVAL_DEPTH = 48             # rollout actions before the evaluation: about two rounds of play
@@ -2197,6 +2209,8 @@ cdef void ln_hidden_counts(const void* st, int observer, int* out) noexcept nogi
         for i in range(s.look_n):
             out[LN_LOOK * MAX_V + s.look[i]] += 1
 
+game_def_beliefs(&LN_DEF, ln_hidden_counts, LN_PLACES, MAX_V)
+
 # ------------------------------------------------ features for a learned evaluation
 # Not rules: what a learned estimate of a seat's chance to win reads (python -m fagin.train,
 # seeds/london.md, "The bot and the search").  Defined once, here, and read both by the
@@ -2247,10 +2261,11 @@ cdef void seat_raw_features(const LNState* s, double* raw) noexcept nogil:
         r[8] = under
         r[9] = vp[p] + EVAL_HAND * s.hand_n[p] + future_yield(s, p, runs)
 
-cdef void ln_features_all(const LNState* s, double* out) noexcept nogil:
+cdef void ln_features(const void* st, double* out) noexcept nogil:
     """The features of every seat, seat p's LN_FEATURES values at out[p * LN_FEATURES:]: each
     seat feature minus the largest other seat's value, then the share of the deck still to
     draw, the worth lead times that share, and 1 for the seat to act."""
+    cdef const LNState* s = <const LNState*>st
     cdef double raw[LN_MAX_PLAYERS * LN_SEAT_FEATURES]
     cdef double deck = deck_cards(s) / <double>DECK_TOTAL
     cdef int p
@@ -2276,74 +2291,23 @@ _load_features()
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedModel LEARNED_MODEL
-
-cdef void ln_features(const void* st, double* out) noexcept nogil:
-    ln_features_all(<const LNState*>st, out)
+cdef LearnedRoom LEARNED_ROOM
 
 cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
-    at the end; the hand-written ln_evaluate for a player count it lacks)."""
-    cdef const LNState* s = <const LNState*>st
-    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ln_returns, ln_evaluate, ln_features, out)
+    learned_room_evaluate(&LEARNED_ROOM, st, out)
 
 cdef bint ln_margins_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    at the end of the game and for a player count it holds no margin model for)."""
-    cdef const LNState* s = <const LNState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ln_features, out)
+    return learned_room_margins(&LEARNED_ROOM, st, out)
 
-LEARNED_FILE = data_path(__file__, "learned.json")
-LEARNED = None      # the model document loaded, or None
-
-def _load_learned(path=LEARNED_FILE):
-    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
-    global LEARNED
-    LEARNED = None
-    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, LN_MAX_PLAYERS, "London")
-    return LEARNED is not None and bool(LEARNED.get("models"))
-
-
-cdef GameDef LN_DEF
-LN_DEF.game_id = b"london"
-LN_DEF.state_size = sizeof(LNState)
-LN_DEF.max_players = LN_MAX_PLAYERS
-LN_DEF.num_distinct_actions = NUM_ACTIONS
-# A decision lists at most 1 + the stacks of a display (96), or the kinds in a hand, or
-# 12 sources; a chance node at most the 76 versions.
-LN_DEF.max_legal_actions = MAX_PLACED + 4
-LN_DEF.max_decision_actions = MAX_PLACED + 4
-# A practical bound, as for Gangs of Kyoto: 100 rounds (LN-97) of 4 turns average well under
-# 50 actions a turn; the search only uses it to size its in-tree path.
-LN_DEF.max_game_length = 20000
-LN_DEF.num_players = ln_num_players
-LN_DEF.current_player = ln_current_player
-LN_DEF.legal_actions = ln_legal_actions
-LN_DEF.apply_action = ln_apply_action
-LN_DEF.chance_outcomes = ln_chance_outcomes
-LN_DEF.sample_chance = ln_sample_chance
-LN_DEF.returns = ln_returns
-LN_DEF.determinize = ln_determinize
-LN_DEF.infoset_key = ln_infoset_key
-LN_DEF.make_current = ln_make_current
-LN_DEF.rollout_action = ln_rollout_action
-LN_DEF.evaluate = ln_evaluate
-LN_DEF.rollout_depth = EVAL_DEPTH
-LN_DEF.scores = ln_scores
-LN_DEF.hidden_counts = ln_hidden_counts
-if _load_learned():
-    LN_DEF.evaluate_learned = ln_evaluate_learned
-    LN_DEF.margins_learned = ln_margins_learned
-LN_DEF.belief_places = LN_PLACES
-LN_DEF.belief_items = MAX_V
+# LEARNED: the model document loaded (data/learned.json), or None.
+_load_learned = learned_room(&LEARNED_ROOM, &LN_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
+                             "London", ln_evaluate_learned, ln_margins_learned)
 
 cdef int ln_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const LNState*>st, rng)
 
-LN_DEF.features = ln_features
-LN_DEF.num_features = LN_FEATURES
-LN_DEF.heuristic_action = ln_heuristic_action
-
+game_def_knowledge(&LN_DEF, ln_rollout_action, ln_heuristic_action, ln_evaluate, EVAL_DEPTH, ln_scores, ln_features,
+                   LN_FEATURES)
 GAME_DEF = export_game_def(&LN_DEF)
 
 # ------------------------------------------------------- the Python side's access to states

@@ -39,11 +39,11 @@ from libc.string cimport memset, memcpy
 from libc.math cimport exp
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, game_def_beliefs, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from fagin.engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance, cards_fold_packed
-from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
-                              learned_relative)
+from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
+                                    learned_room_margins)
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -798,6 +798,11 @@ cdef int deal_seat(const OTState* s) noexcept nogil:
 
 # ------------------------------------------------------------ the ABI
 
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# beside the functions each puts in it (its rules once the data is read), and exported as
+# GAME_DEF.
+cdef GameDef OT_DEF
+
 cdef int ot_num_players(const void* st) noexcept nogil:
     return (<const OTState*>st).players
 
@@ -1548,10 +1553,11 @@ FEATURE_NAMES = ("money", "burglary", "stash", "stash_coins", "wallets", "set_no
 # to two thirds.
 PROGRESS_FEATURE = "game_left"
 
-cdef void ot_features_all(const OTState* s, double* out) noexcept nogil:
+cdef void ot_features(const void* st, double* out) noexcept nogil:
     """The features of every seat, seat p's OT_FEATURES values at out[p * OT_FEATURES:]: each
     seat feature less the largest other seat's, then 1 for the seat to act, 1 at night, the
     share of the game left (ot_game_left) and the worth lead times that share."""
+    cdef const OTState* s = <const OTState*>st
     cdef double raw[MAXP * OT_SEAT_FEATURES]
     cdef double worth[MAXP]
     cdef int use[N_SET_TYPES]
@@ -1595,22 +1601,13 @@ cdef void ot_features_all(const OTState* s, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedModel LEARNED_MODEL
-
-cdef void ot_features(const void* st, double* out) noexcept nogil:
-    ot_features_all(<const OTState*>st, out)
+cdef LearnedRoom LEARNED_ROOM
 
 cdef void ot_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
-    at the end; the hand-written ot_evaluate for a player count it lacks)."""
-    cdef const OTState* s = <const OTState*>st
-    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ot_returns, ot_evaluate, ot_features, out)
+    learned_room_evaluate(&LEARNED_ROOM, st, out)
 
 cdef bint ot_margins_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    at the end of the game and for a player count it holds no margin model for)."""
-    cdef const OTState* s = <const OTState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, ot_features, out)
+    return learned_room_margins(&LEARNED_ROOM, st, out)
 
 cdef void ot_scores(const void* st, double* out) noexcept nogil:
     # OT-39: the analysis score is a seat's pounds as the end of the game counts them
@@ -1653,58 +1650,15 @@ cdef void ot_hidden_counts(const void* st, int o, int* out) noexcept nogil:
         if s.active != o:
             out[OT_BURG_DRAWN * OT_ITEMS + N_KINDS + N_CHARACTERS + k] = s.burg_drawn[k]
 
-cdef GameDef OT_DEF
-OT_DEF.game_id = b"oliver_twist"
-OT_DEF.state_size = sizeof(OTState)
-OT_DEF.max_players = MAXP
-OT_DEF.num_distinct_actions = NUM_ACTIONS
-# A decision lists at most the board's spaces (where to put the pawn, which token to
-# peek) plus a few; a chance node at most the 23 kinds of token.
-OT_DEF.max_legal_actions = MAX_SIDE_SPACES + 4
-OT_DEF.max_decision_actions = MAX_SIDE_SPACES + 4
-# OT-34: a game is two rounds; the bound is argued in the spec.
-OT_DEF.max_game_length = MAX_GAME_LENGTH
-OT_DEF.num_players = ot_num_players
-OT_DEF.current_player = ot_current_player
-OT_DEF.legal_actions = ot_legal_actions
-OT_DEF.apply_action = ot_apply_action
-OT_DEF.chance_outcomes = ot_chance_outcomes
-OT_DEF.sample_chance = ot_sample_chance
-OT_DEF.returns = ot_returns
-OT_DEF.determinize = ot_determinize
-OT_DEF.infoset_key = ot_infoset_key
-OT_DEF.make_current = ot_make_current
-OT_DEF.rollout_action = ot_rollout_action
-# The evaluation scores a playout only where a search asks for a cut-off (GameSpec.search,
-# a bot spec's cut=N): by default playouts run to the game's end.
-OT_DEF.evaluate = ot_evaluate
-OT_DEF.rollout_depth = 0
-OT_DEF.scores = ot_scores
-OT_DEF.hidden_counts = ot_hidden_counts
-OT_DEF.belief_places = OT_PLACES
-OT_DEF.belief_items = OT_ITEMS
-
-LEARNED_FILE = data_path(__file__, "learned.json")
-LEARNED = None      # the model document loaded, or None
-
-def _load_learned(path=LEARNED_FILE):
-    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
-    global LEARNED
-    LEARNED = None
-    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, MAXP, "Oliver Twist")
-    return LEARNED is not None and bool(LEARNED.get("models"))
-
-if _load_learned():
-    OT_DEF.evaluate_learned = ot_evaluate_learned
-    OT_DEF.margins_learned = ot_margins_learned
+game_def_beliefs(&OT_DEF, ot_hidden_counts, OT_PLACES, OT_ITEMS)
 
 cdef int ot_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const OTState*>st, rng, 0.0)
 
-OT_DEF.features = ot_features
-OT_DEF.num_features = OT_FEATURES
-OT_DEF.heuristic_action = ot_heuristic_action
-
+# The evaluation scores a playout only where a search asks for a cut-off (GameSpec.search,
+# a bot spec's cut=N): by default playouts run to the game's end (rollout_depth 0).
+game_def_knowledge(&OT_DEF, ot_rollout_action, ot_heuristic_action, ot_evaluate, 0, ot_scores, ot_features,
+                   OT_FEATURES)
 GAME_DEF = export_game_def(&OT_DEF)
 
 # ------------------------------------------------------------ data loading
@@ -1886,7 +1840,15 @@ _load()
 # 1 + 9 additions + done = 11 decisions); the night's opening: a starter and 12 directions.
 MAX_GAME_LENGTH_PY = 75 + 16 + 74 + 74 + 10 + 60 + (149 + 13) * 54 + 83 * 11 + 13
 MAX_GAME_LENGTH = MAX_GAME_LENGTH_PY
-OT_DEF.max_game_length = MAX_GAME_LENGTH
+# A decision lists at most the board's spaces (where to put the pawn, which token to peek) plus
+# a few; a chance node at most the 23 kinds of token.
+game_def(&OT_DEF, b"oliver_twist", sizeof(OTState), MAXP, NUM_ACTIONS, MAX_SIDE_SPACES + 4, MAX_SIDE_SPACES + 4,
+         MAX_GAME_LENGTH, ot_num_players, ot_current_player, ot_legal_actions, ot_apply_action, ot_chance_outcomes,
+         ot_sample_chance, ot_returns, ot_determinize, ot_infoset_key, ot_make_current)
+
+# LEARNED: the model document loaded (data/learned.json), or None.
+_load_learned = learned_room(&LEARNED_ROOM, &OT_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
+                             "Oliver Twist", ot_evaluate_learned, ot_margins_learned)
 
 # ------------------------------------------------------------ raw access for the Python side
 
