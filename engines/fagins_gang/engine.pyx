@@ -1028,7 +1028,3 @@ include "state.pxi"
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.fagins_gang.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

@@ -240,7 +240,3 @@ game_def(&GS_DEF, b"goofspiel", sizeof(GoofState), 2, MAX_CARDS, MAX_CARDS, MAX_
 GAME_DEF = export_game_def(&GS_DEF)
 
 include "state.pxi"
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.goofspiel.actions import action_from_typed, action_label, typed_action

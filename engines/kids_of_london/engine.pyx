@@ -690,8 +690,3 @@ include "state.pxi"
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.kids_of_london.actions import (ACTION_KINDS, action_from_typed, action_label, card_action,
-                                                  character_action, fictitious_action, typed_action)

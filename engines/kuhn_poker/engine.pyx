@@ -126,7 +126,3 @@ game_def(&KP_DEF, b"kuhn_poker", sizeof(KuhnState), 2, 3, 3, 2, 5, kp_num_player
 GAME_DEF = export_game_def(&KP_DEF)
 
 include "state.pxi"
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.kuhn_poker.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

@@ -181,7 +181,3 @@ game_def(&LP_DEF, b"leduc_poker", sizeof(LeducState), 2, NUM_CARDS, NUM_CARDS, 3
 GAME_DEF = export_game_def(&LP_DEF)
 
 include "state.pxi"
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.leduc_poker.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

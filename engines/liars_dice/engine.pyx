@@ -181,11 +181,10 @@ game_def(&LD_DEF, b"liars_dice", sizeof(LiarsState), 2, MAX_BIDS + 1, MAX_BIDS, 
 
 GAME_DEF = export_game_def(&LD_DEF)
 
-# What an action id means depends on the options (OpenSpiel's parameters):
-# naming, typing and reading actions is plain Python in actions.py, under the
-# state's options (``options_of``).
-from fagin.engines.liars_dice.actions import (RULES, _bid, _settings, action_from_typed, action_label,
-                                              given_options, typed_action)
+# What an action id means depends on the options (OpenSpiel's parameters): actions.py names,
+# types and reads actions under the state's options (``options_of``), and the state's Python
+# side below reads the options with the same helpers (actions.py does not import this module).
+from fagin.engines.liars_dice.actions import RULES, _bid, _settings, given_options
 
 
 include "state.pxi"

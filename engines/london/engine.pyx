@@ -2495,8 +2495,7 @@ def poverty_penalty_of(int points):
     return poverty_penalty(points)
 
 
-# ------------------------------------------------------- the Python side (state.py, actions.py)
-# Imported last: those modules read this one's tables at call time.
+# ------------------------------------------------------------------ the Python side (state.py)
+# Imported last: state.py reads this module's tables at call time.  Actions are named and typed
+# in actions.py, which reads this module (fagin.engines.core.Game imports it).
 from fagin.engines.london.state import describe, view, from_description, render, summary
-from fagin.engines.london.actions import (action_label, typed_action, action_from_typed, action_label_at,
-                                          typed_action_at, apply_typed_at)

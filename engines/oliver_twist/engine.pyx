@@ -1999,6 +1999,6 @@ PICK_FROM_STASH = PICK_STASH
 PATH_LENGTH = LINE
 PATH_LENGTH_CHARLEY = LINE_CHARLEY
 
-# The Python side: positions in state.py, actions in actions.py (plain Python, off the search path).
+# The Python side of positions is in state.py (plain Python, off the search path); actions are
+# named and typed in actions.py, which reads this module (fagin.engines.core.Game imports it).
 from fagin.engines.oliver_twist.state import describe, view, from_description, render, summary
-from fagin.engines.oliver_twist.actions import ACTION_KINDS, action_label, typed_action, action_from_typed

@@ -13,6 +13,7 @@ import pytest
 
 from fagin.engines import load_game, new_game
 from fagin.engines.fagins_gang import engine as E
+from fagin.engines.fagins_gang import actions as A
 
 GAME = load_game("fagins_gang")
 BLUE, PURPLE, GREEN, YELLOW, BLACK, RED = range(6)
@@ -118,7 +119,7 @@ def position(players=2, urchins=(), hands=None, shillings=None, constables=None,
 def play(state, *actions):
     for a in actions:
         legal = state.legal_actions()
-        assert a in legal, f"{E.action_label(a)} ({a}) not legal; legal: {[E.action_label(x) for x in legal]}"
+        assert a in legal, f"{A.action_label(a)} ({a}) not legal; legal: {[A.action_label(x) for x in legal]}"
         state.apply(a)
     return state
 
@@ -738,14 +739,14 @@ def test_typed_actions_round_trip_and_label():
     named = 0
     for a in range(GAME.num_distinct_actions):
         try:
-            typed = E.typed_action(a)
+            typed = A.typed_action(a)
         except ValueError:
             continue        # ids of no move (a move to its own space, or home from mid-track)
         named += 1
-        assert E.action_from_typed(typed) == a
-        assert E.action_label(a)
+        assert A.action_from_typed(typed) == a
+        assert A.action_label(a)
     assert named == GAME.num_distinct_actions - 6 * (7 + 5)
-    assert E.action_label(up(CLE, 6)).endswith("goes home to Fagin")
+    assert A.action_label(up(CLE, 6)).endswith("goes home to Fagin")
 
 
 def test_heuristic_bot_plays_legal_moves_and_render():
