@@ -425,10 +425,6 @@ cdef void white_or_next(FGState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- the ABI
 
-# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
-# once the board is read, and exported as GAME_DEF.
-cdef GameDef FG_DEF
-
 cdef int fg_num_players(const void* st) noexcept nogil:
     return (<const FGState*>st).players
 
@@ -1004,6 +1000,10 @@ def _load(path=BOARD_FILE):
 
 
 _load()
+
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# here and below, and exported as GAME_DEF.
+cdef GameDef FG_DEF
 # FG-26: a bound on the actions of any game: setup, then per round each seat's turn
 # (choose, three steps of at most 1 + 4 each, done) or a market visit (each seat at
 # most 6 sales, 3 purchases and done, then the wheel), and the patrol.

@@ -411,10 +411,6 @@ cdef int advance(GKState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- the ABI
 
-# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
-# beside the functions each puts in it, and exported as GAME_DEF.
-cdef GameDef GK_DEF
-
 cdef int gk_num_players(const void* st) noexcept nogil:
     return (<const GKState*>st).players
 
@@ -621,6 +617,9 @@ cdef uint64_t gk_infoset_key(const void* st, int player) noexcept nogil:
 cdef int gk_make_current(void* st, int seat) noexcept nogil:
     return 1 if gk_current_player(st) == seat else 0
 
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# here and beside the other functions they put in it, and exported as GAME_DEF.
+cdef GameDef GK_DEF
 game_def(&GK_DEF, b"gangs_of_kyoto", sizeof(GKState), GK_MAX_PLAYERS, A_DRAW + MAX_KINDS, MAX_KINDS, GK_MAX_PLAYERS,
          20000, gk_num_players, gk_current_player, gk_legal_actions, gk_apply_action, gk_chance_outcomes,
          gk_sample_chance, gk_returns, gk_determinize, gk_infoset_key, gk_make_current)

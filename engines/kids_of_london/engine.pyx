@@ -290,10 +290,6 @@ cdef void enter_choose_card(KLState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- the ABI
 
-# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
-# beside the functions each puts in it, and exported as GAME_DEF.
-cdef GameDef KL_DEF
-
 cdef int kl_num_players(const void* st) noexcept nogil:
     return (<const KLState*>st).players
 
@@ -481,6 +477,9 @@ cdef int kl_make_current(void* st, int seat) noexcept nogil:
         return 1
     return 1 if kl_current_player(st) == seat else 0
 
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# here and beside the other functions they put in it, and exported as GAME_DEF.
+cdef GameDef KL_DEF
 game_def(&KL_DEF, b"kids_of_london", sizeof(KLState), KL_MAX_PLAYERS, NUM_ACTIONS, NUM_CARDS, NUM_CARDS,
          NUM_TURNS * (2 + 2 * KL_MAX_SEATS + 1), kl_num_players, kl_current_player, kl_legal_actions,
          kl_apply_action, kl_chance_outcomes, kl_sample_chance, kl_returns, kl_determinize, kl_infoset_key,
@@ -676,14 +675,14 @@ cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
 cdef bint kl_margins_learned(const void* st, double* out) noexcept nogil:
     return learned_room_margins(&LEARNED_ROOM, st, out)
 
+# LEARNED: the model document loaded (data/learned.json), or None.
+_load_learned = learned_room(&LEARNED_ROOM, &KL_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
+                             "Kids of London", kl_evaluate_learned, kl_margins_learned)
+
 # Playouts run to the end unless a search asks for a cut-off (rollout_depth 0).
 game_def_knowledge(&KL_DEF, kl_rollout_action, kl_heuristic_action, kl_evaluate, 0, kl_scores, kl_features,
                    KL_FEATURES)
 GAME_DEF = export_game_def(&KL_DEF)
-
-# LEARNED: the model document loaded (data/learned.json), or None.
-_load_learned = learned_room(&LEARNED_ROOM, &KL_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
-                             "Kids of London", kl_evaluate_learned, kl_margins_learned)
 
 include "state.pxi"
 
