@@ -8,12 +8,12 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         v = a - A_CHANCE
         s.deck[v] -= 1
         s.deck_n -= 1
-        s.letter_n[V_LETTER[v]] -= 1
+        s.letter_n[CARD_LETTER[v]] -= 1
         if ph == PH_DEAL:
             # The opening deal: six cards to each seat in turn (LN-5).
             q = (6 * s.players - s.deal_left) // 6
             hand_add(s, q, v)
-            fold(s, EV_DRAW, q, V_LETTER[v])
+            fold(s, EV_DRAW, q, CARD_LETTER[v])
             s.deal_left -= 1
             if s.deal_left <= 0:
                 s.active = 0
@@ -27,7 +27,7 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
     # What every seat sees of the decision: all of it, except which looked-at card the
     # University owner takes or puts back first (only its letter, LN-86).
     if r == R_TAKE_LOOKED or r == R_PUT_BACK:
-        fold(s, EV_ACTION, p, A_KINDS + MAX_K * r + MAX_K - 1 - V_LETTER[K_FIRST[k]])
+        fold(s, EV_ACTION, p, A_KINDS + MAX_K * r + MAX_K - 1 - CARD_LETTER[K_FIRST[k]])
     else:
         fold(s, EV_ACTION, p, a)
     if a == A_DECK:
@@ -77,10 +77,10 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
     elif A_PLAYER <= a < A_PLAYER + LN_MAX_PLAYERS:
         q = a - A_PLAYER
         v = s.pc_version[p][s.effect_card]
-        if V_OPPONENT_POVERTY[v]:
-            s.poverty[q] += V_OPPONENT_POVERTY[v]           # LN-61
+        if CARD_OPPONENT_POVERTY[v]:
+            s.poverty[q] += CARD_OPPONENT_POVERTY[v]           # LN-61
         else:
-            amount = V_GIVE_POVERTY[v] if V_GIVE_POVERTY[v] < s.poverty[p] else s.poverty[p]
+            amount = CARD_GIVE_POVERTY[v] if CARD_GIVE_POVERTY[v] < s.poverty[p] else s.poverty[p]
             s.poverty[p] -= amount                          # LN-62
             s.poverty[q] += amount
         back_to_run(s)
@@ -133,10 +133,10 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         v = hand_version(s, p, k)
         hand_remove(s, p, v)
         s.discard[v] += 1                   # LN-34
-        if V_WREN[v]:
-            s.wren_waivers += V_WREN[v]
+        if CARD_WREN[v]:
+            s.wren_waivers += CARD_WREN[v]
         else:
-            begin_draws(s, DF_HAND_POWER, V_HAND_DRAW[v], V_HAND_DRAW[v])
+            begin_draws(s, DF_HAND_POWER, CARD_HAND_DRAW[v], CARD_HAND_DRAW[v])
             goto_source(s)
     elif r == R_ON_UP or r == R_ON_DOWN:
         s.pending_stack = find_stack(s, p, k, r == R_ON_DOWN)
@@ -156,15 +156,15 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
             run_effects(s, s.pending)
         elif ph == PH_PRISON:
             i = s.pc_version[p][s.effect_card]
-            lose_poverty(s, p, V_PRISON_POVERTY[i])
-            s.vp[p] += V_PRISON_VP[i]
+            lose_poverty(s, p, CARD_PRISON_POVERTY[i])
+            s.vp[p] += CARD_PRISON_VP[i]
             s.choices_left -= 1
             if s.choices_left <= 0 or s.hand_n[p] == 0:
                 back_to_run(s)
         else:                               # the Workhouse
             i = s.pc_version[p][s.effect_card]
-            s.money[p] += V_PAUPER_MONEY[i]
-            lose_poverty(s, p, V_PAUPER_POVERTY[i])
+            s.money[p] += CARD_PAUPER_MONEY[i]
+            lose_poverty(s, p, CARD_PAUPER_POVERTY[i])
             if hand_colour(s, p, C_GREY) == 0:
                 back_to_run(s)
     elif r == R_ACTIVATE:
@@ -173,11 +173,11 @@ cdef void apply_one(LNState* s, int a) noexcept nogil:
         s.activations += 1
         s.pending = q
         v = s.pc_version[p][q]
-        if V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
+        if CARD_ACTIVATION_COST[v] == AC_ANY or CARD_ACTIVATION_COST[v] == AC_BLUE:
             s.phase = PH_RUN_COST
         else:
-            if V_ACT_COST[v] == AC_MONEY:
-                pay(s, p, V_ACT_MONEY[v])
+            if CARD_ACTIVATION_COST[v] == AC_MONEY:
+                pay(s, p, CARD_ACTIVATION_MONEY[v])
             run_effects(s, q)
     elif r == R_AGAIN:
         i = in_play_pick(s, p, k, r)
@@ -206,7 +206,7 @@ cdef int activate_pick(const LNState* s, int p, int k) noexcept nogil:
     Shops holding the most (LN-94), and of equals the one the client named; -1 if none."""
     cdef int i, q = -1
     for i in range(s.pc_n[p]):
-        if V_KIND[s.pc_version[p][i]] == k and can_activate(s, p, i):
+        if CARD_KIND[s.pc_version[p][i]] == k and can_activate(s, p, i):
             if q < 0 or s.pc_money[p][i] > s.pc_money[p][q] or (
                     s.pc_money[p][i] == s.pc_money[p][q] and s.pc_version[p][i] == s.named - 1):
                 q = i
@@ -245,7 +245,7 @@ cdef int in_play_pick(const LNState* s, int p, int k, int r) noexcept nogil:
     cdef int i, first = -1
     cdef bint ok
     for i in range(s.pc_n[p]):
-        if V_KIND[s.pc_version[p][i]] != k:
+        if CARD_KIND[s.pc_version[p][i]] != k:
             continue
         ok = whitehall_target(s, p, i, s.pending) if r == R_AGAIN else flip_candidate(s, p, i)
         if ok:

@@ -29,19 +29,19 @@ cdef void refresh_powers(LNState* s, int p) noexcept nogil:
         if not is_active_card(s, p, i):
             continue
         v = s.pc_version[p][i]
-        if V_SCHOOL[v] > perm[P_SCHOOL]:
-            perm[P_SCHOOL] = V_SCHOOL[v]
-        if V_LOOK[v] > perm[P_LOOK]:
-            perm[P_LOOK] = V_LOOK[v]
-        if V_SWAP[v] > perm[P_SWAP]:
-            perm[P_SWAP] = V_SWAP[v]
-        if V_LOAN[v] > perm[P_LOAN]:
-            perm[P_LOAN] = V_LOAN[v]
-        if V_PUB[v] > perm[P_PUB]:
-            perm[P_PUB] = V_PUB[v]
-        if V_DRAW_MAX[v] > perm[P_DRAW_MAX]:
-            perm[P_DRAW_MAX] = V_DRAW_MAX[v]
-            perm[P_DRAW_MIN] = V_DRAW_MIN[v]
+        if CARD_SCHOOL_FEE[v] > perm[P_SCHOOL]:
+            perm[P_SCHOOL] = CARD_SCHOOL_FEE[v]
+        if CARD_UNIVERSITY_LOOK[v] > perm[P_LOOK]:
+            perm[P_LOOK] = CARD_UNIVERSITY_LOOK[v]
+        if CARD_STOCK_EXCHANGE[v] > perm[P_SWAP]:
+            perm[P_SWAP] = CARD_STOCK_EXCHANGE[v]
+        if CARD_LOAN[v] > perm[P_LOAN]:
+            perm[P_LOAN] = CARD_LOAN[v]
+        if CARD_PUB[v] > perm[P_PUB]:
+            perm[P_PUB] = CARD_PUB[v]
+        if CARD_TURN_DRAW_MAX[v] > perm[P_DRAW_MAX]:
+            perm[P_DRAW_MAX] = CARD_TURN_DRAW_MAX[v]
+            perm[P_DRAW_MIN] = CARD_TURN_DRAW_MIN[v]
 
 cdef void refresh_caches(LNState* s) noexcept nogil:
     """Every cache of the state, from its fields (a state built from a description)."""
@@ -51,7 +51,7 @@ cdef void refresh_caches(LNState* s) noexcept nogil:
         s.letter_n[l] = 0
     for v in range(NV):
         s.deck_n += s.deck[v]
-        s.letter_n[V_LETTER[v]] += s.deck[v]
+        s.letter_n[CARD_LETTER[v]] += s.deck[v]
     for p in range(LN_MAX_PLAYERS):
         for l in range(4):
             s.colour_n[4 * p + l] = 0
@@ -62,7 +62,7 @@ cdef void refresh_caches(LNState* s) noexcept nogil:
         s.hand_mask[2 * p + 1] = 0
     for p in range(s.players):
         for v in range(NV):
-            s.colour_n[4 * p + V_COLOUR[v]] += s.hand[p][v]
+            s.colour_n[4 * p + CARD_COLOUR[v]] += s.hand[p][v]
             if s.hand[p][v] > 0:
                 s.hand_mask[2 * p + (v >> 6)] |= <uint64_t>1 << (v & 63)
         refresh_powers(s, p)
@@ -113,8 +113,8 @@ cdef inline void hand_add(LNState* s, int p, int v) noexcept nogil:
     s.hand[p][v] += 1
     s.hand_n[p] += 1
     s.hand_mask[2 * p + (v >> 6)] |= <uint64_t>1 << (v & 63)
-    s.colour_n[4 * p + V_COLOUR[v]] += 1
-    s.hand_hash[p] += Z_KIND[p][V_KIND[v]]
+    s.colour_n[4 * p + CARD_COLOUR[v]] += 1
+    s.hand_hash[p] += Z_KIND[p][CARD_KIND[v]]
 
 cdef inline void hand_remove(LNState* s, int p, int v) noexcept nogil:
     """A card leaves the hand, face up for all to see: what others were sure of drops by one
@@ -123,23 +123,23 @@ cdef inline void hand_remove(LNState* s, int p, int v) noexcept nogil:
     s.hand_n[p] -= 1
     if s.hand[p][v] == 0:
         s.hand_mask[2 * p + (v >> 6)] &= ~(<uint64_t>1 << (v & 63))
-    s.colour_n[4 * p + V_COLOUR[v]] -= 1
-    s.hand_hash[p] -= Z_KIND[p][V_KIND[v]]
+    s.colour_n[4 * p + CARD_COLOUR[v]] -= 1
+    s.hand_hash[p] -= Z_KIND[p][CARD_KIND[v]]
     if s.known[p][v] > 0:
         s.known[p][v] -= 1
     if s.owner_sure[p][v] > 0:
         s.owner_sure[p][v] -= 1
-        s.sure_hash -= Z_KIND[p][V_KIND[v]]
+        s.sure_hash -= Z_KIND[p][CARD_KIND[v]]
 
 cdef inline void hand_add_known(LNState* s, int p, int v) noexcept nogil:
     """A card taken from the face-up Card Display: every seat knows it is in the hand (LN-84)."""
     hand_add(s, p, v)
     s.known[p][v] += 1
     s.owner_sure[p][v] += 1
-    s.sure_hash += Z_KIND[p][V_KIND[v]]
+    s.sure_hash += Z_KIND[p][CARD_KIND[v]]
 
 cdef inline bint named_of_kind(const LNState* s, int k) noexcept nogil:
-    return s.named > 0 and V_KIND[s.named - 1] == k
+    return s.named > 0 and CARD_KIND[s.named - 1] == k
 
 cdef inline int hand_version(const LNState* s, int p, int k) noexcept nogil:
     """The copy of kind k that leaves p's hand: the lowest version held (LN-93), or the one the
@@ -149,7 +149,7 @@ cdef inline int hand_version(const LNState* s, int p, int k) noexcept nogil:
         return s.named - 1
     v = hand_next(s, p, K_FIRST[k])
     while v >= 0:
-        if V_KIND[v] == k:
+        if CARD_KIND[v] == k:
             return v
         v = hand_next(s, p, v + 1)
     return -1
@@ -191,7 +191,7 @@ cdef int row_version(const LNState* s, int r, int k) noexcept nogil:
             if s.display[r][i] == s.named - 1:
                 return i
     for i in range(s.display_n[r]):
-        if V_KIND[s.display[r][i]] == k:
+        if CARD_KIND[s.display[r][i]] == k:
             return i
     return -1
 
@@ -200,7 +200,7 @@ cdef int look_index(const LNState* s, int k) noexcept nogil:
     kind, or the one the client named (apply_named); -1 if none."""
     cdef int i, first = -1
     for i in range(s.look_n):
-        if V_KIND[s.look[i]] == k:
+        if CARD_KIND[s.look[i]] == k:
             if s.look[i] == s.named - 1:
                 return i
             if first < 0:
@@ -265,7 +265,7 @@ cdef int count_display_cards(const LNState* s, int p, int colours, int covered, 
             continue
         if (f & F_DOWN) and not flipped:
             continue
-        if (colours >> V_COLOUR[s.pc_version[p][i]]) & 1:
+        if (colours >> CARD_COLOUR[s.pc_version[p][i]]) & 1:
             n += 1
     return n
 

@@ -326,7 +326,7 @@ cdef int ln_sample_chance(const void* st, Rng* rng) noexcept nogil:
     cdef int l = top_letter(s), v, total = s.letter_n[l] if l < 3 else 0, x
     x = <int>rng_below(rng, total)
     for v in range(NV):
-        if V_LETTER[v] == l:
+        if CARD_LETTER[v] == l:
             x -= s.deck[v]
             if x < 0:
                 return A_CHANCE + v
@@ -343,14 +343,14 @@ cdef uint64_t sure_hash_of(const LNState* s) noexcept nogil:
     cdef int p, v
     for p in range(s.players):
         for v in range(NV):
-            h += <uint64_t>s.owner_sure[p][v] * Z_KIND[p][V_KIND[v]]
+            h += <uint64_t>s.owner_sure[p][v] * Z_KIND[p][CARD_KIND[v]]
     return h
 
 cdef uint64_t hand_hash_of(const LNState* s, int p) noexcept nogil:
     cdef uint64_t h = 0
     cdef int v
     for v in range(NV):
-        h += <uint64_t>s.hand[p][v] * Z_KIND[p][V_KIND[v]]
+        h += <uint64_t>s.hand[p][v] * Z_KIND[p][CARD_KIND[v]]
     return h
 
 cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
@@ -375,7 +375,7 @@ cdef void ln_determinize(void* st, int observer, Rng* rng) noexcept nogil:
 cdef bint pending_payable(const LNState* s) noexcept nogil:
     """The card being placed (already out of the hand) can still be paid for (LN-28)."""
     cdef int p = s.active, v = s.pending
-    return V_NO_EXPEND[v] or s.wren_waivers > 0 or hand_colour(s, p, V_COLOUR[v]) >= 1 \
+    return CARD_PLACED_WITHOUT_EXPENDING[v] or s.wren_waivers > 0 or hand_colour(s, p, CARD_COLOUR[v]) >= 1 \
         or (s.perm[8 * p + P_SCHOOL] > 0 and s.hand_n[p] >= 1)
 
 cdef void redeal(LNState* s, int observer, Rng* rng) noexcept nogil:
@@ -412,7 +412,7 @@ cdef void redeal(LNState* s, int observer, Rng* rng) noexcept nogil:
         by_letter[0] = by_letter[1] = by_letter[2] = 0
         for v in range(NV):
             s.hand[p][v] -= hidden[p][v]
-            by_letter[V_LETTER[v]] += hidden[p][v]
+            by_letter[CARD_LETTER[v]] += hidden[p][v]
         # Letter by letter, so that positions differing only in what observer cannot see
         # draw the same random numbers in the same order and get the same worlds.
         for c in range(3):
@@ -427,10 +427,10 @@ cdef void redeal(LNState* s, int observer, Rng* rng) noexcept nogil:
         s.hand_hash[p] = hand_hash_of(s, p)
     if not owner:
         for i in range(s.top_n):
-            s.top[i] = ms_draw_where(unseen, NV, LETTER_ALLOWED[V_LETTER[s.top[i]]], rng)
+            s.top[i] = ms_draw_where(unseen, NV, LETTER_ALLOWED[CARD_LETTER[s.top[i]]], rng)
     if s.look_n > 0 and s.active != observer:
         for i in range(s.look_n):
-            s.look[i] = ms_draw_where(unseen, NV, LETTER_ALLOWED[V_LETTER[s.look[i]]], rng)
+            s.look[i] = ms_draw_where(unseen, NV, LETTER_ALLOWED[CARD_LETTER[s.look[i]]], rng)
     for v in range(NV):
         s.deck[v] = unseen[v]
     s.sure_hash = sure_hash_of(s)
@@ -445,10 +445,10 @@ cdef uint64_t ln_infoset_key(const void* st, int player) noexcept nogil:
     if player == s.uni_owner:
         h = mix64(h, s.sure_hash)
         for i in range(s.top_n):
-            h = mix64(h, <uint64_t>(EV_TOP * 256 + V_KIND[s.top[i]]))
+            h = mix64(h, <uint64_t>(EV_TOP * 256 + CARD_KIND[s.top[i]]))
     if player == s.active and s.look_n > 0:
         for i in range(s.look_n):
-            look += Z_KIND[player][V_KIND[s.look[i]]] * <uint64_t>0x9E3779B97F4A7C15
+            look += Z_KIND[player][CARD_KIND[s.look[i]]] * <uint64_t>0x9E3779B97F4A7C15
         h = mix64(h, look)
     return h
 
@@ -512,7 +512,7 @@ cdef void position_hash(LNState* s) noexcept nogil:
         hidden_letters[1] = 0
         hidden_letters[2] = 0
         for v in range(NV):
-            hidden_letters[V_LETTER[v]] += s.hand[p][v] - s.known[p][v]
+            hidden_letters[CARD_LETTER[v]] += s.hand[p][v] - s.known[p][v]
         for i in range(3):
             # Letters of the hidden hand cards are public (LN-86); their versions are not.
             h = mix64(h, <uint64_t>(p * 1000000 + 500000 + i * 1000 + hidden_letters[i]))
@@ -528,9 +528,9 @@ cdef void position_hash(LNState* s) noexcept nogil:
         h = mix64(h, <uint64_t>((s.owner[b] + 1) * 4 + s.underground[b] + 64 * b))
     h = mix64(h, <uint64_t>(deck_cards(s) * 256 + s.top_n * 16 + s.look_n + 65536 * s.uni_owner))
     for i in range(s.top_n):
-        h = mix64(h, <uint64_t>(EV_TOP * 256 + V_LETTER[s.top[i]]))
+        h = mix64(h, <uint64_t>(EV_TOP * 256 + CARD_LETTER[s.top[i]]))
     for i in range(s.look_n):
-        h = mix64(h, <uint64_t>(EV_LOOKED * 256 + V_LETTER[s.look[i]]))
+        h = mix64(h, <uint64_t>(EV_LOOKED * 256 + CARD_LETTER[s.look[i]]))
     h = mix64(h, <uint64_t>(s.draw_for + 8 * s.draw_to + 64 * s.draws_left + 1024 * s.draws_taken
                             + 16384 * s.draws_min))
     h = mix64(h, <uint64_t>(s.action + 8 * s.placed + 1024 * s.activations + 65536 * s.wren_waivers))
@@ -583,7 +583,7 @@ def initial_state_bytes(int players):
         s.money[p] = 5
         s.poverty[p] = 5
     for v in range(NV):
-        s.deck[v] = V_COPIES[v]
+        s.deck[v] = CARD_COPIES[v]
     for v in range(NB):
         s.owner[v] = -1
     s.uni_owner = -1

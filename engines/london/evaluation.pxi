@@ -20,22 +20,22 @@ cdef double future_yield(const LNState* s, int p, double runs) noexcept nogil:
     cdef double y, total = 0.0
     for i in range(s.pc_n[p]):
         v = s.pc_version[p][i]
-        if not V_ACT[v] or V_FLIP[v] or V_HOSPITAL[v] or (s.pc_flags[p][i] & (F_DOWN | F_COVERED)):
+        if not CARD_ACTIVATES[v] or CARD_FLIPS[v] or CARD_HOSPITAL[v] or (s.pc_flags[p][i] & (F_DOWN | F_COVERED)):
             continue
-        y = V_GAIN_MONEY[v] + V_OTHERS_PAY[v] * (s.players - 1) + s.pc_money[p][i]
-        if V_PER_BOROUGH[v]:
-            y += V_PER_BOROUGH[v] * boroughs_in_set(s, p, V_BOROUGH_SET[v])
-        if V_MONEY_PER_CARD[v]:
-            y += V_MONEY_PER_CARD[v] * count_display_cards(s, p, V_MONEY_COLOURS[v], V_MONEY_COVERED[v],
-                                                              V_MONEY_FLIPPED[v])
-        if V_ACT_COST[v] == AC_MONEY:
-            y -= V_ACT_MONEY[v]
+        y = CARD_GAIN_MONEY[v] + CARD_OTHERS_PAY[v] * (s.players - 1) + s.pc_money[p][i]
+        if CARD_MONEY_PER_BOROUGH[v]:
+            y += CARD_MONEY_PER_BOROUGH[v] * boroughs_in_set(s, p, CARD_BOROUGH_SET[v])
+        if CARD_MONEY_PER_CARD[v]:
+            y += CARD_MONEY_PER_CARD[v] * count_display_cards(s, p, CARD_MONEY_COLOURS[v], CARD_MONEY_COVERED[v],
+                                                              CARD_MONEY_FLIPPED[v])
+        if CARD_ACTIVATION_COST[v] == AC_MONEY:
+            y -= CARD_ACTIVATION_MONEY[v]
         y *= EVAL_MONEY
-        y += V_GAIN_VP[v] + EVAL_POVERTY * (V_DISCARD_POVERTY[v] - V_TAKE_POVERTY[v])
-        if V_VP_PER_CARD[v]:
-            y += V_VP_PER_CARD[v] * count_display_cards(s, p, V_VP_COLOURS[v],
-                                                           V_VP_COVERED[v], V_VP_FLIPPED[v])
-        if V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
+        y += CARD_GAIN_VP[v] + EVAL_POVERTY * (CARD_DISCARD_POVERTY[v] - CARD_TAKE_POVERTY[v])
+        if CARD_VP_PER_CARD[v]:
+            y += CARD_VP_PER_CARD[v] * count_display_cards(s, p, CARD_VP_COLOURS[v],
+                                                           CARD_VP_COVERED[v], CARD_VP_FLIPPED[v])
+        if CARD_ACTIVATION_COST[v] == AC_ANY or CARD_ACTIVATION_COST[v] == AC_BLUE:
             y -= EVAL_HAND
         if y <= 0:
             continue
@@ -179,7 +179,7 @@ def _load_features():
     global DECK_TOTAL
     cdef int v, n = 0
     for v in range(NV):
-        n += V_COPIES[v]
+        n += CARD_COPIES[v]
     DECK_TOTAL = n if n > 0 else 1
 
 _load_features()

@@ -11,8 +11,8 @@ cdef int hand_kinds(const LNState* s, int p, int r, int colour, int other_than, 
     `other_than` if >= 0)."""
     cdef int v = hand_next(s, p, 0)
     while v >= 0:
-        if (colour < 0 or V_COLOUR[v] == colour) and (other_than < 0 or V_COLOUR[v] != other_than):
-            n = add_kind(out, n, r, V_KIND[v])
+        if (colour < 0 or CARD_COLOUR[v] == colour) and (other_than < 0 or CARD_COLOUR[v] != other_than):
+            n = add_kind(out, n, r, CARD_KIND[v])
         v = hand_next(s, p, v + 1)
     return n
 
@@ -20,12 +20,12 @@ cdef int display_kinds(const LNState* s, int r_top, int r_bottom, bint base_only
     cdef int i, v
     for i in range(s.display_n[0]):
         v = s.display[0][i]
-        if V_BASE[v] or not base_only:
-            n = add_kind(out, n, r_top, V_KIND[v])
+        if CARD_STONE_BASE[v] or not base_only:
+            n = add_kind(out, n, r_top, CARD_KIND[v])
     for i in range(s.display_n[1]):
         v = s.display[1][i]
-        if V_BASE[v] or not base_only:
-            n = add_kind(out, n, r_bottom, V_KIND[v])
+        if CARD_STONE_BASE[v] or not base_only:
+            n = add_kind(out, n, r_bottom, CARD_KIND[v])
     return n
 
 cdef void sort_ints(int* a, int n) noexcept nogil:
@@ -42,10 +42,10 @@ cdef int chance_list(const LNState* s, int* actions, double* probs) noexcept nog
     """The deck's next card: uniform among the unseen cards of its topmost letter (LN-85, LN-89)."""
     cdef int l = top_letter(s), v, n = 0, total = 0
     for v in range(NV):
-        if s.deck[v] > 0 and V_LETTER[v] == l:
+        if s.deck[v] > 0 and CARD_LETTER[v] == l:
             total += s.deck[v]
     for v in range(NV):
-        if s.deck[v] > 0 and V_LETTER[v] == l:
+        if s.deck[v] > 0 and CARD_LETTER[v] == l:
             actions[n] = A_CHANCE + v
             if probs != NULL:
                 probs[n] = s.deck[v] / <double>total
@@ -76,11 +76,11 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
             out[n] = A_STOP
             n += 1
         for i in range(s.look_n):
-            n = add_kind(out, n, R_TAKE_LOOKED, V_KIND[s.look[i]])
+            n = add_kind(out, n, R_TAKE_LOOKED, CARD_KIND[s.look[i]])
         n = display_kinds(s, R_TAKE_TOP, R_TAKE_BOTTOM, False, out, n)
     elif ph == PH_PUT_BACK:
         for i in range(s.look_n):
-            n = add_kind(out, n, R_PUT_BACK, V_KIND[s.look[i]])
+            n = add_kind(out, n, R_PUT_BACK, CARD_KIND[s.look[i]])
     elif ph == PH_SWAP:
         out[n] = A_NO_SWAP
         n += 1
@@ -108,10 +108,10 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
         v = hand_next(s, p, 0)
         while v >= 0:
             if placement_payable(s, p, v, s.wren_waivers):
-                n = add_kind(out, n, R_PLACE, V_KIND[v])
+                n = add_kind(out, n, R_PLACE, CARD_KIND[v])
                 k = 1
-            if V_HAND_DRAW[v] or V_WREN[v]:
-                n = add_kind(out, n, R_USE, V_KIND[v])
+            if CARD_HAND_DRAW[v] or CARD_WREN[v]:
+                n = add_kind(out, n, R_USE, CARD_KIND[v])
             v = hand_next(s, p, v + 1)
         if s.placed > 0 or not (k or can_place_any(s, p, True)):
             out[n] = A_DONE                 # LN-32
@@ -122,20 +122,20 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
         for i in range(s.pc_n[p]):
             if stack_target(s, p, i):
                 n = add_kind(out, n, R_ON_DOWN if s.pc_flags[p][i] & F_DOWN else R_ON_UP,
-                             V_KIND[s.pc_version[p][i]])
+                             CARD_KIND[s.pc_version[p][i]])
     elif ph == PH_PAY:
-        n = hand_kinds(s, p, R_EXPEND, V_COLOUR[s.pending], -1, out, n)
+        n = hand_kinds(s, p, R_EXPEND, CARD_COLOUR[s.pending], -1, out, n)
         if s.perm[8 * p + P_SCHOOL] > 0:
-            n = hand_kinds(s, p, R_SCHOOL, -1, V_COLOUR[s.pending], out, n)   # LN-47
+            n = hand_kinds(s, p, R_SCHOOL, -1, CARD_COLOUR[s.pending], out, n)   # LN-47
     elif ph == PH_RUN:
         if s.activations > 0:
             out[n] = A_DONE
             n += 1
         for i in range(s.pc_n[p]):
             if can_activate(s, p, i):
-                n = add_kind(out, n, R_ACTIVATE, V_KIND[s.pc_version[p][i]])
+                n = add_kind(out, n, R_ACTIVATE, CARD_KIND[s.pc_version[p][i]])
     elif ph == PH_RUN_COST:
-        n = hand_kinds(s, p, R_EXPEND, C_BLUE if V_ACT_COST[s.pc_version[p][s.pending]] == AC_BLUE else -1,
+        n = hand_kinds(s, p, R_EXPEND, C_BLUE if CARD_ACTIVATION_COST[s.pc_version[p][s.pending]] == AC_BLUE else -1,
                        -1, out, n)
     elif ph == PH_COFFEE:
         n = display_kinds(s, R_COFFEE_TOP, R_COFFEE_BOTTOM, True, out, n)
@@ -155,7 +155,7 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
     elif ph == PH_WHITEHALL:
         for i in range(s.pc_n[p]):
             if whitehall_target(s, p, i, s.pending):
-                n = add_kind(out, n, R_AGAIN, V_KIND[s.pc_version[p][i]])
+                n = add_kind(out, n, R_AGAIN, CARD_KIND[s.pc_version[p][i]])
     elif ph == PH_UNDERGROUND:
         for b in range(NB):
             if underground_legal(s, b):
@@ -166,7 +166,7 @@ cdef int legal(const LNState* s, int* out) noexcept nogil:
         n += 1
         for i in range(s.pc_n[p]):
             if flip_candidate(s, p, i):
-                n = add_kind(out, n, R_KEEP, V_KIND[s.pc_version[p][i]])
+                n = add_kind(out, n, R_KEEP, CARD_KIND[s.pc_version[p][i]])
     elif ph == PH_BUY:
         occupied = occupied_mask(s)
         for b in range(NB):

@@ -3,11 +3,11 @@
 
 cdef inline bint placement_payable(const LNState* s, int p, int v, int waivers) noexcept nogil:
     """Could v (still in the hand) be placed now: a card to expend, or a power that spares it (LN-28)."""
-    if not V_BASE[v]:
+    if not CARD_STONE_BASE[v]:
         return False
-    if V_NO_EXPEND[v] or waivers > 0:
+    if CARD_PLACED_WITHOUT_EXPENDING[v] or waivers > 0:
         return True
-    if hand_colour(s, p, V_COLOUR[v]) >= 2:
+    if hand_colour(s, p, CARD_COLOUR[v]) >= 2:
         return True
     return s.perm[8 * p + P_SCHOOL] > 0 and s.hand_n[p] >= 2
 
@@ -16,8 +16,8 @@ cdef bint can_place_any(const LNState* s, int p, bint with_wren) noexcept nogil:
     if with_wren and waivers == 0:
         v = hand_next(s, p, 0)
         while v >= 0:
-            if V_WREN[v] > 0:
-                waivers = V_WREN[v]
+            if CARD_WREN[v] > 0:
+                waivers = CARD_WREN[v]
             v = hand_next(s, p, v + 1)
     v = hand_next(s, p, 0)
     while v >= 0:
@@ -35,7 +35,7 @@ cdef int find_stack(const LNState* s, int p, int k, int down) noexcept nogil:
     as covering loses it (LN-30, LN-94)."""
     cdef int i, best = -1
     for i in range(s.pc_n[p]):
-        if stack_target(s, p, i) and V_KIND[s.pc_version[p][i]] == k \
+        if stack_target(s, p, i) and CARD_KIND[s.pc_version[p][i]] == k \
                 and ((s.pc_flags[p][i] & F_DOWN) != 0) == (down != 0):
             if best < 0 or s.pc_money[p][i] < s.pc_money[p][best] or (
                     s.pc_money[p][i] == s.pc_money[p][best] and s.pc_version[p][i] == s.named - 1):
@@ -61,16 +61,16 @@ cdef void place_card(LNState* s, int p, int v, int cover) noexcept nogil:
     s.pc_stack[p][i] = stack
     s.pc_flags[p][i] = F_PLACED_NOW
     s.pc_money[p][i] = 0
-    pay(s, p, V_COST[v])
+    pay(s, p, CARD_COST[v])
     for j in range(i):
         w = s.pc_version[p][j]
-        if V_STORE[w] and is_active_card(s, p, j):
-            s.pc_money[p][j] += V_STORE[w]
+        if CARD_SHOPS_STORE[w] and is_active_card(s, p, j):
+            s.pc_money[p][j] += CARD_SHOPS_STORE[w]
     refresh_powers(s, p)
 
 cdef void begin_payment(LNState* s) noexcept nogil:
     cdef int p = s.active
-    if V_NO_EXPEND[s.pending]:
+    if CARD_PLACED_WITHOUT_EXPENDING[s.pending]:
         pass
     elif s.wren_waivers > 0:
         s.wren_waivers -= 1                 # LN-35

@@ -5,26 +5,26 @@
 cdef inline bint whitehall_target(const LNState* s, int p, int i, int whitehall) noexcept nogil:
     cdef int v = s.pc_version[p][i]
     return i != whitehall and (s.pc_flags[p][i] & F_ACTIVATED) and not (s.pc_flags[p][i] & F_COVERED) \
-        and V_ACT[v] and not V_HOSPITAL[v]
+        and CARD_ACTIVATES[v] and not CARD_HOSPITAL[v]
 
 cdef bint can_activate(const LNState* s, int p, int i) noexcept nogil:
     cdef int v = s.pc_version[p][i], j, r, c
     if s.pc_flags[p][i] & (F_DOWN | F_COVERED | F_ACTIVATED):
         return False
-    if not V_ACT[v] or V_HOSPITAL[v]:
+    if not CARD_ACTIVATES[v] or CARD_HOSPITAL[v]:
         return False                        # a Hospital acts at the flip step (LN-43)
-    c = V_ACT_COST[v]
+    c = CARD_ACTIVATION_COST[v]
     if c == AC_ANY and s.hand_n[p] == 0:
         return False
     if c == AC_BLUE and hand_colour(s, p, C_BLUE) == 0:
         return False
-    if V_COFFEE[v]:
+    if CARD_COFFEE_HOUSE[v]:
         for r in range(2):
             for j in range(s.display_n[r]):
-                if V_BASE[s.display[r][j]]:
+                if CARD_STONE_BASE[s.display[r][j]]:
                     return True
         return False
-    if V_WHITEHALL[v]:
+    if CARD_WHITEHALL[v]:
         for j in range(s.pc_n[p]):
             if whitehall_target(s, p, j, i):
                 return True
@@ -61,55 +61,55 @@ cdef void next_underground(LNState* s) noexcept nogil:
 cdef void run_effects(LNState* s, int i) noexcept nogil:
     """The activation of p's card i after its cost: £, VP, poverty, then its special effect (LN-39)."""
     cdef int p = s.active, v = s.pc_version[p][i], q, gain
-    gain = V_GAIN_MONEY[v]
-    if V_PER_BOROUGH[v]:
-        gain += V_PER_BOROUGH[v] * boroughs_in_set(s, p, V_BOROUGH_SET[v])
-    if V_MONEY_PER_CARD[v]:
-        gain += V_MONEY_PER_CARD[v] * count_display_cards(s, p, V_MONEY_COLOURS[v], V_MONEY_COVERED[v],
-                                                             V_MONEY_FLIPPED[v])
-    if V_COLLECT[v]:
+    gain = CARD_GAIN_MONEY[v]
+    if CARD_MONEY_PER_BOROUGH[v]:
+        gain += CARD_MONEY_PER_BOROUGH[v] * boroughs_in_set(s, p, CARD_BOROUGH_SET[v])
+    if CARD_MONEY_PER_CARD[v]:
+        gain += CARD_MONEY_PER_CARD[v] * count_display_cards(s, p, CARD_MONEY_COLOURS[v], CARD_MONEY_COVERED[v],
+                                                             CARD_MONEY_FLIPPED[v])
+    if CARD_COLLECTS_STORE[v]:
         gain += s.pc_money[p][i]
         s.pc_money[p][i] = 0
     s.money[p] += gain
-    if V_OTHERS_PAY[v]:
+    if CARD_OTHERS_PAY[v]:
         for q in range(s.players):
             if q != p:
-                pay(s, q, V_OTHERS_PAY[v])  # with loans if short (LN-23, LN-59)
-                s.money[p] += V_OTHERS_PAY[v]
-    s.vp[p] += V_GAIN_VP[v]
-    if V_VP_PER_CARD[v]:
-        s.vp[p] += V_VP_PER_CARD[v] * count_display_cards(s, p, V_VP_COLOURS[v],
-                                                             V_VP_COVERED[v], V_VP_FLIPPED[v])
-    lose_poverty(s, p, V_DISCARD_POVERTY[v])
-    s.poverty[p] += V_TAKE_POVERTY[v]
-    if V_FIRE[v]:
+                pay(s, q, CARD_OTHERS_PAY[v])  # with loans if short (LN-23, LN-59)
+                s.money[p] += CARD_OTHERS_PAY[v]
+    s.vp[p] += CARD_GAIN_VP[v]
+    if CARD_VP_PER_CARD[v]:
+        s.vp[p] += CARD_VP_PER_CARD[v] * count_display_cards(s, p, CARD_VP_COLOURS[v],
+                                                             CARD_VP_COVERED[v], CARD_VP_FLIPPED[v])
+    lose_poverty(s, p, CARD_DISCARD_POVERTY[v])
+    s.poverty[p] += CARD_TAKE_POVERTY[v]
+    if CARD_FIRE_BRIGADE[v]:
         for q in range(s.players):
             if q != p:
-                pay(s, q, V_FIRE[v] * boroughs_of(s, q))     # LN-23, LN-60
+                pay(s, q, CARD_FIRE_BRIGADE[v] * boroughs_of(s, q))     # LN-23, LN-60
     s.effect_card = i
-    if V_COFFEE[v]:
+    if CARD_COFFEE_HOUSE[v]:
         s.phase = PH_COFFEE
-    elif V_OPPONENT_POVERTY[v]:
+    elif CARD_OPPONENT_POVERTY[v]:
         s.phase = PH_TARGET
-    elif V_GIVE_POVERTY[v]:
+    elif CARD_GIVE_POVERTY[v]:
         if s.poverty[p] > 0:
             s.phase = PH_TARGET
         else:
             back_to_run(s)                  # nothing to move (LN-62)
-    elif V_PRISON[v]:
-        s.choices_left = V_PRISON[v]
+    elif CARD_PRISON[v]:
+        s.choices_left = CARD_PRISON[v]
         if s.hand_n[p] > 0:
             s.phase = PH_PRISON
         else:
             back_to_run(s)
-    elif V_WORKHOUSE[v]:
+    elif CARD_WORKHOUSE[v]:
         s.phase = PH_WORKHOUSE
         if hand_colour(s, p, C_GREY) == 0:
             back_to_run(s)
-    elif V_UNDERGROUND[v]:
-        s.choices_left = V_UNDERGROUND[v]
+    elif CARD_UNDERGROUND[v]:
+        s.choices_left = CARD_UNDERGROUND[v]
         next_underground(s)
-    elif V_WHITEHALL[v]:
+    elif CARD_WHITEHALL[v]:
         s.phase = PH_WHITEHALL
     else:
         back_to_run(s)
@@ -122,13 +122,13 @@ cdef void back_to_run(LNState* s) noexcept nogil:
 
 cdef inline bint flip_candidate(const LNState* s, int p, int i) noexcept nogil:
     cdef int f = s.pc_flags[p][i]
-    return (f & F_ACTIVATED) and not (f & (F_KEPT | F_DOWN)) and V_FLIP[s.pc_version[p][i]]
+    return (f & F_ACTIVATED) and not (f & (F_KEPT | F_DOWN)) and CARD_FLIPS[s.pc_version[p][i]]
 
 cdef int usable_hospital(const LNState* s, int p) noexcept nogil:
     cdef int i, v
     for i in range(s.pc_n[p]):
         v = s.pc_version[p][i]
-        if V_HOSPITAL[v] and is_active_card(s, p, i):
+        if CARD_HOSPITAL[v] and is_active_card(s, p, i):
             return i
     return -1
 

@@ -2,64 +2,64 @@
 # borough's), filled from data/ (checked by components.py) when the engine is imported.
 # Included by engine.pyx, so that its functions compile (and inline) with the rules.
 
-# Each V_* table holds a value per card version (its index in cards.json).
+# Each CARD_* table holds a value per card version (its index in cards.json).
 
 cdef int NV = 0                                # card versions
 cdef int N_KINDS = 0                           # kinds
-cdef int V_KIND[MAX_V]
-cdef int V_LETTER[MAX_V]                    # 0 A, 1 B, 2 C
-cdef int V_COLOUR[MAX_V]
-cdef int V_COPIES[MAX_V]
-cdef int V_COST[MAX_V]                      # play cost in £
-cdef int V_VP[MAX_V]
-cdef int V_BASE[MAX_V]                # stone base: may be placed (LN-27)
+cdef int CARD_KIND[MAX_V]
+cdef int CARD_LETTER[MAX_V]                    # 0 A, 1 B, 2 C
+cdef int CARD_COLOUR[MAX_V]
+cdef int CARD_COPIES[MAX_V]
+cdef int CARD_COST[MAX_V]                      # play cost in £
+cdef int CARD_VP[MAX_V]
+cdef int CARD_STONE_BASE[MAX_V]                # stone base: may be placed (LN-27)
 # Powers from the hand or in force while face up and uncovered.
-cdef int V_NO_EXPEND[MAX_V]  # placed without expending a card (Coffee House)
-cdef int V_SCHOOL[MAX_V]                # £ to expend any colour (School, LN-47)
-cdef int V_LOOK[MAX_V]           # cards University of London shows (LN-50)
-cdef int V_SWAP[MAX_V]            # Stock Exchange (LN-51)
-cdef int V_LOAN[MAX_V]                      # what a loan gives (Bank of England, LN-24)
-cdef int V_STORE[MAX_V]               # £ a Shops stores per placement (LN-48)
-cdef int V_PUB[MAX_V]                       # hand not counted in Run City poverty (LN-52)
-cdef int V_DRAW_MIN[MAX_V]             # Parliament: cards at the turn's start (LN-49); max 0 = no power
-cdef int V_DRAW_MAX[MAX_V]
-cdef int V_HAND_DRAW[MAX_V]                 # Huguenots / Jewish Refugees: cards taken (LN-33)
-cdef int V_WREN[MAX_V]                      # Wren: placements without expending (LN-35)
+cdef int CARD_PLACED_WITHOUT_EXPENDING[MAX_V]  # placed without expending a card (Coffee House)
+cdef int CARD_SCHOOL_FEE[MAX_V]                # £ to expend any colour (School, LN-47)
+cdef int CARD_UNIVERSITY_LOOK[MAX_V]           # cards University of London shows (LN-50)
+cdef int CARD_STOCK_EXCHANGE[MAX_V]            # Stock Exchange (LN-51)
+cdef int CARD_LOAN[MAX_V]                      # what a loan gives (Bank of England, LN-24)
+cdef int CARD_SHOPS_STORE[MAX_V]               # £ a Shops stores per placement (LN-48)
+cdef int CARD_PUB[MAX_V]                       # hand not counted in Run City poverty (LN-52)
+cdef int CARD_TURN_DRAW_MIN[MAX_V]             # Parliament: cards at the turn's start (LN-49); max 0 = no power
+cdef int CARD_TURN_DRAW_MAX[MAX_V]
+cdef int CARD_HAND_DRAW[MAX_V]                 # Huguenots / Jewish Refugees: cards taken (LN-33)
+cdef int CARD_WREN[MAX_V]                      # Wren: placements without expending (LN-35)
 # The activation (LN-36 to LN-39, LN-45 to LN-66).
-cdef int V_ACT[MAX_V]                 # has an activation
-cdef int V_ACT_COST[MAX_V]           # AC_*
-cdef int V_ACT_MONEY[MAX_V]          # £ for AC_MONEY
-cdef int V_FLIP[MAX_V]
-cdef int V_GAIN_MONEY[MAX_V]
-cdef int V_GAIN_VP[MAX_V]
-cdef int V_DISCARD_POVERTY[MAX_V]
-cdef int V_TAKE_POVERTY[MAX_V]
-cdef int V_PER_BOROUGH[MAX_V]         # £ per occupied borough of the set V_BOROUGH_SET
-cdef int V_BOROUGH_SET[MAX_V]
-cdef int V_MONEY_PER_CARD[MAX_V]            # £ per card of V_MONEY_COLOURS in the display
-cdef int V_MONEY_COLOURS[MAX_V]             # colour bit mask
-cdef int V_MONEY_COVERED[MAX_V]             # covered cards count
-cdef int V_MONEY_FLIPPED[MAX_V]             # flipped cards count
-cdef int V_VP_PER_CARD[MAX_V]
-cdef int V_VP_COLOURS[MAX_V]
-cdef int V_VP_COVERED[MAX_V]
-cdef int V_VP_FLIPPED[MAX_V]
-cdef int V_COLLECT[MAX_V]            # takes the money stored on it (Shops)
-cdef int V_OTHERS_PAY[MAX_V]                # £ every other player pays (Lloyds of London)
-cdef int V_FIRE[MAX_V]              # £ per borough every other player pays the bank (Fire Brigade)
-cdef int V_GIVE_POVERTY[MAX_V]              # poverty moved to a chosen player (Police Force)
-cdef int V_OPPONENT_POVERTY[MAX_V]          # poverty a chosen player takes (Fleet Street)
-cdef int V_PRISON[MAX_V]                    # cards a prison may take
-cdef int V_PRISON_POVERTY[MAX_V]
-cdef int V_PRISON_VP[MAX_V]
-cdef int V_WORKHOUSE[MAX_V]
-cdef int V_PAUPER_MONEY[MAX_V]
-cdef int V_PAUPER_POVERTY[MAX_V]
-cdef int V_UNDERGROUND[MAX_V]               # counters placed
-cdef int V_WHITEHALL[MAX_V]
-cdef int V_HOSPITAL[MAX_V]
-cdef int V_COFFEE[MAX_V]              # places a Display card on itself
-cdef int V_PAUPER[MAX_V]                 # a Paupers card (grey)
+cdef int CARD_ACTIVATES[MAX_V]                 # has an activation
+cdef int CARD_ACTIVATION_COST[MAX_V]           # AC_*
+cdef int CARD_ACTIVATION_MONEY[MAX_V]          # £ for AC_MONEY
+cdef int CARD_FLIPS[MAX_V]
+cdef int CARD_GAIN_MONEY[MAX_V]
+cdef int CARD_GAIN_VP[MAX_V]
+cdef int CARD_DISCARD_POVERTY[MAX_V]
+cdef int CARD_TAKE_POVERTY[MAX_V]
+cdef int CARD_MONEY_PER_BOROUGH[MAX_V]         # £ per occupied borough of the set CARD_BOROUGH_SET
+cdef int CARD_BOROUGH_SET[MAX_V]
+cdef int CARD_MONEY_PER_CARD[MAX_V]            # £ per card of CARD_MONEY_COLOURS in the display
+cdef int CARD_MONEY_COLOURS[MAX_V]             # colour bit mask
+cdef int CARD_MONEY_COVERED[MAX_V]             # covered cards count
+cdef int CARD_MONEY_FLIPPED[MAX_V]             # flipped cards count
+cdef int CARD_VP_PER_CARD[MAX_V]
+cdef int CARD_VP_COLOURS[MAX_V]
+cdef int CARD_VP_COVERED[MAX_V]
+cdef int CARD_VP_FLIPPED[MAX_V]
+cdef int CARD_COLLECTS_STORE[MAX_V]            # takes the money stored on it (Shops)
+cdef int CARD_OTHERS_PAY[MAX_V]                # £ every other player pays (Lloyds of London)
+cdef int CARD_FIRE_BRIGADE[MAX_V]              # £ per borough every other player pays the bank (Fire Brigade)
+cdef int CARD_GIVE_POVERTY[MAX_V]              # poverty moved to a chosen player (Police Force)
+cdef int CARD_OPPONENT_POVERTY[MAX_V]          # poverty a chosen player takes (Fleet Street)
+cdef int CARD_PRISON[MAX_V]                    # cards a prison may take
+cdef int CARD_PRISON_POVERTY[MAX_V]
+cdef int CARD_PRISON_VP[MAX_V]
+cdef int CARD_WORKHOUSE[MAX_V]
+cdef int CARD_PAUPER_MONEY[MAX_V]
+cdef int CARD_PAUPER_POVERTY[MAX_V]
+cdef int CARD_UNDERGROUND[MAX_V]               # counters placed
+cdef int CARD_WHITEHALL[MAX_V]
+cdef int CARD_HOSPITAL[MAX_V]
+cdef int CARD_COFFEE_HOUSE[MAX_V]              # places a Display card on itself
+cdef int CARD_IS_PAUPER[MAX_V]                 # a Paupers card (grey)
 cdef int K_FIRST[MAX_K]                        # lowest version of each kind
 
 cdef int B_COST[NB]
@@ -132,58 +132,58 @@ BOROUGH_INDEX = {}  # borough id -> index
 
 
 cdef void _clear_tables() noexcept:
-    memset(V_KIND, 0, sizeof(V_KIND))
-    memset(V_LETTER, 0, sizeof(V_LETTER))
-    memset(V_COLOUR, 0, sizeof(V_COLOUR))
-    memset(V_COPIES, 0, sizeof(V_COPIES))
-    memset(V_COST, 0, sizeof(V_COST))
-    memset(V_VP, 0, sizeof(V_VP))
-    memset(V_BASE, 0, sizeof(V_BASE))
-    memset(V_NO_EXPEND, 0, sizeof(V_NO_EXPEND))
-    memset(V_SCHOOL, 0, sizeof(V_SCHOOL))
-    memset(V_LOOK, 0, sizeof(V_LOOK))
-    memset(V_SWAP, 0, sizeof(V_SWAP))
-    memset(V_LOAN, 0, sizeof(V_LOAN))
-    memset(V_STORE, 0, sizeof(V_STORE))
-    memset(V_PUB, 0, sizeof(V_PUB))
-    memset(V_DRAW_MIN, 0, sizeof(V_DRAW_MIN))
-    memset(V_DRAW_MAX, 0, sizeof(V_DRAW_MAX))
-    memset(V_HAND_DRAW, 0, sizeof(V_HAND_DRAW))
-    memset(V_WREN, 0, sizeof(V_WREN))
-    memset(V_ACT, 0, sizeof(V_ACT))
-    memset(V_ACT_COST, 0, sizeof(V_ACT_COST))
-    memset(V_ACT_MONEY, 0, sizeof(V_ACT_MONEY))
-    memset(V_FLIP, 0, sizeof(V_FLIP))
-    memset(V_GAIN_MONEY, 0, sizeof(V_GAIN_MONEY))
-    memset(V_GAIN_VP, 0, sizeof(V_GAIN_VP))
-    memset(V_DISCARD_POVERTY, 0, sizeof(V_DISCARD_POVERTY))
-    memset(V_TAKE_POVERTY, 0, sizeof(V_TAKE_POVERTY))
-    memset(V_PER_BOROUGH, 0, sizeof(V_PER_BOROUGH))
-    memset(V_BOROUGH_SET, 0, sizeof(V_BOROUGH_SET))
-    memset(V_MONEY_PER_CARD, 0, sizeof(V_MONEY_PER_CARD))
-    memset(V_MONEY_COLOURS, 0, sizeof(V_MONEY_COLOURS))
-    memset(V_MONEY_COVERED, 0, sizeof(V_MONEY_COVERED))
-    memset(V_MONEY_FLIPPED, 0, sizeof(V_MONEY_FLIPPED))
-    memset(V_VP_PER_CARD, 0, sizeof(V_VP_PER_CARD))
-    memset(V_VP_COLOURS, 0, sizeof(V_VP_COLOURS))
-    memset(V_VP_COVERED, 0, sizeof(V_VP_COVERED))
-    memset(V_VP_FLIPPED, 0, sizeof(V_VP_FLIPPED))
-    memset(V_COLLECT, 0, sizeof(V_COLLECT))
-    memset(V_OTHERS_PAY, 0, sizeof(V_OTHERS_PAY))
-    memset(V_FIRE, 0, sizeof(V_FIRE))
-    memset(V_GIVE_POVERTY, 0, sizeof(V_GIVE_POVERTY))
-    memset(V_OPPONENT_POVERTY, 0, sizeof(V_OPPONENT_POVERTY))
-    memset(V_PRISON, 0, sizeof(V_PRISON))
-    memset(V_PRISON_POVERTY, 0, sizeof(V_PRISON_POVERTY))
-    memset(V_PRISON_VP, 0, sizeof(V_PRISON_VP))
-    memset(V_WORKHOUSE, 0, sizeof(V_WORKHOUSE))
-    memset(V_PAUPER_MONEY, 0, sizeof(V_PAUPER_MONEY))
-    memset(V_PAUPER_POVERTY, 0, sizeof(V_PAUPER_POVERTY))
-    memset(V_UNDERGROUND, 0, sizeof(V_UNDERGROUND))
-    memset(V_WHITEHALL, 0, sizeof(V_WHITEHALL))
-    memset(V_HOSPITAL, 0, sizeof(V_HOSPITAL))
-    memset(V_COFFEE, 0, sizeof(V_COFFEE))
-    memset(V_PAUPER, 0, sizeof(V_PAUPER))
+    memset(CARD_KIND, 0, sizeof(CARD_KIND))
+    memset(CARD_LETTER, 0, sizeof(CARD_LETTER))
+    memset(CARD_COLOUR, 0, sizeof(CARD_COLOUR))
+    memset(CARD_COPIES, 0, sizeof(CARD_COPIES))
+    memset(CARD_COST, 0, sizeof(CARD_COST))
+    memset(CARD_VP, 0, sizeof(CARD_VP))
+    memset(CARD_STONE_BASE, 0, sizeof(CARD_STONE_BASE))
+    memset(CARD_PLACED_WITHOUT_EXPENDING, 0, sizeof(CARD_PLACED_WITHOUT_EXPENDING))
+    memset(CARD_SCHOOL_FEE, 0, sizeof(CARD_SCHOOL_FEE))
+    memset(CARD_UNIVERSITY_LOOK, 0, sizeof(CARD_UNIVERSITY_LOOK))
+    memset(CARD_STOCK_EXCHANGE, 0, sizeof(CARD_STOCK_EXCHANGE))
+    memset(CARD_LOAN, 0, sizeof(CARD_LOAN))
+    memset(CARD_SHOPS_STORE, 0, sizeof(CARD_SHOPS_STORE))
+    memset(CARD_PUB, 0, sizeof(CARD_PUB))
+    memset(CARD_TURN_DRAW_MIN, 0, sizeof(CARD_TURN_DRAW_MIN))
+    memset(CARD_TURN_DRAW_MAX, 0, sizeof(CARD_TURN_DRAW_MAX))
+    memset(CARD_HAND_DRAW, 0, sizeof(CARD_HAND_DRAW))
+    memset(CARD_WREN, 0, sizeof(CARD_WREN))
+    memset(CARD_ACTIVATES, 0, sizeof(CARD_ACTIVATES))
+    memset(CARD_ACTIVATION_COST, 0, sizeof(CARD_ACTIVATION_COST))
+    memset(CARD_ACTIVATION_MONEY, 0, sizeof(CARD_ACTIVATION_MONEY))
+    memset(CARD_FLIPS, 0, sizeof(CARD_FLIPS))
+    memset(CARD_GAIN_MONEY, 0, sizeof(CARD_GAIN_MONEY))
+    memset(CARD_GAIN_VP, 0, sizeof(CARD_GAIN_VP))
+    memset(CARD_DISCARD_POVERTY, 0, sizeof(CARD_DISCARD_POVERTY))
+    memset(CARD_TAKE_POVERTY, 0, sizeof(CARD_TAKE_POVERTY))
+    memset(CARD_MONEY_PER_BOROUGH, 0, sizeof(CARD_MONEY_PER_BOROUGH))
+    memset(CARD_BOROUGH_SET, 0, sizeof(CARD_BOROUGH_SET))
+    memset(CARD_MONEY_PER_CARD, 0, sizeof(CARD_MONEY_PER_CARD))
+    memset(CARD_MONEY_COLOURS, 0, sizeof(CARD_MONEY_COLOURS))
+    memset(CARD_MONEY_COVERED, 0, sizeof(CARD_MONEY_COVERED))
+    memset(CARD_MONEY_FLIPPED, 0, sizeof(CARD_MONEY_FLIPPED))
+    memset(CARD_VP_PER_CARD, 0, sizeof(CARD_VP_PER_CARD))
+    memset(CARD_VP_COLOURS, 0, sizeof(CARD_VP_COLOURS))
+    memset(CARD_VP_COVERED, 0, sizeof(CARD_VP_COVERED))
+    memset(CARD_VP_FLIPPED, 0, sizeof(CARD_VP_FLIPPED))
+    memset(CARD_COLLECTS_STORE, 0, sizeof(CARD_COLLECTS_STORE))
+    memset(CARD_OTHERS_PAY, 0, sizeof(CARD_OTHERS_PAY))
+    memset(CARD_FIRE_BRIGADE, 0, sizeof(CARD_FIRE_BRIGADE))
+    memset(CARD_GIVE_POVERTY, 0, sizeof(CARD_GIVE_POVERTY))
+    memset(CARD_OPPONENT_POVERTY, 0, sizeof(CARD_OPPONENT_POVERTY))
+    memset(CARD_PRISON, 0, sizeof(CARD_PRISON))
+    memset(CARD_PRISON_POVERTY, 0, sizeof(CARD_PRISON_POVERTY))
+    memset(CARD_PRISON_VP, 0, sizeof(CARD_PRISON_VP))
+    memset(CARD_WORKHOUSE, 0, sizeof(CARD_WORKHOUSE))
+    memset(CARD_PAUPER_MONEY, 0, sizeof(CARD_PAUPER_MONEY))
+    memset(CARD_PAUPER_POVERTY, 0, sizeof(CARD_PAUPER_POVERTY))
+    memset(CARD_UNDERGROUND, 0, sizeof(CARD_UNDERGROUND))
+    memset(CARD_WHITEHALL, 0, sizeof(CARD_WHITEHALL))
+    memset(CARD_HOSPITAL, 0, sizeof(CARD_HOSPITAL))
+    memset(CARD_COFFEE_HOUSE, 0, sizeof(CARD_COFFEE_HOUSE))
+    memset(CARD_IS_PAUPER, 0, sizeof(CARD_IS_PAUPER))
 
 
 IMPLEMENTED = {
@@ -245,118 +245,118 @@ def _load():
     for k in range(N_KINDS):
         K_FIRST[k] = KINDS[k][0]
     for v, c in enumerate(cards):
-        V_KIND[v] = kind_of[v]
-        V_LETTER[v] = LETTERS.index(c.deck)
-        V_COLOUR[v] = COLOURS.index(c.colour)
-        V_COPIES[v] = c.count
-        V_COST[v] = c.cost
-        V_VP[v] = c.vp
-        V_BASE[v] = 1 if c.base else 0
-        V_PAUPER[v] = 1 if c.colour == "grey" else 0
+        CARD_KIND[v] = kind_of[v]
+        CARD_LETTER[v] = LETTERS.index(c.deck)
+        CARD_COLOUR[v] = COLOURS.index(c.colour)
+        CARD_COPIES[v] = c.count
+        CARD_COST[v] = c.cost
+        CARD_VP[v] = c.vp
+        CARD_STONE_BASE[v] = 1 if c.base else 0
+        CARD_IS_PAUPER[v] = 1 if c.colour == "grey" else 0
         for p in c.play:
             if p.code == "placed_without_expending":
-                V_NO_EXPEND[v] = 1
+                CARD_PLACED_WITHOUT_EXPENDING[v] = 1
             else:
                 raise ValueError(f"cards.json: {c.id}: play power {p.code} is not implemented")
         for p in c.permanent:
             if p.code == "expend_any_colour_for_money":
-                V_SCHOOL[v] = p["amount"]
+                CARD_SCHOOL_FEE[v] = p["amount"]
             elif p.code == "look_at_deck_when_drawing":
                 if p["cards"] > LOOK_CAP:
                     raise ValueError(f"cards.json: {c.id}: the engine shows at most {LOOK_CAP} cards")
-                V_LOOK[v] = p["cards"]
+                CARD_UNIVERSITY_LOOK[v] = p["cards"]
             elif p.code == "swap_hand_with_display":
                 if p["per_turn"] != 1:
                     raise ValueError(f"cards.json: {c.id}: the engine allows one swap a turn")
-                V_SWAP[v] = 1
+                CARD_STOCK_EXCHANGE[v] = 1
             elif p.code == "loan_amount":
-                V_LOAN[v] = p["amount"]
+                CARD_LOAN[v] = p["amount"]
             elif p.code == "store_money_on_card":
-                V_STORE[v] = p["amount"]
+                CARD_SHOPS_STORE[v] = p["amount"]
             elif p.code == "hand_not_counted_for_poverty":
-                V_PUB[v] = 1
+                CARD_PUB[v] = 1
             elif p.code == "draw_count_choice":
-                V_DRAW_MIN[v] = p["min"]
-                V_DRAW_MAX[v] = p["max"]
+                CARD_TURN_DRAW_MIN[v] = p["min"]
+                CARD_TURN_DRAW_MAX[v] = p["max"]
             else:
                 raise ValueError(f"cards.json: {c.id}: permanent power {p.code} is not implemented")
         for p in c.hand:
             if p.code == "discard_to_draw":
-                V_HAND_DRAW[v] = p["cards"]
+                CARD_HAND_DRAW[v] = p["cards"]
             elif p.code == "discard_to_place_any_colour":
-                V_WREN[v] = p["cards"]
+                CARD_WREN[v] = p["cards"]
             else:
                 raise ValueError(f"cards.json: {c.id}: hand power {p.code} is not implemented")
         a = c.activation
         if a is None:
             continue
-        V_ACT[v] = 1
-        V_FLIP[v] = 1 if a.flip else 0
+        CARD_ACTIVATES[v] = 1
+        CARD_FLIPS[v] = 1 if a.flip else 0
         if a.cost.kind == "none":
-            V_ACT_COST[v] = AC_NONE
+            CARD_ACTIVATION_COST[v] = AC_NONE
         elif a.cost.kind == "money":
-            V_ACT_COST[v] = AC_MONEY
-            V_ACT_MONEY[v] = a.cost.amount
+            CARD_ACTIVATION_COST[v] = AC_MONEY
+            CARD_ACTIVATION_MONEY[v] = a.cost.amount
         elif a.cost.colour == "any":
-            V_ACT_COST[v] = AC_ANY
+            CARD_ACTIVATION_COST[v] = AC_ANY
         elif a.cost.colour == "blue":
-            V_ACT_COST[v] = AC_BLUE
+            CARD_ACTIVATION_COST[v] = AC_BLUE
         else:
             raise ValueError(f"cards.json: {c.id}: activation cost {a.cost} is not implemented")
         specials = 0
         for p in a.effects:
             if p.code == "gain_money":
-                V_GAIN_MONEY[v] += p["amount"]
+                CARD_GAIN_MONEY[v] += p["amount"]
             elif p.code == "gain_vp":
-                V_GAIN_VP[v] += p["amount"]
+                CARD_GAIN_VP[v] += p["amount"]
             elif p.code == "discard_poverty":
-                V_DISCARD_POVERTY[v] += p["amount"]
+                CARD_DISCARD_POVERTY[v] += p["amount"]
             elif p.code == "take_poverty":
-                V_TAKE_POVERTY[v] += p["amount"]
+                CARD_TAKE_POVERTY[v] += p["amount"]
             elif p.code == "money_per_borough":
-                V_PER_BOROUGH[v] = p["amount"]
-                V_BOROUGH_SET[v] = ("all", "thames", "north", "south").index(p["boroughs"])
+                CARD_MONEY_PER_BOROUGH[v] = p["amount"]
+                CARD_BOROUGH_SET[v] = ("all", "thames", "north", "south").index(p["boroughs"])
             elif p.code in ("money_per_card_in_display", "vp_per_card_in_display"):
                 mask = sum(1 << COLOURS.index(col) for col in p["colours"])
                 if p.code == "money_per_card_in_display":
-                    V_MONEY_PER_CARD[v], V_MONEY_COLOURS[v] = p["amount"], mask
-                    V_MONEY_COVERED[v], V_MONEY_FLIPPED[v] = int(p["covered"]), int(p["flipped"])
+                    CARD_MONEY_PER_CARD[v], CARD_MONEY_COLOURS[v] = p["amount"], mask
+                    CARD_MONEY_COVERED[v], CARD_MONEY_FLIPPED[v] = int(p["covered"]), int(p["flipped"])
                 else:
-                    V_VP_PER_CARD[v], V_VP_COLOURS[v] = p["amount"], mask
-                    V_VP_COVERED[v], V_VP_FLIPPED[v] = int(p["covered"]), int(p["flipped"])
+                    CARD_VP_PER_CARD[v], CARD_VP_COLOURS[v] = p["amount"], mask
+                    CARD_VP_COVERED[v], CARD_VP_FLIPPED[v] = int(p["covered"]), int(p["flipped"])
             elif p.code == "collect_money_on_card":
-                V_COLLECT[v] = 1
+                CARD_COLLECTS_STORE[v] = 1
             elif p.code == "others_pay_you":
-                V_OTHERS_PAY[v] = p["amount"]
+                CARD_OTHERS_PAY[v] = p["amount"]
             elif p.code == "others_pay_bank_per_borough":
-                V_FIRE[v] = p["amount"]
+                CARD_FIRE_BRIGADE[v] = p["amount"]
             elif p.code == "give_poverty":
-                V_GIVE_POVERTY[v] = p["amount"]
+                CARD_GIVE_POVERTY[v] = p["amount"]
                 specials += 1
             elif p.code == "opponent_takes_poverty":
-                V_OPPONENT_POVERTY[v] = p["amount"]
+                CARD_OPPONENT_POVERTY[v] = p["amount"]
                 specials += 1
             elif p.code == "expend_cards_for_poverty":
-                V_PRISON[v] = p["max_cards"]
-                V_PRISON_POVERTY[v] = p["poverty_per_card"]
-                V_PRISON_VP[v] = p["vp_per_card"]
+                CARD_PRISON[v] = p["max_cards"]
+                CARD_PRISON_POVERTY[v] = p["poverty_per_card"]
+                CARD_PRISON_VP[v] = p["vp_per_card"]
                 specials += 1
             elif p.code == "expend_paupers":
-                V_WORKHOUSE[v] = 1
-                V_PAUPER_MONEY[v] = p["money_per_card"]
-                V_PAUPER_POVERTY[v] = p["poverty_per_card"]
+                CARD_WORKHOUSE[v] = 1
+                CARD_PAUPER_MONEY[v] = p["money_per_card"]
+                CARD_PAUPER_POVERTY[v] = p["poverty_per_card"]
                 specials += 1
             elif p.code == "place_underground":
-                V_UNDERGROUND[v] = p["markers"]
+                CARD_UNDERGROUND[v] = p["markers"]
                 specials += 1
             elif p.code == "reactivate_another":
-                V_WHITEHALL[v] = 1
+                CARD_WHITEHALL[v] = 1
                 specials += 1
             elif p.code == "flip_in_place_of_another":
-                V_HOSPITAL[v] = 1
+                CARD_HOSPITAL[v] = 1
                 specials += 1
             elif p.code == "place_from_display_on_this":
-                V_COFFEE[v] = 1
+                CARD_COFFEE_HOUSE[v] = 1
                 specials += 1
             else:
                 raise ValueError(f"cards.json: {c.id}: activation effect {p.code} is not implemented")
@@ -407,7 +407,7 @@ cdef void _letter_masks() noexcept:
     cdef int v, l
     memset(LETTER_ALLOWED, 0, sizeof(LETTER_ALLOWED))
     for v in range(NV):
-        LETTER_ALLOWED[V_LETTER[v]][v] = 1
+        LETTER_ALLOWED[CARD_LETTER[v]][v] = 1
 
 
 _load()

@@ -51,7 +51,7 @@ cdef void score_seats(const LNState* s, LNScore* out) noexcept nogil:
         c.top_card = 0
         c.card_vp = 0
         for i in range(s.pc_n[p]):
-            x = V_VP[s.pc_version[p][i]]
+            x = CARD_VP[s.pc_version[p][i]]
             c.card_vp += x
             if x > c.top_card:
                 c.top_card = x
@@ -249,14 +249,14 @@ cdef void receive_draw(LNState* s, int v, bint from_top) noexcept nogil:
     if s.draw_to == DT_LOOK:
         s.look[s.look_n] = v
         s.look_n += 1
-        fold(s, EV_LOOKED, p, V_LETTER[v])
+        fold(s, EV_LOOKED, p, CARD_LETTER[v])
         continue_look(s)
         return
     hand_add(s, p, v)
     if from_top and s.uni_owner >= 0 and p != s.uni_owner:
         s.owner_sure[p][v] += 1             # the owner put it there (LN-85)
-        s.sure_hash += Z_KIND[p][V_KIND[v]]
-    fold(s, EV_DRAW, p, V_LETTER[v])
+        s.sure_hash += Z_KIND[p][CARD_KIND[v]]
+    fold(s, EV_DRAW, p, CARD_LETTER[v])
     card_taken(s, False)
 
 cdef void take_from_deck(LNState* s) noexcept nogil:
