@@ -139,6 +139,8 @@ cdef object learned_room(LearnedRoom* room, GameDef* gd, dict namespace, path, n
     default = path
 
     def _load_learned(path=default):
+        """Reads the model file at ``path`` (the room's data/learned.json by default) into the
+        room's model and ``LEARNED``; whether it holds any player count."""
         namespace["LEARNED"] = None
         doc = namespace["LEARNED"] = learned_load(&room.model, path, names, gd.max_players, game)
         if doc is None or not doc.get("models"):
