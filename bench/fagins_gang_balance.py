@@ -17,6 +17,7 @@ import random
 
 from fagin.engines import load_game
 from fagin.engines.fagins_gang import engine as E
+from fagin.engines.fagins_gang import actions as A
 from fagin.engines.game import decisions
 from fagin.search.bots import make_bot
 
@@ -45,7 +46,7 @@ def play(game, players, bots, seed, choices, steps):
         if a < 4 and seat in choices:
             choices[seat][a] += 1
         elif steps is not None and 5 <= a < 347:
-            steps[E.typed_action(a)["kind"]] += 1
+            steps[A.typed_action(a)["kind"]] += 1
         st.apply(a)
     return st.describe()
 

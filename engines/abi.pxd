@@ -22,6 +22,20 @@ cdef enum:
     # Largest number of seats any engine may have; sizes the returns buffers.
     MAX_SEATS = 8
 
+# The shapes of the table's functions, by what they do with a state (the room kit's
+# game_def takes a room's functions through them, engines/room.pxd).
+ctypedef int (*StateInt)(const void* st) noexcept nogil                 # num_players, current_player
+ctypedef int (*StateActions)(const void* st, int* out) noexcept nogil   # legal_actions
+ctypedef void (*StateApply)(void* st, int action) noexcept nogil
+ctypedef int (*StateChances)(const void* st, int* actions, double* probs) noexcept nogil
+ctypedef int (*StateDraw)(const void* st, Rng* rng) noexcept nogil      # sample_chance, a player's action
+ctypedef void (*StateValues)(const void* st, double* out) noexcept nogil  # returns, evaluations, scores, features
+ctypedef bint (*StateMaybeValues)(const void* st, double* out) noexcept nogil  # margins_learned
+ctypedef void (*StateResample)(void* st, int observer, Rng* rng) noexcept nogil
+ctypedef uint64_t (*StateKey)(const void* st, int player) noexcept nogil
+ctypedef int (*StateMakeCurrent)(void* st, int seat) noexcept nogil
+ctypedef void (*StateCounts)(const void* st, int observer, int* out) noexcept nogil  # hidden_counts
+
 ctypedef struct GameDef:
     # Static facts about the game.
     const char* game_id

@@ -57,17 +57,6 @@ cdef inline int ms_total(const int16_t* c, int n) noexcept nogil:
         total += c[t]
     return total
 
-cdef inline void ms_clear(int16_t* c, int n) noexcept nogil:
-    cdef int t
-    for t in range(n):
-        c[t] = 0
-
-cdef inline void ms_add_all(int16_t* dst, const int16_t* src, int n) noexcept nogil:
-    """Moves a copy of every card of ``src`` into ``dst`` (a discard pile shuffled into a deck)."""
-    cdef int t
-    for t in range(n):
-        dst[t] += src[t]
-
 cdef inline int ms_pick(const int16_t* c, int n, int index) noexcept nogil:
     """The kind of the ``index``-th card (0-based) when the cards are listed kind by kind;
     -1 if the multiset holds ``index`` cards or fewer.  With a uniform ``index`` this is a

@@ -5,6 +5,8 @@ These are thin: every rule lives in the engine's ``GameDef`` functions; this
 module only checks arguments coming from Python (legality, seat ranges) and
 converts results to Python objects.  It is not on the search hot path.
 """
+import importlib
+
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 cimport cython
 from libc.stdint cimport uint64_t
@@ -35,12 +37,16 @@ cdef class Game:
     cdef const GameDef* gd
     cdef readonly object capsule
     cdef readonly object engine
+    cdef readonly object actions
     cdef readonly object spec
     cdef object _check_shape      # the state message's static shape (fagin.engines.shape)
 
-    def __init__(self, engine, spec):
+    def __init__(self, engine, spec, actions=None):
         """``engine``: the game's engine module (see :class:`fagin.engines.game.Engine`);
-        ``spec``: its :class:`~fagin.engines.game.GameSpec`."""
+        ``spec``: its :class:`~fagin.engines.game.GameSpec`; ``actions``: its room's actions
+        module (:class:`fagin.engines.game.Actions`), by default the ``actions`` module beside
+        the engine.  The actions module reads the engine's constants; the engine does not
+        import it, so that neither module needs the other to be imported first."""
         capsule = engine.GAME_DEF
         if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
             raise TypeError("capsule does not carry a fagin.GameDef")
@@ -55,6 +61,8 @@ cdef class Game:
             raise TypeError(f"{spec.id}: the engine declares more legal actions than the wrapper handles")
         self.capsule = capsule
         self.engine = engine
+        self.actions = actions if actions is not None else importlib.import_module(
+            engine.__name__.rpartition(".")[0] + ".actions")
         self.spec = spec
 
     @property
@@ -66,18 +74,18 @@ cdef class Game:
         outcome's id with ``chance`` (some games, like OpenSpiel's, reuse ids).
         ``options``: the state's options (:meth:`State.options`) where an id's meaning
         depends on them (Liar's Dice); None for the defaults."""
-        return self.engine.action_label(action, chance, options)
+        return self.actions.action_label(action, chance, options)
 
     def typed_action(self, int action, bint chance=False, options=None):
         """The typed form (a dict shaped like the game's action message) of an action
         id, or of a chance outcome's id with ``chance`` (``options`` as above)."""
-        return self.engine.typed_action(action, chance, options)
+        return self.actions.typed_action(action, chance, options)
 
     def action_from_typed(self, d, bint chance=False, options=None):
         """The action id of a typed form (a dict); ``chance``: the form must be a chance
         outcome (the position is at a chance event), else a decision (``options`` as
         above). ValueError naming the field if none fits."""
-        return self.engine.action_from_typed(d, chance, options)
+        return self.actions.action_from_typed(d, chance, options)
 
     @property
     def max_players(self):
@@ -386,7 +394,7 @@ cdef class State:
         Where a game merges identical cards into one action (London, LN-93), the label
         names the very card the action moves here (``action_label_at``), or the one the
         typed form ``typed`` names (as :meth:`apply_typed` moves it)."""
-        at = getattr(self.game.engine, "action_label_at", None)
+        at = getattr(self.game.actions, "action_label_at", None)
         if at is not None and not self.is_chance_node():
             return at(self.to_bytes(), action, typed)
         return self.game.action_label(action, self.is_chance_node(), self.options() or None)
@@ -399,7 +407,7 @@ cdef class State:
         (``apply_typed_at``)."""
         chance = self.is_chance_node()
         action = self.game.action_from_typed(d, chance, self.options() or None)
-        at = getattr(self.game.engine, "apply_typed_at", None)
+        at = getattr(self.game.actions, "apply_typed_at", None)
         if at is None or chance:
             self.apply(action)
             return action
@@ -436,7 +444,7 @@ cdef class State:
         """The typed form (a dict shaped like the game's action message) of an action id
         here (a chance outcome at a chance node); naming, like :meth:`action_label`, the
         card the action moves here where a game has such a hook (``typed_action_at``)."""
-        at = getattr(self.game.engine, "typed_action_at", None)
+        at = getattr(self.game.actions, "typed_action_at", None)
         if at is not None and not self.is_chance_node():
             return at(self.to_bytes(), action, typed)
         return self.game.typed_action(action, self.is_chance_node(), self.options() or None)

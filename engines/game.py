@@ -696,6 +696,21 @@ class Engine(Protocol):
     def summary(self, data: bytes) -> str:
         """One line for ``repr``."""
 
+    # Optional, with ``GameDef.hidden_counts``: ``belief_layout(data, seat) -> (places,
+    # items)``, naming the cells the hook counts for ``seat``: ``places`` a list of
+    # ``(name, owner seat or None)`` (``GameDef.belief_places`` of them), ``items`` a list of
+    # names (``GameDef.belief_items``; None for an unused index). The names depend only on
+    # what ``seat`` knows (fagin.search.analysis reports them as beliefs).
+    #
+    # Optional: ``options_of(data) -> dict``, the options a state was made with, for
+    # games whose action ids depend on them (Liar's Dice). Absent: no options matter.
+
+
+class Actions(Protocol):
+    """A room's action ids in words and in typed form: its ``actions.py``, plain Python reading
+    the engine's constants (the engine does not import it; :class:`fagin.engines.core.Game`
+    does)."""
+
     def action_label(self, action: int, chance: bool = False, options: dict | None = None) -> str:
         """A short label for people (``"play 3"``) of a decision's action id, or with
         ``chance`` of a chance outcome's id (the two may share ids, as in
@@ -711,15 +726,6 @@ class Engine(Protocol):
         """The action id of a typed form, which must be a chance outcome's with ``chance``
         and a decision's without; ValueError naming the field if it fits no such action."""
 
-    # Optional, with ``GameDef.hidden_counts``: ``belief_layout(data, seat) -> (places,
-    # items)``, naming the cells the hook counts for ``seat``: ``places`` a list of
-    # ``(name, owner seat or None)`` (``GameDef.belief_places`` of them), ``items`` a list of
-    # names (``GameDef.belief_items``; None for an unused index). The names depend only on
-    # what ``seat`` knows (fagin.search.analysis reports them as beliefs).
-    #
-    # Optional: ``options_of(data) -> dict``, the options a state was made with, for
-    # games whose action ids depend on them (Liar's Dice). Absent: no options matter.
-    #
     # Optional, for games where identical cards are one action (London, LN-93), so that
     # people and frontends see and say which card moves:
     # ``action_label_at(data, action) -> str`` and ``typed_action_at(data, action) -> dict``,
@@ -727,3 +733,4 @@ class Engine(Protocol):
     # ``apply_typed_at(data, action, typed) -> bytes``, the state after the legal decision
     # ``action`` of the typed form ``typed``, moving the card the form names (ValueError
     # naming the field if that card is not where the action takes it from).
+

@@ -3,8 +3,8 @@
 each seat's chance to win, and a linear one for its expected final score margin.
 
 A room that ships ``data/learned.json`` (fitted by ``python -m fagin.train``) keeps
-one ``LearnedModel`` (a module-level ``cdef LearnedModel``, zeroed at import),
-fills it from the file with :func:`learned_load` (the file read and checked by
+one ``LearnedModel`` in its ``LearnedRoom`` (below), fills it from the file with
+:func:`learned_load` (the file read and checked by
 ``fagin.engines.learned_model.read_model``) and evaluates it in the search loop
 with :func:`learned_evaluate` (built on :func:`learned_has` and
 :func:`learned_logistic`), without the GIL.  The
@@ -17,11 +17,19 @@ player count, a linear regression of a seat's final score margin (its final scor
 other seat's, in the game's own units) on the same features: :func:`learned_evaluate_margins`,
 a room's ``GameDef.margins_learned``, which an analysis reports where a playout stops early.
 
+A room's part of it is one ``LearnedRoom`` (a module-level ``cdef LearnedRoom``: the model
+and the room's table), loaded at import by :func:`learned_room`, which also puts the
+room's two entries in its table.  Those entries (``GameDef.evaluate_learned`` and
+``margins_learned``) are the room's own two one-line functions, each calling
+:func:`learned_room_evaluate` or :func:`learned_room_margins` on its ``LearnedRoom``: the
+table's functions take a state alone, so a function of the kit could not tell whose model
+to read.
+
 A compiled module, ``fagin.engines.learned`` (``engines/learned.pyx`` holds the functions):
 every room cimports its functions through this file (``from fagin.engines.learned cimport
 ...``) and calls the one copy (docs/architecture.md, "One package from several folders").
 """
-from fagin.engines.abi cimport MAX_SEATS
+from fagin.engines.abi cimport GameDef, MAX_SEATS, StateMaybeValues, StateValues
 
 cdef enum:
     # Most features a room's model may have (sizes LearnedModel).
@@ -36,7 +44,13 @@ ctypedef struct LearnedModel:
     double margin_bias[MAX_SEATS + 1]
     double margin_weights[MAX_SEATS + 1][LEARNED_MAX_FEATURES]
 
-ctypedef void (*SeatValues)(const void* st, double* out) noexcept nogil
+ctypedef StateValues SeatValues
+
+ctypedef struct LearnedRoom:
+    LearnedModel model
+    # The room's table: its seats, end, returns, hand-written evaluation and features, which
+    # the learned evaluation reads beside the model.
+    const GameDef* game
 
 cdef void learned_relative(const double* raw, int players, int k, double* out, int stride) noexcept nogil
 cdef bint learned_has(const LearnedModel* m, int players) noexcept nogil
@@ -49,3 +63,7 @@ cdef void learned_evaluate(const LearnedModel* m, const void* st, int players, b
 cdef bint learned_evaluate_margins(const LearnedModel* m, const void* st, int players, bint over,
                                    SeatValues features, double* out) noexcept nogil
 cdef object learned_load(LearnedModel* m, path, names, int max_players, str game)
+cdef void learned_room_evaluate(const LearnedRoom* room, const void* st, double* out) noexcept nogil
+cdef bint learned_room_margins(const LearnedRoom* room, const void* st, double* out) noexcept nogil
+cdef object learned_room(LearnedRoom* room, GameDef* gd, dict namespace, path, names, str game,
+                         StateValues evaluate_learned, StateMaybeValues margins_learned)

@@ -313,7 +313,7 @@ def encode_state(state):
 def _names_cards(game, chance):
     """Whether a decision's label and typed form depend on the state: a game whose identical
     cards are one action names the very card moved (London, LN-93: ``action_label_at``)."""
-    return not chance and getattr(game.engine, "action_label_at", None) is not None
+    return not chance and getattr(game.actions, "action_label_at", None) is not None
 
 
 def _encoded_at(state, action_id, named=None):

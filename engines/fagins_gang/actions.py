@@ -7,6 +7,7 @@ market's colours; and the chance outcomes of the patrol die.  Decisions and chan
 outcomes have ids of their own, so ``chance`` changes nothing here.  The typed form
 is the ``FaginsGangAction`` message as a dict.
 """
+from fagin.engines.fagins_gang import engine as E
 from fagin.engines.validation import enum_index, int_in, mapping
 
 def action_label(action: int, chance: bool = False, options=None) -> str:
@@ -111,8 +112,3 @@ def action_from_typed(d, chance: bool = False, options=None) -> int:
     c = E.colour_index(d.get("colour"), "colour")
     return {"white_hand": E.ACTION_WHITE_HAND, "exchange_pay": E.ACTION_EXCHANGE_PAY, "exchange_take": E.ACTION_EXCHANGE_TAKE, "sell": E.ACTION_SELL,
             "buy": E.ACTION_BUY}[kind] + c
-
-
-# Last: the engine imports this module at its end, so either may be imported first (the
-# functions above read the engine's names only when called).
-from fagin.engines.fagins_gang import engine as E  # noqa: E402

@@ -33,10 +33,10 @@ from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
-from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
-                              learned_relative)
+from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
+                                    learned_room_margins)
 from fagin.engines.core import room_functions as _room_functions
 
 from fagin.engines.validation import enum_index as _enum_index
@@ -824,11 +824,12 @@ cdef int seat_way(const FGState* s, int p) noexcept nogil:
         total += steps[i]
     return total
 
-cdef void fg_features_all(const FGState* s, double* out) noexcept nogil:
+cdef void fg_features(const void* st, double* out) noexcept nogil:
     """The features of every seat, seat p's FG_FEATURES values at out[p * FG_FEATURES:]: each
     seat feature minus the largest other seat's value, then 1 for the seat to act, 1 while its
     turn of the round is still ahead (or under way), the share of the way home left to the
     seat nearest to winning, and the worth lead times that share."""
+    cdef const FGState* s = <const FGState*>st
     cdef double raw[FG_MAX_PLAYERS * FG_SEAT_FEATURES]
     cdef double worth[FG_MAX_PLAYERS]
     cdef int need[FG_MAX_PLAYERS][NC]
@@ -886,44 +887,13 @@ cdef void fg_features_all(const FGState* s, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedModel LEARNED_MODEL
-
-cdef void fg_features(const void* st, double* out) noexcept nogil:
-    fg_features_all(<const FGState*>st, out)
+cdef LearnedRoom LEARNED_ROOM
 
 cdef void fg_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
-    at the end; the hand-written fg_evaluate for a player count it lacks)."""
-    cdef const FGState* s = <const FGState*>st
-    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, fg_returns, fg_evaluate, fg_features, out)
+    learned_room_evaluate(&LEARNED_ROOM, st, out)
 
 cdef bint fg_margins_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    at the end of the game and for a player count it holds no margin model for)."""
-    cdef const FGState* s = <const FGState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, fg_features, out)
-
-cdef GameDef FG_DEF
-FG_DEF.game_id = b"fagins_gang"
-FG_DEF.state_size = sizeof(FGState)
-FG_DEF.max_players = FG_MAX_PLAYERS
-FG_DEF.num_distinct_actions = NUM_ACTIONS
-FG_DEF.max_legal_actions = MAX_LEGAL
-FG_DEF.max_decision_actions = MAX_DECISION
-FG_DEF.num_players = fg_num_players
-FG_DEF.current_player = fg_current_player
-FG_DEF.legal_actions = fg_legal_actions
-FG_DEF.apply_action = fg_apply_action
-FG_DEF.chance_outcomes = fg_chance_outcomes
-FG_DEF.sample_chance = fg_sample_chance
-FG_DEF.returns = fg_returns
-FG_DEF.determinize = fg_determinize
-FG_DEF.infoset_key = fg_infoset_key
-FG_DEF.make_current = fg_make_current
-FG_DEF.rollout_action = fg_rollout_action
-FG_DEF.evaluate = fg_evaluate
-FG_DEF.rollout_depth = EVAL_DEPTH
-FG_DEF.scores = fg_scores
+    return learned_room_margins(&LEARNED_ROOM, st, out)
 
 # ---------------------------- the data and the constants the Python side reads
 
@@ -1030,41 +1000,31 @@ def _load(path=BOARD_FILE):
 
 
 _load()
+
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# here and below, and exported as GAME_DEF.
+cdef GameDef FG_DEF
 # FG-26: a bound on the actions of any game: setup, then per round each seat's turn
 # (choose, three steps of at most 1 + 4 each, done) or a market visit (each seat at
 # most 6 sales, 3 purchases and done, then the wheel), and the patrol.
-FG_DEF.max_game_length = 8 + ROUNDS_CAP * (FG_MAX_PLAYERS * (2 + FG_MAX_PLAYERS * 10 + 1) + 1)
+game_def(&FG_DEF, b"fagins_gang", sizeof(FGState), FG_MAX_PLAYERS, NUM_ACTIONS, MAX_LEGAL, MAX_DECISION,
+         8 + ROUNDS_CAP * (FG_MAX_PLAYERS * (2 + FG_MAX_PLAYERS * 10 + 1) + 1), fg_num_players, fg_current_player,
+         fg_legal_actions, fg_apply_action, fg_chance_outcomes, fg_sample_chance, fg_returns, fg_determinize,
+         fg_infoset_key, fg_make_current)
 
-LEARNED_FILE = data_path(__file__, "learned.json")
-LEARNED = None      # the model document loaded, or None
-
-def _load_learned(path=LEARNED_FILE):
-    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
-    global LEARNED
-    LEARNED = None
-    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, FG_MAX_PLAYERS, "Fagin's Gang")
-    return LEARNED is not None and bool(LEARNED.get("models"))
-
-if _load_learned():
-    FG_DEF.evaluate_learned = fg_evaluate_learned
-    FG_DEF.margins_learned = fg_margins_learned
+# LEARNED: the model document loaded (data/learned.json), or None.
+_load_learned = learned_room(&LEARNED_ROOM, &FG_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
+                             "Fagin's Gang", fg_evaluate_learned, fg_margins_learned)
 
 cdef int fg_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const FGState*>st, rng, 0)
 
-FG_DEF.features = fg_features
-FG_DEF.num_features = FG_FEATURES
-FG_DEF.heuristic_action = fg_heuristic_action
-
+game_def_knowledge(&FG_DEF, fg_rollout_action, fg_heuristic_action, fg_evaluate, EVAL_DEPTH, fg_scores, fg_features,
+                   FG_FEATURES)
 GAME_DEF = export_game_def(&FG_DEF)
-
 
 include "state.pxi"
 
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.fagins_gang.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

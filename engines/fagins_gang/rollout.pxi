@@ -165,9 +165,6 @@ cdef double hx_value(const FGState* s, int p) noexcept nogil:
             best = w[q]
     return w[p] - HX_RIVAL * best
 
-cdef inline int hx_in_turn(const FGState* s, int p) noexcept nogil:
-    return fg_current_player(s) == p and s.phase != PH_CHOOSE
-
 cdef int hx_argmax(const FGState* s, int p, int finish, Rng* rng) noexcept nogil:
     """The legal action worth most to p after it (its white hands or exchange finished
     greedily if `finish` is 1, its whole action if 2); ties at random."""

@@ -6,6 +6,7 @@ from the deck (``data/deck.json``).  Decisions and chance outcomes have ids of t
 own, so ``chance`` changes nothing here.  The typed form is the ``GangsOfKyotoAction``
 message as a dict; a drawn card is named by its ``GangsOfKyotoCard`` fields.
 """
+from fagin.engines.gangs_of_kyoto import engine as E
 from fagin.engines.validation import enum_index, int_in
 
 # The dict names of GangsOfKyotoAction.Kind, in the proto's order.
@@ -55,8 +56,3 @@ def action_from_typed(d, chance: bool = False, options=None) -> int:
     if kind == "refuse":
         return E.ACTION_REFUSE
     return E.ACTION_DRAW + E.kind_of_card(d.get("card"), "card")
-
-
-# Last: the engine imports this module at its end, so either may be imported first (the
-# functions above read the engine's names only when called).
-from fagin.engines.gangs_of_kyoto import engine as E  # noqa: E402

@@ -30,12 +30,12 @@ from libc.string cimport memset
 from libc.math cimport exp, log
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, game_def_beliefs, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, mix64
 from fagin.engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
-from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
-                              learned_relative)
+from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
+                                    learned_room_margins)
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index
@@ -617,6 +617,13 @@ cdef uint64_t gk_infoset_key(const void* st, int player) noexcept nogil:
 cdef int gk_make_current(void* st, int seat) noexcept nogil:
     return 1 if gk_current_player(st) == seat else 0
 
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# here and beside the other functions they put in it, and exported as GAME_DEF.
+cdef GameDef GK_DEF
+game_def(&GK_DEF, b"gangs_of_kyoto", sizeof(GKState), GK_MAX_PLAYERS, A_DRAW + MAX_KINDS, MAX_KINDS, GK_MAX_PLAYERS,
+         20000, gk_num_players, gk_current_player, gk_legal_actions, gk_apply_action, gk_chance_outcomes,
+         gk_sample_chance, gk_returns, gk_determinize, gk_infoset_key, gk_make_current)
+
 include "rollout.pxi"
 
 cdef void gk_scores(const void* st, double* out) noexcept nogil:
@@ -642,6 +649,8 @@ cdef void gk_hidden_counts(const void* st, int observer, int* out) noexcept nogi
         out[GK_HAND * MAX_KINDS + s.hand[i]] += 1
     for i in range(s.top_len):
         out[GK_TOP * MAX_KINDS + s.top[i]] += 1
+
+game_def_beliefs(&GK_DEF, gk_hidden_counts, GK_PLACES, MAX_KINDS)
 
 # ------------------------------------------------ evaluations and features (not rules)
 # What an estimate of a seat's chance to win reads: the hand-written evaluation
@@ -746,13 +755,14 @@ cdef void gk_evaluate(const void* st, double* out) noexcept nogil:
     for p in range(s.players):
         out[p] /= total
 
-cdef void gk_features_all(const GKState* s, double* out) noexcept nogil:
+cdef void gk_features(const void* st, double* out) noexcept nogil:
     """The features of every seat, seat p's GK_FEATURES values at out[p * GK_FEATURES:]: each
     seat value minus the largest other seat's, then the logit of the hand-written estimate
     (gk_evaluate, bounded by HAND_LOGIT_CAP), 1 for the seat to act, 1 for a seat that has
     received its card of the turn (GK-5: it can get no other), the turns until the seat deals
     as a share of the players (0 for the active player), the share of the game left, and the
     worth lead times that share."""
+    cdef const GKState* s = <const GKState*>st
     cdef double raw[GK_MAX_PLAYERS * GK_SEAT_FEATURES]
     cdef double bells[GK_MAX_PLAYERS]
     cdef double hand[GK_MAX_PLAYERS]
@@ -786,52 +796,17 @@ cdef void gk_features_all(const GKState* s, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedModel LEARNED_MODEL
-
-cdef void gk_features(const void* st, double* out) noexcept nogil:
-    gk_features_all(<const GKState*>st, out)
+cdef LearnedRoom LEARNED_ROOM
 
 cdef void gk_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
-    at the end; the hand-written gk_evaluate for a player count it lacks)."""
-    cdef const GKState* s = <const GKState*>st
-    learned_evaluate(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, gk_returns, gk_evaluate, gk_features, out)
+    learned_room_evaluate(&LEARNED_ROOM, st, out)
 
 cdef bint gk_margins_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    at the end of the game and for a player count it holds no margin model for)."""
-    cdef const GKState* s = <const GKState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, s.players, s.phase == PH_OVER, gk_features, out)
+    return learned_room_margins(&LEARNED_ROOM, st, out)
 
-cdef GameDef GK_DEF
-GK_DEF.game_id = b"gangs_of_kyoto"
-GK_DEF.state_size = sizeof(GKState)
-GK_DEF.max_players = GK_MAX_PLAYERS
-GK_DEF.num_distinct_actions = A_DRAW + MAX_KINDS
-GK_DEF.max_legal_actions = MAX_KINDS
-GK_DEF.max_decision_actions = GK_MAX_PLAYERS
-GK_DEF.max_game_length = 20000
-GK_DEF.num_players = gk_num_players
-GK_DEF.current_player = gk_current_player
-GK_DEF.legal_actions = gk_legal_actions
-GK_DEF.apply_action = gk_apply_action
-GK_DEF.chance_outcomes = gk_chance_outcomes
-GK_DEF.sample_chance = gk_sample_chance
-GK_DEF.returns = gk_returns
-GK_DEF.determinize = gk_determinize
-GK_DEF.infoset_key = gk_infoset_key
-GK_DEF.make_current = gk_make_current
-GK_DEF.rollout_action = gk_rollout_action
-GK_DEF.scores = gk_scores
-GK_DEF.hidden_counts = gk_hidden_counts
-GK_DEF.belief_places = GK_PLACES
-GK_DEF.belief_items = MAX_KINDS
-GK_DEF.evaluate = gk_evaluate
-GK_DEF.rollout_depth = 0        # playouts run to the end unless a search asks for a cut-off
-GK_DEF.features = gk_features
-GK_DEF.num_features = GK_FEATURES
-GK_DEF.heuristic_action = gk_heuristic_action
-
+# Playouts run to the end unless a search asks for a cut-off (rollout_depth 0).
+game_def_knowledge(&GK_DEF, gk_rollout_action, gk_heuristic_action, gk_evaluate, 0, gk_scores, gk_features,
+                   GK_FEATURES)
 GAME_DEF = export_game_def(&GK_DEF)
 
 # ---------------------------- the data and the constants the Python side reads
@@ -899,19 +874,9 @@ def _load_deck(path=DECK_FILE):
 
 _load_deck()
 
-LEARNED_FILE = data_path(__file__, "learned.json")
-LEARNED = None      # the model document loaded, or None
-
-def _load_learned(path=LEARNED_FILE):
-    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
-    global LEARNED
-    LEARNED = None
-    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, GK_MAX_PLAYERS, "Gangs of Kyoto")
-    return LEARNED is not None and bool(LEARNED.get("models"))
-
-if _load_learned():
-    GK_DEF.evaluate_learned = gk_evaluate_learned
-    GK_DEF.margins_learned = gk_margins_learned
+# LEARNED: the model document loaded (data/learned.json), or None.
+_load_learned = learned_room(&LEARNED_ROOM, &GK_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
+                             "Gangs of Kyoto", gk_evaluate_learned, gk_margins_learned)
 
 
 include "state.pxi"
@@ -919,7 +884,3 @@ include "state.pxi"
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.gangs_of_kyoto.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

@@ -1,5 +1,6 @@
 """Goofspiel's action ids in words and in typed form, as OpenSpiel numbers them: id c bids
 the card of value c + 1, and at a chance node turns up the point card of value c + 1."""
+from fagin.engines.goofspiel import engine as E
 
 
 def action_label(action: int, chance: bool = False, options=None) -> str:
@@ -25,8 +26,3 @@ def action_from_typed(d, chance: bool = False, options=None) -> int:
     if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < most:
         raise ValueError(f"card: a card id from 0 to {most - 1}, got {card!r}")
     return card
-
-
-# Last: the engine imports this module at its end, so either may be imported first (the
-# functions above read the engine's names only when called).
-from fagin.engines.goofspiel import engine as E  # noqa: E402

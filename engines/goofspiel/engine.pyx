@@ -16,7 +16,7 @@ from libc.stdint cimport int8_t, int16_t, uint16_t, uint64_t
 from libc.string cimport memset
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, read_state
 from fagin.engines.rng cimport Rng, rng_below, mix64
 
 cdef enum:
@@ -43,13 +43,6 @@ ctypedef struct GoofState:
     int8_t point[MAX_CARDS]     # point card of each turn
     int8_t bids[2][MAX_CARDS]
     int8_t winner[MAX_CARDS]    # 0, 1, or 2 for a tie
-
-cdef inline int popcount(unsigned int x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 cdef inline int lowest(unsigned int x) noexcept nogil:
     cdef int i = 0
@@ -237,29 +230,13 @@ cdef int gs_make_current(void* st, int seat) noexcept nogil:
         return 1
     return 0
 
+# The room's table (engines/abi.pxd), filled by the room kit (engines/room.pxd): a reference
+# game's rules alone.
 cdef GameDef GS_DEF
-GS_DEF.game_id = b"goofspiel"
-GS_DEF.state_size = sizeof(GoofState)
-GS_DEF.max_players = 2
-GS_DEF.num_distinct_actions = MAX_CARDS
-GS_DEF.max_legal_actions = MAX_CARDS
-GS_DEF.max_decision_actions = MAX_CARDS
-GS_DEF.max_game_length = 3 * MAX_CARDS
-GS_DEF.num_players = gs_num_players
-GS_DEF.current_player = gs_current_player
-GS_DEF.legal_actions = gs_legal_actions
-GS_DEF.apply_action = gs_apply_action
-GS_DEF.chance_outcomes = gs_chance_outcomes
-GS_DEF.sample_chance = gs_sample_chance
-GS_DEF.returns = gs_returns
-GS_DEF.determinize = gs_determinize
-GS_DEF.infoset_key = gs_infoset_key
-GS_DEF.make_current = gs_make_current
+game_def(&GS_DEF, b"goofspiel", sizeof(GoofState), 2, MAX_CARDS, MAX_CARDS, MAX_CARDS, 3 * MAX_CARDS,
+         gs_num_players, gs_current_player, gs_legal_actions, gs_apply_action, gs_chance_outcomes, gs_sample_chance,
+         gs_returns, gs_determinize, gs_infoset_key, gs_make_current)
 
 GAME_DEF = export_game_def(&GS_DEF)
 
 include "state.pxi"
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.goofspiel.actions import action_from_typed, action_label, typed_action

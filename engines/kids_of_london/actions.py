@@ -8,6 +8,7 @@ fictitious player shows.  Decisions and chance outcomes have ids of their own, s
 ``chance`` changes nothing here.  The typed form is the ``KidsOfLondonAction``
 message as a dict.
 """
+from fagin.engines.kids_of_london import engine as E
 from fagin.engines.validation import enum_index, int_in
 
 # The dict names of KidsOfLondonAction.Kind, in the proto's order.
@@ -88,10 +89,6 @@ def _decode(action: int):
         return "reveal_fictitious_card", action - E.ACTION_REVEAL_FICTITIOUS
     raise ValueError(f"unknown action id {action}")
 
-
-# Last: the engine imports this module at its end, so either may be imported first (the
-# functions above read the engine's names only when called).
-from fagin.engines.kids_of_london import engine as E  # noqa: E402
 
 # The choices without an argument, by kind.
 _SIMPLE_KINDS = {"comedian": E.ACTION_COMEDIAN, "prince": E.ACTION_PRINCE,

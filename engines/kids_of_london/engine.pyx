@@ -25,10 +25,10 @@ from libc.string cimport memset
 from libc.math cimport erfc, log, sqrt
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, mix64
-from fagin.engines.learned cimport (LearnedModel, learned_evaluate, learned_evaluate_margins, learned_load,
-                              learned_relative)
+from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
+                                    learned_room_margins)
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
@@ -477,6 +477,14 @@ cdef int kl_make_current(void* st, int seat) noexcept nogil:
         return 1
     return 1 if kl_current_player(st) == seat else 0
 
+# The room's table (engines/abi.pxd), filled by the room kit's helpers (engines/room.pxd)
+# here and beside the other functions they put in it, and exported as GAME_DEF.
+cdef GameDef KL_DEF
+game_def(&KL_DEF, b"kids_of_london", sizeof(KLState), KL_MAX_PLAYERS, NUM_ACTIONS, NUM_CARDS, NUM_CARDS,
+         NUM_TURNS * (2 + 2 * KL_MAX_SEATS + 1), kl_num_players, kl_current_player, kl_legal_actions,
+         kl_apply_action, kl_chance_outcomes, kl_sample_chance, kl_returns, kl_determinize, kl_infoset_key,
+         kl_make_current)
+
 include "rollout.pxi"
 
 cdef void kl_scores(const void* st, double* out) noexcept nogil:
@@ -604,7 +612,7 @@ cdef void kl_evaluate(const void* st, double* out) noexcept nogil:
             total += GH_W[k] * term
         out[p] = EVAL_FLOOR if total < EVAL_FLOOR else (1.0 - EVAL_FLOOR if total > 1.0 - EVAL_FLOOR else total)
 
-cdef void kl_features_all(const KLState* s, double* out) noexcept nogil:
+cdef void kl_features(const void* st, double* out) noexcept nogil:
     """The features of every real seat, seat p's KL_FEATURES values at out[p * KL_FEATURES:]:
     each seat value less the largest other seat's (the fictitious player among the others,
     KL-16), the size of the coin lead (positive or negative), the coins less the second
@@ -612,6 +620,7 @@ cdef void kl_features_all(const KLState* s, double* out) noexcept nogil:
     that would win if the game ended now, the logit of the hand-written estimate (bounded by
     HAND_LOGIT_CAP), the share of the hours left, and the coin lead and the gap to the second
     times that share."""
+    cdef const KLState* s = <const KLState*>st
     cdef double raw[KL_MAX_SEATS * KL_SEAT_FEATURES]
     cdef double rel[KL_MAX_SEATS * KL_FEATURES]
     cdef double hand[KL_MAX_SEATS]
@@ -658,72 +667,25 @@ cdef void kl_features_all(const KLState* s, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedModel LEARNED_MODEL
-
-cdef void kl_features(const void* st, double* out) noexcept nogil:
-    kl_features_all(<const KLState*>st, out)
+cdef LearnedRoom LEARNED_ROOM
 
 cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.evaluate_learned: the shared kit's learned_evaluate on this room's model (the returns
-    at the end; the hand-written kl_evaluate for a player count it lacks)."""
-    cdef const KLState* s = <const KLState*>st
-    learned_evaluate(&LEARNED_MODEL, st, n_players(s), s.phase == PH_OVER, kl_returns, kl_evaluate, kl_features, out)
+    learned_room_evaluate(&LEARNED_ROOM, st, out)
 
 cdef bint kl_margins_learned(const void* st, double* out) noexcept nogil:
-    """GameDef.margins_learned: the shared kit's learned_evaluate_margins on this room's model (False
-    at the end of the game and for a player count it holds no margin model for)."""
-    cdef const KLState* s = <const KLState*>st
-    return learned_evaluate_margins(&LEARNED_MODEL, st, n_players(s), s.phase == PH_OVER, kl_features, out)
+    return learned_room_margins(&LEARNED_ROOM, st, out)
 
-cdef GameDef KL_DEF
-KL_DEF.game_id = b"kids_of_london"
-KL_DEF.state_size = sizeof(KLState)
-KL_DEF.max_players = 5
-KL_DEF.num_distinct_actions = NUM_ACTIONS
-KL_DEF.max_legal_actions = NUM_CARDS
-KL_DEF.max_decision_actions = NUM_CARDS
-KL_DEF.max_game_length = NUM_TURNS * (2 + 2 * KL_MAX_SEATS + 1)
-KL_DEF.num_players = kl_num_players
-KL_DEF.current_player = kl_current_player
-KL_DEF.legal_actions = kl_legal_actions
-KL_DEF.apply_action = kl_apply_action
-KL_DEF.chance_outcomes = kl_chance_outcomes
-KL_DEF.sample_chance = kl_sample_chance
-KL_DEF.returns = kl_returns
-KL_DEF.determinize = kl_determinize
-KL_DEF.infoset_key = kl_infoset_key
-KL_DEF.make_current = kl_make_current
-KL_DEF.rollout_action = kl_rollout_action
-KL_DEF.scores = kl_scores
-KL_DEF.evaluate = kl_evaluate
-KL_DEF.rollout_depth = 0        # playouts run to the end unless a search asks for a cut-off
-KL_DEF.features = kl_features
-KL_DEF.num_features = KL_FEATURES
-KL_DEF.heuristic_action = kl_heuristic_action
+# LEARNED: the model document loaded (data/learned.json), or None.
+_load_learned = learned_room(&LEARNED_ROOM, &KL_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
+                             "Kids of London", kl_evaluate_learned, kl_margins_learned)
 
+# Playouts run to the end unless a search asks for a cut-off (rollout_depth 0).
+game_def_knowledge(&KL_DEF, kl_rollout_action, kl_heuristic_action, kl_evaluate, 0, kl_scores, kl_features,
+                   KL_FEATURES)
 GAME_DEF = export_game_def(&KL_DEF)
-
-LEARNED_FILE = data_path(__file__, "learned.json")
-LEARNED = None      # the model document loaded, or None
-
-def _load_learned(path=LEARNED_FILE):
-    """Reads the learned model (data/learned.json) into the C arrays; False if there is none."""
-    global LEARNED
-    LEARNED = None
-    LEARNED = learned_load(&LEARNED_MODEL, path, FEATURE_NAMES, KL_MAX_PLAYERS, "Kids of London")
-    return LEARNED is not None and bool(LEARNED.get("models"))
-
-if _load_learned():
-    KL_DEF.evaluate_learned = kl_evaluate_learned
-    KL_DEF.margins_learned = kl_margins_learned
 
 include "state.pxi"
 
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.kids_of_london.actions import (ACTION_KINDS, action_from_typed, action_label, card_action,
-                                                  character_action, fictitious_action, typed_action)

@@ -10,7 +10,7 @@ from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, read_state
 from fagin.engines.rng cimport Rng, rng_below, mix64
 
 
@@ -116,29 +116,13 @@ cdef uint64_t kp_infoset_key(const void* st, int player) noexcept nogil:
 cdef int kp_make_current(void* st, int seat) noexcept nogil:
     return 1 if kp_current_player(st) == seat else 0
 
+# The room's table (engines/abi.pxd), filled by the room kit (engines/room.pxd): a reference
+# game's rules alone: 2 seats, 3 action ids (at most 3 legal, 2 at a decision), at most 5 actions a game.
 cdef GameDef KP_DEF
-KP_DEF.game_id = b"kuhn_poker"
-KP_DEF.state_size = sizeof(KuhnState)
-KP_DEF.max_players = 2
-KP_DEF.num_distinct_actions = 3
-KP_DEF.max_legal_actions = 3
-KP_DEF.max_decision_actions = 2
-KP_DEF.max_game_length = 5
-KP_DEF.num_players = kp_num_players
-KP_DEF.current_player = kp_current_player
-KP_DEF.legal_actions = kp_legal_actions
-KP_DEF.apply_action = kp_apply_action
-KP_DEF.chance_outcomes = kp_chance_outcomes
-KP_DEF.sample_chance = kp_sample_chance
-KP_DEF.returns = kp_returns
-KP_DEF.determinize = kp_determinize
-KP_DEF.infoset_key = kp_infoset_key
-KP_DEF.make_current = kp_make_current
+game_def(&KP_DEF, b"kuhn_poker", sizeof(KuhnState), 2, 3, 3, 2, 5, kp_num_players, kp_current_player,
+         kp_legal_actions, kp_apply_action, kp_chance_outcomes, kp_sample_chance, kp_returns, kp_determinize,
+         kp_infoset_key, kp_make_current)
 
 GAME_DEF = export_game_def(&KP_DEF)
 
 include "state.pxi"
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.kuhn_poker.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

@@ -14,7 +14,7 @@ from libc.stdint cimport int8_t, int16_t, uint64_t
 from libc.string cimport memset
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, read_state
 from fagin.engines.rng cimport Rng, rng_below, mix64
 
 
@@ -171,29 +171,13 @@ cdef uint64_t lp_infoset_key(const void* st, int player) noexcept nogil:
 cdef int lp_make_current(void* st, int seat) noexcept nogil:
     return 1 if lp_current_player(st) == seat else 0
 
+# The room's table (engines/abi.pxd), filled by the room kit (engines/room.pxd): a reference
+# game's rules alone.
 cdef GameDef LP_DEF
-LP_DEF.game_id = b"leduc_poker"
-LP_DEF.state_size = sizeof(LeducState)
-LP_DEF.max_players = 2
-LP_DEF.num_distinct_actions = NUM_CARDS
-LP_DEF.max_legal_actions = NUM_CARDS
-LP_DEF.max_decision_actions = 3
-LP_DEF.max_game_length = 3 + 2 * MAX_ROUND_ACTIONS
-LP_DEF.num_players = lp_num_players
-LP_DEF.current_player = lp_current_player
-LP_DEF.legal_actions = lp_legal_actions
-LP_DEF.apply_action = lp_apply_action
-LP_DEF.chance_outcomes = lp_chance_outcomes
-LP_DEF.sample_chance = lp_sample_chance
-LP_DEF.returns = lp_returns
-LP_DEF.determinize = lp_determinize
-LP_DEF.infoset_key = lp_infoset_key
-LP_DEF.make_current = lp_make_current
+game_def(&LP_DEF, b"leduc_poker", sizeof(LeducState), 2, NUM_CARDS, NUM_CARDS, 3, 3 + 2 * MAX_ROUND_ACTIONS,
+         lp_num_players, lp_current_player, lp_legal_actions, lp_apply_action, lp_chance_outcomes, lp_sample_chance,
+         lp_returns, lp_determinize, lp_infoset_key, lp_make_current)
 
 GAME_DEF = export_game_def(&LP_DEF)
 
 include "state.pxi"
-
-
-# Naming, typing and reading actions is plain Python, in the room's actions.py.
-from fagin.engines.leduc_poker.actions import ACTION_KINDS, action_from_typed, action_label, typed_action

@@ -26,7 +26,7 @@ from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, read_state
+from fagin.engines.room cimport export_game_def, game_def, read_state
 from fagin.engines.rng cimport Rng, rng_below, mix64
 
 from fagin.engines.validation import int_in
@@ -172,33 +172,19 @@ cdef uint64_t ld_infoset_key(const void* st, int player) noexcept nogil:
 cdef int ld_make_current(void* st, int seat) noexcept nogil:
     return 1 if ld_current_player(st) == seat else 0
 
+# The room's table (engines/abi.pxd), filled by the room kit (engines/room.pxd): a reference
+# game's rules alone.
 cdef GameDef LD_DEF
-LD_DEF.game_id = b"liars_dice"
-LD_DEF.state_size = sizeof(LiarsState)
-LD_DEF.max_players = 2
-LD_DEF.num_distinct_actions = MAX_BIDS + 1
-LD_DEF.max_legal_actions = MAX_BIDS
-LD_DEF.max_decision_actions = MAX_BIDS
-LD_DEF.max_game_length = 2 * MAX_DICE + MAX_BIDS + 1
-LD_DEF.num_players = ld_num_players
-LD_DEF.current_player = ld_current_player
-LD_DEF.legal_actions = ld_legal_actions
-LD_DEF.apply_action = ld_apply_action
-LD_DEF.chance_outcomes = ld_chance_outcomes
-LD_DEF.sample_chance = ld_sample_chance
-LD_DEF.returns = ld_returns
-LD_DEF.determinize = ld_determinize
-LD_DEF.infoset_key = ld_infoset_key
-LD_DEF.make_current = ld_make_current
-LD_DEF.rollout_action = NULL
+game_def(&LD_DEF, b"liars_dice", sizeof(LiarsState), 2, MAX_BIDS + 1, MAX_BIDS, MAX_BIDS,
+         2 * MAX_DICE + MAX_BIDS + 1, ld_num_players, ld_current_player, ld_legal_actions, ld_apply_action,
+         ld_chance_outcomes, ld_sample_chance, ld_returns, ld_determinize, ld_infoset_key, ld_make_current)
 
 GAME_DEF = export_game_def(&LD_DEF)
 
-# What an action id means depends on the options (OpenSpiel's parameters):
-# naming, typing and reading actions is plain Python in actions.py, under the
-# state's options (``options_of``).
-from fagin.engines.liars_dice.actions import (RULES, _bid, _settings, action_from_typed, action_label,
-                                              given_options, typed_action)
+# What an action id means depends on the options (OpenSpiel's parameters): actions.py names,
+# types and reads actions under the state's options (``options_of``), and the state's Python
+# side below reads the options with the same helpers (actions.py does not import this module).
+from fagin.engines.liars_dice.actions import RULES, _bid, _settings, given_options
 
 
 include "state.pxi"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 
-from fagin.engines.london.state import _engine
+from fagin.engines.london import engine as E
 from fagin.engines.validation import enum_index, int_in, mapping
 
 #: Typed action kinds: the fixed ids, the per-seat / per-borough ids, the kind
@@ -77,7 +77,6 @@ _RANGE_LABELS = {
 @functools.lru_cache(maxsize=None)
 def kind_names() -> tuple[str, ...]:
     """A name for people of each kind (see the module docstring)."""
-    E = _engine()
     plain = []
     for versions in E.KINDS:
         names = []
@@ -105,7 +104,6 @@ def kind_name(kind: int) -> str:
 def version_names() -> tuple[str, ...]:
     """A name for people of each card version: its name, with the letter (and colour) where
     versions share it (``"Paupers (C)"``)."""
-    E = _engine()
     out = []
     for c in E.CARDS:
         same = [d for d in E.CARDS if d.name == c.name]
@@ -120,7 +118,6 @@ def version_names() -> tuple[str, ...]:
 
 def _decode(action: int):
     """(typed kind, kind or version or seat or borough index) of an id; ValueError if unknown."""
-    E = _engine()
     if isinstance(action, bool) or not isinstance(action, int):
         raise ValueError(f"unknown action id {action!r}")
     if 0 <= action <= E.ACTION_NEW_STACK:
@@ -140,7 +137,6 @@ def _decode(action: int):
 
 
 def _label(action) -> str:
-    E = _engine()
     kind, index = _decode(action)
     if kind in _FIXED_LABELS:
         return _FIXED_LABELS[kind]
@@ -156,7 +152,6 @@ def _label(action) -> str:
 
 
 def _typed(action) -> dict:
-    E = _engine()
     kind, index = _decode(action)
     if kind in _FIXED_LABELS:
         return {"kind": kind}
@@ -176,7 +171,6 @@ _TYPED: dict = {}
 def _fill_tables():
     """Every valid id's label and typed form, computed once (the contract tests and clients
     ask for them over and over)."""
-    E = _engine()
     for a in range(E.NUM_DISTINCT_ACTIONS):
         try:
             label = _label(a)
@@ -208,7 +202,6 @@ def typed_action(action, chance=False, options=None) -> dict:
 
 
 def _card(d, field) -> int:
-    E = _engine()
     card = d.get("card")
     if not isinstance(card, str) or card not in E.VERSION_INDEX:
         raise ValueError(f"{field}: {'missing' if card in (None, '') else f'unknown card {card!r}'}"
@@ -219,7 +212,6 @@ def _card(d, field) -> int:
 def action_from_typed(d, chance=False, options=None) -> int:
     """The id of a typed form: a chance outcome (kind ``draw``) with ``chance``, a
     decision without; ValueError naming the field otherwise."""
-    E = _engine()
     mapping(d, "action")
     kind = ACTION_KINDS[enum_index(d.get("kind"), ACTION_KINDS, "KIND_", "kind")]
     if chance != (kind == "draw"):
@@ -246,7 +238,6 @@ def action_from_typed(d, chance=False, options=None) -> int:
 
 def _moved(data, action, named=-1):
     """The version a kind decision moves (or marks, for a card in play) in state ``data``."""
-    E = _engine()
     return E.moved_version(data, action, named) if E.split_action(action) is not None else -1
 
 
@@ -273,7 +264,7 @@ def typed_action_at(data, action, typed=None) -> dict:
     out = typed_action(action)
     v = _moved(data, action, _named(typed))
     if v >= 0:
-        out["card"] = _engine().VERSIONS[v]
+        out["card"] = E.VERSIONS[v]
     return out
 
 
@@ -281,7 +272,6 @@ def apply_typed_at(data, action, d) -> bytes:
     """The state after the legal decision ``action`` read from the typed form ``d``: a kind
     action moves the very card ``d`` names (LN-93); ValueError naming ``card`` if that copy is
     not where the action takes it from (or, for a card in play, not one the rules may pick)."""
-    E = _engine()
     if E.split_action(action) is None:
         return E.apply_named(data, action, -1)
     v = _card(d, "card")

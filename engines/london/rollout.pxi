@@ -42,35 +42,35 @@ cdef void hx_init_tables() noexcept:
     cdef double x, g
     for v in range(NV):
         x = 0.0
-        if V_SCHOOL[v]:
+        if CARD_SCHOOL_FEE[v]:
             x += 2.0
-        if V_LOOK[v]:
+        if CARD_UNIVERSITY_LOOK[v]:
             x += 1.5
-        if V_SWAP[v]:
+        if CARD_STOCK_EXCHANGE[v]:
             x += 1.0
-        if V_LOAN[v]:
+        if CARD_LOAN[v]:
             x += 0.5
-        if V_STORE[v]:
+        if CARD_SHOPS_STORE[v]:
             x += 1.5
-        if V_PUB[v]:
+        if CARD_PUB[v]:
             x += 4.0
-        if V_DRAW_MAX[v]:
+        if CARD_TURN_DRAW_MAX[v]:
             x += 1.5
         HX_PERM[v] = x
-        if V_PAUPER[v]:
+        if CARD_IS_PAUPER[v]:
             HX_STATIC_KEEP[v] = -1.0
-        elif V_WREN[v]:
+        elif CARD_WREN[v]:
             HX_STATIC_KEEP[v] = 1.5
-        elif V_HAND_DRAW[v]:
+        elif CARD_HAND_DRAW[v]:
             HX_STATIC_KEEP[v] = 1.0
-        elif not V_BASE[v]:
+        elif not CARD_STONE_BASE[v]:
             HX_STATIC_KEEP[v] = 0.0
         else:
-            x = V_VP[v] + HX_PERM[v] - HX_MONEY * V_COST[v]
-            if V_ACT[v]:
-                g = HX_MONEY * V_GAIN_MONEY[v] + V_GAIN_VP[v] + HX_POVERTY * V_DISCARD_POVERTY[v] \
-                    - HX_POVERTY * V_TAKE_POVERTY[v] + 1.0
-                x += g * (1.0 if V_FLIP[v] else 2.0)
+            x = CARD_VP[v] + HX_PERM[v] - HX_MONEY * CARD_COST[v]
+            if CARD_ACTIVATES[v]:
+                g = HX_MONEY * CARD_GAIN_MONEY[v] + CARD_GAIN_VP[v] + HX_POVERTY * CARD_DISCARD_POVERTY[v] \
+                    - HX_POVERTY * CARD_TAKE_POVERTY[v] + 1.0
+                x += g * (1.0 if CARD_FLIPS[v] else 2.0)
             HX_STATIC_KEEP[v] = 0.5 + 0.5 * hx_max(0.0, x)
 
 hx_init_tables()
@@ -134,69 +134,70 @@ cdef void hx_view(HX* h, const LNState* s) noexcept nogil:
 cdef double hx_act_gain(HX* h, int v, int i, bint with_cost) noexcept nogil:
     """What one activation of version v (card i of the Display, or -1) yields now."""
     cdef const LNState* s = h.s
-    cdef int me = h.me, money = V_GAIN_MONEY[v], vp = V_GAIN_VP[v], w, n, j, r, cheap, k
+    cdef int me = h.me, money = CARD_GAIN_MONEY[v], vp = CARD_GAIN_VP[v], w, n, j, r, cheap, k
     cdef double x, best, g
-    if V_PER_BOROUGH[v]:
-        money += V_PER_BOROUGH[v] * boroughs_in_set(s, me, V_BOROUGH_SET[v])
-    if V_MONEY_PER_CARD[v]:
-        money += V_MONEY_PER_CARD[v] * count_display_cards(s, me, V_MONEY_COLOURS[v], V_MONEY_COVERED[v],
-                                                           V_MONEY_FLIPPED[v])
-    if V_COLLECT[v] and i >= 0:
+    if CARD_MONEY_PER_BOROUGH[v]:
+        money += CARD_MONEY_PER_BOROUGH[v] * boroughs_in_set(s, me, CARD_BOROUGH_SET[v])
+    if CARD_MONEY_PER_CARD[v]:
+        money += CARD_MONEY_PER_CARD[v] * count_display_cards(s, me, CARD_MONEY_COLOURS[v], CARD_MONEY_COVERED[v],
+                                                              CARD_MONEY_FLIPPED[v])
+    if CARD_COLLECTS_STORE[v] and i >= 0:
         money += s.pc_money[me][i]
-    if V_OTHERS_PAY[v]:
-        money += V_OTHERS_PAY[v] * (s.players - 1)
-    if V_VP_PER_CARD[v]:
-        vp += V_VP_PER_CARD[v] * count_display_cards(s, me, V_VP_COLOURS[v], V_VP_COVERED[v], V_VP_FLIPPED[v])
+    if CARD_OTHERS_PAY[v]:
+        money += CARD_OTHERS_PAY[v] * (s.players - 1)
+    if CARD_VP_PER_CARD[v]:
+        vp += CARD_VP_PER_CARD[v] * count_display_cards(s, me, CARD_VP_COLOURS[v],
+                                                        CARD_VP_COVERED[v], CARD_VP_FLIPPED[v])
     x = HX_MONEY * money + vp
-    x += HX_POVERTY * (h.pov + 2 if h.pov + 2 < V_DISCARD_POVERTY[v] else V_DISCARD_POVERTY[v])
-    x -= HX_POVERTY * V_TAKE_POVERTY[v]
-    if V_UNDERGROUND[v]:
-        x += 2.0 * V_UNDERGROUND[v] * 0.6
-    if V_OPPONENT_POVERTY[v]:
+    x += HX_POVERTY * (h.pov + 2 if h.pov + 2 < CARD_DISCARD_POVERTY[v] else CARD_DISCARD_POVERTY[v])
+    x -= HX_POVERTY * CARD_TAKE_POVERTY[v]
+    if CARD_UNDERGROUND[v]:
+        x += 2.0 * CARD_UNDERGROUND[v] * 0.6
+    if CARD_OPPONENT_POVERTY[v]:
         x += 1.0
-    if V_GIVE_POVERTY[v] and h.pov > 0:
+    if CARD_GIVE_POVERTY[v] and h.pov > 0:
         x += HX_POVERTY
-    if V_PRISON[v]:
+    if CARD_PRISON[v]:
         cheap = 0
         for j in range(h.hand_kinds):
             w = h.hand_v[j]
             if HX_STATIC_KEEP[w] < 1.5:
                 cheap += s.hand[me][w]
-        k = cheap if cheap < V_PRISON[v] else V_PRISON[v]
-        x += k * (HX_POVERTY * (1 if h.pov > 0 else 0) + V_PRISON_VP[v] + 0.5)
-    if V_WORKHOUSE[v]:
+        k = cheap if cheap < CARD_PRISON[v] else CARD_PRISON[v]
+        x += k * (HX_POVERTY * (1 if h.pov > 0 else 0) + CARD_PRISON_VP[v] + 0.5)
+    if CARD_WORKHOUSE[v]:
         for j in range(h.hand_kinds):
             w = h.hand_v[j]
-            if V_PAUPER[w]:
+            if CARD_IS_PAUPER[w]:
                 x += s.hand[me][w] * (HX_MONEY + HX_POVERTY + 1.0)
-    if V_FIRE[v]:
+    if CARD_FIRE_BRIGADE[v]:
         n = 0
         for j in range(NB):
             if s.owner[j] >= 0 and s.owner[j] != me:
                 n += 1
         x += 0.3 * n
-    if V_COFFEE[v]:
+    if CARD_COFFEE_HOUSE[v]:
         best = 0.0
         for r in range(2):
             for j in range(s.display_n[r]):
                 w = s.display[r][j]
-                if V_BASE[w]:
+                if CARD_STONE_BASE[w]:
                     best = hx_max(best, 2.0 * HX_STATIC_KEEP[w])
         x += best
-    if V_WHITEHALL[v]:
+    if CARD_WHITEHALL[v]:
         best = 0.0
         for j in range(s.pc_n[me]):
             w = s.pc_version[me][j]
             if j != i and (s.pc_flags[me][j] & F_ACTIVATED) and not (s.pc_flags[me][j] & F_COVERED) \
-                    and V_ACT[w] and not V_HOSPITAL[w]:
+                    and CARD_ACTIVATES[w] and not CARD_HOSPITAL[w]:
                 best = hx_max(best, hx_act_gain(h, w, j, False))
         x += best
     if with_cost:
-        if V_ACT_COST[v] == AC_MONEY:
-            x -= HX_MONEY * V_ACT_MONEY[v] + (HX_LOAN if h.money < V_ACT_MONEY[v] else 0.0)
-        elif V_ACT_COST[v] == AC_ANY or V_ACT_COST[v] == AC_BLUE:
+        if CARD_ACTIVATION_COST[v] == AC_MONEY:
+            x -= HX_MONEY * CARD_ACTIVATION_MONEY[v] + (HX_LOAN if h.money < CARD_ACTIVATION_MONEY[v] else 0.0)
+        elif CARD_ACTIVATION_COST[v] == AC_ANY or CARD_ACTIVATION_COST[v] == AC_BLUE:
             # A card from the hand: little lost if it is a weak one, and one card fewer for Run City's poverty.
-            x -= hx_max(0.0, hx_worst_static_keep(h, V_ACT_COST[v] == AC_BLUE)) - 0.5
+            x -= hx_max(0.0, hx_worst_static_keep(h, CARD_ACTIVATION_COST[v] == AC_BLUE)) - 0.5
     return x
 
 
@@ -206,7 +207,7 @@ cdef double hx_worst_static_keep(HX* h, bint blue) noexcept nogil:
     cdef double best = HX_NONE
     for j in range(h.hand_kinds):
         w = h.hand_v[j]
-        if not blue or V_COLOUR[w] == C_BLUE:
+        if not blue or CARD_COLOUR[w] == C_BLUE:
             if best == HX_NONE or HX_STATIC_KEEP[w] < best:
                 best = HX_STATIC_KEEP[w]
     return 0.0 if best == HX_NONE else best
@@ -217,13 +218,13 @@ cdef double hx_placed_value(HX* h, int v) noexcept nogil:
     cdef double x, g, uses
     if h.have_placed[v]:
         return h.placed[v]
-    x = V_VP[v] + HX_PERM[v] * hx_min(1.0, h.turns_left / 8.0)
-    if V_ACT[v] and not V_HOSPITAL[v]:
+    x = CARD_VP[v] + HX_PERM[v] * hx_min(1.0, h.turns_left / 8.0)
+    if CARD_ACTIVATES[v] and not CARD_HOSPITAL[v]:
         g = hx_act_gain(h, v, -1, True)
         if g > 0:
-            uses = 1.0 if V_FLIP[v] else hx_max(1.0, hx_min(3.0, h.runs_left))
+            uses = 1.0 if CARD_FLIPS[v] else hx_max(1.0, hx_min(3.0, h.runs_left))
             x += g * uses * (0.8 if h.turns_left > 1 else 0.0)
-    if V_HOSPITAL[v]:
+    if CARD_HOSPITAL[v]:
         x += 1.0
     h.placed[v] = x
     h.have_placed[v] = True
@@ -235,16 +236,16 @@ cdef double hx_keep(HX* h, int v) noexcept nogil:
     cdef double x
     if h.have_keep[v]:
         return h.keep[v]
-    if V_PAUPER[v]:
+    if CARD_IS_PAUPER[v]:
         x = -1.0
-    elif V_WREN[v]:
+    elif CARD_WREN[v]:
         x = 1.5
-    elif V_HAND_DRAW[v]:
+    elif CARD_HAND_DRAW[v]:
         x = 1.0
-    elif not V_BASE[v]:
+    elif not CARD_STONE_BASE[v]:
         x = 0.0
     else:
-        x = 0.5 + 0.5 * hx_max(0.0, hx_placed_value(h, v) - HX_MONEY * V_COST[v])
+        x = 0.5 + 0.5 * hx_max(0.0, hx_placed_value(h, v) - HX_MONEY * CARD_COST[v])
     h.keep[v] = x
     h.have_keep[v] = True
     return x
@@ -255,7 +256,7 @@ cdef double hx_worst_keep(HX* h, bint blue) noexcept nogil:
     cdef double best = HX_NONE, k
     for j in range(h.hand_kinds):
         w = h.hand_v[j]
-        if not blue or V_COLOUR[w] == C_BLUE:
+        if not blue or CARD_COLOUR[w] == C_BLUE:
             k = hx_keep(h, w)
             if best == HX_NONE or k < best:
                 best = k
@@ -273,11 +274,11 @@ cdef double hx_cover_cost(HX* h, int i) noexcept nogil:
     if h.s.pc_flags[h.me][i] & F_DOWN:
         return 0.0
     x = HX_PERM[v] * hx_min(1.0, h.turns_left / 8.0)
-    if V_ACT[v]:
+    if CARD_ACTIVATES[v]:
         g = hx_act_gain(h, v, i, True)
         if g > 0:
-            x += g * (1.0 if V_FLIP[v] else hx_max(1.0, hx_min(3.0, h.runs_left)))
-    if V_STORE[v]:
+            x += g * (1.0 if CARD_FLIPS[v] else hx_max(1.0, hx_min(3.0, h.runs_left)))
+    if CARD_SHOPS_STORE[v]:
         x += HX_MONEY * h.s.pc_money[h.me][i]
     return x
 
@@ -305,7 +306,7 @@ cdef double hx_cheapest_expend(HX* h, int v) noexcept nogil:
         k = h.s.hand[h.me][w] - (1 if w == v else 0)
         if k <= 0:
             continue
-        if V_COLOUR[w] == V_COLOUR[v]:
+        if CARD_COLOUR[w] == CARD_COLOUR[v]:
             c = hx_keep(h, w)
         elif h.school:
             c = hx_keep(h, w) + HX_MONEY
@@ -318,11 +319,11 @@ cdef double hx_cheapest_expend(HX* h, int v) noexcept nogil:
 
 cdef double hx_place_score(HX* h, int v) noexcept nogil:
     """Placing hand card v now: its worth less its £ cost (loans), the card expended and where it goes."""
-    cdef int cost = V_COST[v]
+    cdef int cost = CARD_COST[v]
     cdef double x = hx_placed_value(h, v) - HX_MONEY * cost
     if cost > h.money:
         x -= HX_LOAN * ((cost - h.money + 9) // 10)
-    if not V_NO_EXPEND[v]:
+    if not CARD_PLACED_WITHOUT_EXPENDING[v]:
         x -= hx_max(0.0, hx_cheapest_expend(h, v)) * 0.6
     x -= hx_best_where_cost(h)
     return x
@@ -336,15 +337,15 @@ cdef double hx_run_score(HX* h) noexcept nogil:
     for i in range(s.pc_n[me]):
         v = s.pc_version[me][i]
         f = s.pc_flags[me][i]
-        if f & (F_DOWN | F_COVERED) or not V_ACT[v] or V_HOSPITAL[v]:
+        if f & (F_DOWN | F_COVERED) or not CARD_ACTIVATES[v] or CARD_HOSPITAL[v]:
             continue
-        c = V_ACT_COST[v]
+        c = CARD_ACTIVATION_COST[v]
         if (c == AC_ANY or c == AC_BLUE) and h.hand_n - expends <= 0:
             continue
         if c == AC_BLUE and s.colour_n[4 * me + C_BLUE] == 0:
             continue
         g = hx_act_gain(h, v, i, True)
-        if V_FLIP[v] and h.turns_left > 2:
+        if CARD_FLIPS[v] and h.turns_left > 2:
             g -= 0.3                # a flipped card is spent
         if g > 0:
             gains += g
@@ -370,9 +371,9 @@ cdef double hx_buy_score(HX* h, int b) noexcept nogil:
 
 cdef bint hx_payable(HX* h, int v) noexcept nogil:
     """Whether the hand could pay to place v (as the seat judges it before choosing Play Cards)."""
-    if V_NO_EXPEND[v]:
+    if CARD_PLACED_WITHOUT_EXPENDING[v]:
         return True
-    return h.s.colour_n[4 * h.me + V_COLOUR[v]] >= 2 or (h.school and h.hand_n >= 2)
+    return h.s.colour_n[4 * h.me + CARD_COLOUR[v]] >= 2 or (h.school and h.hand_n >= 2)
 
 
 cdef double hx_play_action_score(HX* h) noexcept nogil:
@@ -381,7 +382,7 @@ cdef double hx_play_action_score(HX* h) noexcept nogil:
     cdef int v, j
     for j in range(h.hand_kinds):
         v = h.hand_v[j]
-        if V_BASE[v] and hx_payable(h, v):
+        if CARD_STONE_BASE[v] and hx_payable(h, v):
             x = hx_place_score(h, v)
             if first == HX_NONE or x > first:
                 third = second
@@ -435,7 +436,7 @@ cdef double hx_kind_score(HX* h, int ph, int r, int v, int k) noexcept nogil:
         x = -hx_keep(h, v)
         if ph == PH_PRISON:
             w = s.pc_version[me][s.effect_card] if s.effect_card >= 0 else -1
-            x += (HX_POVERTY if h.pov > 0 else 0.0) + (V_PRISON_VP[w] if w >= 0 else 0) + 0.5 - 1.0
+            x += (HX_POVERTY if h.pov > 0 else 0.0) + (CARD_PRISON_VP[w] if w >= 0 else 0) + 0.5 - 1.0
         elif ph == PH_WORKHOUSE:
             x += 3.0
         return x
@@ -444,12 +445,12 @@ cdef double hx_kind_score(HX* h, int ph, int r, int v, int k) noexcept nogil:
     if r == R_PLACE:
         return hx_place_score(h, v)
     if r == R_USE:
-        if V_WREN[v]:
+        if CARD_WREN[v]:
             # Wren pays off when two placements still need a card of their colour.
             wanted = 0
             for i in range(h.hand_kinds):
                 w = h.hand_v[i]
-                if V_BASE[w] and not V_NO_EXPEND[w] and hx_place_score(h, w) > 0:
+                if CARD_STONE_BASE[w] and not CARD_PLACED_WITHOUT_EXPENDING[w] and hx_place_score(h, w) > 0:
                     wanted += 1
             return 1.0 if wanted >= 2 and s.wren_waivers == 0 else -1.0
         return 0.2 if h.hand_n <= 4 and h.turns_left > 3 else -1.0
@@ -458,7 +459,7 @@ cdef double hx_kind_score(HX* h, int ph, int r, int v, int k) noexcept nogil:
         best = HX_NONE
         for i in range(s.pc_n[me]):
             f = s.pc_flags[me][i]
-            if V_KIND[s.pc_version[me][i]] == k and not (f & (F_COVERED | F_PLACED_NOW)) \
+            if CARD_KIND[s.pc_version[me][i]] == k and not (f & (F_COVERED | F_PLACED_NOW)) \
                     and ((f & F_DOWN) != 0) == down:
                 c = hx_cover_cost(h, i)
                 if best == HX_NONE or c < best:
@@ -468,9 +469,9 @@ cdef double hx_kind_score(HX* h, int ph, int r, int v, int k) noexcept nogil:
         best = HX_NONE
         for i in range(s.pc_n[me]):
             w = s.pc_version[me][i]
-            if V_KIND[w] == k and not (s.pc_flags[me][i] & (F_DOWN | F_COVERED | F_ACTIVATED)):
+            if CARD_KIND[w] == k and not (s.pc_flags[me][i] & (F_DOWN | F_COVERED | F_ACTIVATED)):
                 g = hx_act_gain(h, w, i, True)
-                if V_WHITEHALL[w]:
+                if CARD_WHITEHALL[w]:
                     g -= 0.5            # Whitehall after the others
                 if best == HX_NONE or g > best:
                     best = g
@@ -480,7 +481,7 @@ cdef double hx_kind_score(HX* h, int ph, int r, int v, int k) noexcept nogil:
     if r == R_KEEP:
         return hx_act_gain(h, v, -1, True) + 0.5
     if r == R_COFFEE_TOP or r == R_COFFEE_BOTTOM:
-        return hx_placed_value(h, v) - HX_MONEY * V_COST[v] - (HX_LOAN if V_COST[v] > h.money else 0.0)
+        return hx_placed_value(h, v) - HX_MONEY * CARD_COST[v] - (HX_LOAN if CARD_COST[v] > h.money else 0.0)
     return 0.0
 
 

@@ -6,6 +6,12 @@ Character card played or hidden, a seat, a Burglary card kept, a Tool discarded.
 Chance outcomes (a token, a Character card or a Burglary card drawn) have ids of their
 own above the decisions'.  The typed form is the ``OliverTwistAction`` message as a dict.
 """
+from fagin.engines.oliver_twist import engine as E
+from fagin.engines.oliver_twist.state import (BURGLARY_VALUE_COUNT, CHARACTER_COUNT, CHARACTER_NAMES,
+                                              CHARS, KIND_COUNT, KINDS, TOOLS, TYPE_PLURALS, TYPES, VALUES,
+                                              _kind, token_name)
+from fagin.engines.validation import enum_index, int_in, mapping
+
 ACTION_KINDS = ("space", "take", "done", "relocate", "give_up", "fagin", "token", "play", "hide", "seat",
                 "keep", "discard_tool", "draw_token", "draw_character", "draw_burglary")
 
@@ -106,12 +112,3 @@ def action_from_typed(d, chance=False, options=None):
     if t not in TOOLS:
         raise ValueError(f"action.tool: {t!r}; expected one of {', '.join(TOOLS)}")
     return E.ACTION_TOOL + TOOLS.index(t)
-
-
-# Last: the engine imports this module at its end, so either may be imported first (the
-# functions above read these names only when called).
-from fagin.engines.oliver_twist import engine as E  # noqa: E402
-from fagin.engines.oliver_twist.state import (BURGLARY_VALUE_COUNT, CHARACTER_COUNT, CHARACTER_NAMES,  # noqa: E402
-                                              CHARS, KIND_COUNT, KINDS, TOOLS, TYPE_PLURALS, TYPES, VALUES,
-                                              _kind, token_name)
-from fagin.engines.validation import enum_index, int_in, mapping  # noqa: E402

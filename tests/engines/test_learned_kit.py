@@ -88,7 +88,8 @@ def test_londons_learned_evaluation_is_unchanged_by_the_kit():
 
 #: The kit's functions, each declared in engines/learned.pxd and defined once in engines/learned.pyx.
 KIT_FUNCTIONS = ("learned_relative", "learned_has", "learned_linear", "learned_logistic", "learned_evaluate",
-                 "learned_evaluate_margins", "learned_load")
+                 "learned_evaluate_margins", "learned_load", "learned_room", "learned_room_evaluate",
+                 "learned_room_margins")
 
 
 def test_the_kit_is_one_compiled_module_whose_functions_the_rooms_cimport():

@@ -9,7 +9,9 @@ import pytest
 from fagin.engines import load_game, new_game
 from fagin.engines.game import random_moves
 from fagin.engines.gangs_of_kyoto import engine as gk
+from fagin.engines.gangs_of_kyoto import actions as gk_actions
 from fagin.engines.kids_of_london import engine as kol
+from fagin.engines.kids_of_london import actions as kol_actions
 
 IDENTIFIER = re.compile(r"\b[a-z]+_[a-z_]+\b")
 
@@ -22,14 +24,14 @@ def test_KL_1_characters_are_named_as_the_rulebook_names_them():
         st = new_game("kids_of_london", 3, seed=random.randrange(1 << 30))
     text = st.render()
     assert "character: Left Priest" in text and "left_priest" not in text
-    assert kol.action_label(kol.character_action("left_priest")) == "reveal Left Priest"
-    assert kol.action_label(kol.character_action("prince")) == "reveal Prince"
+    assert kol_actions.action_label(kol_actions.character_action("left_priest")) == "reveal Left Priest"
+    assert kol_actions.action_label(kol_actions.character_action("prince")) == "reveal Prince"
     assert "Left Priest" in kol.summary(st.to_bytes())
 
 
 def test_GK_2_special_cards_are_named_as_the_rulebook_names_them():
     """GK-2: Discard, Stay Late, Refuse and Bell cards."""
-    labels = [gk.action_label(gk.ACTION_DRAW + k) for k in range(len(gk.CARDS))]
+    labels = [gk_actions.action_label(gk.ACTION_DRAW + k) for k in range(len(gk.CARDS))]
     assert "draw Stay Late" in labels and "draw Discard" in labels and "draw Refuse" in labels
     assert "draw Bell card +2" in labels
 

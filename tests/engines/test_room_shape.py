@@ -58,3 +58,30 @@ def test_bytes_of_another_size_are_no_state(game_id):
     for wrong in (b"", data[:-1], data + b"\0"):
         with pytest.raises(ValueError, match=r"^not an? .* state$"):
             game.engine.describe(wrong)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_an_engine_is_split_by_concept_before_it_grows_long(game_id):
+    # A long engine includes its concepts as .pxi parts (London's tables, cards, turn, ...):
+    # one compiled module still, each file a screenful of one subject or a few.
+    folder = ROOT / "engines" / game_id
+    for part in [folder / "engine.pyx", *folder.glob("*.pxi")]:
+        lines = part.read_text(encoding="utf-8").count("\n")
+        assert lines <= 1500, f"{game_id}: {part.name} has {lines} lines"
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_engine_and_its_actions_do_not_import_each_other(game_id):
+    # actions.py reads the engine's constants; fagin.engines.core.Game, not the engine,
+    # imports actions.py (Game.actions), so that neither waits for the other's import.
+    folder = ROOT / "engines" / game_id
+    engine = "".join(p.read_text(encoding="utf-8") for p in [folder / "engine.pyx", *folder.glob("*.pxi")])
+    actions = (folder / "actions.py").read_text(encoding="utf-8")
+    engine_imports_actions = re.search(rf"^\s*from fagin\.engines\.{game_id}(\.actions import| import actions)",
+                                       engine, re.M)
+    actions_imports_engine = re.search(rf"^\s*from fagin\.engines\.{game_id}(\.engine import| import engine)",
+                                       actions, re.M)
+    assert not (engine_imports_actions and actions_imports_engine), game_id
+    from fagin.engines import load_game
+    game = load_game(game_id)
+    assert game.actions is importlib.import_module(f"fagin.engines.{game_id}.actions")

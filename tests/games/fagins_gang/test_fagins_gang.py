@@ -13,6 +13,7 @@ import pytest
 
 from fagin.engines import load_game, new_game
 from fagin.engines.fagins_gang import engine as E
+from fagin.engines.fagins_gang import actions as A
 
 from ...positions import named_ids
 
@@ -120,7 +121,7 @@ def position(players=2, urchins=(), hands=None, shillings=None, constables=None,
 def play(state, *actions):
     for a in actions:
         legal = state.legal_actions()
-        assert a in legal, f"{E.action_label(a)} ({a}) not legal; legal: {[E.action_label(x) for x in legal]}"
+        assert a in legal, f"{A.action_label(a)} ({a}) not legal; legal: {[A.action_label(x) for x in legal]}"
         state.apply(a)
     return state
 
@@ -738,12 +739,12 @@ def test_two_urchins_on_one_level_refused():
 def test_typed_actions_round_trip_and_label():
     """FG-1: every id has a label and a typed form that reads back."""
     # The ids of no move: a move to its own space, or home from mid-track.
-    named = named_ids(E.typed_action, GAME.num_distinct_actions)
+    named = named_ids(A.typed_action, GAME.num_distinct_actions)
     for a in named:
-        assert E.action_from_typed(E.typed_action(a)) == a
-        assert E.action_label(a)
+        assert A.action_from_typed(A.typed_action(a)) == a
+        assert A.action_label(a)
     assert len(named) == GAME.num_distinct_actions - 6 * (7 + 5)
-    assert E.action_label(up(CLE, 6)).endswith("goes home to Fagin")
+    assert A.action_label(up(CLE, 6)).endswith("goes home to Fagin")
 
 
 def test_heuristic_bot_plays_legal_moves_and_render():

@@ -5,6 +5,7 @@ import pytest
 
 from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
 from fagin.engines.gangs_of_kyoto import engine as gk
+from fagin.engines.gangs_of_kyoto import actions as gk_actions
 
 from .helpers import (DISCARD, GAME, REFUSE, STAY_LATE, bell, bells, card, count_cards, draw_action,
                          entry as _entry, full_deck, k, position, rows, tiny_deck)  # noqa: F401 (fixture)
@@ -441,7 +442,7 @@ def test_enum_errors_name_the_values_a_json_client_writes():
         GAME.from_description({**base, "revealed": {"value": 1}})
     assert str(e.value) == f"revealed.kind: missing; expected one of {kinds}"
     with pytest.raises(ValueError) as e:
-        gk.action_from_typed({"seat": 1})
+        gk_actions.action_from_typed({"seat": 1})
     assert str(e.value) == f"kind: missing; expected one of {actions}"
 
 
@@ -463,11 +464,11 @@ def test_count_errors_state_the_totals():
 
 def test_labels_and_typed_actions():
     for a in list(range(7)) + [gk.ACTION_DRAW + i for i in range(len(gk.CARDS))]:
-        assert gk.action_from_typed(gk.typed_action(a)) == a
-        assert gk.action_label(a)
-    assert gk.action_label(2) == "give to seat 2"
+        assert gk_actions.action_from_typed(gk_actions.typed_action(a)) == a
+        assert gk_actions.action_label(a)
+    assert gk_actions.action_label(2) == "give to seat 2"
     with pytest.raises(ValueError):
-        gk.action_label(999)
+        gk_actions.action_label(999)
     st = new_game("gangs_of_kyoto", 2, seed=1)
     assert "Gangs of Kyoto" in str(st) and "seat 1" in str(st)
 

@@ -2,6 +2,7 @@
 import copy
 from fagin.engines import load_game
 from fagin.engines.kids_of_london import engine as kol
+from fagin.engines.kids_of_london import actions as kol_actions
 
 GAME = load_game("kids_of_london")
 
@@ -31,7 +32,7 @@ def position(players, character, coins=None, turn=0, hands=None, fict_card=None,
 def play(state, *cards):
     """Each seat, in order of the engine's asking, plays the given card."""
     for card in cards:
-        state.apply(kol.card_action(card))
+        state.apply(kol_actions.card_action(card))
     return state
 
 

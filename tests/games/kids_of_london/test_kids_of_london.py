@@ -3,6 +3,7 @@ import pytest
 
 from fagin.engines import CHANCE, TERMINAL, IllegalActionError, new_game
 from fagin.engines.kids_of_london import engine as kol
+from fagin.engines.kids_of_london import actions as kol_actions
 
 from .helpers import GAME, coins, play, position, with_
 
@@ -59,25 +60,25 @@ def test_KL_2_hour_order_and_chance():
     st = GAME.new_initial_state(2)
     assert st.current_player() == CHANCE
     outcomes = dict(st.chance_outcomes())
-    assert outcomes[kol.character_action("merchant")] == pytest.approx(2 / 9)
-    assert outcomes[kol.character_action("banker")] == pytest.approx(1 / 9)
+    assert outcomes[kol_actions.character_action("merchant")] == pytest.approx(2 / 9)
+    assert outcomes[kol_actions.character_action("banker")] == pytest.approx(1 / 9)
     assert sum(outcomes.values()) == pytest.approx(1)
-    st.apply(kol.character_action("banker"))
+    st.apply(kol_actions.character_action("banker"))
     # In the 2-player game the fictitious card is shown before anyone chooses.
     assert st.current_player() == CHANCE
-    assert dict(st.chance_outcomes()) == pytest.approx({kol.fictitious_action(v): 1 / 9 for v in range(9)})
-    st.apply(kol.fictitious_action(3))
+    assert dict(st.chance_outcomes()) == pytest.approx({kol_actions.fictitious_action(v): 1 / 9 for v in range(9)})
+    st.apply(kol_actions.fictitious_action(3))
     assert st.describe()["fictitious"]["card"] == 3
     assert st.current_player() == 0
-    st.apply(kol.card_action(5))
+    st.apply(kol_actions.card_action(5))
     assert st.current_player() == 1
-    st.apply(kol.card_action(2))
+    st.apply(kol_actions.card_action(2))
     d = st.describe()
     assert d["turn"] == 1 and d["phase"] == "reveal_character"
     assert d["last_hour"] == {"character": "banker", "cards": [5, 2, 3]}
     assert coins(st) == [7, 2, 0]
-    assert kol.character_action("banker") not in st.legal_actions()
-    assert kol.fictitious_action(3) not in st.clone().apply(kol.character_action("merchant")).legal_actions()
+    assert kol_actions.character_action("banker") not in st.legal_actions()
+    assert kol_actions.fictitious_action(3) not in st.clone().apply(kol_actions.character_action("merchant")).legal_actions()
 
 
 def test_KL_2_illegal_actions_are_refused():
@@ -86,10 +87,10 @@ def test_KL_2_illegal_actions_are_refused():
     with pytest.raises(IllegalActionError):
         st.apply(PRINCE)
     with pytest.raises(IllegalActionError):
-        st.apply(kol.character_action("banker"))
+        st.apply(kol_actions.character_action("banker"))
     st2 = position(3, "merchant", turn=1, hands=[list(range(1, 9))] * 3)
     with pytest.raises(IllegalActionError):
-        st2.apply(kol.card_action(0))     # already played
+        st2.apply(kol_actions.card_action(0))     # already played
 
 
 def test_KL_3_last_hour_is_played_without_a_choice():
@@ -214,7 +215,7 @@ def test_KL_14_last_hour_prince_pays_without_choice():
     st = position(3, "merchant", turn=7, hands=[[1, 6], [2, 6], [3, 7]], pile=pile)
     play(st, 1, 2, 7)                     # hour 8: seat 2 robs the merchant, seat 0 lowest
     assert coins(st) == [1, 0, 4]
-    st.apply(kol.character_action("prince"))
+    st.apply(kol_actions.character_action("prince"))
     # Hour 9: seats 0 and 1 play their 6s automatically and share 8 as princes.
     assert st.is_terminal()
     assert coins(st) == [5, 4, 4 + 3]
@@ -335,7 +336,7 @@ def test_KL_22_any_pending_seat_may_choose_first():
     assert st.make_current(2)
     assert st.current_player() == 2
     assert [st.infoset_key(s) for s in range(4)] == before
-    st.apply(kol.card_action(7))
+    st.apply(kol_actions.card_action(7))
     assert st.current_player() == 0
     assert not st.make_current(2)    # already chose
     play(st, 1, 4, 3)
@@ -415,9 +416,9 @@ def test_decoder_refuses_positions_the_game_cannot_pause_in():
 def test_new_game_and_labels():
     st = new_game("kids_of_london", 3, seed=11)
     assert st.current_player() == 0 and len(st.legal_actions()) == 9
-    assert st.action_label(kol.card_action(8)) == "play 8"
+    assert st.action_label(kol_actions.card_action(8)) == "play 8"
     assert st.action_label(PRINCE).startswith("prince")
-    assert "reveal" in st.action_label(kol.character_action("beggar"))
+    assert "reveal" in st.action_label(kol_actions.character_action("beggar"))
     with pytest.raises(ValueError):
         st.action_label(99)
     assert "Kids of London" in str(st)

@@ -3,6 +3,7 @@ such, never which (KL-23), until the hour's reveal, which every seat is told wit
 thefts it brought."""
 from fagin.engines import new_game
 from fagin.engines.kids_of_london import engine as kol
+from fagin.engines.kids_of_london import actions as kol_actions
 
 
 def test_an_hour_is_told_as_each_seat_saw_it():
@@ -13,9 +14,9 @@ def test_an_hour_is_told_as_each_seat_saw_it():
     told = {s: [] for s in range(3)}
     for seat, card in cards.items():
         before = st.with_seat_to_act(seat)
-        after = before.child(kol.card_action(card))
+        after = before.child(kol_actions.card_action(card))
         for s in range(3):
-            told[s] += before.events(kol.card_action(card), after, s)
+            told[s] += before.events(kol_actions.card_action(card), after, s)
         st = after
     for s in range(3):
         moves = [e for e in told[s] if not e["summary"]]
@@ -36,7 +37,7 @@ def test_twins_that_differ_in_a_hidden_card_tell_the_same():
     """KL-18, KL-23: seat 0 cannot tell seat 1's 3 from its 6 before the reveal, and is told
     the same of either."""
     st = new_game("kids_of_london", 3, seed=2).with_seat_to_act(1)
-    a, b = st.child(kol.card_action(3)), st.child(kol.card_action(6))
+    a, b = st.child(kol_actions.card_action(3)), st.child(kol_actions.card_action(6))
     assert a.infoset_key(0) == b.infoset_key(0)
-    assert st.events(kol.card_action(3), a, 0) == st.events(kol.card_action(6), b, 0)
-    assert st.events(kol.card_action(3), a, 1) != st.events(kol.card_action(6), b, 1)
+    assert st.events(kol_actions.card_action(3), a, 0) == st.events(kol_actions.card_action(6), b, 0)
+    assert st.events(kol_actions.card_action(3), a, 1) != st.events(kol_actions.card_action(6), b, 1)

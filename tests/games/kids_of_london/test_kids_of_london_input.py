@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from fagin.engines.kids_of_london import engine as kol
+from fagin.engines.kids_of_london import actions as kol_actions
 from fagin.v1 import kids_of_london_pb2 as kpb
 
 from .helpers import GAME, play, position, with_
@@ -77,7 +78,7 @@ def test_enum_errors_list_the_spelling_a_client_writes(path, value, field, enum)
 ])
 def test_typed_action_enum_errors_list_the_spelling_a_client_writes(typed, field, enum):
     with pytest.raises(ValueError, match=f"^{field}: ") as e:
-        kol.action_from_typed(typed)
+        kol_actions.action_from_typed(typed)
     _check_enum_message(str(e.value), typed.get(field), enum)
 
 
@@ -96,7 +97,7 @@ def _check_enum_message(msg, value, enum):
 def test_the_engine_names_match_the_proto_enums():
     assert sorted(f"PHASE_{p.upper()}" for p in kol.PHASES) == _accepted(STATE.Phase)
     assert sorted(f"CHARACTER_{c.upper()}" for c in kol.CHARACTERS) == _accepted(STATE.Character)
-    assert sorted(f"KIND_{k.upper()}" for k in kol.ACTION_KINDS) == _accepted(kpb.KidsOfLondonAction.Kind)
+    assert sorted(f"KIND_{k.upper()}" for k in kol_actions.ACTION_KINDS) == _accepted(kpb.KidsOfLondonAction.Kind)
 
 
 # ------------------------------------------------------------- tile counts
@@ -122,9 +123,9 @@ def _with_choices():
     first = play(position(4, "banker"), 5)                    # seat 0 has chosen
     later = position(4, "banker")
     later.make_current(2)
-    later.apply(kol.card_action(3))                           # seat 2 first (KL-22)
+    later.apply(kol_actions.card_action(3))                           # seat 2 first (KL-22)
     later.make_current(3)
-    later.apply(kol.card_action(8))
+    later.apply(kol_actions.card_action(8))
     two = play(position(2, "banker", fict_card=2), 8)         # 2 players: seat 0 has chosen
     prince = play(position(4, "prince"), 6, 6, 6, 1).apply(PRINCE)   # robber 0 has chosen
     return [first, later, two, prince]
@@ -179,7 +180,7 @@ def test_KL_23_the_next_choice_reopens_hidden_ones():
     assert seen.describe()["seats"][0] == {"coins": 0, "hand": list(range(9)), "card": None,
                                            "prince_choice": None, "chosen": True}
     seen.make_current(1)
-    seen.apply(kol.card_action(3))
+    seen.apply(kol_actions.card_action(3))
     assert seen.pending_seats() == [0, 2]
     assert not seen.describe()["seats"][0]["chosen"]
     play(seen, 5, 1)                                            # seat 0 again, then seat 2

@@ -91,8 +91,7 @@ def test_a_borough_id_that_is_not_a_string_is_refused_by_field(bad):
 def test_a_typed_action_with_a_non_string_id_is_refused_by_field(field, bad):
     kind = "buy" if field == "borough" else "place"
     with pytest.raises(ValueError, match=f"^{field}:"):
-        GAME.action_from_typed({"kind": kind, field: bad}) if hasattr(GAME, "action_from_typed") else \
-            GAME.engine.action_from_typed({"kind": kind, field: bad})
+        GAME.action_from_typed({"kind": kind, field: bad})
 
 
 # ------------------------------------------------------------------ dead ends
