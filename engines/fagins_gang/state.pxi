@@ -41,10 +41,6 @@ cdef FGState _read(data) except *:
     return s
 
 
-def _colours(counts):
-    return {COLOURS[c]: int(counts[c]) for c in range(NC)}
-
-
 def _goods_list(counts):
     return [int(counts[c]) for c in range(NC)]
 
@@ -134,8 +130,29 @@ def from_description(d, game=None):
     none on a constable's space (FG-13, FG-14).  ``prices`` is output only.
     """
     cdef FGState s
-    cdef int L, sp, p, c
     memset(&s, 0, sizeof(FGState))
+    _read_turn(&s, d)
+    _place_cubes(&s, d)
+    _place_constables(&s, d)
+    _place_urchins(&s, d)
+    s.winner = -1
+    _check_winner(&s, d)
+    _check_setup(&s)
+    _check_turn_order(&s)
+    _check_action(&s)
+    _check_steps(&s)
+    _check_white_hands(&s)
+    _check_exchange(&s)
+    _read_market(&s, d)
+    _check_something_to_do(&s)
+    return (<char*>&s)[:sizeof(FGState)]
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_turn(FGState* s, d):
+    """The round, whose turn it is and the action under way; a game ends after its last round (FG-25)."""
+    cdef int L
     players = d["players"]
     s.players = players
     s.phase = _enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
@@ -158,6 +175,14 @@ def from_description(d, game=None):
     s.white_min = _colour_or_none(d, "white_hand_min", s.phase == PH_WHITE)
     s.swap_min = _colour_or_none(d, "exchange_min", s.phase == PH_SWAP_PAY)
     s.mlast = _colour_or_none(d, "market_last", s.phase == PH_MARKET)
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _place_cubes(FGState* s, d):
+    """Warehouses, stalls and seats' goods hold every cube of the player count's stock once (FG-6)."""
+    cdef int p, c
+    players = s.players
     totals = [0] * NC
     for key in ("warehouses", "stalls"):
         vals = _goods_in(d.get(key), key)
@@ -180,12 +205,28 @@ def from_description(d, game=None):
         if totals[c] != STOCK[players]:
             raise ValueError(f"warehouses: {totals[c]} {COLOURS[c]} cubes in warehouses, stalls and seats' goods; "
                              f"{players} players play with {STOCK[players]} (FG-6: every cube in one place)")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _place_constables(FGState* s, d):
+    """One constable a location, on a space and facing up or down."""
+    cdef int L
     constables = d.get("constables")
     if constables is None or len(constables) != NL:
         raise ValueError(f"constables: expected {NL}, one per location")
     for L, con in enumerate(constables):
         s.cpos[L] = con.get("space") or 0
         s.cdir[L] = 1 if con.get("facing_up") else -1
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _place_urchins(FGState* s, d):
+    """Every seat's five urchins in the den, on the board or home (FG-10), at most one to a space
+    and none on a constable's (FG-13, FG-14)."""
+    cdef int L, sp, p
+    players = s.players
     urchins = d.get("urchins") or []
     if len(urchins) > players * URCHINS:
         raise ValueError(f"urchins: expected a list of at most {players * URCHINS} urchins")
@@ -213,22 +254,34 @@ def from_description(d, game=None):
         if s.den[p] + on_board[p] + s.home[p] != URCHINS:
             raise ValueError(f"seats[{p}].den: {s.den[p]} in the den, {on_board[p]} on the board and "
                              f"{s.home[p]} home: a seat has {URCHINS} urchins (FG-10)")
-    s.winner = -1
-    # Phase consistency.
-    ph = s.phase
-    in_turn = ph in (PH_OPS, PH_WHITE, PH_SWAP_PAY, PH_SWAP_PICK)
-    if ph == PH_OVER:
-        # The rules fix the winner (FG-24): left out it is derived, given it must match.
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_winner(FGState* s, d):
+    """The game ends with three urchins home or after the last round (FG-23, FG-25), and the
+    rules fix its winner (FG-24): left out it is derived, given it must match."""
+    players = s.players
+    if s.phase == PH_OVER:
         given = d.get("winner")
-        s.winner = best_seat(&s) if given is None else _int_in(given, 0, players - 1, "winner")
+        s.winner = best_seat(s) if given is None else _int_in(given, 0, players - 1, "winner")
         reached = any(s.home[q] >= HOME_TO_WIN for q in range(players))
         if not reached and s.round < MAX_ROUNDS or s.round == 0:
             raise ValueError(f"phase: the game ends only with {HOME_TO_WIN} urchins home or after "
                              f"{MAX_ROUNDS} rounds (FG-23, FG-25)")
-        if s.winner != best_seat(&s):
-            raise ValueError(f"winner: seat {best_seat(&s)} wins by FG-24, not {s.winner}")
+        if s.winner != best_seat(s):
+            raise ValueError(f"winner: seat {best_seat(s)} wins by FG-24, not {s.winner}")
     elif d.get("winner") is not None:
         raise ValueError("winner: only when the game is over")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_setup(FGState* s):
+    """Until the first round the table is as the set-up leaves it, and the constables stand where
+    the set-up dice put them (FG-6, FG-16, FG-19)."""
+    cdef int L, c
+    players, ph = s.players, s.phase
     if ph <= PH_SETUP_WHEEL:
         if s.round or s.turns_done or s.action or s.first or s.active:
             raise ValueError("round: set-up comes before the first round")
@@ -259,6 +312,14 @@ def from_description(d, game=None):
             if (s.cpos[L], s.cdir[L]) not in SETUP_PLACES:
                 raise ValueError(f"constables[{L}]: no set-up die puts a constable on space {s.cpos[L]} "
                                  f"facing {'up' if s.cdir[L] > 0 else 'down'} (FG-19)")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_turn_order(FGState* s):
+    """The start-player coin passes one seat a round and the seats act in turn from it
+    (FG-19, FG-21); a round in which the third urchin got home ended the game (FG-23)."""
+    players, ph = s.players, s.phase
     if ph > PH_SETUP_WHEEL:
         # FG-19, FG-21: seat 0 holds the start-player coin in the first round and it passes one
         # seat a round; the round that ends the game does not pass it (FG-23, FG-25).
@@ -284,10 +345,22 @@ def from_description(d, game=None):
         if s.active != (s.first + players - 1) % players:
             raise ValueError(f"active_player: seat {(s.first + players - 1) % players}, the last of the round, "
                              f"acted before the patrol")
+
+
+cdef bint _in_turn(const FGState* s):
+    """Whether a seat is taking its action's steps (a move, a steal or its exchange)."""
+    return s.phase in (PH_OPS, PH_WHITE, PH_SWAP_PAY, PH_SWAP_PICK)
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_action(FGState* s):
+    """The phase belongs to the action under way, and none is chosen before phase choose ends."""
+    ph = s.phase
     if ph == PH_CHOOSE:
         if s.action != AK_NONE:
             raise ValueError("action: none is chosen yet in phase choose")
-    elif in_turn:
+    elif _in_turn(s):
         if s.action not in (AK_MOVE, AK_STEAL, AK_SHILL):
             raise ValueError(f"action: phase {PHASES[ph]} belongs to action move, steal_goods or steal_shillings")
         if ph != PH_OPS and s.action != AK_STEAL:
@@ -297,39 +370,55 @@ def from_description(d, game=None):
             raise ValueError(f"action: phase {PHASES[ph]} belongs to action market")
     elif s.action != AK_NONE:
         raise ValueError(f"action: no action is under way in phase {PHASES[ph]}")
-    if not in_turn and (s.ops or s.used):
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_steps(FGState* s):
+    """An action is at most three steps at locations of their own (FG-2), an exchange made
+    instead of a steal at a location with the seat's urchin (FG-4)."""
+    ph = s.phase
+    if not _in_turn(s) and (s.ops or s.used):
         raise ValueError("steps_done: steps are counted only while an action is taken")
-    if in_turn:
-        nused = bin(s.used).count("1")
-        if ph == PH_SWAP_PAY or ph == PH_SWAP_PICK:
-            if s.ops >= 3:
-                raise ValueError("steps_done: an exchange under way is a step beyond three (FG-2)")
-        elif ph == PH_WHITE:
-            if s.ops < 1 or nused < 1:
-                raise ValueError("steps_done: white hands follow a steal")
-        elif s.ops >= 3:
-            raise ValueError("steps_done: after three steps the action is over (FG-2)")
-        if nused > s.ops:
-            raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
-        if s.action != AK_STEAL and nused != s.ops:
-            raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
-        if s.action == AK_STEAL:
-            # FG-4: an exchange is made instead of a steal at a location of its own.
-            swaps = exchanges_done(&s) + (1 if ph in (PH_SWAP_PAY, PH_SWAP_PICK) else 0)
-            if swaps > free_locations(&s, s.active):
-                raise ValueError(f"steps_done: {swaps} exchanges, each made instead of a steal at a location "
-                                 f"with an urchin of seat {s.active}, but only {free_locations(&s, s.active)} "
-                                 f"such locations are not used by its steals (FG-4)")
-        if ph == PH_OPS and s.ops == 0 and nused:
-            raise ValueError("used_locations: no step taken yet")
-    if ph == PH_WHITE:
-        if s.white_left < 1 or stock_total(&s) == 0:
+    if not _in_turn(s):
+        return
+    nused = bin(s.used).count("1")
+    if ph == PH_SWAP_PAY or ph == PH_SWAP_PICK:
+        if s.ops >= 3:
+            raise ValueError("steps_done: an exchange under way is a step beyond three (FG-2)")
+    elif ph == PH_WHITE:
+        if s.ops < 1 or nused < 1:
+            raise ValueError("steps_done: white hands follow a steal")
+    elif s.ops >= 3:
+        raise ValueError("steps_done: after three steps the action is over (FG-2)")
+    if nused > s.ops:
+        raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
+    if s.action != AK_STEAL and nused != s.ops:
+        raise ValueError(f"used_locations: {nused} locations used in {s.ops} steps")
+    if s.action == AK_STEAL:
+        # FG-4: an exchange is made instead of a steal at a location of its own.
+        swaps = exchanges_done(s) + (1 if ph in (PH_SWAP_PAY, PH_SWAP_PICK) else 0)
+        if swaps > free_locations(s, s.active):
+            raise ValueError(f"steps_done: {swaps} exchanges, each made instead of a steal at a location "
+                             f"with an urchin of seat {s.active}, but only {free_locations(s, s.active)} "
+                             f"such locations are not used by its steals (FG-4)")
+    if ph == PH_OPS and s.ops == 0 and nused:
+        raise ValueError("used_locations: no step taken yet")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_white_hands(FGState* s):
+    """The white hands left are those of a steal at a used location, where the seat's urchin
+    still stands, and a cube in stock to take (FG-4)."""
+    cdef int L, sp
+    if s.phase == PH_WHITE:
+        if s.white_left < 1 or stock_total(s) == 0:
             raise ValueError("white_hands_left: phase white_hand needs a white hand to choose and a cube in stock")
-        # The white hands are those of a steal at a used location, where the seat's urchin
-        # still stands (FG-4): at most the most such a space shows; with as many left as
-        # every such space shows, none is chosen yet and the colours start from the first.
+        # At most the most such a space shows; with as many left as every such space shows,
+        # none is chosen yet and the colours start from the first.
         hands = [WHITE[L][sp] for L in range(NL) if (s.used >> L) & 1
-                 for sp in range(N_SPACES) if has_urchin(&s, s.active, L, sp)]
+                 for sp in range(N_SPACES) if has_urchin(s, s.active, L, sp)]
         if not hands or s.white_left > max(hands):
             raise ValueError(f"white_hands_left: {s.white_left}, more than a steal at a used location of seat "
                              f"{s.active}'s urchins shows (at most {max(hands) if hands else 0}, FG-4)")
@@ -338,18 +427,34 @@ def from_description(d, game=None):
                              f"so the first colour comes first (FG-4)")
     elif s.white_left:
         raise ValueError("white_hands_left: only in phase white_hand")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_exchange(FGState* s):
+    """An exchange is three cubes paid, then as many taken from the warehouses (FG-4)."""
+    cdef int c
+    ph = s.phase
     if ph == PH_SWAP_PAY:
         if not 1 <= s.swap_paid <= 2:
             raise ValueError("exchange_paid: phase exchange_pay follows one or two cubes paid")
-        if not any(pay_legal(&s, s.active, c) for c in range(NC)):
+        if not any(pay_legal(s, s.active, c) for c in range(NC)):
             raise ValueError(f"seats[{s.active}].goods: too few cubes to finish the exchange (FG-4)")
     elif ph == PH_SWAP_PICK:
         if s.swap_paid != 3:
             raise ValueError("exchange_paid: all three cubes are paid in phase exchange_take")
     elif s.swap_paid:
         raise ValueError("exchange_paid: only in phase exchange_pay")
-    if ph == PH_SWAP_PICK and stock_total(&s) == 0:
+    if ph == PH_SWAP_PICK and stock_total(s) == 0:
         raise ValueError("warehouses: the exchanged cubes lie in the warehouses in phase exchange_take")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_market(FGState* s, d):
+    """The seat whose turn it is sends everyone to the market, where they trade in turn from it
+    (FG-17, FG-18) before the wheel turns."""
+    players, ph = s.players, s.phase
     if ph in (PH_MARKET, PH_WHEEL):
         s.caller = _int_in(d.get("market_caller"), 0, players - 1, "market_caller")
         if s.caller != s.active:
@@ -358,23 +463,7 @@ def from_description(d, game=None):
         if ph == PH_WHEEL and s.mvisited != players:
             raise ValueError(f"market_visited: the wheel turns after all {players} seats traded")
         if ph == PH_MARKET:
-            if s.mvisited >= players:
-                raise ValueError("market_visited: every seat has traded; the wheel is due")
-            s.mseat = _int_in(d.get("market_seat"), 0, players - 1, "market_seat")
-            if s.mseat != (s.caller + s.mvisited) % players:
-                raise ValueError(f"market_seat: seat {(s.caller + s.mvisited) % players} trades after "
-                                 f"{s.mvisited} seats from the caller (FG-17)")
-            s.mbuying = 1 if d.get("market_buying") else 0
-            s.msold = d.get("market_sold") or 0
-            s.mbought = d.get("market_bought") or 0
-            if s.mbought and not s.mbuying:
-                raise ValueError("market_buying: a seat that bought is buying")
-            if s.mbuying and not s.mbought:
-                raise ValueError("market_bought: a seat buying has bought a cube")
-            if not (s.msold or s.mbought) and s.mlast != 0:
-                raise ValueError("market_last: nothing traded yet, so give the first colour")
-            if not market_options(&s, s.mseat):
-                raise ValueError(f"market_seat: seat {s.mseat} has no trade left to make (FG-18)")
+            _read_market_seat(s, d)
         else:
             s.mseat = s.caller
             for key in ("market_seat",):
@@ -388,11 +477,41 @@ def from_description(d, game=None):
             raise ValueError("market_visited: only while the market is visited")
     if ph != PH_MARKET and (d.get("market_buying") or d.get("market_sold") or d.get("market_bought")):
         raise ValueError("market_sold: only in phase market")
-    if ph == PH_OPS and not any_op(&s, s.active, s.action) and s.ops == 0:
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_market_seat(FGState* s, d):
+    """The seat trading at the market: its turn from the caller, what it has sold and bought,
+    and a trade left to make (FG-17, FG-18)."""
+    players = s.players
+    if s.mvisited >= players:
+        raise ValueError("market_visited: every seat has traded; the wheel is due")
+    s.mseat = _int_in(d.get("market_seat"), 0, players - 1, "market_seat")
+    if s.mseat != (s.caller + s.mvisited) % players:
+        raise ValueError(f"market_seat: seat {(s.caller + s.mvisited) % players} trades after "
+                         f"{s.mvisited} seats from the caller (FG-17)")
+    s.mbuying = 1 if d.get("market_buying") else 0
+    s.msold = d.get("market_sold") or 0
+    s.mbought = d.get("market_bought") or 0
+    if s.mbought and not s.mbuying:
+        raise ValueError("market_buying: a seat that bought is buying")
+    if s.mbuying and not s.mbought:
+        raise ValueError("market_bought: a seat buying has bought a cube")
+    if not (s.msold or s.mbought) and s.mlast != 0:
+        raise ValueError("market_last: nothing traded yet, so give the first colour")
+    if not market_options(s, s.mseat):
+        raise ValueError(f"market_seat: seat {s.mseat} has no trade left to make (FG-18)")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_something_to_do(FGState* s):
+    """A seat taking an action's steps has a step to take; with none left the action is over (FG-2)."""
+    if s.phase == PH_OPS and not any_op(s, s.active, s.action) and s.ops == 0:
         raise ValueError(f"action: seat {s.active} has no step of {ACTIONS[s.action]} to take")
-    if ph == PH_OPS and s.ops > 0 and not any_op(&s, s.active, s.action):
+    if s.phase == PH_OPS and s.ops > 0 and not any_op(s, s.active, s.action):
         raise ValueError(f"steps_done: seat {s.active} has no step left, so the action is over (FG-2)")
-    return (<char*>&s)[:sizeof(FGState)]
 
 
 def summary(data):

@@ -297,6 +297,36 @@ def from_description(d, game=None):
     """
     cdef GKState s
     memset(&s, 0, sizeof(GKState))
+    # Counted in C, with the card kinds as C ints: a state lists 116 cards.
+    cdef int counts[MAX_KINDS]
+    memset(counts, 0, sizeof(counts))
+    # The description's card dicts read so far (each is alive for the whole call, so its id
+    # stays its own): the codec gives equal cards as one dict, read once.
+    known = {}
+    _read_round(&s, d)
+    hidden_wanted = _place_seats(&s, d, counts, known)
+    deal, top, unseen = _place_loose_cards(&s, d, counts, known, hidden_wanted)
+    dealt = _read_deal(&s, d, counts)
+    _check_phase(&s, d, dealt)
+    _check_first_player(&s)
+    deal_size, top_size = _face_down_sizes(&s, d, deal, top, dealt)
+    _check_card_counts(&s, counts)
+    _lay_face_down(&s, deal, top, unseen, deal_size, top_size)
+    if s.phase == PH_DRAW_EFFECT and pool_total(&s) == 0:
+        raise ValueError("deck: phase draw_effect needs a card in the deck")
+    if s.phase == PH_DRAW_DEAL and pool_total(&s) == 0:
+        raise ValueError("deck: phase draw_deal needs a card in the deck")
+    note_taken(&s)          # an empty deck has run out (GK-16)
+    if s.phase == PH_OVER:
+        _check_over(&s, d, bool(hidden_wanted))
+    _hash_position(&s)
+    return (<char*>&s)[:sizeof(GKState)]
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_round(GKState* s, d):
+    """The players, the variants, the phase, the round and whose turn it is."""
     players = d["players"]
     s.players = players
     options = d.get("options") or {}
@@ -307,15 +337,17 @@ def from_description(d, game=None):
     s.active = _int_in(d.get("active_player", 0), 0, players - 1, "active_player")
     s.rounds = d.get("rounds") or 0
     s.deck_ran_out = bool(d.get("deck_ran_out"))
-    # Counted in C, with the card kinds as C ints: a state lists 116 cards.
-    cdef int counts[MAX_KINDS]
-    memset(counts, 0, sizeof(counts))
-    # The description's card dicts read so far (each is alive for the whole call, so its id
-    # stays its own): the codec gives equal cards as one dict, read once.
-    known = {}
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef list _place_seats(GKState* s, d, int* counts, dict known):
+    """Each seat's row below its limit with no Bell or Discard card staying there, its victory
+    pile of cards with bells and its face-down Bell cards; the (seat, n) of the face-down cards
+    to take from ``unseen``."""
     cdef int k
-    hidden_from_unseen = []
-    for p, (where, seat) in enumerate(_one_per_seat(d.get("seats"), players)):
+    hidden_wanted = []
+    for p, (where, seat) in enumerate(_one_per_seat(d.get("seats"), s.players)):
         row = _card_list(seat.get("row"), f"{where}.row", known)
         if len(row) > ROW_CAP:
             raise ValueError(f"{where}.row: {len(row)} cards, more than the {ROW_CAP} a row can hold")
@@ -328,34 +360,53 @@ def from_description(d, game=None):
             counts[k] += 1
         s.row_len[p] = len(row)
         s.row_sum[p] = total
-        if total >= limit_of(&s, p):
-            raise ValueError(f"{where}.row: its sum {total} has reached the limit {limit_of(&s, p)}, "
+        if total >= limit_of(s, p):
+            raise ValueError(f"{where}.row: its sum {total} has reached the limit {limit_of(s, p)}, "
                              f"so the round would have ended")
         for i, k in enumerate(_card_list(seat.get("victory_pile"), f"{where}.victory_pile", known)):
             if BELLS_OF[k] == 0:
                 raise ValueError(f"{where}.victory_pile[{i}]: only cards with bells are kept")
             s.vp[p][k] += 1
             counts[k] += 1
-        hidden = _card_list(seat.get("hidden_bells"), f"{where}.hidden_bells", known)
-        if len(hidden) > HIDDEN_CAP:
-            raise ValueError(f"{where}.hidden_bells: {len(hidden)} cards, more than the {HIDDEN_CAP} "
-                             f"a face-down pile can hold")
-        for i, k in enumerate(hidden):
-            if KIND_OF[k] != K_BELL:
-                raise ValueError(f"{where}.hidden_bells[{i}]: only Bell cards are kept hidden")
-            if s.open_piles:
-                s.vp[p][k] += 1
-            else:
-                s.hidden[p][s.hidden_len[p]] = k
-                s.hidden_len[p] += 1
-            counts[k] += 1
-        want = seat.get("hidden_bell_count")
-        if want is not None and want != len(hidden):
-            want = _int_in(want, len(hidden), HIDDEN_CAP, f"{where}.hidden_bell_count")
-            if s.open_piles:
-                raise ValueError(f"{where}.hidden_bell_count: {want} face-down cards, but with open_piles "
-                                 f"every pile is face up (list its cards in hidden_bells)")
-            hidden_from_unseen.append((p, want - len(hidden)))
+        _place_hidden_bells(s, p, where, seat, counts, known, hidden_wanted)
+    return hidden_wanted
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _place_hidden_bells(GKState* s, int p, where, seat, int* counts, dict known, list hidden_wanted):
+    """A seat's face-down pile holds Bell cards only, face up in the variant open_piles; a count
+    above the cards listed is taken from ``unseen`` (GK-17, GK-18)."""
+    cdef int k
+    hidden = _card_list(seat.get("hidden_bells"), f"{where}.hidden_bells", known)
+    if len(hidden) > HIDDEN_CAP:
+        raise ValueError(f"{where}.hidden_bells: {len(hidden)} cards, more than the {HIDDEN_CAP} "
+                         f"a face-down pile can hold")
+    for i, k in enumerate(hidden):
+        if KIND_OF[k] != K_BELL:
+            raise ValueError(f"{where}.hidden_bells[{i}]: only Bell cards are kept hidden")
+        if s.open_piles:
+            s.vp[p][k] += 1
+        else:
+            s.hidden[p][s.hidden_len[p]] = k
+            s.hidden_len[p] += 1
+        counts[k] += 1
+    want = seat.get("hidden_bell_count")
+    if want is not None and want != len(hidden):
+        want = _int_in(want, len(hidden), HIDDEN_CAP, f"{where}.hidden_bell_count")
+        if s.open_piles:
+            raise ValueError(f"{where}.hidden_bell_count: {want} face-down cards, but with open_piles "
+                             f"every pile is face up (list its cards in hidden_bells)")
+        hidden_wanted.append((p, want - len(hidden)))
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef tuple _place_loose_cards(GKState* s, d, int* counts, dict known, list hidden_wanted):
+    """The discard pile, the deck, the deal, the cards put back on top and a view's unseen
+    cards, from which the face-down piles' missing cards are dealt (GK-18); (deal, top, unseen)."""
+    cdef int k
+    players = s.players
     for k in _card_list(d.get("discard"), "discard", known):
         s.discard[k] += 1
         counts[k] += 1
@@ -367,12 +418,21 @@ def from_description(d, game=None):
     unseen = sorted(_card_list(d.get("unseen"), "unseen", known))
     for k in deal + top + unseen:
         counts[k] += 1
-    if hidden_from_unseen:
-        _hidden_from_unseen(&s, hidden_from_unseen, unseen)
+    if hidden_wanted:
+        _hidden_from_unseen(s, hidden_wanted, unseen)
     if len(deal) > players:
         raise ValueError(f"deal: {len(deal)} face-down cards, more than one per player ({players})")
     if len(top) > TOP_CAP:
         raise ValueError(f"deck_top: {len(top)} cards, more than the {TOP_CAP} a round can put back")
+    return deal, top, unseen
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef int _read_deal(GKState* s, d, int* counts) except -1:
+    """The deal in progress: the cards still to draw, the seats that received one, the revealed
+    and the arriving card; the number of seats that received one."""
+    players = s.players
     s.to_draw = _int_in(d.get("deal_to_draw", 0) or 0, 0, players, "deal_to_draw")
     received = d.get("received") or []
     for i, r in enumerate(received):
@@ -391,8 +451,15 @@ def from_description(d, game=None):
         s.arriving = kind_of_card(d["arriving"], "arriving")
         counts[s.arriving] += 1
         s.arriving_drawn = bool(d.get("arriving_drawn"))
-    # Phase consistency.
-    dealt = len(received)
+    return len(received)
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _check_phase(GKState* s, d, int dealt):
+    """What each phase needs: a revealed card to give with a choice left (GK-5), an arriving card
+    to refuse, a receiver listed in received (GK-5, GK-10), cards of the deal still to draw."""
+    players = s.players
     if s.phase == PH_GIVE:
         if s.revealed < 0:
             raise ValueError("revealed: phase give needs the revealed card")
@@ -407,18 +474,7 @@ def from_description(d, game=None):
     elif s.arriving >= 0:
         raise ValueError("arriving: only in phase refuse")
     if s.phase in (PH_REFUSE, PH_DRAW_EFFECT):
-        s.receiver = _int_in(d.get("receiver"), 0, players - 1, "receiver")
-        if s.phase == PH_REFUSE and count_kind(&s, s.receiver, K_REFUSE) == 0:
-            raise ValueError(f"receiver: seat {s.receiver} has no Refuse card to refuse with")
-        if not (s.received >> s.receiver) & 1:
-            # A card reaches a seat only after the seat is marked as received (GK-5), and a
-            # draw symbol's card goes to a row that received this turn (GK-10).
-            raise ValueError(f"receiver: seat {s.receiver} is receiving a card, so it is listed in received "
-                             f"(GK-5, GK-10)")
-        if s.phase == PH_DRAW_EFFECT and (s.row_len[s.receiver] == 0
-                                          or not DRAWS[s.row[s.receiver][s.row_len[s.receiver] - 1]]):
-            raise ValueError(f"receiver: in phase draw_effect the rightmost card of seat {s.receiver}'s row is "
-                             f"the draw symbol's card that draws (GK-10)")
+        _read_receiver(s, d)
     elif d.get("receiver") is not None:
         raise ValueError("receiver: only in phases refuse and draw_effect")
     if s.phase != PH_OVER and d.get("winner") is not None:
@@ -430,18 +486,48 @@ def from_description(d, game=None):
                          f"(elsewhere 0)")
     if s.phase == PH_DRAW_DEAL and s.received:
         raise ValueError("received: the deal is drawn before anyone receives a card")
-    # GK-1, GK-13: seat 0 holds the First Player card in the first round and it passes one
-    # seat a round; a game won mid-round (GK-14) has not passed it for the round it ended.
-    holders = {s.rounds % players}
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_receiver(GKState* s, d):
+    """The seat a card is reaching: listed in received (GK-5), holding a Refuse card to refuse
+    with, or with the draw symbol's card rightmost in its row in phase draw_effect (GK-10)."""
+    s.receiver = _int_in(d.get("receiver"), 0, s.players - 1, "receiver")
+    if s.phase == PH_REFUSE and count_kind(s, s.receiver, K_REFUSE) == 0:
+        raise ValueError(f"receiver: seat {s.receiver} has no Refuse card to refuse with")
+    if not (s.received >> s.receiver) & 1:
+        # A card reaches a seat only after the seat is marked as received (GK-5), and a
+        # draw symbol's card goes to a row that received this turn (GK-10).
+        raise ValueError(f"receiver: seat {s.receiver} is receiving a card, so it is listed in received "
+                         f"(GK-5, GK-10)")
+    if s.phase == PH_DRAW_EFFECT and (s.row_len[s.receiver] == 0
+                                      or not DRAWS[s.row[s.receiver][s.row_len[s.receiver] - 1]]):
+        raise ValueError(f"receiver: in phase draw_effect the rightmost card of seat {s.receiver}'s row is "
+                         f"the draw symbol's card that draws (GK-10)")
+
+
+cdef _check_first_player(GKState* s):
+    """Seat 0 holds the First Player card in the first round and it passes one seat a round; a
+    game won mid-round has not passed it for the round it ended (GK-1, GK-13, GK-14)."""
+    holders = {s.rounds % s.players}
     if s.phase == PH_OVER and s.rounds > 0:
-        holders.add((s.rounds - 1) % players)
+        holders.add((s.rounds - 1) % s.players)
     if s.first not in holders:
         raise ValueError(f"first_player: seat {s.first}, but after {s.rounds} rounds the First Player card is "
                          f"with seat {' or '.join(map(str, sorted(holders)))} (GK-1, GK-13)")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef tuple _face_down_sizes(GKState* s, d, list deal, list top, int dealt):
+    """The sizes of the deal's face-down cards and of the cards on top of the deck: a deal is one
+    card per player (GK-3), short only once the deck has run out (GK-19), and a draw from the
+    shuffled deck has nothing on top (GK-11); (deal_size, top_size)."""
     # A view gives the face-down places' sizes (deal_size, deck_top_size) and their
-    # cards among `unseen`; a full description lists them in deal and deck_top.  The
-    # deal's size is the rules' (a deal is one card per player, GK-3, short only once
-    # the deck has run out, GK-19): a view may leave it out to have it derived.
+    # cards among `unseen`; a full description lists them in deal and deck_top.  A view
+    # may leave the deal's size out to have it derived.
+    players = s.players
     is_view = bool(d.get("unseen"))
     in_play = s.phase != PH_OVER
     rest_of_deal = players - dealt - (1 if s.revealed >= 0 else 0) - s.to_draw
@@ -470,13 +556,28 @@ def from_description(d, game=None):
         raise ValueError(f"{'deck_top' if top else 'deck_top_size'}: {top_size} cards on top of the deck, but "
                          f"they are drawn before the shuffled deck, so phase {PHASES[s.phase]} (a draw from "
                          f"the shuffled deck) has none there (GK-11)")
+    return deal_size, top_size
+
+
+cdef _check_card_counts(GKState* s, int* counts):
+    """Every card of the deck is in exactly one place (GK-2), and no pile has the bells that
+    would have won the game (GK-14)."""
+    cdef int k, p
     for k in range(NUM_KINDS):
         if counts[k] != COUNT_OF[k]:
             raise ValueError(f"cards: the state holds {counts[k]} of card {card_name(k)!r}, the deck has "
                              f"{COUNT_OF[k]} (every card must be in exactly one place)")
-    for p in range(players):
-        if bells_of(&s, p) > bells_allowed(&s):
-            raise ValueError(f"seats[{p}]: {bells_of(&s, p)} bells would have won the game (GK-14)")
+    for p in range(s.players):
+        if bells_of(s, p) > bells_allowed(s):
+            raise ValueError(f"seats[{p}]: {bells_of(s, p)} bells would have won the game (GK-14)")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _lay_face_down(GKState* s, list deal, list top, list unseen, deal_size, top_size):
+    """The deal's face-down cards and those on top of the deck, listed or dealt from a view's
+    unseen cards (the rest form the deck); the round's end puts the deal on top too (GK-11, GK-20)."""
+    cdef int k
     if unseen:
         if deal or top:
             raise ValueError("unseen: give the face-down cards either listed (deal, deck_top) or as unseen")
@@ -491,8 +592,7 @@ def from_description(d, game=None):
         raise ValueError(f"deal_size: {deal_size} face-down deal cards and {top_size} on top of the deck, "
                          f"but deal lists {len(deal)} and deck_top {len(top)}")
     if len(top) + len(deal) > TOP_CAP:
-        # The round's end puts the face-down deal cards on top as well (GK-11): a larger
-        # sum would overflow the top in a successor, which this decoder would refuse (GK-20).
+        # A larger sum would overflow the top in a successor, which this decoder would refuse.
         raise ValueError(f"deck_top: {len(top)} cards on top of the deck and {len(deal)} face down in the "
                          f"deal, which the round's end puts on top too (GK-11): at most {TOP_CAP} together "
                          f"(GK-20)")
@@ -502,15 +602,6 @@ def from_description(d, game=None):
     for i, k in enumerate(reversed(top)):
         s.top[i] = k
     s.top_len = len(top)
-    if s.phase == PH_DRAW_EFFECT and pool_total(&s) == 0:
-        raise ValueError("deck: phase draw_effect needs a card in the deck")
-    if s.phase == PH_DRAW_DEAL and pool_total(&s) == 0:
-        raise ValueError("deck: phase draw_deal needs a card in the deck")
-    note_taken(&s)          # an empty deck has run out (GK-16)
-    if s.phase == PH_OVER:
-        _check_over(&s, d, bool(hidden_from_unseen))
-    _hash_position(&s)
-    return (<char*>&s)[:sizeof(GKState)]
 
 
 cdef _check_over(GKState* s, dict d, bint dealt_unseen):

@@ -197,19 +197,53 @@ def from_description(d, game=None):
     history starts from this position (KL-19).
     """
     cdef KLState s
-    players = d["players"]
-    blank_state(&s, players)
+    blank_state(&s, d["players"])
+    _read_hour(&s, d)
+    _read_characters(&s, d)
+    seats, chosen_flags = _read_seats(&s, d)
+    _read_fictitious(&s, d)
+    _read_last_hour(&s, d)
+    if s.phase == PH_CHOOSE_LONE:
+        _decode_lone(&s, d)
+    elif s.phase == PH_CHOOSE_PRINCE:
+        _decode_prince(&s, d, seats, chosen_flags)
+    else:
+        if d.get("robbers"):
+            raise ValueError("robbers: only in phase choose_prince")
+        if d.get("lone") is not None:
+            raise ValueError("lone: only in phase choose_lone")
+    hash_position(&s)
+    return (<char*>&s)[:sizeof(KLState)]
+
+
+cdef bint _revealed(const KLState* s):
+    """Whether the hour's character is face up."""
+    return s.phase in (PH_REVEAL_FICTITIOUS, PH_CHOOSE_CARD, PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_hour(KLState* s, d):
+    """The hour and its phase: the game is over after the ninth hour, the fictitious player's
+    reveal is the 2-player game's, and the last hour's cards are played without a choice (KL-3)."""
     s.turn = d.get("turn") or 0
     phase = d.get("phase")
     s.phase = _phase_index(phase)
     if (s.turn == NUM_TURNS) != (s.phase == PH_OVER):
         raise ValueError(f"phase: the game is over exactly when turn is 9 (turn {s.turn}, phase {phase})")
-    if s.phase == PH_REVEAL_FICTITIOUS and players != 2:
+    if s.phase == PH_REVEAL_FICTITIOUS and s.players != 2:
         raise ValueError("phase: reveal_fictitious exists only in the 2-player game")
     if s.phase == PH_CHOOSE_CARD and s.turn == NUM_TURNS - 1:
         raise ValueError("phase: the last hour's cards are played without a choice (KL-3)")
-    revealed = s.phase in (PH_REVEAL_FICTITIOUS, PH_CHOOSE_CARD, PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
-    after_reveal = s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_characters(KLState* s, d):
+    """The character face up once revealed, and one tile face down for each hour still to come,
+    no more of a kind than the game has."""
+    phase = d.get("phase")
+    revealed = _revealed(s)
     character = d.get("character")
     if revealed:
         s.character = _character_index(character, "character",
@@ -230,8 +264,17 @@ def from_description(d, game=None):
     if len(pile) != expected:
         raise ValueError(f"pile: {_count(len(pile), 'tile')} face down, but turn {s.turn} in phase "
                          f"{phase} leaves {expected}")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef tuple _read_seats(KLState* s, d):
+    """Each seat's coins, the hand the hour leaves it and its card down, shown or chosen unseen
+    (KL-23); (the seats' entries, whether each has chosen)."""
+    phase = d.get("phase")
+    after_reveal = s.phase in (PH_CHOOSE_PRINCE, PH_CHOOSE_LONE)
     chosen_flags = []
-    seats = [seat for _, seat in _one_per_seat(d.get("seats"), players)]
+    seats = [seat for _, seat in _one_per_seat(d.get("seats"), s.players)]
     for i, seat in enumerate(seats):
         where = f"seats[{i}]"
         s.coins[i] = seat.get("coins") or 0
@@ -266,10 +309,19 @@ def from_description(d, game=None):
         if prince is not None:
             if s.phase != PH_CHOOSE_PRINCE:
                 raise ValueError(f"{where}.prince_choice: only in phase choose_prince")
-    if s.phase == PH_CHOOSE_CARD and all([s.committed[i] != NO_CHOICE for i in range(players)]):
+    if s.phase == PH_CHOOSE_CARD and all([s.committed[i] != NO_CHOICE for i in range(s.players)]):
         raise ValueError("seats: every player has put a card down, so the cards would already be revealed")
+    return seats, chosen_flags
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_fictitious(KLState* s, d):
+    """The 2-player game's fictitious player: its coins, the deck the hour leaves it and its card
+    face up once revealed; no other game has one."""
+    phase = d.get("phase")
     fict = d.get("fictitious")
-    if players == 2:
+    if s.players == 2:
         if fict is None:
             raise ValueError("fictitious: the 2-player game needs the fictitious player's coins, deck and card")
         s.coins[2] = fict.get("coins") or 0
@@ -290,26 +342,21 @@ def from_description(d, game=None):
         s.hand[2] = mask
     elif fict is not None:
         raise ValueError("fictitious: only the 2-player game has a fictitious player")
+
+
+@cython.boundscheck(True)
+@cython.wraparound(True)
+cdef _read_last_hour(KLState* s, d):
+    """The last hour's character and cards, for display only (KL-19: not in the information-set
+    history)."""
     last = d.get("last_hour")
     if last is not None:
-        # Display only (KL-19: it does not enter the information-set history).
         s.last_character = _character_index(last.get("character"), "last_hour.character")
         cards = last.get("cards")
         if cards is None or len(cards) != s.seats:
             raise ValueError(f"last_hour.cards: expected one card per seat ({s.seats})")
         for i, v in enumerate(cards):
             s.last_cards[i] = v
-    if s.phase == PH_CHOOSE_LONE:
-        _decode_lone(&s, d)
-    elif s.phase == PH_CHOOSE_PRINCE:
-        _decode_prince(&s, d, seats, chosen_flags)
-    else:
-        if d.get("robbers"):
-            raise ValueError("robbers: only in phase choose_prince")
-        if d.get("lone") is not None:
-            raise ValueError("lone: only in phase choose_lone")
-    hash_position(&s)
-    return (<char*>&s)[:sizeof(KLState)]
 
 
 def _in_play(list cards):

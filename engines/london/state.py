@@ -344,189 +344,292 @@ def from_description(d, game=None) -> bytes:
     raise ValueError(last + f" (however its hidden cards are dealt from unseen: tried {DEALINGS} ways)")
 
 
+class _Decoding:
+    """What the steps of one decoding share: the description, the engine's raw state being filled
+    and what the earlier steps found."""
+
+    def __init__(self, d, seed):
+        E = _engine()
+        self.d = d
+        self.seed = seed                # of the dealing of the unseen cards
+        self.players = d["players"]
+        self.s = E._raw(E.initial_state_bytes(self.players))
+        self.phase = self.active = self.uni_owner = None
+        self.listed = [0] * len(E.VERSIONS)     # cards placed by the description (unseen ones come later)
+        self.hidden_need = []                   # (seat, letter counts) to deal from unseen
+        self.owner_of = [-1] * len(E.BOROUGHS)
+        self.stack_tops = {}                    # active seat's stack id -> pc index of its top card
+        self.rows = self.discard = self.deck_listed = self.deck = None
+        self.top = self.top_letters = self.look = self.look_letters = None
+        self.deck_cards = 0
+        self.swap_row = None
+
+    def count(self, vs):
+        for v in vs:
+            self.listed[v] += 1
+
+    def active_hidden(self):
+        """Whether the active seat's hidden cards were dealt from unseen (another dealing may do)."""
+        return any(p == self.active for p, _ in self.hidden_need)
+
+
+def _need(condition, field, why):
+    if not condition:
+        raise ValueError(f"{field}: {why}")
+
+
 def _build(d, seed) -> bytes:
+    """The state of a description with its unseen cards dealt with ``seed``, checked rule by rule."""
+    b = _Decoding(d, seed)
+    _read_turn(b)
+    for p, (w, seat) in enumerate(one_per_seat(d.get("seats"), b.players)):
+        _place_hand(b, p, w, seat)
+        _place_building_display(b, p, w, seat)
+        _place_boroughs(b, p, w, seat)
+    _check_boroughs_connected(b)
+    _place_board_cards(b)
+    _place_card_being_placed(b)
+    _deal_unseen(b)
+    _place_underground(b)
+    _read_draw_counters(b)
+    _read_play_and_run_counters(b)
+    _read_last_round(b)
+    _check_stack_references(b)
+    _check_choices_left(b)
+    _check_action_of_phase(b)
+    _check_opening_deal(b)
+    _check_draw_and_look(b)
+    _check_cards_being_taken(b)
+    _check_swap_and_give(b)
+    _check_where_payable(b)
+    _check_hospital_and_cut(b)
+    _check_end(b)
+    return _pack_with_something_to_do(b)
+
+
+def _read_turn(b):
+    """The phase, the active seat, the turns played (the game ends by its round cap) and the
+    University owner."""
     E = _engine()
-    nv = len(E.VERSIONS)
-    nb = len(E.BOROUGHS)
-    players = d["players"]
-    s = E._raw(E.initial_state_bytes(players))
+    d, s, players = b.d, b.s, b.players
     phase_i = enum_index(d.get("phase"), E.PHASES, "PHASE_", "phase")
-    phase = E.PHASES[phase_i]
+    b.phase = phase = E.PHASES[phase_i]
     s["phase"] = phase_i
-    active = s["active"] = int_in(d.get("active_player"), 0, players - 1, "active_player")
+    b.active = s["active"] = int_in(d.get("active_player"), 0, players - 1, "active_player")
     cap = E.ROUNDS_CAP * players
     s["turns"] = int_in(d.get("turns") or 0, 0, cap if phase == "over" else cap - 1, "turns")
-    uni_owner = _optional_int(d.get("uni_owner"), 0, players - 1, "uni_owner")
+    b.uni_owner = uni_owner = _optional_int(d.get("uni_owner"), 0, players - 1, "uni_owner")
     s["uni_owner"] = -1 if uni_owner is None else uni_owner
 
-    listed = [0] * nv               # cards placed by the description (unseen ones come later)
 
-    def count(vs):
-        for v in vs:
-            listed[v] += 1
+def _place_hand(b, p, w, seat):
+    """A seat's counters and hand: the cards every seat is sure of are part of it (LN-84), those
+    the University owner put back only another seat's (LN-85), and its size within the opening
+    deal's 6 (LN-5) or, but for the active seat's, the hand limit (LN-17)."""
+    E = _engine()
+    s, phase, uni_owner = b.s, b.phase, b.uni_owner
+    nv = len(E.VERSIONS)
+    s["money"][p] = seat.get("money") or 0
+    s["loans"][p] = seat.get("loans") or 0
+    s["vp"][p] = seat.get("vp_counters") or 0
+    s["poverty"][p] = seat.get("poverty") or 0
+    hand = _counts(_card_list(seat.get("hand"), f"{w}.hand"), nv)
+    known = _counts(_card_list(seat.get("hand_known"), f"{w}.hand_known"), nv)
+    extra = _counts(_card_list(seat.get("owner_sure"), f"{w}.owner_sure"), nv)
+    rest = _sub(hand, known)
+    if rest is None:
+        raise ValueError(f"{w}.hand_known: lists a card the hand does not show (hand_known is part of hand)")
+    if _sub(rest, extra) is None:
+        raise ValueError(f"{w}.owner_sure: lists a card the hand does not show beyond hand_known")
+    if any(extra) and (uni_owner is None or uni_owner == p):
+        raise ValueError(f"{w}.owner_sure: only the hand of a seat other than the University owner "
+                         f"(uni_owner) can hold cards that owner put back (LN-85)")
+    hidden = _letters(seat.get("hand_hidden"), f"{w}.hand_hidden")
+    size = sum(hand) + sum(hidden)
+    if (seat.get("hand_size") or 0) != size:
+        raise ValueError(f"{w}.hand_size: {seat.get('hand_size')} but hand lists {sum(hand)} cards and "
+                         f"hand_hidden {sum(hidden)}")
+    limit = 6 if phase == "deal" else (FULL_DECK if p == b.active else E.HAND_LIMIT_CARDS)
+    if size > limit:
+        raise ValueError(f"{w}.hand_size: {size} cards; " + (
+            "the opening deal gives 6 (LN-5)" if phase == "deal" else
+            f"a hand is cut to {E.HAND_LIMIT_CARDS} at the end of its owner's turn (LN-17)"))
+    s["hand"][p] = hand + [0] * (len(s["hand"][p]) - nv)
+    s["known"][p] = known + [0] * (len(s["known"][p]) - nv)
+    s["owner_sure"][p] = [k + x for k, x in zip(known, extra)] + [0] * (len(s["owner_sure"][p]) - nv)
+    b.count(_expand(hand))
+    if sum(hidden):
+        b.hidden_need.append((p, hidden))
 
-    # ---- seats
-    seats = one_per_seat(d.get("seats"), players)
-    hidden_need = []                # (seat, letter counts) to deal from unseen
-    owner_of = [-1] * nb
-    stack_tops = {}                 # active seat's stack id -> pc index of its top card
-    for p, (w, seat) in enumerate(seats):
-        s["money"][p] = seat.get("money") or 0
-        s["loans"][p] = seat.get("loans") or 0
-        s["vp"][p] = seat.get("vp_counters") or 0
-        s["poverty"][p] = seat.get("poverty") or 0
-        hand = _counts(_card_list(seat.get("hand"), f"{w}.hand"), nv)
-        known = _counts(_card_list(seat.get("hand_known"), f"{w}.hand_known"), nv)
-        extra = _counts(_card_list(seat.get("owner_sure"), f"{w}.owner_sure"), nv)
-        rest = _sub(hand, known)
-        if rest is None:
-            raise ValueError(f"{w}.hand_known: lists a card the hand does not show (hand_known is part of hand)")
-        if _sub(rest, extra) is None:
-            raise ValueError(f"{w}.owner_sure: lists a card the hand does not show beyond hand_known")
-        if any(extra) and (uni_owner is None or uni_owner == p):
-            raise ValueError(f"{w}.owner_sure: only the hand of a seat other than the University owner "
-                             f"(uni_owner) can hold cards that owner put back (LN-85)")
-        hidden = _letters(seat.get("hand_hidden"), f"{w}.hand_hidden")
-        size = sum(hand) + sum(hidden)
-        if (seat.get("hand_size") or 0) != size:
-            raise ValueError(f"{w}.hand_size: {seat.get('hand_size')} but hand lists {sum(hand)} cards and "
-                             f"hand_hidden {sum(hidden)}")
-        limit = 6 if phase == "deal" else (FULL_DECK if p == active else E.HAND_LIMIT_CARDS)
-        if size > limit:
-            raise ValueError(f"{w}.hand_size: {size} cards; " + (
-                "the opening deal gives 6 (LN-5)" if phase == "deal" else
-                f"a hand is cut to {E.HAND_LIMIT_CARDS} at the end of its owner's turn (LN-17)"))
-        s["hand"][p] = hand + [0] * (len(s["hand"][p]) - nv)
-        s["known"][p] = known + [0] * (len(s["known"][p]) - nv)
-        s["owner_sure"][p] = [k + x for k, x in zip(known, extra)] + [0] * (len(s["owner_sure"][p]) - nv)
-        count(_expand(hand))
-        if sum(hidden):
-            hidden_need.append((p, hidden))
-        # Building Display.
-        stacks = seat.get("stacks") or ()
-        n = 0
-        for j, stack in enumerate(stacks):
-            ws = f"{w}.stacks[{j}]"
-            cards = stack.get("cards")
-            if not cards:
-                raise ValueError(f"{ws}.cards: a stack has at least one card")
-            for c_i, card in enumerate(cards):
-                wc = f"{ws}.cards[{c_i}]"
-                if n >= E.MAX_PLACED_CARDS:
-                    raise ValueError(f"{wc}: more than {E.MAX_PLACED_CARDS} cards in one Building Display")
-                c = card.get("card")
-                if not _is_card(c):
-                    raise ValueError(f"{wc}.card: unknown card {c!r} (a card id of cards.json)")
-                v = E.VERSION_INDEX[c]
-                if not E.CARDS[v].base:
-                    raise ValueError(f"{wc}.card: {c} has no stone base, so it is never placed (LN-27)")
-                down = bool(card.get("face_down"))
-                now = bool(card.get("placed_this_turn"))
-                activated = bool(card.get("activated"))
-                kept = bool(card.get("kept"))
-                money = card.get("shops_money") or 0
-                covered = c_i < len(cards) - 1
-                if (now or activated or kept) and p != active:
-                    raise ValueError(f"{wc}: only the active player's cards are marked placed this turn, "
-                                     f"activated or kept (LN-29, LN-36, LN-43)")
-                # (The engine lets a Coffee House placed this turn by another Coffee House be
-                # activated in the same run and so covered: reported to the engine's author.)
-                if now and covered and not _power(v, "place_from_display_on_this"):
-                    raise ValueError(f"{wc}.placed_this_turn: a card placed this turn is not covered "
-                                     f"the same turn (LN-29)")
-                if kept and (not activated or down):
-                    raise ValueError(f"{wc}.kept: only an activated card still face up is kept by a "
-                                     f"Hospital (LN-43)")
-                if activated and not E.CARDS[v].activation:
-                    raise ValueError(f"{wc}.activated: {c} has no activation")
-                # (A Shops can be face down with money: a Coffee House placement after its
-                # activation stores money on it before the flip step turns it over.)
-                if money and (covered or not _power(v, "store_money_on_card")):
-                    raise ValueError(f"{wc}.shops_money: money lies only on an uncovered Shops (LN-48)")
-                flags = ((E.FLAGS["down"] if down else 0) | (E.FLAGS["covered"] if covered else 0)
-                         | (E.FLAGS["placed_this_turn"] if now else 0)
-                         | (E.FLAGS["activated"] if activated else 0) | (E.FLAGS["kept"] if kept else 0))
-                s["pc_version"][p][n] = v
-                s["pc_stack"][p][n] = j
-                s["pc_flags"][p][n] = flags
-                s["pc_money"][p][n] = money
-                listed[v] += 1
-                if p == active and not covered:
-                    stack_tops[j] = n
-                n += 1
-        s["pc_n"][p] = n
-        s["stacks"][p] = len(stacks)
-        # Boroughs.
-        owned = _borough_list(seat.get("boroughs"), f"{w}.boroughs")
-        if len(owned) > _board().building_counters_per_player:
-            raise ValueError(f"{w}.boroughs: {len(owned)} boroughs, a player has "
-                             f"{_board().building_counters_per_player} building counters (LN-4)")
-        for i, b in enumerate(owned):
-            if owner_of[b] >= 0:
-                raise ValueError(f"{w}.boroughs[{i}]: {E.BOROUGH_IDS[b]} is also seat {owner_of[b]}'s "
-                                 f"(one building counter per borough, LN-72)")
-            owner_of[b] = p
-        left = seat.get("building_counters_left")
-        if left is not None and left != _board().building_counters_per_player - len(owned):
-            raise ValueError(f"{w}.building_counters_left: {left!r}, but {len(owned)} of "
-                             f"{_board().building_counters_per_player} are on the board")
+
+def _place_building_display(b, p, w, seat):
+    """A seat's Building Display: stacks of cards with a stone base (LN-27), at most the engine's
+    room for placed cards."""
+    E = _engine()
+    s = b.s
+    stacks = seat.get("stacks") or ()
+    n = 0
+    for j, stack in enumerate(stacks):
+        ws = f"{w}.stacks[{j}]"
+        cards = stack.get("cards")
+        if not cards:
+            raise ValueError(f"{ws}.cards: a stack has at least one card")
+        for c_i, card in enumerate(cards):
+            wc = f"{ws}.cards[{c_i}]"
+            if n >= E.MAX_PLACED_CARDS:
+                raise ValueError(f"{wc}: more than {E.MAX_PLACED_CARDS} cards in one Building Display")
+            c = card.get("card")
+            if not _is_card(c):
+                raise ValueError(f"{wc}.card: unknown card {c!r} (a card id of cards.json)")
+            v = E.VERSION_INDEX[c]
+            if not E.CARDS[v].base:
+                raise ValueError(f"{wc}.card: {c} has no stone base, so it is never placed (LN-27)")
+            covered = c_i < len(cards) - 1
+            flags, money = _placed_card_marks(b, p, wc, card, v, covered)
+            s["pc_version"][p][n] = v
+            s["pc_stack"][p][n] = j
+            s["pc_flags"][p][n] = flags
+            s["pc_money"][p][n] = money
+            b.listed[v] += 1
+            if p == b.active and not covered:
+                b.stack_tops[j] = n
+            n += 1
+    s["pc_n"][p] = n
+    s["stacks"][p] = len(stacks)
+
+
+def _placed_card_marks(b, p, wc, card, v, covered):
+    """A placed card's marks as the rules leave them: placed this turn, activated or kept only the
+    active seat's (LN-29, LN-36, LN-43), money only on an uncovered Shops (LN-48); (flags, money)."""
+    E = _engine()
+    c = card.get("card")
+    down = bool(card.get("face_down"))
+    now = bool(card.get("placed_this_turn"))
+    activated = bool(card.get("activated"))
+    kept = bool(card.get("kept"))
+    money = card.get("shops_money") or 0
+    if (now or activated or kept) and p != b.active:
+        raise ValueError(f"{wc}: only the active player's cards are marked placed this turn, "
+                         f"activated or kept (LN-29, LN-36, LN-43)")
+    # (The engine lets a Coffee House placed this turn by another Coffee House be
+    # activated in the same run and so covered: reported to the engine's author.)
+    if now and covered and not _power(v, "place_from_display_on_this"):
+        raise ValueError(f"{wc}.placed_this_turn: a card placed this turn is not covered "
+                         f"the same turn (LN-29)")
+    if kept and (not activated or down):
+        raise ValueError(f"{wc}.kept: only an activated card still face up is kept by a "
+                         f"Hospital (LN-43)")
+    if activated and not E.CARDS[v].activation:
+        raise ValueError(f"{wc}.activated: {c} has no activation")
+    # (A Shops can be face down with money: a Coffee House placement after its
+    # activation stores money on it before the flip step turns it over.)
+    if money and (covered or not _power(v, "store_money_on_card")):
+        raise ValueError(f"{wc}.shops_money: money lies only on an uncovered Shops (LN-48)")
+    flags = ((E.FLAGS["down"] if down else 0) | (E.FLAGS["covered"] if covered else 0)
+             | (E.FLAGS["placed_this_turn"] if now else 0)
+             | (E.FLAGS["activated"] if activated else 0) | (E.FLAGS["kept"] if kept else 0))
+    return flags, money
+
+
+def _place_boroughs(b, p, w, seat):
+    """A seat's boroughs: one building counter each, one counter per borough (LN-4, LN-72)."""
+    E = _engine()
+    owner_of = b.owner_of
+    counters = _board().building_counters_per_player
+    owned = _borough_list(seat.get("boroughs"), f"{w}.boroughs")
+    if len(owned) > counters:
+        raise ValueError(f"{w}.boroughs: {len(owned)} boroughs, a player has "
+                         f"{counters} building counters (LN-4)")
+    for i, x in enumerate(owned):
+        if owner_of[x] >= 0:
+            raise ValueError(f"{w}.boroughs[{i}]: {E.BOROUGH_IDS[x]} is also seat {owner_of[x]}'s "
+                             f"(one building counter per borough, LN-72)")
+        owner_of[x] = p
+    left = seat.get("building_counters_left")
+    if left is not None and left != counters - len(owned):
+        raise ValueError(f"{w}.building_counters_left: {left!r}, but {len(owned)} of "
+                         f"{counters} are on the board")
+
+
+def _check_boroughs_connected(b):
+    """The occupied boroughs were bought one by one, each next to an occupied one, the first a
+    starting borough (LN-72)."""
+    E = _engine()
+    s, owner_of = b.s, b.owner_of
     s["owner"] = owner_of
-    s["hand_n"] = [sum(s["hand"][p]) for p in range(len(s["hand"]))]  # hidden ones added below
-    occupied = {b for b in range(nb) if owner_of[b] >= 0}
-    if not _connected(occupied, lambda b: E.BOROUGHS[b].start):
+    s["hand_n"] = [sum(s["hand"][p]) for p in range(len(s["hand"]))]  # hidden ones added by _deal_unseen
+    occupied = {x for x in range(len(E.BOROUGHS)) if owner_of[x] >= 0}
+    if not _connected(occupied, lambda x: E.BOROUGHS[x].start):
         raise ValueError("seats: the occupied boroughs could not have been bought one by one, each next "
                          "to an occupied one, the first a starting borough (LN-72)")
 
-    # ---- the board's cards
-    rows = []
+
+def _place_board_cards(b):
+    """The Card Display's rows of at most one card more than the players, the discard pile, the
+    deck, and the cards University of London shows: at most 3, put back only by its owner (LN-50)."""
+    E = _engine()
+    d, s = b.d, b.s
+    nv = len(E.VERSIONS)
+    b.rows = []
     for r, name in enumerate(("display_top", "display_bottom")):
-        row = sorted(_card_list(list_of(d.get(name), name, players + 1), name))
+        row = sorted(_card_list(list_of(d.get(name), name, b.players + 1), name))
         s["display_n"][r] = len(row)
         s["display"][r] = row + [0] * (E.ROW_SPACES - len(row))
-        rows.append(row)
-        count(row)
-    discard = _counts(_card_list(d.get("discard"), "discard"), nv)
+        b.rows.append(row)
+        b.count(row)
+    b.discard = discard = _counts(_card_list(d.get("discard"), "discard"), nv)
     s["discard"] = discard + [0] * (len(s["discard"]) - nv)
-    count(_expand(discard))
-    deck_listed = _card_list(d.get("deck"), "deck")
-    count(deck_listed)
-
-    def slots(cards_field, letters_field):
-        cards = _card_list(d.get(cards_field), cards_field)
-        letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(d.get(letters_field) or ())]
-        own = [_deck_letter()[v] for v in cards]
-        if cards and letters and own != letters:
-            raise ValueError(f"{letters_field}: the letters do not match {cards_field}'s cards")
-        if not letters:
-            letters = own
-        count(cards)
-        return cards, letters
-
-    top, top_letters = slots("deck_top", "deck_top_letters")
-    look, look_letters = slots("looked", "looked_letters")
-    if top_letters and uni_owner is None:
+    b.count(_expand(discard))
+    b.deck_listed = _card_list(d.get("deck"), "deck")
+    b.count(b.deck_listed)
+    b.top, b.top_letters = _slots(b, "deck_top", "deck_top_letters")
+    b.look, b.look_letters = _slots(b, "looked", "looked_letters")
+    if b.top_letters and b.uni_owner is None:
         raise ValueError("deck_top: cards lie on top of the deck only once put back by University of London "
                          "(uni_owner)")
-    if len(top_letters) + len(look_letters) > 3:
+    if len(b.top_letters) + len(b.look_letters) > 3:
         raise ValueError("looked: University of London shows 3 cards: the cards put back and those being "
                          "looked at are at most 3 (LN-50)")
 
-    # ---- the card being placed (it has left the hand, LN-28)
-    placing = d.get("placing")
-    if phase in PLACING_PHASES:
+
+def _slots(b, cards_field, letters_field):
+    """Cards whose places are known, shown or by their deck letters alone; (cards, letters)."""
+    d = b.d
+    cards = _card_list(d.get(cards_field), cards_field)
+    letters = [_letter(x, f"{letters_field}[{i}]") for i, x in enumerate(d.get(letters_field) or ())]
+    own = [_deck_letter()[v] for v in cards]
+    if cards and letters and own != letters:
+        raise ValueError(f"{letters_field}: the letters do not match {cards_field}'s cards")
+    if not letters:
+        letters = own
+    b.count(cards)
+    return cards, letters
+
+
+def _place_card_being_placed(b):
+    """The card being placed has left the hand, and has a stone base (LN-27, LN-28)."""
+    E = _engine()
+    placing = b.d.get("placing")
+    if b.phase in PLACING_PHASES:
         if not _is_card(placing):
-            raise ValueError(f"placing: phase {phase} needs the card being placed (a card id), got {placing!r}")
+            raise ValueError(f"placing: phase {b.phase} needs the card being placed (a card id), got {placing!r}")
         v = E.VERSION_INDEX[placing]
         if not E.CARDS[v].base:
             raise ValueError(f"placing: {placing} has no stone base (LN-27)")
-        s["pending"] = v
-        listed[v] += 1
+        b.s["pending"] = v
+        b.listed[v] += 1
     elif placing not in (None, ""):
         raise ValueError(f"placing: only in phases {', '.join(PLACING_PHASES)}")
 
-    # ---- the unseen cards, dealt over the hidden places
+
+def _deal_unseen(b):
+    """Every card in exactly one place: the unseen cards are dealt over the hidden places, each
+    receiving a card of its letter (LN-86); the rest form the deck."""
+    E = _engine()
+    d, s = b.d, b.s
+    nv = len(E.VERSIONS)
     unseen = _card_list(d.get("unseen"), "unseen")
-    total = [a + b for a, b in zip(listed, _counts(unseen, nv))]
+    total = [a + c for a, c in zip(b.listed, _counts(unseen, nv))]
     for v in range(nv):
         if total[v] != E.CARDS[v].count:
             raise ValueError(f"cards: the state holds {total[v]} of {E.VERSIONS[v]}, the game has "
@@ -535,7 +638,7 @@ def _build(d, seed) -> bytes:
     letter_of = _deck_letter()
     for v in sorted(unseen):
         pools[letter_of[v]].append(v)
-    rng = random.Random(seed)
+    rng = random.Random(b.seed)
     for x in range(3):
         rng.shuffle(pools[x])
 
@@ -545,17 +648,18 @@ def _build(d, seed) -> bytes:
                              f"place (LN-86)")
         return pools[letter].pop()
 
-    for p, hidden in hidden_need:
+    for p, hidden in b.hidden_need:
         for x in range(3):
             for _ in range(hidden[x]):
                 v = deal(x, f"seats[{p}].hand_hidden.{LETTERS[x]}")
                 s["hand"][p][v] += 1
                 s["hand_n"][p] += 1
-    if not top and top_letters:
-        top = [deal(x, "deck_top_letters") for x in top_letters]
-    if not look and look_letters:
-        look = [deal(x, "looked_letters") for x in look_letters]
-    deck = _counts(deck_listed + pools[0] + pools[1] + pools[2], nv)
+    top, look = b.top, b.look
+    if not top and b.top_letters:
+        top = [deal(x, "deck_top_letters") for x in b.top_letters]
+    if not look and b.look_letters:
+        look = [deal(x, "looked_letters") for x in b.look_letters]
+    b.deck = deck = _counts(b.deck_listed + pools[0] + pools[1] + pools[2], nv)
     want = d.get("deck_letters")
     if want is not None and _letters(want, "deck_letters") != [
             sum(n for v, n in enumerate(deck) if letter_of[v] == x) for x in range(3)]:
@@ -566,34 +670,46 @@ def _build(d, seed) -> bytes:
     s["top"] = top + [0] * (3 - len(top))
     s["look_n"] = len(look)
     s["look"] = look + [0] * (3 - len(look))
-    deck_cards = sum(deck) + len(top)
+    b.top, b.look = top, look
+    b.deck_cards = sum(deck) + len(top)
 
-    # ---- Underground
+
+def _place_underground(b):
+    """The Underground counters: in boroughs with a building counter, placed one by one from in or
+    next to the City, each next to one placed (LN-67)."""
+    E = _engine()
+    d, s = b.d, b.s
+    counters = _board().underground.counters
     underground = _borough_list(d.get("underground"), "underground")
-    for i, b in enumerate(underground):
-        if owner_of[b] < 0:
-            raise ValueError(f"underground[{i}]: {E.BOROUGH_IDS[b]} has no building counter (LN-67)")
-    if len(underground) > _board().underground.counters:
-        raise ValueError(f"underground: {len(underground)} counters, the game has {_board().underground.counters}")
+    for i, x in enumerate(underground):
+        if b.owner_of[x] < 0:
+            raise ValueError(f"underground[{i}]: {E.BOROUGH_IDS[x]} has no building counter (LN-67)")
+    if len(underground) > counters:
+        raise ValueError(f"underground: {len(underground)} counters, the game has {counters}")
     first = E.BOROUGH_INDEX[_board().underground.first_in_or_next_to]
     near_first = {first} | {E.BOROUGH_INDEX[n] for n in E.BOROUGHS[first].neighbours}
-    if not _connected(set(underground), lambda b: b in near_first):
+    if not _connected(set(underground), lambda x: x in near_first):
         raise ValueError("underground: the counters could not have been placed one by one, the first in or "
                          "next to the City, each later one next to one placed (LN-67)")
-    s["underground"] = [1 if b in underground else 0 for b in range(nb)]
+    s["underground"] = [1 if x in underground else 0 for x in range(len(E.BOROUGHS))]
     left = d.get("underground_left")
-    if left is not None and left != _board().underground.counters - len(underground):
-        raise ValueError(f"underground_left: {left!r}, but {len(underground)} of {_board().underground.counters} "
+    if left is not None and left != counters - len(underground):
+        raise ValueError(f"underground_left: {left!r}, but {len(underground)} of {counters} "
                          f"counters are on the board")
-    s["underground_left"] = _board().underground.counters - len(underground)
+    s["underground_left"] = counters - len(underground)
 
-    # ---- the turn in progress
-    s["deal_left"] = int_in(d.get("deal_left") or 0, 0, 6 * players, "deal_left")
+
+def _read_draw_counters(b):
+    """The opening deal's cards left, and a draw's terms: its cards taken and still due make what it
+    began with, at most 20."""
+    E = _engine()
+    d, s = b.d, b.s
+    s["deal_left"] = int_in(d.get("deal_left") or 0, 0, 6 * b.players, "deal_left")
     s["draw_for"] = enum_index(d.get("draw_for") or "turn", E.DRAW_FOR, "DRAW_FOR_", "draw_for")
     s["draw_to"] = enum_index(d.get("draw_to") or "hand", E.DRAW_TO, "DRAW_TO_", "draw_to")
     s["draws_left"] = d.get("draws_left") or 0
     s["draws_taken"] = d.get("draws_taken") or 0
-    # What the rules make these during a draw, and zeros outside one, are checked below.
+    # What the rules make these during a draw, and zeros outside one, are checked later.
     s["draws_min"] = d.get("draws_min") or 0
     if s["draws_taken"] + s["draws_left"] > 20:
         # Each card taken moves one from draws_left to draws_taken: their sum is what the
@@ -602,6 +718,13 @@ def _build(d, seed) -> bytes:
                          f"make a draw of more than 20 cards")
     s["look_target"] = d.get("look_target") or 0
     s["action"] = enum_index(d.get("action") or "none", E.ACTIONS, "ACTION_", "action")
+
+
+def _read_play_and_run_counters(b):
+    """The cards placed this Play Cards and the activations of this Run City, within what the
+    active seat's display holds (LN-36)."""
+    E = _engine()
+    d, s, active = b.d, b.s, b.active
     s["placed"] = d.get("placed") or 0
     if s["placed"] > s["pc_n"][active]:
         # Each placement adds a card to the display, which never loses one: a larger count
@@ -623,73 +746,95 @@ def _build(d, seed) -> bytes:
                          f"activate, could pass 1000")
     s["wren_waivers"] = d.get("wren_waivers") or 0
     s["choices_left"] = d.get("choices_left") or 0
+
+
+def _read_last_round(b):
+    """The swap of this turn, and the last round: it begins when the deck is empty, and only then
+    are its turns counted (LN-74)."""
+    d, s = b.d, b.s
     s["swapped"] = int(bool(d.get("swapped")))
-    swap_row = d.get("swap_row")
+    b.swap_row = swap_row = d.get("swap_row")
     s["swap_row"] = -1 if swap_row is None else swap_row
     s["last_round"] = int(bool(d.get("last_round")))
-    turns_left = _optional_int(d.get("turns_left"), 0, players - 1, "turns_left")
+    turns_left = _optional_int(d.get("turns_left"), 0, b.players - 1, "turns_left")
     s["turns_left"] = -1 if turns_left is None else turns_left
     if turns_left is not None and not s["last_round"]:
         raise ValueError("turns_left: counted only in the last round (last_round, LN-74)")
-    if not s["last_round"] and deck_cards + len(look) == 0:
+    if not s["last_round"] and b.deck_cards + len(b.look) == 0:
         raise ValueError("last_round: the deck is empty, so the last round has begun (LN-74)")
-    action = E.ACTIONS[s["action"]]
-    draw_for = E.DRAW_FOR[s["draw_for"]]
 
-    def need(condition, field, why):
-        if not condition:
-            raise ValueError(f"{field}: {why}")
 
-    # References to the active seat's stacks, by stack id (each names the stack's top card).
-    def stack_ref(field, required):
-        value = d.get(field)
-        if value is None:
-            need(not required, field, f"phase {phase} needs it")
-            return -1
-        j = int_in(value, 0, max(len(stack_tops) - 1, 0), field)
-        need(j in stack_tops, field, f"seat {active} has no stack {j}")
-        return stack_tops[j]
+def _stack_ref(b, field, required):
+    """A reference to one of the active seat's stacks, by stack id, as the pc index of its top
+    card (-1: none)."""
+    value = b.d.get(field)
+    if value is None:
+        _need(not required, field, f"phase {b.phase} needs it")
+        return -1
+    j = int_in(value, 0, max(len(b.stack_tops) - 1, 0), field)
+    _need(j in b.stack_tops, field, f"seat {b.active} has no stack {j}")
+    return b.stack_tops[j]
 
-    pc = lambda i: s["pc_version"][active][i]           # noqa: E731
-    flags = lambda i: s["pc_flags"][active][i]          # noqa: E731
+
+#: The power a card's effect phase runs, by phase.
+EFFECT_POWERS = {"coffee": ("place_from_display_on_this",), "target": ("opponent_takes_poverty", "give_poverty"),
+                 "prison": ("expend_cards_for_poverty",), "workhouse": ("expend_paupers",),
+                 "whitehall": ("reactivate_another",), "underground": ("place_underground",)}
+
+
+def _check_stack_references(b):
+    """The stacks the turn refers to: the stack built over, not one placed this turn (LN-29); the
+    card activated, and the card whose effect runs with that power on top."""
+    E = _engine()
+    d, s, phase, active = b.d, b.s, b.phase, b.active
     F = E.FLAGS
-
+    flags = lambda i: s["pc_flags"][active][i]          # noqa: E731
     if phase == "pay":
-        s["pending_stack"] = stack_ref("placing_on_stack", False)
+        s["pending_stack"] = _stack_ref(b, "placing_on_stack", False)
         if s["pending_stack"] >= 0:
-            need(not flags(s["pending_stack"]) & F["placed_this_turn"], "placing_on_stack",
-                 "a card placed this turn is not built over the same turn (LN-29)")
+            _need(not flags(s["pending_stack"]) & F["placed_this_turn"], "placing_on_stack",
+                  "a card placed this turn is not built over the same turn (LN-29)")
     else:
-        need(d.get("placing_on_stack") is None, "placing_on_stack", "only in phase pay")
+        _need(d.get("placing_on_stack") is None, "placing_on_stack", "only in phase pay")
     if phase in ACTIVATING_PHASES:
-        i = s["pending"] = stack_ref("activating_stack", True)
-        need(flags(i) & F["activated"], "activating_stack", "its top card is not marked activated")
+        i = s["pending"] = _stack_ref(b, "activating_stack", True)
+        _need(flags(i) & F["activated"], "activating_stack", "its top card is not marked activated")
     else:
-        need(d.get("activating_stack") is None, "activating_stack",
-             f"only in phases {', '.join(ACTIVATING_PHASES)}")
+        _need(d.get("activating_stack") is None, "activating_stack",
+              f"only in phases {', '.join(ACTIVATING_PHASES)}")
     if phase in EFFECT_PHASES:
-        i = s["effect_card"] = stack_ref("effect_stack", True)
-        need(flags(i) & F["activated"], "effect_stack", "its top card is not marked activated")
-        code = {"coffee": ("place_from_display_on_this",), "target": ("opponent_takes_poverty", "give_poverty"),
-                "prison": ("expend_cards_for_poverty",), "workhouse": ("expend_paupers",),
-                "whitehall": ("reactivate_another",), "underground": ("place_underground",)}[phase]
-        need(any(_power(pc(i), c) for c in code), "effect_stack",
-             f"phase {phase} needs a card with that power on top, not {E.VERSIONS[pc(i)]}")
+        i = s["effect_card"] = _stack_ref(b, "effect_stack", True)
+        _need(flags(i) & F["activated"], "effect_stack", "its top card is not marked activated")
+        v = s["pc_version"][active][i]
+        _need(any(_power(v, c) for c in EFFECT_POWERS[phase]), "effect_stack",
+              f"phase {phase} needs a card with that power on top, not {E.VERSIONS[v]}")
         if phase == "whitehall":
-            need(s["pending"] == i, "effect_stack", "Whitehall's effect runs on the Whitehall activated")
+            _need(s["pending"] == i, "effect_stack", "Whitehall's effect runs on the Whitehall activated")
     else:
-        need(d.get("effect_stack") is None, "effect_stack", f"only in phases {', '.join(EFFECT_PHASES)}")
-    if phase == "prison":
-        most = E.CARDS[pc(s["effect_card"])].power("expend_cards_for_poverty")["max_cards"]
-        need(1 <= s["choices_left"] <= most, "choices_left", f"a prison takes 1 to {most} cards (LN-64)")
-    elif phase == "underground":
-        most = E.CARDS[pc(s["effect_card"])].power("place_underground")["markers"]
-        need(1 <= s["choices_left"] <= most, "choices_left", f"1 to {most} counters (LN-66)")
-        need(s["underground_left"] > 0, "underground", "no counter left to place (LN-66)")
-    else:
-        need(s["choices_left"] == 0, "choices_left", "only in phases prison and underground")
+        _need(d.get("effect_stack") is None, "effect_stack", f"only in phases {', '.join(EFFECT_PHASES)}")
 
-    # Phase by phase: what the rules need to continue from here.
+
+def _check_choices_left(b):
+    """The choices a Prison (LN-64) or an Underground station (LN-66) leaves, none elsewhere."""
+    E = _engine()
+    s, phase = b.s, b.phase
+    effect = lambda: E.CARDS[s["pc_version"][b.active][s["effect_card"]]]     # noqa: E731
+    if phase == "prison":
+        most = effect().power("expend_cards_for_poverty")["max_cards"]
+        _need(1 <= s["choices_left"] <= most, "choices_left", f"a prison takes 1 to {most} cards (LN-64)")
+    elif phase == "underground":
+        most = effect().power("place_underground")["markers"]
+        _need(1 <= s["choices_left"] <= most, "choices_left", f"1 to {most} counters (LN-66)")
+        _need(s["underground_left"] > 0, "underground", "no counter left to place (LN-66)")
+    else:
+        _need(s["choices_left"] == 0, "choices_left", "only in phases prison and underground")
+
+
+def _check_action_of_phase(b):
+    """Each phase belongs to the turn's action: playing cards, running the city, buying land or
+    taking three cards, as its draw is for."""
+    E = _engine()
+    s, phase = b.s, b.phase
     want_action = {"look": "none", "take_looked": "none", "put_back": "none", "swap": "none", "give": "none",
                    "action": "none", "play": "play_cards", "where": "play_cards", "pay": "play_cards",
                    "run": "run_city", "hospital": "run_city", "buy": "buy_land"}
@@ -697,122 +842,173 @@ def _build(d, seed) -> bytes:
         want_action[ph] = "run_city"
     for_action = {"turn": "none", "borough": "buy_land", "take_three": "take_three", "hand_power": "play_cards"}
     if phase in ("source",) or (phase == "draw" and s["draw_to"] == 0):
-        want_action[phase] = for_action[draw_for]
+        want_action[phase] = for_action[E.DRAW_FOR[s["draw_for"]]]
     if phase in want_action:
-        need(action == want_action[phase], "action", f"phase {phase} needs action {want_action[phase]}")
-    if phase == "deal":
-        dealt = 6 * players - s["deal_left"]
-        need(s["deal_left"] > 0, "deal_left", "phase deal needs a card still to deal")
-        need(active == 0 and s["turns"] == 0, "active_player", "the opening deal comes before the first turn")
-        for p in range(players):
-            need(s["hand_n"][p] == min(6, max(0, dealt - 6 * p)), f"seats[{p}].hand_size",
-                 f"{dealt} cards dealt six to a seat in seat order (LN-5)")
-            need(all(E.CARDS[v].deck == "A" for v in _expand(s["hand"][p][:nv])), f"seats[{p}].hand",
-                 "the opening deal gives A cards (LN-5)")
-            need(not any(s["known"][p]), f"seats[{p}].hand_known", "nobody has seen a dealt card")
-            need(s["pc_n"][p] == 0 and not any(b == p for b in owner_of), f"seats[{p}]",
-                 "nothing is built before the first turn")
-        need(not rows[0] and not rows[1] and not any(discard) and not top and not look, "display_top",
-             "the Card Display and the discard pile are empty before the first turn")
-    else:
-        need(s["deal_left"] == 0, "deal_left", "only in phase deal")
+        _need(E.ACTIONS[s["action"]] == want_action[phase], "action",
+              f"phase {phase} needs action {want_action[phase]}")
+
+
+def _check_opening_deal(b):
+    """The opening deal gives six A cards to a seat in seat order, unseen, before anything is
+    built or shown (LN-5)."""
+    E = _engine()
+    s, players = b.s, b.players
+    nv = len(E.VERSIONS)
+    if b.phase != "deal":
+        _need(s["deal_left"] == 0, "deal_left", "only in phase deal")
+        return
+    dealt = 6 * players - s["deal_left"]
+    _need(s["deal_left"] > 0, "deal_left", "phase deal needs a card still to deal")
+    _need(b.active == 0 and s["turns"] == 0, "active_player", "the opening deal comes before the first turn")
+    for p in range(players):
+        _need(s["hand_n"][p] == min(6, max(0, dealt - 6 * p)), f"seats[{p}].hand_size",
+              f"{dealt} cards dealt six to a seat in seat order (LN-5)")
+        _need(all(E.CARDS[v].deck == "A" for v in _expand(s["hand"][p][:nv])), f"seats[{p}].hand",
+              "the opening deal gives A cards (LN-5)")
+        _need(not any(s["known"][p]), f"seats[{p}].hand_known", "nobody has seen a dealt card")
+        _need(s["pc_n"][p] == 0 and not any(x == p for x in b.owner_of), f"seats[{p}]",
+              "nothing is built before the first turn")
+    _need(not b.rows[0] and not b.rows[1] and not any(b.discard) and not b.top and not b.look, "display_top",
+          "the Card Display and the discard pile are empty before the first turn")
+
+
+def _check_draw_and_look(b):
+    """A draw takes the next card from the unseen deck; University of London, face up and
+    uncovered, looks at no more cards than the deck holds (LN-50)."""
+    s, phase, deck_cards, look = b.s, b.phase, b.deck_cards, b.look
     if phase == "draw":
-        need(deck_cards - len(top) > 0 and not top, "deck", "phase draw needs the next card to come from "
-             "the unseen deck (none put back on top)")
+        _need(deck_cards - len(b.top) > 0 and not b.top, "deck", "phase draw needs the next card to come from "
+              "the unseen deck (none put back on top)")
         if s["draw_to"] == 1:
-            need(len(look) < s["look_target"], "look_target", "a look still wanting a card")
-            # University looks at no more cards than the deck holds (LN-50): a look wanting
-            # more would reach a draw from an empty deck, a chance event with no outcome.
-            need(s["look_target"] - len(look) <= deck_cards, "look_target",
-                 f"{s['look_target']} cards to look at, but {len(look)} are looked at and the deck "
-                 f"holds {deck_cards}")
+            _need(len(look) < s["look_target"], "look_target", "a look still wanting a card")
+            # A look wanting more than the deck holds would reach a draw from an empty deck,
+            # a chance event with no outcome.
+            _need(s["look_target"] - len(look) <= deck_cards, "look_target",
+                  f"{s['look_target']} cards to look at, but {len(look)} are looked at and the deck "
+                  f"holds {deck_cards}")
         else:
-            need(s["draws_left"] > 0 and not look, "draws_left", "phase draw needs a card still due")
+            _need(s["draws_left"] > 0 and not look, "draws_left", "phase draw needs a card still due")
     if phase in ("look", "take_looked", "put_back", "draw") and (phase != "draw" or s["draw_to"] == 1):
-        need(_power_up(s, active, "look_at_deck_when_drawing"), f"seats[{active}].stacks",
-             "University of London (face up, uncovered) is needed to look at the deck (LN-50)")
+        _need(_power_up(s, b.active, "look_at_deck_when_drawing"), f"seats[{b.active}].stacks",
+              "University of London (face up, uncovered) is needed to look at the deck (LN-50)")
     if phase == "look":
-        need(deck_cards > 0 and not look, "deck", "phase look needs cards in the deck and no look going on")
+        _need(deck_cards > 0 and not look, "deck", "phase look needs cards in the deck and no look going on")
+
+
+def _check_cards_being_taken(b):
+    """While cards are taken the rules fix the draw's terms (LN-13, LN-15); outside a draw its
+    counts are zero, and cards are looked at only during University's look."""
+    E = _engine()
+    d, s, phase = b.d, b.s, b.phase
+    draw_for = E.DRAW_FOR[s["draw_for"]]
     if phase in ("source", "take_looked"):
-        need(s["draws_left"] > 0, "draws_left", f"phase {phase} needs a card still due")
+        _need(s["draws_left"] > 0, "draws_left", f"phase {phase} needs a card still due")
     if phase in ("source", "take_looked") or (phase == "draw" and s["draw_to"] == 0):
-        _check_draw_terms(s, d, active, draw_for)
+        _check_draw_terms(s, d, b.active, draw_for)
     else:
         # A draw's counts go back to zero when it ends (LN-15): outside a draw the engine
         # holds zeros, and any other figure would be a draw it never holds there.
         for name in ("draws_left", "draws_taken", "draws_min"):
-            need(s[name] == 0, name, f"only while cards are being taken, not in phase {phase}")
-        need(draw_for == "turn", "draw_for", f"only while cards are being taken, not in phase {phase}")
+            _need(s[name] == 0, name, f"only while cards are being taken, not in phase {phase}")
+        _need(draw_for == "turn", "draw_for", f"only while cards are being taken, not in phase {phase}")
         if phase != "draw":
-            need(s["draw_to"] == 0, "draw_to", f"only while cards are being taken, not in phase {phase}")
+            _need(s["draw_to"] == 0, "draw_to", f"only while cards are being taken, not in phase {phase}")
     if phase == "take_looked":
-        need(draw_for == "turn", "draw_for", "University's look is for the turn's card")
+        _need(draw_for == "turn", "draw_for", "University's look is for the turn's card")
     if phase == "put_back":
-        need(len(look) > 0, "looked", "phase put_back needs looked-at cards")
+        _need(len(b.look) > 0, "looked", "phase put_back needs looked-at cards")
     if phase not in ("take_looked", "put_back", "draw"):
-        need(not look, "looked", "cards are looked at only during University's look")
+        _need(not b.look, "looked", "cards are looked at only during University's look")
+
+
+def _check_swap_and_give(b):
+    """The Stock Exchange swaps once a turn (LN-51), and the card given back goes to a row with a
+    free space."""
+    s, phase = b.s, b.phase
     if phase == "swap":
-        need(_power_up(s, active, "swap_hand_with_display") and not s["swapped"], "swapped",
-             "phase swap needs a face-up Stock Exchange and no swap yet this turn (LN-51)")
+        _need(_power_up(s, b.active, "swap_hand_with_display") and not s["swapped"], "swapped",
+              "phase swap needs a face-up Stock Exchange and no swap yet this turn (LN-51)")
     if phase == "give":
-        need(swap_row is not None, "swap_row", "phase give needs the row the swapped card came from")
-        need(len(rows[swap_row]) < players + 1, "swap_row", "the row has no free space for the card given")
-    if phase == "where":
-        # The card was chosen because it could be paid for (LN-28); with no card left to
-        # expend, every answer here would lead to a phase pay with nothing to do.
-        v = s["pending"]
-        colour = E.CARDS[v].colour
-        hand_left = _expand(s["hand"][active][:nv])
-        payable = (_power(v, "placed_without_expending") or s["wren_waivers"] > 0
-                   or any(E.CARDS[h].colour == colour for h in hand_left)
-                   or (_power_up(s, active, "expend_any_colour_for_money") and hand_left))
-        if not payable:
-            raise _NothingToDo(f"placing: {E.VERSIONS[v]} could not be paid for: seat {active} holds no "
-                               f"{colour} card to expend and no School (LN-28, LN-47)",
-                               any(p == active for p, _ in hidden_need))
+        _need(b.swap_row is not None, "swap_row", "phase give needs the row the swapped card came from")
+        _need(len(b.rows[b.swap_row]) < b.players + 1, "swap_row", "the row has no free space for the card given")
+
+
+def _check_where_payable(b):
+    """The card being placed was chosen because it could be paid for (LN-28, LN-47): with no card
+    left to expend, every answer would lead to a phase pay with nothing to do."""
+    E = _engine()
+    s, active = b.s, b.active
+    if b.phase != "where":
+        return
+    v = s["pending"]
+    colour = E.CARDS[v].colour
+    hand_left = _expand(s["hand"][active][:len(E.VERSIONS)])
+    payable = (_power(v, "placed_without_expending") or s["wren_waivers"] > 0
+               or any(E.CARDS[h].colour == colour for h in hand_left)
+               or (_power_up(s, active, "expend_any_colour_for_money") and hand_left))
+    if not payable:
+        raise _NothingToDo(f"placing: {E.VERSIONS[v]} could not be paid for: seat {active} holds no "
+                           f"{colour} card to expend and no School (LN-28, LN-47)", b.active_hidden())
+
+
+def _check_hospital_and_cut(b):
+    """A Hospital flips in place of an activated card that would flip (LN-43); a hand is cut when
+    it holds more than the limit (LN-17)."""
+    E = _engine()
+    s, phase, active = b.s, b.phase, b.active
+    F = E.FLAGS
+    pc = lambda i: s["pc_version"][active][i]           # noqa: E731
+    flags = lambda i: s["pc_flags"][active][i]          # noqa: E731
     if phase == "hospital":
         hospitals = [i for i in range(s["pc_n"][active]) if _power(pc(i), "flip_in_place_of_another")
                      and not flags(i) & (F["down"] | F["covered"])]
         candidates = [i for i in range(s["pc_n"][active]) if flags(i) & F["activated"]
                       and not flags(i) & (F["kept"] | F["down"]) and E.CARDS[pc(i)].activation.flip]
-        need(hospitals and candidates, f"seats[{active}].stacks",
-             "phase hospital needs a face-up Hospital and an activated card that would flip (LN-43)")
+        _need(hospitals and candidates, f"seats[{active}].stacks",
+              "phase hospital needs a face-up Hospital and an activated card that would flip (LN-43)")
     if phase == "cut":
-        need(s["hand_n"][active] > E.HAND_LIMIT_CARDS, f"seats[{active}].hand_size",
-             f"phase cut needs more than {E.HAND_LIMIT_CARDS} cards (LN-17)")
+        _need(s["hand_n"][active] > E.HAND_LIMIT_CARDS, f"seats[{active}].hand_size",
+              f"phase cut needs more than {E.HAND_LIMIT_CARDS} cards (LN-17)")
 
-    # ---- the end
-    over = phase == "over"
+
+def _check_end(b):
+    """The final VP, poverty and winners, one per player, only once the game is over (LN-81)."""
+    d, s, players = b.d, b.s, b.players
+    over = b.phase == "over"
     finals = {}
     for name in ("final_vp", "final_poverty"):
         values = list_of(d.get(name), name, players)
         if over:
-            need(len(values) == players, name, "one per player when the game is over")
+            _need(len(values) == players, name, "one per player when the game is over")
             finals[name] = values
         else:
-            need(not values, name, "only when the game is over")
+            _need(not values, name, "only when the game is over")
     winners = list_of(d.get("winners"), "winners", players)
     if over:
-        need(winners, "winners", "the game is over: at least one winner (LN-81)")
+        _need(winners, "winners", "the game is over: at least one winner (LN-81)")
         mask = 0
         for i, w_ in enumerate(winners):
             int_in(w_, 0, players - 1, f"winners[{i}]")
-            need(not (mask >> w_) & 1, f"winners[{i}]", "listed twice")
+            _need(not (mask >> w_) & 1, f"winners[{i}]", "listed twice")
             mask |= 1 << w_
         s["winners"] = mask
         s["final_vp"] = finals["final_vp"] + [0] * (len(s["final_vp"]) - players)
         s["final_poverty"] = finals["final_poverty"] + [0] * (len(s["final_poverty"]) - players)
     else:
-        need(not winners, "winners", "only when the game is over")
+        _need(not winners, "winners", "only when the game is over")
 
-    # ---- someone (or chance) can act
-    data = E._pack(s)           # (which also computes the rules' caches that the legal check reads)
-    if phase in ("deal", "draw"):
-        need(sum(deck) > 0, "deck", f"phase {phase} needs a card in the deck")
-    elif not over:
+
+def _pack_with_something_to_do(b):
+    """The state's bytes, once someone (or chance) can act: the rules never leave the active seat
+    without a legal action."""
+    E = _engine()
+    data = E._pack(b.s)         # (which also computes the rules' caches that the legal check reads)
+    if b.phase in ("deal", "draw"):
+        _need(sum(b.deck) > 0, "deck", f"phase {b.phase} needs a card in the deck")
+    elif b.phase != "over":
         if not E.has_legal_action(data):
-            raise _NothingToDo(f"phase: the position leaves seat {active} nothing to do in phase {phase}",
-                               any(p == active for p, _ in hidden_need))
+            raise _NothingToDo(f"phase: the position leaves seat {b.active} nothing to do in phase {b.phase}",
+                               b.active_hidden())
     return data
 
 

@@ -298,21 +298,71 @@ def _hidden_part(st, key, listed, f):
     return size - len(listed) - (nstart - listed_start), nstart - listed_start
 
 
+class _Places:
+    """What a description lists (tokens counted by kind, round and starting apart) and the hidden
+    places it leaves to fill from what it does not list, each with the count it still needs."""
+
+    def __init__(self):
+        self.round_n = [0] * KIND_COUNT
+        self.start_n = [0] * KIND_COUNT
+        self.unknown_fixed = []     # face-down spaces a seat looked at, their token not shown
+        self.undecided = 0          # face-down spaces nobody looked at: drawn when flipped
+        self.stash_need = []        # (seat, round tokens, starting tokens) of a stash's hidden part
+        self.file_need = []         # the same for a Police file
+        self.hands = []             # each seat's Character cards listed
+        self.hand_need = []         # each seat's Character cards not listed
+        self.kept_need = []         # each seat's Burglary cards not listed
+        self.finals = []            # each seat's final score as given (None: left out)
+        self.bag_need = self.fd_need = self.aside_need = 0
+
+    def count(self, k):
+        if E.is_start(k):
+            self.start_n[k] += 1
+        else:
+            self.round_n[k] += 1
+
+
+def _board_side(r):
+    """The side of the board in play (day 0, night 1) and its number of spaces."""
+    side = 1 if r["night"] else 0
+    return side, E.side_spaces(side)
+
+
 def from_description(d, game=None):
     """Builds a state from a description or a view, checking it (OT-35).
 
     Raises ValueError starting with the path of the first field that is wrong;
     nothing is fixed silently."""
     r = _zero_raw()
+    pname = _read_round(r, d)
+    places = _Places()
+    _place_board(r, d, places)
+    _place_pawn(r, d)
+    _place_seats(r, d, places)
+    _place_piles(r, d, places)
+    _read_line(r, d, pname)
+    _read_effects(r, d, places)
+    _read_fagin_set(r, d, places)
+    _read_pick(r, d, pname)
+    _read_chance_counters(r, d)
+    _deal_characters(r, d, places)
+    _deal_burglary_cards(r, d, places)
+    _deal_tokens(r, places)
+    _score_finals(r, places, pname)
+    _check_phase(r, d, pname, places.undecided)
+    _read_last_round_end(r, d, pname, bool(r["night"]), r["players"])
+    return E._pack(r)
+
+
+def _read_round(r, d):
+    """The players, the phase, day or night, whose turn it is, and the Burglary tokens: all set
+    aside by day (OT-7), in the bag at night (OT-26); the phase's name."""
     P = d["players"]
     r["players"] = P
     phase = enum_index(d.get("phase"), PHASES, "PHASE_", "phase")
-    pname = PHASES[phase]
     r["phase"] = phase
     night = bool(d.get("night"))
     r["night"] = int(night)
-    board_side = 1 if night else 0
-    n_spaces = E.side_spaces(board_side)
     r["active"] = int_in(d.get("active_player", 0), 0, P - 1, "active_player")
     r["rewards_taken"] = d.get("rewards_taken") or 0
     r["burg_aside"] = d.get("burglary_tokens_aside") or 0
@@ -320,26 +370,20 @@ def from_description(d, game=None):
         raise ValueError("burglary_tokens_aside: the Burglary tokens join the bag at nightfall (OT-26)")
     if not night and r["burg_aside"] != 10:
         raise ValueError("burglary_tokens_aside: by day all 10 Burglary tokens are set aside (OT-7)")
-    round_n = [0] * KIND_COUNT
-    start_n = [0] * KIND_COUNT
+    return PHASES[phase]
 
-    def count(k, n=1):
-        if E.is_start(k):
-            start_n[k] += n
-        else:
-            round_n[k] += n
 
-    def closed(sp):
-        return sp == 0 or (P == 2 and E.yellow(board_side, sp))
-
-    # The board.
+def _place_board(r, d, places):
+    """The board's tokens: none on a closed space (OT-3) and no starting token (OT-5), face down
+    only at night (OT-25), looked at only face down (OT-27)."""
+    P = r["players"]
+    night = bool(r["night"])
+    board_side, n_spaces = _board_side(r)
     board = d.get("board") or []
     if len(board) != n_spaces:
         raise ValueError(f"board: {len(board)} spaces, the {'night' if night else 'day'} side has {n_spaces}")
     cells = [EMPTY] * E.MAX_SPACES
     known = [0] * E.MAX_SPACES
-    unknown_fixed = []
-    undecided = 0
     for sp, cell in enumerate(board):
         tok = cell.get("token") or ""
         fd = bool(cell.get("face_down"))
@@ -353,7 +397,7 @@ def from_description(d, game=None):
             if (mask >> p) & 1:
                 raise ValueError(f"{f}.known_by[{i}]: seat {p} listed twice")
             mask |= 1 << p
-        if (tok or fd) and closed(sp):
+        if (tok or fd) and (sp == 0 or (P == 2 and E.yellow(board_side, sp))):
             raise ValueError(f"{f}: {'the paved square' if sp == 0 else 'a yellow street, closed with 2 players'} "
                              f"holds no token (OT-3)")
         if fd and not night:
@@ -364,7 +408,7 @@ def from_description(d, game=None):
             k = _kind(tok, f + ".token")
             if E.is_start(k):
                 raise ValueError(f"{f}.token: starting tokens never lie on the board (OT-5)")
-            count(k)
+            places.count(k)
             if fd:
                 if not mask:
                     raise ValueError(f"{f}.known_by: a face-down token shown must be known by a seat who looked")
@@ -374,29 +418,31 @@ def from_description(d, game=None):
                 cells[sp] = k
         elif fd:
             if mask:
-                unknown_fixed.append(sp)
+                places.unknown_fixed.append(sp)
                 known[sp] = mask
-                cells[sp] = FD_BASE          # decided below
+                cells[sp] = FD_BASE          # decided by _deal_tokens
             else:
                 cells[sp] = FD_UNDET
-                undecided += 1
+                places.undecided += 1
     r["board"] = cells
     r["known"] = known
+
+
+def _place_pawn(r, d):
+    """The Gang pawn stands on an empty space, not on a street closed with 2 players (OT-3)."""
+    board_side, n_spaces = _board_side(r)
     pawn = int_in(d.get("pawn", 0), 0, n_spaces - 1, "pawn")
-    if cells[pawn] != EMPTY:
+    if r["board"][pawn] != EMPTY:
         raise ValueError(f"pawn: space {pawn} holds a token; the Gang pawn stands on an empty space")
-    if pawn != 0 and P == 2 and E.yellow(board_side, pawn):
+    if pawn != 0 and r["players"] == 2 and E.yellow(board_side, pawn):
         raise ValueError(f"pawn: space {pawn} is on a yellow street, closed with 2 players (OT-3)")
     r["pawn"] = pawn
-    # Seats.
-    seats = one_per_seat(d.get("seats"), P)
-    file_need = []
-    finals = []
-    stash_need = []
-    hand_need = []
-    kept_need = []
-    hands = []
-    for p, (f, st) in enumerate(seats):
+
+
+def _place_seats(r, d, places):
+    """Each seat's money, stash of at most 9 Objects (OT-12, OT-13), Tools, Police file, Character
+    and Burglary cards, each with its hidden part (OT-30)."""
+    for p, (f, st) in enumerate(one_per_seat(d.get("seats"), r["players"])):
         r["money"][p] = st.get("money") or 0
         stash = _kinds(st.get("stash"), f + ".stash")
         if len(stash) > E.STASH_CAPACITY:
@@ -405,57 +451,67 @@ def from_description(d, game=None):
             if not E.is_object(k):
                 raise ValueError(f"{f}.stash[{i}]: only Objects go to the stash (OT-13)")
             r["stash"][p][k] += 1
-            count(k)
-        stash_need.append((p,) + _hidden_part(st, "stash", stash, f))
+            places.count(k)
+        places.stash_need.append((p,) + _hidden_part(st, "stash", stash, f))
         for i, t in enumerate(st.get("tools") or ()):
             if t not in TOOLS:
                 raise ValueError(f"{f}.tools[{i}]: unknown Tool {t!r}; expected one of {', '.join(TOOLS)}")
             k = E.KIND_FIRST_TOOL + TOOLS.index(t)
             r["front"][p][k] += 1
-            count(k)
+            places.count(k)
         pf = _kinds(st.get("police_file"), f + ".police_file")
         for k in pf:
             r["pfile"][p][k] += 1
-            count(k)
-        file_need.append((p,) + _hidden_part(st, "police_file", pf, f))
+            places.count(k)
+        places.file_need.append((p,) + _hidden_part(st, "police_file", pf, f))
         hand = _chars(st.get("characters"), f + ".characters")
-        hands.append(hand)
+        places.hands.append(hand)
         for c in hand:
             r["hand"][p] |= 1 << c
-        hand_need.append(_size(st, "character_count", len(hand), f + ".character_count") - len(hand))
+        places.hand_need.append(_size(st, "character_count", len(hand), f + ".character_count") - len(hand))
         kept = _values_in(st.get("burglary_cards"), f + ".burglary_cards")
         for v in kept:
             r["kept"][p][v] += 1
-        kept_need.append(_size(st, "burglary_count", len(kept), f + ".burglary_count") - len(kept))
-        finals.append(st.get("final_score"))
-    # Piles.
+        places.kept_need.append(_size(st, "burglary_count", len(kept), f + ".burglary_count") - len(kept))
+        places.finals.append(st.get("final_score"))
+
+
+def _place_piles(r, d, places):
+    """The bag and the face-down pool hold no starting token (OT-5), the pool only at night and
+    enough for the undecided face-down spaces (OT-25); the starting tokens set aside."""
     bag = _kinds(d.get("bag"), "bag")
     for k in bag:
         if E.is_start(k):
             raise ValueError("bag: starting tokens are set aside, never in the bag (OT-5)")
         r["bag"][k] += 1
-        count(k)
-    bag_need = _size(d, "bag_size", len(bag), "bag_size") - len(bag)
+        places.count(k)
+    places.bag_need = _size(d, "bag_size", len(bag), "bag_size") - len(bag)
     fdp = _kinds(d.get("face_down_pool"), "face_down_pool")
     for k in fdp:
         if E.is_start(k):
             raise ValueError("face_down_pool: starting tokens never lie on the board (OT-5)")
         r["fdpool"][k] += 1
-        count(k)
-    fd_need = _size(d, "face_down_pool_size", len(fdp), "face_down_pool_size") - len(fdp)
-    if not night and fd_need + len(fdp):
+        places.count(k)
+    fd_need = places.fd_need = _size(d, "face_down_pool_size", len(fdp), "face_down_pool_size") - len(fdp)
+    if not r["night"] and fd_need + len(fdp):
         raise ValueError("face_down_pool_size: the face-down pool exists only at night (OT-25)")
-    if fd_need + len(fdp) < undecided:
-        raise ValueError(f"face_down_pool_size: {fd_need + len(fdp)}, fewer than the {undecided} undecided "
+    if fd_need + len(fdp) < places.undecided:
+        raise ValueError(f"face_down_pool_size: {fd_need + len(fdp)}, fewer than the {places.undecided} undecided "
                          f"face-down tokens on the board")
     aside = _kinds(d.get("starting_aside"), "starting_aside")
     for k in aside:
         if not E.is_start(k):
             raise ValueError(f"starting_aside: {KINDS[k]} is not a starting token")
         r["aside"][k] += 1
-        count(k)
-    aside_need = _size(d, "starting_aside_size", len(aside), "starting_aside_size") - len(aside)
-    # Turn state.
+        places.count(k)
+    places.aside_need = _size(d, "starting_aside_size", len(aside), "starting_aside_size") - len(aside)
+
+
+def _read_line(r, d, pname):
+    """The line being chosen: face-up tokens, each next to the one before, from the Gang pawn, of
+    at most 4 tokens or 6 with Charley Bates (OT-8, OT-10)."""
+    board_side, n_spaces = _board_side(r)
+    cells = r["board"]
     line = d.get("line") or []
     r["path_max"] = int_in(d.get("line_max", 4) or 4, 4, 6, "line_max")
     if r["path_max"] == 5:
@@ -466,13 +522,19 @@ def from_description(d, game=None):
         int_in(sp, 0, n_spaces - 1, f"line[{i}]")
         if not (0 <= cells[sp] < KIND_COUNT):
             raise ValueError(f"line[{i}]: space {sp} holds no face-up token (OT-10)")
-        prev = line[i - 1] if i else pawn
+        prev = line[i - 1] if i else r["pawn"]
         if sp not in E.neighbours(board_side, prev) or sp in line[:i]:
             raise ValueError(f"line[{i}]: space {sp} does not continue the line from space {prev} (OT-10)")
         r["path"][i] = sp
     r["path_len"] = len(line)
     if line and pname != "line":
         raise ValueError("line: a line is chosen only in phase line")
+
+
+def _read_effects(r, d, places):
+    """The turn's effects under way: a Character's restriction and extra Prowl, peeks and flips
+    left, and the Object waiting for room in a stash (OT-14)."""
+    _, n_spaces = _board_side(r)
     r["restrict"] = enum_index(d.get("restrict") or "none", RESTRICTS, "RESTRICT_", "restrict")
     r["extra"] = d.get("extra_prowls") or 0
     r["peeks_left"] = d.get("peeks_left") or 0
@@ -487,7 +549,12 @@ def from_description(d, game=None):
         if not E.is_object(k):
             raise ValueError("pending_token: only an Object waits for room in a stash (OT-14)")
         r["pending"] = k
-        count(k)
+        places.count(k)
+
+
+def _read_fagin_set(r, d, places):
+    """The set handed to Fagin: its type and least size, and Objects of that type, Wallets
+    besides at least one other Object (OT-18)."""
     ft = d.get("fagin_type") or ""
     r["fagin_type"] = -1
     r["fagin_min"] = 0
@@ -501,10 +568,15 @@ def from_description(d, game=None):
         if not E.is_object(k) or (k not in (E.KIND_WALLET, E.KIND_STARTING_WALLET) and E.type_of(k) != r["fagin_type"]):
             raise ValueError(f"set[{i}]: {KINDS[k]} does not belong to a set of {ft or 'no type'} (OT-18)")
         r["setc"][k] += 1
-        count(k)
+        places.count(k)
     r["set_last"] = max(setc) if setc else 0
-    if setc and setc and not any(k < E.KIND_WALLET for k in setc) and len(setc) > 0:
+    if setc and not any(k < E.KIND_WALLET for k in setc):
         raise ValueError("set: a set holds at least one Object besides Wallets (OT-18)")
+
+
+def _read_pick(r, d, pname):
+    """Picking from a Police file: where the Objects go (the bag, the stash or another seat), the
+    picks left and the last one picked, only in phase pick_from_file."""
     r["pick_left"] = d.get("pick_left") or 0
     pd = d.get("pick_dest") or ""
     r["pick_dest"] = 0
@@ -514,7 +586,7 @@ def from_description(d, game=None):
             r["pick_dest"] = -1
         elif pd == "stash":
             r["pick_dest"] = -2
-        elif isinstance(pd, str) and pd.startswith("seat_") and pd[5:].isdigit() and int(pd[5:]) < P \
+        elif isinstance(pd, str) and pd.startswith("seat_") and pd[5:].isdigit() and int(pd[5:]) < r["players"] \
                 and int(pd[5:]) != r["active"]:
             r["pick_dest"] = int(pd[5:])
         else:
@@ -528,12 +600,21 @@ def from_description(d, game=None):
         raise ValueError("pick_left: only in phase pick_from_file")
     elif d.get("pick_last"):
         raise ValueError("pick_last: only in phase pick_from_file")
+
+
+def _read_chance_counters(r, d):
+    """What the chance phases count down: the next space to fill, the starting tokens left to deal
+    (two a seat, OT-5) and the Burglary cards to draw."""
     r["fill_next"] = d.get("fill_next") or 0
-    r["deal_left"] = int_in(d.get("deal_left", 0) or 0, 0, 2 * P, "deal_left")
+    r["deal_left"] = int_in(d.get("deal_left", 0) or 0, 0, 2 * r["players"], "deal_left")
     r["burg_to_draw"] = d.get("burglary_to_draw") or 0
-    # Characters.
+
+
+def _deal_characters(r, d, places):
+    """The 13 Character cards, each in one place: the hands, the draw pile and the discard pile;
+    those not listed are dealt to the hands' hidden part first, then to the draw pile."""
     listed = set()
-    for hand in hands:
+    for hand in places.hands:
         listed |= set(hand)
     cd = _chars(d.get("character_draw"), "character_draw")
     disc = _chars(d.get("character_discard"), "character_discard")
@@ -542,23 +623,28 @@ def from_description(d, game=None):
             raise ValueError(f"character_draw: {CHARS[c]} is also in a hand")
         listed.add(c)
         r["char_draw"] |= 1 << c
-    r["char_draw"] = sum(1 << c for c in cd)
     for c in disc:
         if c in listed:
             raise ValueError(f"character_discard: {CHARS[c]} is also in a hand or the draw pile")
         listed.add(c)
         r["char_disc"] |= 1 << c
     draw_need = _size(d, "character_draw_size", len(cd), "character_draw_size") - len(cd)
+    hand_need = places.hand_need
     missing = [c for c in range(CHARACTER_COUNT) if c not in listed]
     if len(missing) != draw_need + sum(hand_need):
         raise ValueError(f"character_draw_size: the 13 Character cards do not add up: {len(missing)} unlisted, "
                          f"{draw_need + sum(hand_need)} places for them (hands and draw pile)")
-    for p in range(P):
+    for p in range(r["players"]):
         for _ in range(hand_need[p]):
             r["hand"][p] |= 1 << missing.pop(0)
     for c in missing:
         r["char_draw"] |= 1 << c
-    # Burglary cards.
+
+
+def _deal_burglary_cards(r, d, places):
+    """The 16 Burglary cards, each in one place: kept by the seats, to draw or drawn; those not
+    listed are dealt to the seats' hidden cards first, then the drawn ones, then the draw pile."""
+    P = r["players"]
     bd = _values_in(d.get("burglary_draw"), "burglary_draw")
     bdn = _values_in(d.get("burglary_drawn"), "burglary_drawn")
     bcount = [0] * BURGLARY_VALUE_COUNT
@@ -573,6 +659,7 @@ def from_description(d, game=None):
                              f"{E.burglary_count(v)}")
     bdraw_need = _size(d, "burglary_draw_size", len(bd), "burglary_draw_size") - len(bd)
     bdrawn_need = _size(d, "burglary_drawn_size", len(bdn), "burglary_drawn_size") - len(bdn)
+    kept_need = places.kept_need
     bmissing = [v for v in range(BURGLARY_VALUE_COUNT) for _ in range(E.burglary_count(v) - bcount[v])]
     if len(bmissing) != bdraw_need + bdrawn_need + sum(kept_need):
         raise ValueError(f"burglary_draw_size: the 16 Burglary cards do not add up: {len(bmissing)} unlisted, "
@@ -584,23 +671,30 @@ def from_description(d, game=None):
         r["burg_drawn"][bmissing.pop(0)] += 1
     for v in bmissing:
         r["burg_draw"][v] += 1
-    # Tokens: what is unlisted goes where the description says tokens are hidden.
+
+
+def _deal_tokens(r, places):
+    """Every token in exactly one place: what is not listed fills the hidden places (stashes with
+    Objects only, OT-13; face-down spaces and pool, Police files, the bag, the starting tokens aside)."""
+    night = bool(r["night"])
     rmissing = []
     smissing = []
     for k in range(KIND_COUNT):
         want_r = E.round_count(k) - (10 if k == E.KIND_BURGLARY and not night else 0)
         if k == E.KIND_BURGLARY and not night:
             want_r = 0
-        if round_n[k] > want_r:
-            raise ValueError(f"tokens: {round_n[k]} {KINDS[k]} tokens listed, the game has {want_r}"
+        if places.round_n[k] > want_r:
+            raise ValueError(f"tokens: {places.round_n[k]} {KINDS[k]} tokens listed, the game has {want_r}"
                              + (" outside the Burglary tokens set aside" if k == E.KIND_BURGLARY else ""))
-        if start_n[k] > E.start_count(k):
-            raise ValueError(f"tokens: {start_n[k]} {KINDS[k]} starting tokens listed, the game has "
+        if places.start_n[k] > E.start_count(k):
+            raise ValueError(f"tokens: {places.start_n[k]} {KINDS[k]} starting tokens listed, the game has "
                              f"{E.start_count(k)}")
-        rmissing += [k] * (want_r - round_n[k])
-        smissing += [k] * (E.start_count(k) - start_n[k])
-    rneed = len(unknown_fixed) + fd_need + bag_need + sum(n for _, n, _ in file_need + stash_need)
-    sneed = aside_need + sum(n for _, _, n in file_need + stash_need)
+        rmissing += [k] * (want_r - places.round_n[k])
+        smissing += [k] * (E.start_count(k) - places.start_n[k])
+    file_need, stash_need = places.file_need, places.stash_need
+    rneed = (len(places.unknown_fixed) + places.fd_need + places.bag_need
+             + sum(n for _, n, _ in file_need + stash_need))
+    sneed = places.aside_need + sum(n for _, _, n in file_need + stash_need)
     if len(rmissing) != rneed:
         raise ValueError(f"tokens: {len(rmissing)} round tokens are not listed, but the hidden places "
                          f"(Police files, bag, face-down pool, face-down tokens) hold {rneed} (every token "
@@ -617,9 +711,9 @@ def from_description(d, game=None):
             r["stash"][p][rmissing.pop(i)] += 1
         for _ in range(ns):
             r["stash"][p][smissing.pop(0)] += 1
-    for sp in unknown_fixed:
+    for sp in places.unknown_fixed:
         r["board"][sp] = FD_BASE + rmissing.pop(0)
-    for _ in range(fd_need):
+    for _ in range(places.fd_need):
         r["fdpool"][rmissing.pop(0)] += 1
     for p, nr, ns in file_need:
         for _ in range(nr):
@@ -630,42 +724,67 @@ def from_description(d, game=None):
         r["bag"][k] += 1
     for k in smissing:
         r["aside"][k] += 1
-    # OT-29: the final score is the money plus the Burglary cards, once the game is over
-    # (derived; checked if given: a client may leave it out).
-    for p in range(P):
+
+
+def _score_finals(r, places, pname):
+    """The final score is the money plus the Burglary cards, once the game is over (OT-29):
+    derived, and checked if given (a client may leave it out)."""
+    finals = places.finals
+    for p in range(r["players"]):
         want = r["money"][p] + sum(r["kept"][p][v] * VALUES[v] for v in range(BURGLARY_VALUE_COUNT)) if pname == "over" else 0
         if finals[p] is not None and finals[p] != want:
             raise ValueError(f"seats[{p}].final_score: {finals[p]}, but " + (
                 f"the money and Burglary cards make {want} (OT-29)" if pname == "over"
                 else "a seat has a final score only once the game is over (OT-29)"))
         r["final"][p] = want
-    _check_phase(r, d, pname, P, board_side, n_spaces, undecided)
-    _read_last_round_end(r, d, pname, night, P)
-    return E._pack(r)
 
 
-def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
+def _check_phase(r, d, pname, undecided):
     """What each phase needs (OT-35); a state that passes has legal moves and sane successors."""
+    _check_fill(r, pname)
+    _check_deal(r, pname)
+    _check_flips(r, pname)
+    _check_peeks(r, pname)
+    _check_waiting_token_and_set(r, pname)
+    _check_character_effects(r, pname)
+    _check_night_opener(r, pname)
+    _check_burglary(r, pname)
+    _check_something_to_act_on(r, pname, undecided)
+    _check_game_over(r, d, pname)
+    if pname not in CHANCE_PHASES and pname != "over":
+        if not E.legal_from_bytes(E._pack(r)):
+            raise ValueError(f"phase: {pname} has no legal action in this position")
+
+
+def _check_fill(r, pname):
+    """The board is filled face up from the bag for the day, space by space, before anything is
+    taken (OT-6)."""
+    P = r["players"]
+    _, n_spaces = _board_side(r)
     cells = r["board"]
-    active = r["active"]
-    fd_total = sum(r["fdpool"])
     if pname != "fill" and r["fill_next"]:
         raise ValueError("fill_next: only in phase fill")
-    if pname == "fill":
-        if r["night"]:
-            raise ValueError("phase: the board is filled face up only for the day (OT-6)")
-        fn = r["fill_next"]
-        if not 1 <= fn < n_spaces or (fn != 0 and (P == 2 and E.yellow(0, fn))):
-            raise ValueError(f"fill_next: {fn} is not an open space to fill")
-        for sp in range(1, n_spaces):
-            open_ = not (P == 2 and E.yellow(0, sp))
-            if open_ and (sp < fn) != (cells[sp] != EMPTY):
-                raise ValueError(f"board[{sp}]: while filling, the spaces before fill_next are full and "
-                                 f"the others empty (OT-6)")
-        if sum(r["bag"]) == 0:
-            raise ValueError("bag: nothing left to fill the board with")
-        if any(sum(r["stash"][p]) or sum(r["pfile"][p]) for p in range(P)) or r["pawn"] != 0:
-            raise ValueError("seats: nothing is taken before the board is filled")
+    if pname != "fill":
+        return
+    if r["night"]:
+        raise ValueError("phase: the board is filled face up only for the day (OT-6)")
+    fn = r["fill_next"]
+    if not 1 <= fn < n_spaces or (fn != 0 and (P == 2 and E.yellow(0, fn))):
+        raise ValueError(f"fill_next: {fn} is not an open space to fill")
+    for sp in range(1, n_spaces):
+        open_ = not (P == 2 and E.yellow(0, sp))
+        if open_ and (sp < fn) != (cells[sp] != EMPTY):
+            raise ValueError(f"board[{sp}]: while filling, the spaces before fill_next are full and "
+                             f"the others empty (OT-6)")
+    if sum(r["bag"]) == 0:
+        raise ValueError("bag: nothing left to fill the board with")
+    if any(sum(r["stash"][p]) or sum(r["pfile"][p]) for p in range(P)) or r["pawn"] != 0:
+        raise ValueError("seats: nothing is taken before the board is filled")
+
+
+def _check_deal(r, pname):
+    """The starting tokens are dealt two to a seat in seat order from those set aside (OT-5)."""
+    P = r["players"]
     if pname == "deal":
         if not 1 <= r["deal_left"] <= 2 * P:
             raise ValueError("deal_left: phase deal needs a starting token left to deal")
@@ -680,11 +799,18 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
             raise ValueError("starting_aside_size: fewer starting tokens aside than are left to deal")
     elif r["deal_left"]:
         raise ValueError("deal_left: only in phase deal")
+
+
+def _check_flips(r, pname):
+    """Flips at night, a line of them from next to the Gang pawn, the night's opening ones from the
+    paved square (OT-25, OT-26), each drawing an undecided face-down token from the pool."""
+    board_side, _ = _board_side(r)
+    cells = r["board"]
     if pname in ("flip", "peek_draw"):
         t = r["flip_target"]
         if t < 0 or cells[t] != FD_UNDET:
             raise ValueError("flip_target: the chance phase needs an undecided face-down space")
-        if fd_total == 0:
+        if sum(r["fdpool"]) == 0:
             raise ValueError("face_down_pool_size: nothing to draw the face-down token from")
     elif r["flip_target"] != -1:
         raise ValueError("flip_target: only in phases flip and peek_draw")
@@ -710,27 +836,39 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
         raise ValueError("opening: only during the night's opening flips")
     if r["opening"] and r["pawn"] != 0:
         raise ValueError("pawn: the opening flips start from the paved square (OT-26)")
+
+
+def _check_peeks(r, pname):
+    """Peeks at night, each at a face-down token the seat has not seen (OT-27)."""
+    _, n_spaces = _board_side(r)
     if pname in ("peek", "peek_draw"):
         if not r["night"] or r["peeks_left"] < 1:
             raise ValueError("peeks_left: peeking needs the night and a peek left (OT-27)")
-        if pname == "peek" and not any(cells[sp] >= FD_BASE and not (r["known"][sp] >> active) & 1
+        if pname == "peek" and not any(r["board"][sp] >= FD_BASE and not (r["known"][sp] >> r["active"]) & 1
                                        for sp in range(n_spaces)):
             raise ValueError("peeks_left: no face-down token left to look at")
     elif r["peeks_left"]:
         raise ValueError("peeks_left: only while peeking")
+
+
+def _check_waiting_token_and_set(r, pname):
+    """An Object waits for room only in a full stash (OT-14), and a set for Fagin only in phase
+    fagin, with its type."""
     if r["pending"] >= 0 and pname != "make_room":
         raise ValueError("pending_token: only in phase make_room")
     if pname == "make_room":
-        if r["pending"] < 0 or sum(r["stash"][active]) != 9:
+        if r["pending"] < 0 or sum(r["stash"][r["active"]]) != 9:
             raise ValueError("pending_token: phase make_room needs a token and a full stash (OT-14)")
     if pname == "fagin":
         if r["fagin_type"] < 0:
             raise ValueError("fagin_type: phase fagin needs the set's type")
-        if not any(True for _ in [0]):
-            pass
     elif r["fagin_type"] >= 0 or sum(r["setc"]):
         raise ValueError("fagin_type: only in phase fagin")
-    # Fields the rules determine from others (OT-35): checked against what the engine holds.
+
+
+def _check_character_effects(r, pname):
+    """The Characters' effects under way as the rules leave them (OT-8, OT-35): Mr Grimwig's set,
+    Charley Bates's long line, Oliver's second Prowl, Bet's single pick."""
     if r["restrict"] == 2 and pname != "turn":
         raise ValueError("restrict: Mr Grimwig's set is chosen in phase turn (OT-8)")
     if r["path_max"] == 6 and (r["restrict"] != 1 or r["extra"]):
@@ -742,10 +880,22 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
             raise ValueError("pick_left: Bet moves one Object (OT-8)")
         if r["pick_left"] == 2 and r["pick_last"] != 0:
             raise ValueError("pick_last: nothing is picked yet while two picks are left")
+
+
+def _check_night_opener(r, pname):
+    """The poorest seat opens the night (OT-26)."""
     if r["opening"] or pname == "choose_start":
-        poorest = min(range(P), key=lambda p: (r["money"][p], p))
-        if active != poorest:
-            raise ValueError(f"active_player: {active}, but the poorest seat ({poorest}) opens the night (OT-26)")
+        poorest = min(range(r["players"]), key=lambda p: (r["money"][p], p))
+        if r["active"] != poorest:
+            raise ValueError(f"active_player: {r['active']}, but the poorest seat ({poorest}) opens the night "
+                             f"(OT-26)")
+
+
+def _check_burglary(r, pname):
+    """Burglaries happen at night (OT-7), drawing 1 card and 1 per type of Tool, and 1 more with
+    Toby Crackit (OT-8, OT-17); the drawn cards wait while one is kept."""
+    P = r["players"]
+    active = r["active"]
     if not r["night"]:
         if pname in ("burglary_draw", "burglary_keep", "discard_tool"):
             raise ValueError("night: burglaries happen only at night (OT-7, OT-17)")
@@ -758,7 +908,6 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
     elif r["burg_to_draw"]:
         raise ValueError("burglary_to_draw: only in phase burglary_draw")
     if pname in ("burglary_draw", "burglary_keep"):
-        # OT-17: 1 card and 1 per type of Tool, and 1 more with Toby Crackit (OT-8).
         most = 2 + sum(1 for t in range(5) if r["front"][active][E.KIND_FIRST_TOOL + t])
         if sum(r["burg_drawn"]) + r["burg_to_draw"] > most:
             raise ValueError(f"burglary_to_draw: {sum(r['burg_drawn'])} drawn and {r['burg_to_draw']} to draw, "
@@ -768,29 +917,39 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
             raise ValueError("burglary_drawn_size: phase burglary_keep needs two or more drawn cards")
     elif pname != "burglary_draw" and sum(r["burg_drawn"]):
         raise ValueError("burglary_drawn_size: drawn Burglary cards wait only in a burglary")
+
+
+def _check_something_to_act_on(r, pname, undecided):
+    """Each phase has what it acts on: two types of Tool to discard from (OT-17), a Character card
+    to draw, a face-up token next to the Gang pawn, a Police file to pick from, the night for
+    flips and peeks, and a face-down token in the pool for each undecided space."""
+    board_side, _ = _board_side(r)
+    active = r["active"]
     if pname == "discard_tool" and sum(1 for t in range(5) if r["front"][active][E.KIND_FIRST_TOOL + t]) < 2:
         raise ValueError("seats: phase discard_tool needs two types of Tool to choose from (OT-17)")
     if pname == "character_draw" and r["char_draw"] == 0:
         raise ValueError("character_draw_size: no Character card left to draw")
-    if pname == "line":
-        if not any(0 <= cells[q] < KIND_COUNT for q in E.neighbours(board_side, r["line"][-1] if False else
-                                                               (r["path"][r["path_len"] - 1] if r["path_len"]
-                                                                else r["pawn"]))) and r["path_len"] == 0:
+    if pname == "line" and r["path_len"] == 0:
+        if not any(0 <= r["board"][q] < KIND_COUNT for q in E.neighbours(board_side, r["pawn"])):
             raise ValueError("pawn: phase line needs a face-up token next to the Gang pawn")
     if pname == "pick_from_file" and sum(r["pfile"][active]) == 0:
         raise ValueError(f"seats[{active}].police_file_size: nothing to pick from the file")
-    if pname in ("flip_direction", "flip", "peek", "peek_draw", "place_pawn") and not r["night"] \
-            and pname != "place_pawn":
+    if pname in ("flip_direction", "flip", "peek", "peek_draw") and not r["night"]:
         raise ValueError("night: this phase belongs to the night")
-    if r["night"] and fd_total < undecided:
+    if r["night"] and sum(r["fdpool"]) < undecided:
         raise ValueError("face_down_pool_size: fewer tokens than undecided face-down spaces")
-    # Derived: checked if given (OT-29).
+
+
+def _check_game_over(r, d, pname):
+    """The game ends after the night with the board, stashes and files emptied (OT-21 to OT-23),
+    the richest seats winning (OT-29): the winners are derived, and checked if given."""
+    P = r["players"]
+    _, n_spaces = _board_side(r)
     want = [int_in(x, 0, P - 1, f"winners[{i}]") for i, x in enumerate(d.get("winners") or ())]
     if pname == "over":
         if not r["night"]:
             raise ValueError("phase: the game ends after the night")
-        # OT-21 to OT-23: the night's end empties the board, the stashes and the files.
-        if any(cells[sp] != EMPTY for sp in range(n_spaces)):
+        if any(r["board"][sp] != EMPTY for sp in range(n_spaces)):
             raise ValueError("board: the board is cleared when the game ends (OT-23)")
         for p in range(P):
             if sum(r["stash"][p]) or sum(r["pfile"][p]):
@@ -802,9 +961,6 @@ def _check_phase(r, d, pname, P, board_side, n_spaces, undecided):
         r["winners"] = sum(1 << p for p in range(P) if r["final"][p] == best)
         if want and sorted(want) != [p for p in range(P) if (r["winners"] >> p) & 1]:
             raise ValueError("winners: the richest seats win (OT-29)")
-    if pname not in CHANCE_PHASES and pname != "over":
-        if not E.legal_from_bytes(E._pack(r)):
-            raise ValueError(f"phase: {pname} has no legal action in this position")
 
 
 # ------------------------------------------------------------------ text
