@@ -277,6 +277,9 @@ ctypedef struct LNState:
     int16_t letter_n[3]                         # cards of each letter in `deck`
     int16_t colour_n[16]                        # hand cards of seat p and colour c at [4 * p + c]
     int16_t perm[32]                            # seat p's permanent powers in force at [8 * p + P_*]
+    # Always 0: the alignment before hand_mask, a field so that a state's bytes are its fields
+    # (states compare and hash by their bytes; _pack's conversion leaves padding unset).
+    int16_t align_hand_mask
     uint64_t hand_mask[8]                       # versions in seat p's hand: bits of [2 * p], [2 * p + 1]
 
 

@@ -182,6 +182,7 @@ ctypedef struct OTState:
     int8_t deal_left
     int8_t path_len
     int8_t path_max
+    int8_t align_path          # always 0: the alignment before `path`, a field so that a state's bytes are its fields
     int16_t path[LINE_CHARLEY]
     int8_t flips_left
     int8_t flip_from           # last flipped space, -1: the Gang pawn's space
@@ -222,6 +223,7 @@ ctypedef struct OTState:
     # round (0 none yet, 1 the day, 2 the night), each seat's money from its leftover sets
     # and the Object types laid (bit t), its Police file as shown (the stash added), its fine.
     int8_t ended_round
+    int8_t align_ended         # always 0: the alignment before `ended_sets` (see align_path)
     int16_t ended_sets[MAXP]
     int16_t ended_types[MAXP]
     int16_t ended_fine[MAXP]
