@@ -17,10 +17,14 @@ move is unseen, whatever part of it the seat may know (a card's deck letter): th
 
 A seat's view is replayed to a position it cannot tell from the real one (the unseen moves
 filled by moves the rest of the view allows): each filled move must lead to the ``check``'s
-information set, a move the fill made illegal (a card shown that another seat was not dealt in
-the fill) is tried again in a determinization of the position for the seat, and a fill that
-later proves wrong (a secret choice revealed) is undone and the next tried. Only the view is
+information set; a move the fill made impossible (a card shown that another seat was not dealt
+in the fill, or a display refilled a few moves before from the fill's hidden deck order) is tried
+again in a determinization of the position for the seat, there or a few moves back; and a fill
+that later proves wrong (a secret choice revealed) is undone and the next tried. Only the view is
 read, so records that differ only in what the seat did not see replay to the same position.
+Where a game merges identical cards into one action (London, LN-93), a view gives the seen moves
+in typed form, naming the very copy moved, since an id moves the copy its label names in the
+position it is applied to.
 """
 from __future__ import annotations
 
@@ -35,6 +39,9 @@ from fagin.engines.core import CHANCE, TERMINAL, IllegalActionError
 #: record can ask, far above what the games' views need (the contract suite replays every game's).
 REPAIR_TRIES = 512
 MAX_FILL_STEPS = 200_000
+
+#: How many moves back a repair may resample the position from.
+REPAIR_DEPTH = 6
 
 #: The determinizations over which a seat's view decides whether it sees a move.
 SEEN_TWINS = 4
@@ -183,33 +190,54 @@ def sees(before, action, seat):
     determinizations of ``before`` for the seat, every move possible in any of them leads it to
     a different information set. Its verdict depends only on what the seat knows: the
     determinizations' seeds are fixed. A chance event with one outcome in every determinization
-    is unseen: a hidden order (a deck's) fixes it."""
+    is unseen: a hidden order (a deck's) fixes it. Where a game merges identical cards into one
+    action (London, LN-93), its keys do not tell their copies apart, but its views do: two moves
+    that lead to one key are told apart when they lead to different views (the seat's own draw of
+    one of two identical cards), so that a view names the copies the seat saw."""
     actor = before.current_player()
     if actor == seat:
         return True
-    key_of = {}
+    copies = getattr(before.game.engine, "action_label_at", None) is not None
+    seen = {}
     for k in range(SEEN_TWINS):
         twin = before.determinize(seat, _SEEN_SEED + k)
         if actor != CHANCE and not twin.make_current(actor):
             return False
         for a in _possible(twin):
-            key = twin.child(a).infoset_key(seat)
-            if key_of.setdefault(key, a) != a:
-                return False
-    return len(key_of) > 1 or (actor != CHANCE and len(key_of) == 1)
+            child = twin.child(a)
+            alike = seen.setdefault(child.infoset_key(seat), [])
+            if any(b != a for b, _ in alike):
+                if not copies:
+                    return False
+                view = child.view(seat)
+                if any(b != a and (other := v() if callable(v) else v) == view for b, v in alike):
+                    return False
+                alike.append((a, view))
+            elif not alike:
+                alike.append((a, (lambda c=child: c.view(seat)) if copies else None))
+    return len(seen) > 1 or (actor != CHANCE and len(seen) == 1)
 
 
 def seat_view(state, moves, seat):
     """``seat``'s view of a complete record from ``state`` (a copy is replayed): its moves, the
     unseen ones marked, each carrying the seat's :func:`observation` after it."""
     state = state.clone()
+    copies = getattr(state.game.engine, "action_label_at", None) is not None
     out = []
     for i, m in enumerate(moves):
         if m.seat is not None:
             state.make_current(m.seat)
         seen = sees(state, m.action, seat)
-        state.apply(m.action)
-        out.append(Move(m.seat, m.action if seen else None, m.typed if seen else None, unseen=not seen,
+        typed = m.typed
+        if seen and copies and typed is None and m.seat is not None:
+            # An id moves the copy its label names in the position it is applied to, which in
+            # the viewer's replay may be another copy: the typed form names the very card.
+            typed = state.typed_action(m.action)
+        if typed is not None:
+            state.apply_typed(typed)
+        else:
+            state.apply(m.action)
+        out.append(Move(m.seat, m.action if seen else None, typed if seen else None, unseen=not seen,
                         check=observation(state, seat)))
     return out
 
@@ -232,29 +260,33 @@ def replay_view(state, moves, viewer):
     frames = []                 # (index, the positions after the fills not yet tried)
     repaired = set()            # the moves whose position was resampled once already
     deepest = None              # the error at the furthest move any fill reached
+    path = [state.clone()]      # path[k]: the position before move k on the fill being tried
     i = 0
-    current = state.clone()
     while i < n:
         m = moves[i]
+        current = path[i]
         afters = _afters(current, m, viewer, i, budget)
         if isinstance(afters, RecordError) and i not in repaired and not afters.final:
             # The fill so far may have dealt what this move shows elsewhere (a card another seat
-            # plays, a face-down card turned up): a determinization of the position for the
-            # viewer is another deal it cannot tell from this one. Tried once a move, so that
-            # undoing a secret choice (which a determinization forgets) stays cheap.
+            # plays, a face-down card turned up), or a move before it may have drawn from a
+            # hidden order (a display refilled from the deck) a copy of an identical card that
+            # the viewer's key does not tell from the real one: a determinization of the position
+            # for the viewer, here or a few moves back, is another deal it cannot tell from this
+            # one. Tried once a move, so that undoing a secret choice (which a determinization
+            # forgets) stays cheap.
             repaired.add(i)
-            for attempt in range(REPAIR_TRIES):
-                if not budget.spend():
-                    break
-                twin = current.determinize(viewer, (_REPAIR_SEED * (i + 1) + attempt) % (1 << 63))
-                tried = _afters(twin, m, viewer, i, budget)
-                if not isinstance(tried, RecordError):
-                    afters = tried
-                    break
+            repair = _repair(path, moves, viewer, i, budget, deep=afters.field != "check")
+            if repair is not None:
+                j, afters = repair
+                del path[j + 1:]
+                path.extend(afters[:-1])
+                afters = [afters[-1]]
+                frames = [f for f in frames if f[0] < j]
         if not isinstance(afters, RecordError):
             if m.unseen and len(afters) > 1:
                 frames.append((i, afters[1:]))
-            current = afters[0]
+            del path[i + 1:]
+            path.append(afters[0])
             i += 1
             continue
         if deepest is None or afters.index >= deepest.index:
@@ -266,9 +298,36 @@ def replay_view(state, moves, viewer):
             raise _explained(deepest, viewer)
         i, rest = frames.pop()
         frames.append((i, rest[1:]))
-        current = rest[0]
+        del path[i + 1:]
+        path.append(rest[0])
         i += 1
-    return current
+    return path[n]
+
+
+def _repair(path, moves, viewer, i, budget, deep):
+    """A determinization for the viewer of the position before move ``i`` (for a seen move found
+    impossible, ``deep``: or before one of the REPAIR_DEPTH moves before it) from which the moves
+    up to ``i`` replay: (the move it was
+    taken before, the positions after each move from there to ``i``), or None."""
+    # A seen move may be impossible because a move a few before it drew from a hidden order
+    # (``deep``); a check not met is met by undoing fills instead (a determinization forgets
+    # the secret choices a reveal shows).
+    depth = REPAIR_DEPTH if deep and not moves[i].unseen else 0
+    for j in range(i, max(-1, i - depth - 1), -1):
+        for attempt in range(REPAIR_TRIES):
+            if not budget.spend():
+                return None
+            current = path[j].determinize(viewer, (_REPAIR_SEED * (i + 1) + 7919 * (i - j) + attempt) % (1 << 63))
+            afters = []
+            for k in range(j, i + 1):
+                step = _afters(current, moves[k], viewer, k, budget)
+                if isinstance(step, RecordError):
+                    break
+                current = step[0]
+                afters.append(current)
+            else:
+                return j, afters
+    return None
 
 
 def _explained(error, viewer):
