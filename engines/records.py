@@ -29,6 +29,7 @@ position it is applied to.
 from __future__ import annotations
 
 import hashlib
+import json
 import struct
 from dataclasses import dataclass
 
@@ -83,13 +84,53 @@ class Move:
 
 def observation(state, seat):
     """What ``seat`` knows of ``state``, as a 64-bit number: its information-set key, and at the
-    end the returns too (public once the game is over, and not always in a key)."""
+    end the returns too (public once the game is over, and not always in a key). Where a game
+    merges identical cards into one action (London, LN-93), its key does not tell their copies
+    apart but its views do: the low bits then hold a digest of the seat's view, so that a replay
+    reaches the copies the seat saw (:func:`observes` reads the key's part first, the view's only
+    if that agrees)."""
+    key = _key_part(state, seat)
+    if not _has_copies(state):
+        return key
+    return (key & ~_VIEW_MASK) | _view_part(state, seat)
+
+
+def observes(state, seat, check):
+    """Whether ``seat`` knows of ``state`` what ``check`` (an :func:`observation`) says: the key's
+    part compared first, the view's (the costly one) only where it counts and the key agrees."""
+    key = _key_part(state, seat)
+    if not _has_copies(state):
+        return key == check
+    return (key & ~_VIEW_MASK) == (check & ~_VIEW_MASK) and _view_part(state, seat) == check & _VIEW_MASK
+
+
+#: The bits of an observation that hold a view's digest, in a game with identical cards.
+_VIEW_MASK = (1 << 24) - 1
+
+
+def _has_copies(state):
+    return getattr(state.game.engine, "action_label_at", None) is not None
+
+
+def _key_part(state, seat):
     key = state.infoset_key(seat)
     if not state.is_terminal():
         return key
     digest = hashlib.blake2b(struct.pack("<Q", key) + repr([round(r, 9) for r in state.returns()]).encode(),
                              digest_size=8).digest()
     return int.from_bytes(digest, "little")
+
+
+def _view_part(state, seat):
+    # Canonical: two equal views (dicts built in another order) give one digest.
+    text = json.dumps(state.view(seat), sort_keys=True, separators=(",", ":"), default=_canonical)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") & _VIEW_MASK
+
+
+def _canonical(value):
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"a view holds a {type(value).__name__}")
 
 
 def _labels(state, actions, chance, most=24):
@@ -229,14 +270,21 @@ def seat_view(state, moves, seat):
             state.make_current(m.seat)
         seen = sees(state, m.action, seat)
         typed = m.typed
-        if seen and copies and typed is None and m.seat is not None:
-            # An id moves the copy its label names in the position it is applied to, which in
-            # the viewer's replay may be another copy: the typed form names the very card.
-            typed = state.typed_action(m.action)
+        after = state.clone()
         if typed is not None:
-            state.apply_typed(typed)
+            after.apply_typed(typed)
         else:
-            state.apply(m.action)
+            after.apply(m.action)
+            if seen and copies and m.seat is not None:
+                # An id moves the copy its label names in the position it is applied to, which in
+                # the viewer's replay may be another copy: the typed form names the very card
+                # (kept where it moves just what the id moved).
+                named = state.typed_action(m.action)
+                by_name = state.clone()
+                by_name.apply_typed(named)
+                if by_name == after:
+                    typed = named
+        state = after
         out.append(Move(m.seat, m.action if seen else None, typed if seen else None, unseen=not seen,
                         check=observation(state, seat)))
     return out
@@ -369,7 +417,7 @@ def _afters_or_error(state, move, viewer, index, budget):
             _apply_one(after, move, index)
         except RecordError as e:
             return e
-        if move.check is not None and observation(after, viewer) != move.check:
+        if move.check is not None and not observes(after, viewer, move.check):
             return RecordError(index, "check", f"seat {viewer} knew something else after this move")
         return [after]
     if move.seat == viewer:
@@ -379,7 +427,7 @@ def _afters_or_error(state, move, viewer, index, budget):
         return RecordError(index, "unseen", "no deal found within the replay's bound")
     afters = [state.child(a) for a in possible]
     if move.check is not None:
-        afters = [a for a in afters if observation(a, viewer) == move.check]
+        afters = [a for a in afters if observes(a, viewer, move.check)]
     if not afters:
         return RecordError(index, "check", f"no move possible here leads to what seat {viewer} knew after it")
     return afters

@@ -61,7 +61,18 @@ def _same_for(seat, got, truth, exact_view):
         assert got.view(seat) == truth.view(seat)
 
 
-@pytest.mark.parametrize("game_id, players, options", list(configurations()))
+#: The configurations whose replays take many seconds (long games whose views are made and
+#: replayed for every seat), for the test scheduler.
+SLOW = {"london": 12, "oliver_twist": 8}
+
+
+def _timed(params):
+    for p in params:
+        seconds = SLOW.get(p.values[0])
+        yield pytest.param(*p.values, id=p.id, marks=[pytest.mark.long(seconds)] if seconds else [])
+
+
+@pytest.mark.parametrize("game_id, players, options", list(_timed(configurations())))
 def test_complete_records_and_seat_views_replay(game_id, players, options):
     game = load_game(game_id)
     # Identical cards merged into one action: a view may reach another copy of one it did not see.
