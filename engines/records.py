@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+import time
 from dataclasses import dataclass
 
 from fagin.engines.core import CHANCE, TERMINAL, IllegalActionError
@@ -40,6 +41,7 @@ from fagin.engines.core import CHANCE, TERMINAL, IllegalActionError
 #: record can ask, far above what the games' views need (the contract suite replays every game's).
 REPAIR_TRIES = 512
 MAX_FILL_STEPS = 200_000
+MAX_FILL_SECONDS = 5.0
 
 #: How many moves back a repair may resample the position from.
 REPAIR_DEPTH = 6
@@ -209,6 +211,10 @@ def replay(state, moves, first=0):
     by id run in C through the ABI (``State.replay``), one call for a whole game. RecordError
     naming the first move that cannot be applied (indices from ``first``)."""
     i, n = 0, len(moves)
+    for k, m in enumerate(moves):
+        # The ABI's own codes for a chance outcome and "whoever is to act" are no seats.
+        if m.seat is not None and m.seat < 0:
+            raise RecordError(first + k, "seat", f"must be a seat (0 or more), got {m.seat}")
     while i < n:
         j = i
         while j < n and moves[j].typed is None:
@@ -291,12 +297,19 @@ def seat_view(state, moves, seat):
 
 
 class _Budget:
+    """The work one replay of a view may do: MAX_FILL_STEPS moves tried, and MAX_FILL_SECONDS of
+    the thread's CPU (a move of a game whose checks read views costs a millisecond), so that no
+    record holds a decoding thread long."""
+
     def __init__(self):
         self.steps = 0
+        self.until = time.thread_time() + MAX_FILL_SECONDS
 
     def spend(self, n=1):
         self.steps += n
-        return self.steps <= MAX_FILL_STEPS
+        if self.steps > MAX_FILL_STEPS:
+            return False
+        return self.steps & 255 or time.thread_time() < self.until
 
 
 def replay_view(state, moves, viewer):

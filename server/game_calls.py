@@ -212,6 +212,10 @@ class GameCalls:
             if request.observer in status.pending_seats:
                 legal = _legal_actions_response(game, state.with_seat_to_act(request.observer), status)
         record_msg = None if replayed is None else records.extend(replayed, moved)
+        if viewer is not None:
+            # The fill's chance outcomes and the others' secret choices are not the viewer's to
+            # be told: its view of the record says which it saw.
+            applied = [a for a, m in zip(applied, record_msg.moves[len(replayed.moves):]) if not m.unseen]
         # A seat's view of a record answers its viewer's view of the new position, not the fill.
         state_msg = codec.encode_state(state) if viewer is None else \
             codec.encode_description(game, state.view(viewer))

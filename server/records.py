@@ -93,6 +93,9 @@ def _moves(msg, game, viewer, path):
     for i, m in enumerate(msg.moves):
         where = f"{path}.moves[{i}]"
         seat = m.seat if m.HasField("seat") else None
+        if seat is not None and seat < 0:
+            raise BadRequest(f"{where}.seat: must be a seat (0 or more), got {seat}; leave it unset for a "
+                             f"chance outcome")
         which = m.WhichOneof("move")
         check = m.check if m.HasField("check") else None
         if check is not None and viewer is None:

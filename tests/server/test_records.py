@@ -119,6 +119,9 @@ def test_bad_records_are_refused_naming_the_field(client):
     checked = pb.GameRecord(game="kuhn_poker", players=2, moves=[pb.RecordMove(action_id=0, check=1)])
     assert _refused(client.legal_actions, checked) == \
         "record.moves[0].check: only a seat's view (record.viewer set) carries checks"
+    negative = pb.GameRecord(game="kuhn_poker", players=2, moves=[pb.RecordMove(seat=-1, action_id=0)])
+    assert _refused(client.legal_actions, negative).startswith(
+        "record.moves[0].seat: must be a seat (0 or more), got -1")
     empty = pb.GameRecord(game="kuhn_poker", players=2, moves=[pb.RecordMove(seat=0)])
     assert _refused(client.legal_actions, empty).startswith("record.moves[0]: give the move")
     req = recommend_request(record=bad, seat=0, iterations=10)
@@ -139,3 +142,34 @@ def test_a_record_from_a_set_up_position(client):
         "record.players: 3, but the start position has 2 players"
     record.players, record.game = 2, "leduc_poker"
     assert _refused(client.legal_actions, record).startswith("record.game: 'leduc_poker', but the start")
+
+
+def test_the_asyncio_client_takes_records(server):
+    import asyncio
+
+    from fagin.clients import AsyncFaginClient
+
+    async def run():
+        async with AsyncFaginClient(server.target, timeout=30) as fagin:
+            new = await fagin.new_game("goofspiel", 2, seed=3)
+            legal = await fagin.legal_actions(record=new.record)
+            played = await fagin.apply(record=new.record, action=legal.actions[0].id, seat=0)
+            view = (await fagin.view_record(played.record, 1)).record
+            assert view.viewer == 1 and view.moves[-1].unseen       # seat 0's bid, secret from seat 1
+            rec = await fagin.recommend(record=view, seat=1, iterations=100, seed=2)
+            same = await fagin.recommend(played.state, 1, iterations=100, seed=2)
+            assert [s.visits for s in rec.actions] == [s.visits for s in same.actions]
+            assert (await fagin.view(record=view, seat=1)).state == (await fagin.view(played.state, 1)).state
+            finals = [p async for p in fagin.stream_recommend(record=view, seat=1, iterations=100, seed=2)]
+            assert finals[-1].final
+    asyncio.run(run())
+
+
+def test_apply_action_on_a_seats_view_tells_only_what_the_viewer_saw(client):
+    new = client.new_game("kuhn_poker", 2, seed=1)
+    view = client.view_record(new.record, 0).record
+    assert [m.unseen for m in view.moves] == [False, True]       # its own card; not seat 1's
+    played = client.apply(record=view, action=1, seat=0)        # bet
+    assert [a.label for a in played.applied] == ["bet"]
+    assert played.state.kuhn_poker.cards[1] == -1               # the viewer's view, not the fill
+    assert [e.seat for e in played.events] == [0]
