@@ -135,7 +135,7 @@ def _canonical(value):
     raise TypeError(f"a view holds a {type(value).__name__}")
 
 
-def _labels(state, actions, chance, most=24):
+def _labels(state, actions, most=24):
     labels = [state.action_label(a) for a in actions[:most]]
     more = f", ... ({len(actions) - most} more)" if len(actions) > most else ""
     return ", ".join(labels) + more
@@ -152,7 +152,7 @@ def why_not(state, move, index):
                                               f"(leave seat unset for a chance outcome)")
         outcomes = [a for a, q in state.chance_outcomes() if q > 0]
         return RecordError(index, move.field, f"not a possible outcome: {_label_of(state, move)}; "
-                                              f"possible here: {_labels(state, outcomes, True)}")
+                                              f"possible here: {_labels(state, outcomes)}")
     if move.seat is None:
         return RecordError(index, "seat", f"a decision is next (pending: seats {state.pending_seats()}), "
                                           f"not a chance outcome: name the deciding seat")
@@ -161,7 +161,7 @@ def why_not(state, move, index):
                                           f"pending: seats {state.pending_seats()}")
     at = state.with_seat_to_act(move.seat)
     return RecordError(index, move.field, f"not legal: {_label_of(at, move)}; "
-                                          f"legal here: {_labels(at, at.legal_actions(), False)}")
+                                          f"legal here: {_labels(at, at.legal_actions())}")
 
 
 def _label_of(state, move):
@@ -257,7 +257,7 @@ def sees(before, action, seat):
                 if not copies:
                     return False
                 view = child.view(seat)
-                if any(b != a and (other := v() if callable(v) else v) == view for b, v in alike):
+                if any(b != a and (v() if callable(v) else v) == view for b, v in alike):
                     return False
                 alike.append((a, view))
             elif not alike:
@@ -298,7 +298,7 @@ def seat_view(state, moves, seat):
 
 class _Budget:
     """The work one replay of a view may do: MAX_FILL_STEPS moves tried, and MAX_FILL_SECONDS of
-    the thread's CPU (a move of a game whose checks read views costs a millisecond), so that no
+    the thread's CPU (where checks read views, a step costs far more than a move), so that no
     record holds a decoding thread long."""
 
     def __init__(self):

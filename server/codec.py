@@ -149,7 +149,7 @@ def _oversized(data, descriptor, path):
         key, i = _varint(data, i)
         records += 1
         if records > limit:
-            return BadRequest(f"{path or 'request'}: more than {MAX_WIRE_RECORDS} fields")
+            return BadRequest(f"{path or 'request'}: more than {limit} fields")
         wire = key & 7
         if wire == 0:
             _, i = _varint(data, i)
