@@ -173,3 +173,24 @@ def test_apply_action_on_a_seats_view_tells_only_what_the_viewer_saw(client):
     assert [a.label for a in played.applied] == ["bet"]
     assert played.state.kuhn_poker.cards[1] == -1               # the viewer's view, not the fill
     assert [e.seat for e in played.events] == [0]
+
+
+def test_a_view_no_deal_explains_is_refused_naming_the_move(client):
+    """A view written by a client (no checks) in which seat 1 bids a card it has already bid
+    (Goofspiel's bids are revealed when the turn is over): no deal explains it."""
+    new = client.new_game("goofspiel", 2, seed=5)
+    record = new.record
+    for turn in range(2):
+        record = client.apply(record=record, action=turn, seat=0).record
+        record = client.apply(record=record, action=turn, seat=1, seed=turn).record
+    view = client.view_record(record, 0).record
+    for m in view.moves:
+        m.ClearField("check")
+    bad = pb.GameRecord()
+    bad.CopyFrom(view)
+    bad.moves.add(seat=0, action_id=2)
+    bad.moves.add(seat=1, action_id=0)          # seat 1 bid its lowest card on the first turn
+    index = len(bad.moves) - 1
+    details = _refused(client.legal_actions, bad)
+    assert details.startswith(f"record.moves[{index}].action_id: not legal: "), details
+    assert details.endswith("(in no deal that the moves before it, as seat 0 saw them, allow)"), details
