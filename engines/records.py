@@ -265,10 +265,52 @@ def sees(before, action, seat):
     return len(seen) > 1 or (actor != CHANCE and len(seen) == 1)
 
 
+def _applied(state, move):
+    """A copy of ``state`` after a complete record's ``move``."""
+    after = state.clone()
+    if move.seat is not None:
+        after.make_current(move.seat)
+    if move.typed is not None:
+        after.apply_typed(move.typed)
+    else:
+        after.apply(move.action)
+    return after
+
+
+def _in_seen_order(state, moves, seat):
+    """``moves`` with each move of another seat that ``seat`` could not tell had happened at all
+    (its information set the same after it) put after the seat's own decisions that follow it in
+    the same simultaneous phase, where the two orders reach the same position: a Goofspiel bid
+    made before the seat's own, which the seat cannot know was made first. So a view is the same
+    whichever seat chose first."""
+    moves = list(moves)
+    states = [state.clone()]
+    for m in moves:
+        states.append(_applied(states[-1], m))
+    for k in range(len(moves)):
+        if moves[k].seat != seat:
+            continue
+        j = k
+        while j > 0:
+            other, before = moves[j - 1], states[j - 1]
+            if other.seat is None or other.seat == seat or \
+                    states[j].infoset_key(seat) != before.infoset_key(seat) or seat not in before.pending_seats():
+                break
+            mine = _applied(before, moves[j])
+            if other.seat not in mine.pending_seats() or _applied(mine, other) != states[j + 1]:
+                break
+            moves[j - 1], moves[j] = moves[j], other
+            states[j] = mine
+            j -= 1
+    return moves
+
+
 def seat_view(state, moves, seat):
     """``seat``'s view of a complete record from ``state`` (a copy is replayed): its moves, the
-    unseen ones marked, each carrying the seat's :func:`observation` after it."""
+    unseen ones marked, each carrying the seat's :func:`observation` after it (the moves of
+    others it could not tell had happened placed after its own, :func:`_in_seen_order`)."""
     state = state.clone()
+    moves = _in_seen_order(state, moves, seat)
     copies = getattr(state.game.engine, "action_label_at", None) is not None
     out = []
     for i, m in enumerate(moves):

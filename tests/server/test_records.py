@@ -194,3 +194,21 @@ def test_a_view_no_deal_explains_is_refused_naming_the_move(client):
     details = _refused(client.legal_actions, bad)
     assert details.startswith(f"record.moves[{index}].action_id: not legal: "), details
     assert details.endswith("(in no deal that the moves before it, as seat 0 saw them, allow)"), details
+
+
+def test_a_view_does_not_tell_which_seat_bid_first(client):
+    """Goofspiel: seat 1 cannot know whether seat 0 bid before it; records of both orders give
+    seat 1 one view: its own bid, then seat 0's, shown as the turn ends."""
+    new = client.new_game("goofspiel", 2, seed=5)
+    first = client.apply(record=client.apply(record=new.record, action=3, seat=0).record, action=5, seat=1).record
+    second = client.apply(record=client.apply(record=new.record, action=5, seat=1).record, action=3, seat=0).record
+    def bids(record):
+        return [m for m in record.moves if m.HasField("seat")]
+
+    assert [m.seat for m in bids(first)] == [0, 1] and [m.seat for m in bids(second)] == [1, 0]
+    a, b = client.view_record(first, 1), client.view_record(second, 1)
+    assert a == b
+    assert [(m.seat, m.unseen) for m in bids(a.record)] == [(1, False), (0, False)]
+    # Before the turn ends, seat 0's bid is unseen, after seat 1's own.
+    early = client.view_record(client.apply(record=new.record, action=3, seat=0).record, 1).record
+    assert [(m.seat, m.unseen) for m in bids(early)] == [(0, True)]
