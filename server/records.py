@@ -177,17 +177,10 @@ def encode_record(game, players, options, start_msg, moves, viewer):
 
 def extend(replayed, before_states_and_moves):
     """The record extended by moves applied after it: ``[(state before, Move)]``; a seat's view
-    tells each as its viewer saw it (:func:`fagin.engines.records.sees`), with its check."""
-    added = []
-    for before, move in before_states_and_moves:
-        if replayed.viewer is None:
-            added.append(move)
-            continue
-        after = before.clone()
-        after.apply(move.action)
-        seen = records.sees(before, move.action, replayed.viewer)
-        added.append(records.Move(move.seat, move.action if seen else None, move.typed if seen else None,
-                                  unseen=not seen, check=records.observation(after, replayed.viewer)))
+    tells them as its viewer saw them (:func:`fagin.engines.records.seat_view`), with checks."""
+    added = [move for _, move in before_states_and_moves]
+    if replayed.viewer is not None and added:
+        added = records.seat_view(before_states_and_moves[0][0], added, replayed.viewer)
     return replayed.message(replayed.moves + added)
 
 

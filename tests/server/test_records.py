@@ -212,3 +212,19 @@ def test_a_view_does_not_tell_which_seat_bid_first(client):
     # Before the turn ends, seat 0's bid is unseen, after seat 1's own.
     early = client.view_record(client.apply(record=new.record, action=3, seat=0).record, 1).record
     assert [(m.seat, m.unseen) for m in bids(early)] == [(0, True)]
+
+
+def test_a_london_view_extended_by_apply_action_replays(client):
+    """ApplyAction on a seat's view of a London game: the view it answers replays, move after move
+    (identical cards named by their typed form, the checks reading the seat's view)."""
+    new = client.new_game("london", 2, seed=8)
+    seat = new.status.current_seat
+    view = client.view_record(new.record, seat).record
+    for i in range(12):
+        if seat not in client.view(record=view, seat=seat).status.pending_seats:
+            assert _refused(client.legal_actions, record=view).startswith(f"seat: the record is seat {seat}'s view")
+            break
+        legal = client.legal_actions(record=view)
+        played = client.apply(record=view, action=legal.actions[i % len(legal.actions)].id, seat=seat)
+        view = played.record
+        assert client.view(record=view, seat=seat).state == played.state
