@@ -202,23 +202,38 @@ def analysis_settings(candidates=None, pv_depth=None, beliefs=False, final_move=
     return a
 
 
-def recommend_request(state, seat, analysis=None, session="", new_session=False, **settings):
+def _set_position(req, state, record):
+    """Puts the position into a request: ``state`` (a GameState, or a GameRecord given in its
+    place) or ``record`` (a GameRecord: a complete record or a seat's view)."""
+    if record is None and isinstance(state, pb.GameRecord):
+        state, record = None, state
+    if record is not None:
+        if state is not None:
+            raise ValueError("give state or record, not both")
+        req.record.CopyFrom(record)
+    elif state is not None:
+        req.state.CopyFrom(state)
+    return req
+
+
+def recommend_request(state=None, seat=0, analysis=None, session="", new_session=False, record=None, **settings):
     """A RecommendRequest; ``settings`` as for :func:`search_settings`; ``analysis``: an
     AnalysisSettings, a dict of :func:`analysis_settings`' arguments (``{}``: the
     defaults) or None (not an analysis request); ``session``: the game's name for the server
     to keep the seat's search tree under between calls ("": none kept), one that is hard to
     guess; ``new_session``: let the server make that name (the answer's ``session.session``
-    holds it, to be sent as ``session`` in the seat's next calls)."""
-    req = pb.RecommendRequest(state=state, seat=seat, search=search_settings(**settings), session=session,
-                              new_session=new_session)
+    holds it, to be sent as ``session`` in the seat's next calls); ``record``: a GameRecord in
+    place of ``state`` (or pass it as ``state``)."""
+    req = _set_position(pb.RecommendRequest(seat=seat, search=search_settings(**settings), session=session,
+                                            new_session=new_session), state, record)
     if analysis is not None:
         req.analysis.CopyFrom(analysis if isinstance(analysis, pb.AnalysisSettings)
                               else analysis_settings(**analysis))
     return req
 
 
-def _apply_request(state, action, seat, seed, stop_at_chance, observer=None):
-    req = pb.ApplyActionRequest(state=state, seed=seed, stop_at_chance=stop_at_chance)
+def _apply_request(state, action, seat, seed, stop_at_chance, observer=None, record=None):
+    req = _set_position(pb.ApplyActionRequest(seed=seed, stop_at_chance=stop_at_chance), state, record)
     if seat is not None:
         req.seat = seat
     if observer is not None:
@@ -230,11 +245,15 @@ def _apply_request(state, action, seat, seed, stop_at_chance, observer=None):
     return req
 
 
-def _legal_request(state, seat):
-    req = pb.LegalActionsRequest(state=state)
+def _legal_request(state, seat, record=None):
+    req = _set_position(pb.LegalActionsRequest(), state, record)
     if seat is not None:
         req.seat = seat
     return req
+
+
+def _view_request(state, seat, record=None):
+    return _set_position(pb.ViewStateRequest(seat=seat), state, record)
 
 
 def _new_game_request(game, players, seed, options):
@@ -283,33 +302,41 @@ class FaginClient(_Client):
         return list(self._stub.ListGames(pb.ListGamesRequest(), timeout=self._t(timeout)).games)
 
     def new_game(self, game: str, players: int, seed: int = 0, *, timeout=None, **options):
-        """A new game (NewGameResponse: ``.state`` and ``.status``)."""
+        """A new game (NewGameResponse: ``.state``, ``.status``, and ``.record``, the game's
+        record so far, which every call below takes in place of a state)."""
         return self._stub.NewGame(_new_game_request(game, players, seed, options), timeout=self._t(timeout))
 
-    def legal_actions(self, state, seat=None, *, timeout=None):
-        """LegalActionsResponse: ``.actions`` (and ``.probabilities`` at a chance node)."""
-        return self._stub.LegalActions(_legal_request(state, seat), timeout=self._t(timeout))
+    def legal_actions(self, state=None, seat=None, *, record=None, timeout=None):
+        """LegalActionsResponse: ``.actions`` (and ``.probabilities`` at a chance node).
+        ``state`` may be a GameRecord, or give ``record=`` instead (the same in every call)."""
+        return self._stub.LegalActions(_legal_request(state, seat, record), timeout=self._t(timeout))
 
-    def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, observer=None,
-              timeout=None):
+    def apply(self, state=None, action=None, seat=None, seed=0, stop_at_chance=False, *, observer=None,
+              record=None, timeout=None):
         """ApplyActionResponse after ``action`` (an id or an Action with its typed form), with
         every seat's events, or only ``observer``'s and then also its ``view`` of the new state
-        and, if it is to decide there, its ``legal_actions``."""
-        return self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance, observer),
+        and, if it is to decide there, its ``legal_actions``. Given a record, the answer's
+        ``.record`` is that record extended by what happened."""
+        return self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance, observer, record),
                                       timeout=self._t(timeout))
 
-    def view(self, state, seat, *, timeout=None):
+    def view(self, state=None, seat=0, *, record=None, timeout=None):
         """ViewStateResponse: the state as ``seat`` sees it, and a text rendering."""
-        return self._stub.ViewState(pb.ViewStateRequest(state=state, seat=seat), timeout=self._t(timeout))
+        return self._stub.ViewState(_view_request(state, seat, record), timeout=self._t(timeout))
 
-    def recommend(self, state, seat, *, timeout=None, **settings):
+    def view_record(self, record, seat, *, timeout=None):
+        """ViewRecordResponse: ``.record``, ``seat``'s view of a complete record, and ``.view``,
+        the position it reaches as ``seat`` sees it."""
+        return self._stub.ViewRecord(pb.ViewRecordRequest(record=record, seat=seat), timeout=self._t(timeout))
+
+    def recommend(self, state=None, seat=0, *, timeout=None, **settings):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
         gamma, sample_action, threads, rollout, level, temperature, min_iterations,
         stop_when_decided (see ``SearchSettings`` in fagin.proto), and ``analysis``,
-        ``session`` and ``new_session`` (see :func:`recommend_request`)."""
+        ``session``, ``new_session`` and ``record`` (see :func:`recommend_request`)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
-    def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,
+    def stream_recommend(self, state=None, seat=0, report_interval_ms=100, *, timeout=None,
                          **settings) -> Iterator:
         """RecommendProgress messages; the last one has ``final`` set."""
         req = pb.StreamRecommendRequest(request=recommend_request(state, seat, **settings),
@@ -347,23 +374,26 @@ class AsyncFaginClient(_Client):
         return await self._stub.NewGame(_new_game_request(game, players, seed, options),
                                         timeout=self._t(timeout))
 
-    async def legal_actions(self, state, seat=None, *, timeout=None):
-        return await self._stub.LegalActions(_legal_request(state, seat), timeout=self._t(timeout))
+    async def legal_actions(self, state=None, seat=None, *, record=None, timeout=None):
+        return await self._stub.LegalActions(_legal_request(state, seat, record), timeout=self._t(timeout))
 
-    async def apply(self, state, action=None, seat=None, seed=0, stop_at_chance=False, *, observer=None,
-                    timeout=None):
-        return await self._stub.ApplyAction(_apply_request(state, action, seat, seed, stop_at_chance, observer),
-                                            timeout=self._t(timeout))
+    async def apply(self, state=None, action=None, seat=None, seed=0, stop_at_chance=False, *, observer=None,
+                    record=None, timeout=None):
+        return await self._stub.ApplyAction(
+            _apply_request(state, action, seat, seed, stop_at_chance, observer, record), timeout=self._t(timeout))
 
-    async def view(self, state, seat, *, timeout=None):
-        return await self._stub.ViewState(pb.ViewStateRequest(state=state, seat=seat),
-                                          timeout=self._t(timeout))
+    async def view(self, state=None, seat=0, *, record=None, timeout=None):
+        return await self._stub.ViewState(_view_request(state, seat, record), timeout=self._t(timeout))
 
-    async def recommend(self, state, seat, *, timeout=None, **settings):
+    async def view_record(self, record, seat, *, timeout=None):
+        return await self._stub.ViewRecord(pb.ViewRecordRequest(record=record, seat=seat),
+                                           timeout=self._t(timeout))
+
+    async def recommend(self, state=None, seat=0, *, timeout=None, **settings):
         return await self._stub.Recommend(recommend_request(state, seat, **settings),
                                           timeout=self._t(timeout))
 
-    async def stream_recommend(self, state, seat, report_interval_ms=100, *, timeout=None,
+    async def stream_recommend(self, state=None, seat=0, report_interval_ms=100, *, timeout=None,
                                **settings) -> AsyncIterator:
         req = pb.StreamRecommendRequest(request=recommend_request(state, seat, **settings),
                                         report_interval_ms=report_interval_ms)

@@ -9,6 +9,7 @@ import importlib
 
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 cimport cython
+import array as pyarray
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memcmp
@@ -301,10 +302,11 @@ cdef class State:
             self.game.gd.apply_action(self.data, self.game.gd.sample_chance(self.data, &rng))
         return self
 
-    def resolve_chance_with_events(self, seed, seats=None):
+    def resolve_chance_with_events(self, seed, seats=None, drawn=None):
         """:meth:`resolve_chance` (the very same draws from ``seed``), returning ``{seat:
         events}`` of every outcome drawn, as :meth:`events` tells them, for each of ``seats``
-        (default: every seat): a game's opening deal as each seat saw it."""
+        (default: every seat): a game's opening deal as each seat saw it. ``drawn``: a list
+        the outcomes are appended to, in order (a game record's opening moves)."""
         cdef Rng rng
         cdef State before
         cdef int outcome
@@ -315,9 +317,56 @@ cdef class State:
             before = self._copy()
             outcome = self.game.gd.sample_chance(self.data, &rng)
             self.game.gd.apply_action(self.data, outcome)
+            if drawn is not None:
+                drawn.append(outcome)
             for s in seats:
                 told[s].extend(before.events(outcome, self, s))
         return told
+
+    @cython.boundscheck(True)
+    @cython.wraparound(False)
+    def replay(self, seats, actions):
+        """Applies a game record's moves in place, in order, each checked in C over the ABI:
+        ``actions[i]`` by ``seats[i]`` (a seat with a decision pending, made the one to act;
+        -1: a chance outcome, which must have a positive probability; -2: the seat the
+        engine asks next). Returns how many were applied: ``len(actions)`` when every move
+        was legal, else the index of the first that was not, the state then being the
+        position before it. A whole game's record is one call, not a Python step a move."""
+        cdef Py_ssize_t n = len(actions)
+        if len(seats) != n:
+            raise ValueError("seats and actions differ in length")
+        cdef int[::1] seat_of = array_of_ints(seats)
+        cdef int[::1] action_of = array_of_ints(actions)
+        cdef const GameDef* gd = self.game.gd
+        cdef int buf[MAX_WRAPPER_ACTIONS]
+        cdef double probs[MAX_WRAPPER_ACTIONS]
+        cdef int players = gd.num_players(self.data)
+        cdef Py_ssize_t i
+        cdef int p, s, a, m, k, legal
+        cdef Py_ssize_t applied = n
+        with nogil:
+            for i in range(n):
+                p = gd.current_player(self.data)
+                s = seat_of[i]
+                a = action_of[i]
+                legal = 0
+                if p == PLAYER_TERMINAL:
+                    m = 0
+                elif s == PLAYER_CHANCE or p == PLAYER_CHANCE:
+                    m = gd.chance_outcomes(self.data, buf, probs) if s == p else 0
+                elif s != -2 and s != p and (s < 0 or s >= players or not gd.make_current(self.data, s)):
+                    m = 0
+                else:
+                    m = gd.legal_actions(self.data, buf)
+                for k in range(m):
+                    if buf[k] == a and (p != PLAYER_CHANCE or probs[k] > 0):
+                        legal = 1
+                        break
+                if not legal:
+                    applied = i
+                    break
+                gd.apply_action(self.data, a)
+        return applied
 
     def returns(self):
         """Per-seat returns (only meaningful at a terminal state)."""
@@ -479,6 +528,11 @@ cdef class State:
 
     def __repr__(self):
         return f"<{self.game.id} state: {self.game.engine.summary(self.to_bytes())}>"
+
+
+cdef int[::1] array_of_ints(values):
+    """A contiguous C int array of Python ints (OverflowError beyond an int)."""
+    return pyarray.array("i", values)
 
 
 cdef const GameDef* _game_def(capsule) except NULL:

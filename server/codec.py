@@ -89,6 +89,8 @@ class Pending:
 MAX_STATE_BYTES = 64 * 1024
 # Records read around the states of one large request (a request has a handful).
 MAX_WIRE_RECORDS = 64
+#: The most moves a game record may hold (server/records.py checks each game's own bound).
+MAX_RECORD_MOVES = 20_000
 
 
 class _Malformed(Exception):
@@ -141,11 +143,13 @@ def oversized(data, descriptor, path=""):
 def _oversized(data, descriptor, path):
     fields = descriptor.fields_by_number
     i = records = 0
+    # A game record's moves are its own fields, bounded by the record's decoder.
+    limit = MAX_WIRE_RECORDS + (MAX_RECORD_MOVES if descriptor is fagin_pb2.GameRecord.DESCRIPTOR else 0)
     while i < len(data):
         key, i = _varint(data, i)
         records += 1
-        if records > MAX_WIRE_RECORDS:
-            return BadRequest(f"{path or 'request'}: more than {MAX_WIRE_RECORDS} fields")
+        if records > limit:
+            return BadRequest(f"{path or 'request'}: more than {limit} fields")
         wire = key & 7
         if wire == 0:
             _, i = _varint(data, i)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from fagin.engines import IllegalActionError
 from fagin.engines.registry import GAMES, load_game
-from fagin.server import codec
+from fagin.engines.records import Move
+from fagin.server import codec, records
 from fagin.server.codec import BadRequest
 from fagin.server.logs import quoted
 from fagin.server.request import ALGORITHMS
@@ -47,6 +48,21 @@ def _legal_actions_response(game, state, status):
     options = state.options()
     return fagin_pb2.LegalActionsResponse(status=status, actions=[
         codec.encode_action(game, action, False, options, state=state) for action in state.legal_actions()])
+
+
+def _viewers_turn(state, viewer, request):
+    """LegalActions on a seat's view of a record: only the viewer's own decisions are known
+    (another seat's hand, a deck's order, are a fill there)."""
+    if state.is_terminal():
+        return
+    if state.is_chance_node():
+        raise BadRequest(f"record: a chance event is next, and the record is seat {viewer}'s view: "
+                         f"the outcomes depend on what seat {viewer} cannot see")
+    if not request.HasField("seat") and viewer not in state.pending_seats():
+        raise BadRequest(f"seat: the record is seat {viewer}'s view and seat {viewer} has no decision "
+                         f"pending (pending: seats {state.pending_seats()})")
+    if not request.HasField("seat"):
+        state.make_current(viewer)
 
 
 #: The longest game option value accepted (the longest any game takes is a few words).
@@ -93,14 +109,19 @@ class GameCalls:
             state = load_game(gi.id).new_initial_state(request.players, **options)
         except ValueError as e:         # the message names the field: players or options.<name>
             raise BadRequest(str(e)) from None
-        told = state.resolve_chance_with_events(request.seed)
+        drawn = []
+        told = state.resolve_chance_with_events(request.seed, drawn=drawn)
+        game = load_game(gi.id)
+        record = records.encode_record(game, request.players, options, None, [Move(None, a) for a in drawn], None)
         return fagin_pb2.NewGameResponse(state=codec.encode_state(state), status=codec.status_of(state),
-                                         events=codec.encode_seat_events(load_game(gi.id), told))
+                                         events=codec.encode_seat_events(game, told), record=record)
 
     @unary_call
     def LegalActions(self, request, context, info):
-        game, state = codec.decode_state(request.state)
+        game, state, replayed = records.decode_position(request, seat=request.seat if request.HasField("seat") else None)
         info["game"] = game.id
+        if replayed is not None and replayed.viewer is not None:
+            _viewers_turn(state, replayed.viewer, request)
         resp = fagin_pb2.LegalActionsResponse(status=codec.status_of(state))
         if state.is_terminal():
             if request.HasField("seat"):
@@ -119,14 +140,18 @@ class GameCalls:
 
     @unary_call
     def ApplyAction(self, request, context, info):
-        game, state = codec.decode_state(request.state)
+        game, state, replayed = records.decode_position(
+            request, seat=request.observer if request.HasField("observer") else None, seat_field="observer")
         info["game"] = game.id
+        viewer = None if replayed is None else replayed.viewer
         if state.is_terminal():
             raise BadRequest("state: the game is over; no action can be applied")
         if request.HasField("observer") and not 0 <= request.observer < state.num_players:
             raise BadRequest(f"observer: {request.observer} is not a seat of this "
                              f"{state.num_players}-player game")
-        observers = [request.observer] if request.HasField("observer") else range(state.num_players)
+        # A seat's view of a record tells only its viewer's events: the rest of its position is a fill.
+        observers = [request.observer] if request.HasField("observer") else \
+            [viewer] if viewer is not None else range(state.num_players)
         events = {s: [] for s in observers}
 
         def record(before, action):
@@ -135,6 +160,7 @@ class GameCalls:
                 events[s].extend(before.events(action, state, s))
 
         applied = []
+        moved = []                          # (the state before, the move) for the record
         options = state.options()          # the game's options: they fix what an id means
         which = request.WhichOneof("choice")
         if which is None and not state.is_chance_node():
@@ -163,6 +189,7 @@ class GameCalls:
             except IllegalActionError as e:
                 raise BadRequest(f"{which}: {e}") from None
             applied.append(codec.encode_action(game, action, at_chance, options, state=before, typed=typed))
+            moved.append((before, Move(None if at_chance else before.current_player(), action, typed)))
             record(before, action)
         if not request.stop_at_chance:
             # Chance events are drawn one by one so that each can be reported.
@@ -172,6 +199,7 @@ class GameCalls:
                 before = state.clone()
                 state.apply(outcome)
                 applied.append(codec.encode_action(game, outcome, True, options))
+                moved.append((before, Move(None, outcome)))
                 record(before, outcome)
                 seed = (seed * 6364136223846793005 + 1442695040888963407) % (1 << 64)
         status = codec.status_of(state)
@@ -183,14 +211,34 @@ class GameCalls:
             view = _view_response(game, state, request.observer)
             if request.observer in status.pending_seats:
                 legal = _legal_actions_response(game, state.with_seat_to_act(request.observer), status)
+        record_msg = None if replayed is None else records.extend(replayed, moved)
+        if viewer is not None:
+            # The fill's chance outcomes and the others' secret choices are not the viewer's to
+            # be told: its view of the record says which it saw.
+            applied = [a for a, m in zip(applied, record_msg.moves[len(replayed.moves):]) if not m.unseen]
+        # A seat's view of a record answers its viewer's view of the new position, not the fill.
+        state_msg = codec.encode_state(state) if viewer is None else \
+            codec.encode_description(game, state.view(viewer))
         return fagin_pb2.ApplyActionResponse(
-            state=codec.encode_state(state), status=status, applied=applied,
-            events=codec.encode_seat_events(game, events), view=view, legal_actions=legal)
+            state=state_msg, status=status, applied=applied,
+            events=codec.encode_seat_events(game, events), view=view, legal_actions=legal, record=record_msg)
 
     @unary_call
     def ViewState(self, request, context, info):
-        game, state = codec.decode_state(request.state)
+        game, state, _ = records.decode_position(request, seat=request.seat)
         info["game"] = game.id
         if not 0 <= request.seat < state.num_players:
             raise BadRequest(f"seat: {request.seat} is not a seat of this {state.num_players}-player game")
         return _view_response(game, state, request.seat)
+
+    @unary_call
+    def ViewRecord(self, request, context, info):
+        replayed = records.decode_record(request.record, "record")
+        info["game"] = replayed.game.id
+        if replayed.viewer is not None:
+            raise BadRequest("record.viewer: give a complete record (no viewer); it is already "
+                             f"seat {replayed.viewer}'s view")
+        if not 0 <= request.seat < replayed.state.num_players:
+            raise BadRequest(f"seat: {request.seat} is not a seat of this {replayed.state.num_players}-player game")
+        return fagin_pb2.ViewRecordResponse(record=records.view_record(replayed, request.seat),
+                                            view=_view_response(replayed.game, replayed.state, request.seat))

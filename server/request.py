@@ -12,8 +12,8 @@ from fagin.search import analysis as analysis_mod
 from fagin.search import levels, limits
 from fagin.search.ismcts import ROLLOUTS, SearchError
 from fagin.search.root_parallel import RootParallelSearch
-from fagin.server import tree_memory
-from fagin.server.codec import BadRequest, decode_state
+from fagin.server import records, tree_memory
+from fagin.server.codec import BadRequest
 from fagin.server.logs import quoted
 from fagin.v1 import fagin_pb2
 
@@ -138,7 +138,7 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
     if request.new_session and request.session:
         raise BadRequest(f"{p}new_session: give session (a name of yours) or new_session (a name the "
                          f"server makes), not both")
-    game, state = decode_state(request.state, p + "state", state_bytes)
+    game, state, _ = records.decode_position(request, path, state_bytes, seat=request.seat)
     settings = request.search
     notes = []
     algorithm, sampled, level, iterations, time_ms = _asked(settings, game, state, p)

@@ -77,7 +77,8 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         a small state, in the decoding threads for a larger one; then, here on the loop, its
         session's kept tree if it may continue it."""
         data = codec.state_bytes(message.state)      # serialized once: sized here, read by the decoder
-        if len(data) <= INLINE_PREPARE_BYTES:
+        # A record is replayed move by move: in the decoding threads, as a large state is decoded.
+        if len(data) <= INLINE_PREPARE_BYTES and not message.HasField("record"):
             job = request.prepare(message, self.config, context.time_remaining(), path, data)
         else:
             job = await asyncio.get_running_loop().run_in_executor(

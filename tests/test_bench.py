@@ -43,6 +43,7 @@ RUNS = {
     "search_fingerprints.py": (["--check", str(BENCH / "data" / "search_fingerprints.json"), "--every", "97"],
                                "searches checked, 0 differ"),
     "events_cost.py": (["--games", "1", "--players", "2"], "every seat, median/mean us"),
+    "record_replay.py": (["--games", "1", "--players", "2", "--iterations", "50"], "replayed and checked"),
     # This checkout stands in for the earlier build (make test builds its .venv here).
     "equal_time.py": (["--game", "kuhn_poker", "--against", str(BENCH.parent), "--theirs", "ismcts:20",
                        "--ours", "ismcts:40", "--games", "1"], "equal time is about"),

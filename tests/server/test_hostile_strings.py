@@ -75,6 +75,7 @@ def _valid_request(method, path):
         "Recommend": lambda: recommend,
         "StreamRecommend": lambda: pb.StreamRecommendRequest(request=recommend),
         "BatchRecommend": lambda: pb.BatchRecommendRequest(request_id="tag", request=recommend),
+        "ViewRecord": lambda: pb.ViewRecordRequest(record=pb.GameRecord(game=game_id, players=PLAYERS[game_id])),
     }[method]()
 
 

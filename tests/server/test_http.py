@@ -75,7 +75,8 @@ def grpc_answer(srv, method, req):
 
 _RESPONSES = {"ListGames": pb.ListGamesResponse, "NewGame": pb.NewGameResponse,
               "LegalActions": pb.LegalActionsResponse, "ApplyAction": pb.ApplyActionResponse,
-              "ViewState": pb.ViewStateResponse, "Recommend": pb.Recommendation}
+              "ViewState": pb.ViewStateResponse, "Recommend": pb.Recommendation,
+              "ViewRecord": pb.ViewRecordResponse}
 
 
 # --- every unary call, the same answers as over gRPC -------------------------------------------
@@ -92,6 +93,7 @@ def test_every_unary_method_answers_json_as_grpc_does(web):
         "ApplyAction": {"state": state, "actionId": 0, "seed": "3"},
         "ViewState": {"state": state, "seat": 1},
         "Recommend": {"state": state, "search": {"iterations": "300", "seed": "9"}},
+        "ViewRecord": {"record": game["record"], "seat": 1},
     }
     assert set(requests) == {m.name for m in gateway.SERVICES[0].methods
                              if not (m.client_streaming or m.server_streaming)}
