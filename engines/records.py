@@ -111,7 +111,7 @@ _VIEW_MASK = (1 << 24) - 1
 
 
 def _has_copies(state):
-    return getattr(state.game.engine, "action_label_at", None) is not None
+    return getattr(state.game.actions, "action_label_at", None) is not None
 
 
 def _key_part(state, seat):
@@ -244,7 +244,7 @@ def sees(before, action, seat):
     actor = before.current_player()
     if actor == seat:
         return True
-    copies = getattr(before.game.engine, "action_label_at", None) is not None
+    copies = getattr(before.game.actions, "action_label_at", None) is not None
     seen = {}
     for k in range(SEEN_TWINS):
         twin = before.determinize(seat, _SEEN_SEED + k)
@@ -311,7 +311,7 @@ def seat_view(state, moves, seat):
     others it could not tell had happened placed after its own, :func:`_in_seen_order`)."""
     state = state.clone()
     moves = _in_seen_order(state, moves, seat)
-    copies = getattr(state.game.engine, "action_label_at", None) is not None
+    copies = getattr(state.game.actions, "action_label_at", None) is not None
     out = []
     for i, m in enumerate(moves):
         if m.seat is not None:
