@@ -20,8 +20,6 @@ from fagin.search.parts cimport Prior
 ctypedef struct PolicyPrior:
     double own_weight         # at the searching seat's nodes
     double other_weight       # at the other seats' nodes
-    bint ask_own              # the policy is asked at the searching seat's nodes
-    bint ask_other            # and at the others'
     int actions               # root_picks' length: the game's action ids
     double* root_picks
 
@@ -32,22 +30,38 @@ cdef int _no_pick(void* ctx, const GameDef* gd, const void* st, bint own, int de
     return -1
 
 
-cdef int _policy_pick(void* ctx, const GameDef* gd, const void* st, bint own, int depth, Rng* rng,
-                      double* weight) noexcept nogil:
-    cdef PolicyPrior* c = <PolicyPrior*>ctx
-    cdef int hint = -1
-    if own:
-        weight[0] = c.own_weight
-        if c.ask_own:
-            hint = gd.rollout_action(st, rng)
-    else:
-        weight[0] = c.other_weight
-        if c.ask_other:
-            hint = gd.rollout_action(st, rng)
+cdef inline int _count_root(PolicyPrior* c, int hint, int depth) noexcept nogil:
     # Depth 0 is the root, always the searching seat's node.
     if depth == 0 and 0 <= hint < c.actions:
         c.root_picks[hint] += 1
     return hint
+
+
+cdef int _pick_everywhere(void* ctx, const GameDef* gd, const void* st, bint own, int depth, Rng* rng,
+                          double* weight) noexcept nogil:
+    cdef PolicyPrior* c = <PolicyPrior*>ctx
+    weight[0] = c.own_weight if own else c.other_weight
+    return _count_root(c, gd.rollout_action(st, rng), depth)
+
+
+cdef int _pick_at_own(void* ctx, const GameDef* gd, const void* st, bint own, int depth, Rng* rng,
+                      double* weight) noexcept nogil:
+    cdef PolicyPrior* c = <PolicyPrior*>ctx
+    if not own:
+        weight[0] = c.other_weight
+        return -1
+    weight[0] = c.own_weight
+    return _count_root(c, gd.rollout_action(st, rng), depth)
+
+
+cdef int _pick_at_others(void* ctx, const GameDef* gd, const void* st, bint own, int depth, Rng* rng,
+                         double* weight) noexcept nogil:
+    cdef PolicyPrior* c = <PolicyPrior*>ctx
+    if own:
+        weight[0] = c.own_weight
+        return -1
+    weight[0] = c.other_weight
+    return gd.rollout_action(st, rng)
 
 
 cdef void _nothing(void* ctx) noexcept nogil:
@@ -70,8 +84,10 @@ cdef int no_prior(Prior* out) except -1:
 
 cdef int policy_prior(Prior* out, double own_weight, double other_weight, bint widening,
                       int actions) except -1:
-    """The rollout policy's pick; ``actions``: the game's distinct action ids (the root's
-    picks are counted by id)."""
+    """The rollout policy's pick, asked where a weight is above 0 (or everywhere, ``widening``:
+    at least one must hold); ``actions``: the game's distinct action ids (the root's picks are
+    counted by id)."""
+    cdef bint ask_own, ask_other
     cdef PolicyPrior* c = <PolicyPrior*>calloc(1, sizeof(PolicyPrior))
     if c == NULL:
         raise MemoryError()
@@ -82,10 +98,17 @@ cdef int policy_prior(Prior* out, double own_weight, double other_weight, bint w
         raise MemoryError()
     c.own_weight = own_weight
     c.other_weight = other_weight
-    c.ask_own = own_weight > 0 or widening
-    c.ask_other = other_weight > 0 or widening
     c.actions = actions
-    out.pick = _policy_pick
+    # The policy is asked where its pick weighs, and everywhere under widening, which ranks
+    # a node's actions by the picks.
+    ask_own = own_weight > 0 or widening
+    ask_other = other_weight > 0 or widening
+    if ask_own and ask_other:
+        out.pick = _pick_everywhere
+    elif ask_own:
+        out.pick = _pick_at_own
+    else:
+        out.pick = _pick_at_others
     # The root's picks are reported only where the policy is asked at the root.
-    out.root_picks = c.root_picks if c.ask_own else NULL
+    out.root_picks = c.root_picks if ask_own else NULL
     return 0

@@ -139,12 +139,6 @@ class SearchSettings:
                 out[f.name] = value
         return out
 
-    def over(self, base: SearchSettings) -> SearchSettings:
-        """These settings, the ones left out (None) taken from ``base``."""
-        changes = {f.name: getattr(base, f.name) for f in dataclasses.fields(self)
-                   if getattr(self, f.name) is None and getattr(base, f.name) is not None}
-        return dataclasses.replace(self, **changes) if changes else self
-
 
 def search_settings(settings: SearchSettings | None = None, **fields) -> SearchSettings:
     """``settings`` (default: all left out) with ``fields`` changed: the one way the
