@@ -240,6 +240,58 @@ cdef class ISMCTS:
             settings = SearchSettings()
         elif not isinstance(settings, SearchSettings):
             raise TypeError(f"settings: a SearchSettings, got {type(settings).__name__}")
+        self._resolve(state, settings)
+        self.state = state
+        self.seat = seat
+        self.tree.max_nodes = settings.max_nodes
+        cdef int size = self.gd.state_size
+        self.root = <unsigned char*>malloc(size)
+        self.work = <unsigned char*>malloc(size)
+        # Chance nodes may list more outcomes than any decision has actions;
+        # nodes (decisions only) never hold more than max_decision_actions
+        # slots.  Legal action ids are distinct and below num_distinct_actions,
+        # so an engine that lists more than it declared still cannot write
+        # past this buffer.
+        self.slot_bound = max(1, self.gd.max_decision_actions)
+        self.tree.slot_bound = self.slot_bound
+        self.legal_cap = max(self.slot_bound, self.gd.max_legal_actions, self.gd.num_distinct_actions)
+        self.legal = <int*>malloc(sizeof(int) * self.legal_cap)
+        self.mapped = <int*>malloc(sizeof(int) * self.slot_bound)
+        self.descent.game = self.gd
+        self.descent.tree = &self.tree
+        self.descent.seat = seat
+        self.descent.root_squares = <double*>calloc(self.slot_bound, sizeof(double))
+        # Paths start short and grow as the tree deepens (one level an iteration at
+        # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
+        # otherwise allocate and free ~0.4 MB for every search, a small one included.
+        self.path_cap = self.gd.max_game_length + 1
+        self._choose_parts(settings.analysis, settings.beliefs)
+        if not (self.root and self.work and self.legal and self.mapped and self.descent.root_squares
+                and self._grow_path(PATH_START if PATH_START < self.path_cap else self.path_cap)):
+            raise MemoryError()
+        memcpy(self.root, <void*><size_t>state._address(), size)
+        cdef int n = self.gd.num_players(self.root)
+        if not 0 <= seat < n:
+            raise SearchError(f"seat: {seat} is not a seat of this {n}-player state")
+        cdef int p = self.gd.current_player(self.root)
+        if p == PLAYER_TERMINAL:
+            raise SearchError("state: the game is over; there is nothing to recommend")
+        if p == PLAYER_CHANCE:
+            raise SearchError("state: a chance event is pending; resolve it before searching")
+        if not self.gd.make_current(self.root, seat):
+            raise SearchError(f"seat: seat {seat} has no decision pending (seat {p} is to act)")
+        self.descent.root_key = self.gd.infoset_key(self.root, seat)
+        rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        if self.slot_bound * sizeof(Slot) > SLOT_CHUNK_BYTES:
+            raise ValueError(f"the game's decisions have up to {self.slot_bound} actions; "
+                             f"a search handles up to {SLOT_CHUNK_BYTES // sizeof(Slot)}")
+        # The tree's first chunks are made by the first run: a search made and not yet run
+        # (one waiting for a server's admission) holds no tree memory.
+
+
+    cdef int _resolve(self, state, settings) except -1:
+        """The settings as this search plays them: the given ones, else the game's tuned ones,
+        else the defaults; what the game cannot take is refused here, naming the field."""
         selection = settings.selection
         spec = getattr(state.game, "spec", None)      # a test's patched game may have none
         own = tuned(spec, state.num_players, settings.budget, selection) if spec is not None else SearchSettings()
@@ -296,53 +348,8 @@ cdef class ISMCTS:
         self.prior = prior if tree_policy else 0.0
         self.opponent_prior = opponent_prior if tree_policy else 0.0
         self.widen = widen if tree_policy else 0.0
-        self.state = state
-        self.seat = seat
         self.exploration = exploration
-        self.tree.max_nodes = settings.max_nodes
-        cdef int size = self.gd.state_size
-        self.root = <unsigned char*>malloc(size)
-        self.work = <unsigned char*>malloc(size)
-        # Chance nodes may list more outcomes than any decision has actions;
-        # nodes (decisions only) never hold more than max_decision_actions
-        # slots.  Legal action ids are distinct and below num_distinct_actions,
-        # so an engine that lists more than it declared still cannot write
-        # past this buffer.
-        self.slot_bound = max(1, self.gd.max_decision_actions)
-        self.tree.slot_bound = self.slot_bound
-        self.legal_cap = max(self.slot_bound, self.gd.max_legal_actions, self.gd.num_distinct_actions)
-        self.legal = <int*>malloc(sizeof(int) * self.legal_cap)
-        self.mapped = <int*>malloc(sizeof(int) * self.slot_bound)
-        self.descent.game = self.gd
-        self.descent.tree = &self.tree
-        self.descent.seat = seat
-        self.descent.root_squares = <double*>calloc(self.slot_bound, sizeof(double))
-        # Paths start short and grow as the tree deepens (one level an iteration at
-        # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
-        # otherwise allocate and free ~0.4 MB for every search, a small one included.
-        self.path_cap = self.gd.max_game_length + 1
-        self._choose_parts(settings.analysis, settings.beliefs)
-        if not (self.root and self.work and self.legal and self.mapped and self.descent.root_squares
-                and self._grow_path(PATH_START if PATH_START < self.path_cap else self.path_cap)):
-            raise MemoryError()
-        memcpy(self.root, <void*><size_t>state._address(), size)
-        cdef int n = self.gd.num_players(self.root)
-        if not 0 <= seat < n:
-            raise SearchError(f"seat: {seat} is not a seat of this {n}-player state")
-        cdef int p = self.gd.current_player(self.root)
-        if p == PLAYER_TERMINAL:
-            raise SearchError("state: the game is over; there is nothing to recommend")
-        if p == PLAYER_CHANCE:
-            raise SearchError("state: a chance event is pending; resolve it before searching")
-        if not self.gd.make_current(self.root, seat):
-            raise SearchError(f"seat: seat {seat} has no decision pending (seat {p} is to act)")
-        self.descent.root_key = self.gd.infoset_key(self.root, seat)
-        rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-        if self.slot_bound * sizeof(Slot) > SLOT_CHUNK_BYTES:
-            raise ValueError(f"the game's decisions have up to {self.slot_bound} actions; "
-                             f"a search handles up to {SLOT_CHUNK_BYTES // sizeof(Slot)}")
-        # The tree's first chunks are made by the first run: a search made and not yet run
-        # (one waiting for a server's admission) holds no tree memory.
+        return 0
 
     cdef int _choose_parts(self, bint analysis, bint beliefs) except -1:
         """Each step of an iteration gets its part, once: the loop calls them and tests no
