@@ -11,9 +11,9 @@ import math
 
 import pytest
 
-from fagin.search.settings import SearchSettings
 from fagin.engines import load_game, new_game
 from fagin.engines.registry import GAMES
+from fagin.search.settings import SearchSettings
 from fagin.search.train import predict_with
 
 from ..positions import played_positions

@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from fagin.search.settings import SearchSettings
 from fagin.engines import new_game
 from fagin.engines.kids_of_london import engine as E
+from fagin.search.settings import SearchSettings
 from .helpers import play, position
 from ...positions import played_positions
 
