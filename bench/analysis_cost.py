@@ -15,7 +15,7 @@ import time
 
 from fagin.engines import new_game
 from fagin.search import analysis
-from fagin.search.ismcts import ISMCTS
+from fagin.search.ismcts import ISMCTS, SearchSettings
 
 GAMES = ("kids_of_london", "gangs_of_kyoto", "london", "oliver_twist", "fagins_gang")
 MODES = (("plain", {}), ("analysis", {"analysis": True}), ("+beliefs", {"analysis": True, "beliefs": True}))
@@ -51,7 +51,7 @@ def main():
         answer_ms = []
         for r in range(args.repeat):
             for name, flags in (MODES if r % 2 == 0 else MODES[::-1]):
-                s = ISMCTS(state, seat, seed=r, **flags)
+                s = ISMCTS(state, seat, SearchSettings(**flags), r)
                 s.run(iterations=args.iterations)
                 rates[name].append(s.iterations / (s.elapsed_ms / 1000))
                 if name == "+beliefs":

@@ -36,7 +36,7 @@ def playout_rate(st, seconds, seed, policy=False, trial=20):
 
 
 def iteration_rate(st, iterations, seed, rollout):
-    s = ismcts.ISMCTS(st, st.current_player(), seed=seed, rollout=rollout)
+    s = ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout=rollout), seed)
     s.run(iterations=iterations)
     return s.iterations / (s.elapsed_ms / 1000)
 

@@ -294,7 +294,7 @@ def _timed_search(st, n, seed):
     """(wall, CPU) seconds of the in-process search."""
     cpu = time.thread_time()
     t = time.perf_counter()
-    ismcts.search(st, 0, iterations=n, seed=seed)
+    ismcts.run_search(st, 0, iterations=n, seed=seed)
     return time.perf_counter() - t, time.thread_time() - cpu
 
 

@@ -95,7 +95,10 @@ def tree_bytes(search, st):
 def run_one(st, iterations, seed, rollout):
     """One search: (iterations/s, nodes, tree bytes per iteration)."""
     settings = {} if rollout is None else {"rollout": rollout}
-    s = ismcts.ISMCTS(st, st.current_player(), seed=seed, **settings)
+    if hasattr(ismcts, "SearchSettings"):
+        s = ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(**settings), seed)
+    else:                      # a build before the settings record took keywords
+        s = ismcts.ISMCTS(st, st.current_player(), seed=seed, **settings)
     s.run(iterations=iterations)
     return s.iterations / (s.elapsed_ms / 1000), s.num_nodes, tree_bytes(s, st) / s.iterations
 

@@ -46,7 +46,7 @@ def ismcts_speed(sims, repeat):
     ours_t, theirs_t = [], []
     for r in range(repeat):
         theirs, ours = first_decision(r)
-        ours_t.append(timed(lambda: ismcts.search(ours, 0, iterations=sims, seed=r, exploration=2.0)))
+        ours_t.append(timed(lambda: ismcts.run_search(ours, 0, iterations=sims, seed=r, exploration=2.0)))
         theirs_t.append(timed(lambda: bot.step(theirs)))
     return sims / statistics.median(ours_t), sims / statistics.median(theirs_t)
 
@@ -99,7 +99,7 @@ def head_to_head(hands, sims, seed):
             if theirs.is_chance_node():
                 a = rng.choice(theirs.legal_actions())
             elif theirs.current_player() == our_seat:
-                a = ismcts.search(ours, our_seat, iterations=sims, seed=rng.getrandbits(32),
+                a = ismcts.run_search(ours, our_seat, iterations=sims, seed=rng.getrandbits(32),
                                   exploration=2.0).action
             else:
                 a = bot.step(theirs)

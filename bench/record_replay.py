@@ -93,7 +93,7 @@ def main():
         view_msg = wire.encode_record(game, args.players, {}, None, view, seat)
         replayed_view = cpu(lambda: wire.decode_record(view_msg))
         decoded.make_current(seat)
-        search = cpu(lambda: ismcts.search(decoded, seat=seat, iterations=args.iterations, seed=1))
+        search = cpu(lambda: ismcts.run_search(decoded, seat=seat, iterations=args.iterations, seed=1))
         rows.append((len(cut), sum(m.unseen for m in view), whole, made, replayed_view, search, msg.ByteSize()))
         del state
     med = [statistics.median(r[k] for r in rows) for k in range(7)]

@@ -36,6 +36,7 @@ from fagin.search import analysis as analysis_module
 from fagin.search.ismcts import ISMCTS
 from fagin.search.limits import default_rollout
 from fagin.search.root_parallel import RootParallelSearch
+from fagin.search.settings import SearchSettings
 
 #: Iterations of each search: enough for a tree of a few levels, small enough that the
 #: whole run takes a minute or two on one core.
@@ -47,7 +48,7 @@ PLIES = 9
 #: Threads of the root-parallel searches (their answer is reproducible for a seed and count).
 THREADS = 2
 
-#: (name, how it runs, ISMCTS settings): "plain" runs one ISMCTS, "long" one of
+#: (name, how it runs, SearchSettings fields): "plain" runs one ISMCTS, "long" one of
 #: LONG_ITERATIONS, "parallel" a root-parallel search on THREADS threads, "analysis" an
 #: ISMCTS gathering analysis and beliefs.  Settings
 #: left out take the game's tuned values (``limits.tuned``), as a server's search does.
@@ -125,8 +126,8 @@ def fingerprint(st, seat, kind, settings, seed):
         if kind == "parallel":
             search = RootParallelSearch(st, seat, threads=THREADS, seed=seed, budget=iterations, **settings)
             return _stats(search.result(search.run(iterations=iterations)))
-        search = ISMCTS(st, seat, seed=seed, budget=iterations, analysis=kind == "analysis",
-                        beliefs=kind == "analysis", **settings)
+        search = ISMCTS(st, seat, SearchSettings(budget=iterations, analysis=kind == "analysis",
+                                                 beliefs=kind == "analysis", **settings), seed)
     except ValueError as e:
         return {"error": str(e)}
     out = _stats(search.result(search.run(iterations=iterations)))

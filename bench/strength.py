@@ -97,9 +97,9 @@ def diagnostics(game, players, budgets, count, seed, options=None, settings=""):
     playout = {b: [] for b in budgets}
     for k, (st, seat) in enumerate(positions(game, players, count, seed, options)):
         branching.append(len(st.legal_actions(seat)))
-        first.append(ismcts.search(st, seat, iterations=1, seed=seed * 7919 + k, **search_settings(1)).action)
+        first.append(ismcts.run_search(st, seat, iterations=1, seed=seed * 7919 + k, **search_settings(1)).action)
         for b in budgets:
-            search = ismcts.ISMCTS(st, seat, seed=seed * 7919 + k, **search_settings(b))
+            search = ismcts.ISMCTS(st, seat, ismcts.SearchSettings(**search_settings(b)), seed * 7919 + k)
             r = search.result(search.run(iterations=b))
             census = search.tree_census()
             nodes = sum(row[0] for row in census.values()) or 1

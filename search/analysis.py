@@ -13,9 +13,9 @@ determinizations), and principal variations follow the tree through one determin
 drawn from the request's seed, so twin positions that differ only in what the seat cannot
 see get the same analysis for the same seed.
 
-    from fagin.search.ismcts import ISMCTS
+    from fagin.search.ismcts import ISMCTS, SearchSettings
     from fagin.search.analysis import analyse
-    s = ISMCTS(state, seat=0, seed=7, analysis=True, beliefs=True)
+    s = ISMCTS(state, 0, SearchSettings(analysis=True, beliefs=True), seed=7)
     s.run(iterations=2000)
     report = analyse([s], state, seat=0, seed=7, beliefs=True)
     for a in report.candidates():

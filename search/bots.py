@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from fagin.search import levels
-from fagin.search.ismcts import ISMCTS, ROLLOUTS
+from fagin.search.ismcts import ISMCTS, ROLLOUTS, SearchSettings
 from fagin.search.limits import MAX_THREADS, default_rollout, per_tree
 from fagin.search.playouts import has_rollout_policy, rollout_policy_answers
 from fagin.search.root_parallel import root_parallel_search
@@ -107,7 +107,7 @@ class ISMCTSBot:
             self.head_start = kept.reroot(state, seed)
             if self.head_start >= 0:
                 return kept
-        search = ISMCTS(state, seat, seed=seed, budget=self.iterations, **settings)
+        search = ISMCTS(state, seat, SearchSettings(budget=self.iterations, **settings), seed)
         if self.reuse and search.final == "visits":     # (a game may tune another rule for auto)
             # One game at a time: searches of another game or player count are dropped.
             self._kept = {k: s for k, s in self._kept.items() if k[:2] == key[:2] and k != key} | {key: search}

@@ -179,7 +179,7 @@ def _game(args):
     algorithm, _ = levels.resolve(spec, players, "auto")
     out = []
     for position, seat in chosen:
-        result = ismcts.search(position, seat, iterations=iterations, seed=rng.getrandbits(63),
+        result = ismcts.run_search(position, seat, iterations=iterations, seed=rng.getrandbits(63),
                                rollout=default_rollout(spec, players, iterations, levels.SELECTION[algorithm]),
                                budget=iterations, selection=levels.SELECTION[algorithm])
         visits = sum(s.visits for s in result.stats)

@@ -7,58 +7,58 @@ open-addressing hash table, so every seat keeps its own statistics in the
 same table (the multiple-observer view of Cowling, Powley & Whitehouse 2012).
 Each iteration:
 
-1. copies the root (``memcpy``) and determinizes it for the searching seat,
-   so that only what that seat knows is fixed;
-2. descends, at each decision choosing by UCB1 with *availability counts*
-   (an action's exploration term uses how often it was legal, not the
-   parent's visits) — chance nodes are sampled;
-3. adds the first unseen information set, then plays out to the end with
-   the game's rollout policy (``GameDef.rollout_action``) or uniformly at
-   random (the ``rollout`` setting);
+1. copies the root (``memcpy``) and samples a world from it for the searching
+   seat (the game's determinize), so that only what that seat knows is fixed;
+2. descends the tree, at each decision choosing by the selection (UCB1 with
+   *availability counts*, regret matching or outcome sampling), the prior's
+   pick favoured; chance nodes are sampled, and the opponent model keys (or
+   plays) the other seats' decisions;
+3. adds the first unseen information set and takes the leaf's value there:
+   a playout to the end, or one cut off and evaluated;
 4. backs up each node with the return of the seat that acts there.
 
-Each node holds exactly one *slot* (an action's statistics) per legal action
-it had when it was added, taken from one growable array of slots, so a game
-whose largest decision has hundreds of options pays for them only where they
-occur.  Regret-matching selections ("rm", "os") share ``search/regret.pxd``
-with the CFR solvers.
+Each step is a part chosen once, when the search is made (``_choose_parts``):
+a struct of nogil functions declared in ``search/parts.pxd``, made by its own
+compiled module (``worlds``, ``opponents``, ``prior``, ``selection``, ``leaf``,
+``tallies``), so the loop tests no setting.  The tree (nodes, slots, the hash
+table, its memory) is the module ``search/tree.pyx``, its hot lookups inline in
+``search/tree.pxd``; the result classes are plain Python in ``search/results.py``
+and the settings in ``search/settings.py``.  What stays here is the core: the
+settings resolved, the parts chosen, the iteration loop and the results.
 
 The loop holds no Python objects and runs without the GIL.  The tree never
 moves once built, so no iteration pays for the tree's size: nodes and slots
 live in fixed chunks that are added, never copied, and the hash table grows
-incrementally (see "tree storage" in ``search/tree.pxi``).  A finished search
-hands its chunks to the next one (see "recycled tree memory").
-
-The module is in parts, each compiled into this one extension: the tree's
-memory is the C header ``search/tree_memory.h``; the tree's types are in
-``search/tree.pxd`` and its functions (find, add, grow) in ``search/tree.pxi``;
-the selection kernels (UCB, RM, OS) in ``search/selection.pxi``; the result
-classes in the plain Python module ``search/results.py``.  What stays here is
-the search: its settings, the iteration loop, the backups and the results.
+incrementally (see "tree storage" in ``search/tree.pyx``).  A finished search
+hands its chunks to the next one (``release_tree_memory``).
 """
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from libc.math cimport ceil, exp, log, sqrt
+from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
-import operator
-
 from fagin.engines.abi cimport GameDef, GAMEDEF_CAPSULE, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.rng cimport Rng, mix64, rng_below, rng_double, rng_seed
-from fagin.search.regret cimport regret_matching
-from fagin.search.tree cimport (Chunk, Node, Slot, Tree, FIRST_NODES, FIRST_SLOTS, HUGE_BYTES, MIGRATE_STEP, NODE_CHUNK,
-                          NODE_SHIFT, PAGE_BYTES, SLOT_CHUNK_BYTES, TABLE_MAP_BYTES, add_size, chunk_give,
-                          chunk_take, load_flag, load_size, now_ms, pool_release, pool_stats, store_flag,
-                          table_alloc, table_free, touch)
+from fagin.engines.rng cimport Rng, rng_below, rng_seed
+from fagin.search.leaf cimport cut_off_playout, policy_playout, uniform_playout
+from fagin.search.opponents cimport observer_view_opponents, own_view_opponents, policy_opponents
+from fagin.search.parts cimport (Decision, Descent, LeafValue, OpponentModel, Prior, Selection, Tally,
+                                 TREE_DECIDES, WorldSampler)
+from fagin.search.prior cimport no_prior, policy_prior
+from fagin.search.selection cimport (outcome_sampling_selection, regret_matching_selection, ucb_selection,
+                                     widened_ucb_selection)
+from fagin.search.tallies cimport ROOT_SUMS_STRIDE, Tallies, analysis_tallies, no_tallies
+from fagin.search.tree cimport (Node, Slot, Tree, SLOT_CHUNK_BYTES, load_flag, load_size, now_ms, store_flag,
+                                tree_add, tree_bytes_at, tree_find, tree_free, tree_map, tree_node, tree_start)
+from fagin.search.worlds cimport determinized_worlds
 
-from fagin.search.limits import (tuned, PRIOR_WEIGHT, MAX_PRIOR, MAX_WIDEN, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS, DEFAULT_MAX_NODES,
+from fagin.search.limits import (tuned, PRIOR_WEIGHT, DEFAULT_EXPLORATION, DEFAULT_GAMMA, DEFAULT_ITERATIONS,
                                  MAX_ITERATIONS, MAX_NODES, MAX_TIME_MS)
-# The result classes are plain Python; importers take them from here too.
+# The result classes and the settings are plain Python; importers take them from here too.
 from fagin.search.results import ActionStats, FINAL_RULES, SearchError, SearchResult, best_action
-
-include "tree.pxi"
-include "selection.pxi"
+from fagin.search.settings import (DEFAULT_MARGIN_SCALE, DEFAULT_ROLLOUT, EVALUATIONS, MAX_MARGIN_SCALE,
+                                   OPPONENT_KEYS, ROLLOUTS, SearchSettings, search_settings)
+from fagin.search.tree import kept_tree_memory, release_tree_memory
 
 
 cdef enum:
@@ -80,116 +80,98 @@ cdef int64_t TREE_ITERATION_CAP = 0xFFFFFFFF - 1
 cdef double CHECK_MS = 0.1
 cdef int64_t MAX_CHECK_STRIDE = 64
 
-# Analysis sums per root slot: visits, each seat's return sum, each seat's margin sum,
-# the searching seat's return square sum and margin square sum (see _record_root).
-cdef enum:
-    AN_STRIDE = 2 * MAX_SEATS + 3
-
 # Sentinel for "no limit" on iterations.
 cdef int64_t NO_LIMIT = 0x7FFFFFFFFFFFFFFF
 cdef enum:
     PATH_START = 16                  # path entries allocated at first (grown by doubling)
 
 
-cdef bint _grow_doubles(double** p, int64_t n) noexcept nogil:
-    cdef double* q = <double*>realloc(p[0], sizeof(double) * n)
-    if q == NULL:
-        return False
-    p[0] = q
-    return True
-
-
-cdef bint _grow_int32s(int32_t** p, int64_t n) noexcept nogil:
-    cdef int32_t* q = <int32_t*>realloc(p[0], sizeof(int32_t) * n)
-    if q == NULL:
-        return False
-    p[0] = q
-    return True
-
-#: Rollout settings: "policy" plays out with the game's rollout policy where it
-#: has one (uniform otherwise) -- and, where the game also has an evaluation
-#: (``GameDef.evaluate``, London), stops after ``GameDef.rollout_depth`` rollout
-#: actions and takes the evaluation's estimate; "random" always plays uniformly
-#: to the end.
-ROLLOUTS = ("policy", "random")
-#: What scores a cut-off playout (ISMCTS ``evaluation``): the game's hand-written
-#: ``GameDef.evaluate``, its learned ``GameDef.evaluate_learned``, or "margin": each seat's
-#: score margin against the best other seat (``GameDef.scores``, the score as it stands),
-#: squashed to (0, 1) by a logistic of ``margin / margin_scale``.
-EVALUATIONS = ("handwritten", "learned", "margin")
-#: Score units a "margin" evaluation takes for one unit of its logistic (a margin of this
-#: many points scores 0.73), when the game's tuned settings name none.
-DEFAULT_MARGIN_SCALE = 4.0
-#: The widest scale a search accepts.
-MAX_MARGIN_SCALE = 1e6
-#: Whose view keys a node where another seat than the searching one decides (ISMCTS
-#: ``opponents``): "own", that seat's own information set (which holds its hidden cards, so
-#: in a game with hidden hands each determinization makes a new node and the tree stops at
-#: the first such decision); "observer", the searching seat's information set and the
-#: decision's legal actions (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012): the
-#: node is shared by every determinization that shows the searching seat the same position
-#: and the decider the same options, so the tree grows through the other seats' turns;
-#: "policy", no node at all: an opponent model in which the other seats play the game's
-#: rollout policy in the tree as in the playouts, so the tree holds the searching seat's
-#: decisions only (policy rollouts only).
-OPPONENT_KEYS = ("own", "observer", "policy")
-
-ctypedef void (*EvalFn)(const void* st, double* out) noexcept nogil
-
-
-cdef inline void score_margins(const GameDef* gd, const void* st, double* out) noexcept nogil:
-    """Each seat's score (``GameDef.scores``) less the best other seat's, at out[0:players]; a
-    lone seat's margin is its score.  What the "margin" evaluation scores, and what an
-    analysis reports where a playout reached the end (or was cut off where the room has no
-    learned margin, ``GameDef.margins_learned``)."""
-    cdef double scores[MAX_SEATS]
-    cdef double best
-    cdef int n = gd.num_players(st), p, q
-    gd.scores(st, scores)
-    for p in range(n):
-        best = -1e300
-        for q in range(n):
-            if q != p and scores[q] > best:
-                best = scores[q]
-        out[p] = scores[p] - best if n > 1 else scores[p]
-
-
-DEFAULT_ROLLOUT = "random"
-
-
-# ------------------------------------------------------ recycled tree memory
-# Every page of a new chunk costs a page fault when first written, and in a
-# server worker thread the malloc arena also hands freed memory back to the
-# kernel, so every search paid for it again.  A finished search therefore
-# leaves its node and slot chunks in a pool (up to 128 chunks, 256 MiB in all)
-# and later searches take chunks of the same sizes from it: already mapped
-# (the pool itself is in search/tree_memory.h; its speed-up: docs/search.md,
-# "Tree memory").
-
-
-def release_tree_memory():
-    """Frees the tree memory kept from finished searches; returns the bytes freed.
-
-    Searches keep it (up to 128 chunks, 256 MiB in all) so that the next
-    search starts on memory that is already mapped; a long-lived process that
-    has finished searching for a while may give it back with this call.
-    """
-    return pool_release()
-
-
-def kept_tree_memory():
-    """(chunks, bytes) of tree memory kept from finished searches for the next ones."""
-    cdef size_t total = 0
-    cdef int n = pool_stats(&total)
-    return n, total
+def _first(*values):
+    """The first value that is not None."""
+    for v in values:
+        if v is not None:
+            return v
+    return None
 
 
 cdef class ISMCTS:
-    """A resumable ISMCTS search for one seat of one state.
+    """A resumable ISMCTS search for one seat of one state: ``ISMCTS(state, seat, settings, seed)``.
 
     ``run`` may be called several times (for progress reports); statistics
     accumulate.  ``cancel`` may be called from another thread while ``run``
     is in progress.  One object must not ``run`` in two threads at once.
+
+    ``settings`` (a ``SearchSettings``; None: all left out) says how it searches:
+
+    ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
+    is its constant), ``"rm"`` (regret matching, as in SM-MCTS-RM of
+    Lisý, Kovařík, Lanctot & Bošanský 2013: each node samples from its
+    regret-matching strategy mixed with ``gamma`` uniform exploration, and
+    the recommendation is its average strategy — a mixed strategy that
+    resists exploitation in simultaneous and bluffing situations), or
+    ``"os"`` (online outcome sampling, after Lisý, Lanctot & Bowling 2015:
+    outcome-sampling MCCFR on the information-set tree grown from the
+    determinized current position, players updated in turn, the updating
+    player exploring with probability ``gamma``; no targeting is needed
+    since the search starts at the current position).  ``gamma``
+    defaults to ``limits.DEFAULT_GAMMA`` of the selection.
+    ``max_nodes`` caps the tree's memory: past it no node is added and
+    iterations keep refining the existing tree.
+
+    ``rollout``: how an iteration plays on once it has left the tree.
+    ``"policy"`` uses the game's rollout policy (``GameDef.rollout_action``,
+    a cheap heuristic mixed with randomness) where the game has one and
+    plays uniformly where it has none; ``"random"`` always plays
+    uniformly.  The default is ``"random"``: at equal wall time the
+    policy made no measurable difference against the heuristic bots and
+    costs iterations, and uniform playouts keep a search's answers those
+    of the search before the policy existed (docs/search.md, "The rollout setting").
+
+    ``prior`` (UCB selection with the policy rollout only): at each node
+    of the tree the game's rollout policy is asked for its pick, which
+    is tried first (before the other untried actions, and as the first
+    move from a node just added) and whose UCB score gets a progressive
+    bias of ``prior / (visits + 1)`` (Chaslot et al. 2008): a
+    heuristic's advice steers the first iterations, and the statistics
+    take over as visits grow.  The default is 0 (off) for games without
+    ``GameDef.rollout_depth`` and ``PRIOR_WEIGHT`` for games with it
+    (London, whose 300-iteration searches otherwise spread over ~20
+    untried actions at every node); see ``seeds/london.md``.
+    ``opponent_prior``: the same bias at the nodes where another seat
+    decides (None: ``prior``).
+
+    ``cutoff`` (games with an evaluation, policy rollouts): rollout actions
+    before the evaluation scores the playout, 0 to play to the end;
+    default ``GameDef.rollout_depth``.  ``turns``: a playout also
+    stops, and is scored, where the ``turns``-th turn out of the tree ends
+    (a turn ends where another seat than the last to decide is to decide);
+    0, the default, cuts by ``cutoff`` alone.  ``evaluation``: what scores a
+    cut-off playout, ``"handwritten"`` (``GameDef.evaluate``, the default),
+    ``"learned"`` (``GameDef.evaluate_learned``) or ``"margin"`` (each seat's
+    score margin against the best other seat through a logistic of
+    ``margin_scale`` score units, default ``DEFAULT_MARGIN_SCALE``).
+    ``final``: the final-move rule, ``"visits"``, ``"lcb"`` or ``"prior"``
+    (``results.FINAL_RULES``).
+
+    ``opponents``: the opponent model, whose view keys a node where another
+    seat decides (``OPPONENT_KEYS``, search/opponents.pyx): ``"own"`` (the
+    default), ``"observer"``, or ``"policy"`` (policy rollouts only).
+
+    ``widen`` (UCB selection with the policy rollout only): progressive
+    widening in the policy's order: at a node that has given its legal
+    actions n visits, only the first ``ceil(widen * sqrt(n + 1))`` of them
+    take part in selection, ranked by how often the rollout policy picked
+    each there; 0 (the default) considers every legal action.
+
+    ``analysis``, ``beliefs``: gather an analysis's root sums and the worlds'
+    hidden counts (``analysis_sums``).
+
+    Settings left out (None) take the game's tuned values for the player count
+    (``limits.tuned``), else the defaults above; a tuned ``"policy"`` opponent
+    model applies to policy rollouts only (else ``"own"``).  ``budget``: the
+    iterations the caller means this tree to run (None on time alone), for the
+    settings a game tunes for large budgets (``GameSpec.budget_settings``, UCB
+    only; the rollout among them is the caller's, ``limits.default_rollout``).
     """
     cdef const GameDef* gd
     cdef object state          # keeps the Python state (and its game) alive
@@ -198,43 +180,34 @@ cdef class ISMCTS:
     cdef readonly str selection
     cdef readonly str rollout
     cdef readonly double gamma
-    cdef int use_rm
-    cdef int use_os
+    cdef int use_rm             # regret matching (rm, os): a node's policy is its average strategy
     cdef int use_policy         # play out with gd.rollout_action
     cdef readonly double prior  # ucb: weight of the rollout policy's pick in the tree (progressive bias)
     cdef readonly double opponent_prior  # ucb: the prior's weight where another seat decides
-    cdef readonly double widen  # ucb: > 0, progressive widening in the policy's order (select_widened)
+    cdef readonly double widen  # ucb: > 0, progressive widening in the policy's order
     cdef readonly str final     # the final-move rule (results.FINAL_RULES)
-    cdef readonly str opponents # OPPONENT_KEYS: whose view keys the other seats' nodes
-    cdef int observer_keys      # opponents == "observer"
-    cdef int policy_opponents   # opponents == "policy": the other seats play the rollout policy
-    cdef double* root_picks     # with a prior: per action id, root descents where the policy picked it
-    cdef double* root_sq        # per root slot: the sum of squared returns (the final-move rules' spreads)
-    cdef int cutoff             # > 0: policy rollouts stop after this many actions, gd.evaluate scores them
+    cdef readonly str opponents # OPPONENT_KEYS: the opponent model
+    cdef int cutoff             # > 0: policy rollouts stop after this many actions
     cdef readonly int turns     # > 0: policy rollouts also stop where the turns-th turn out of the tree ends
-    cdef EvalFn evaluate_fn     # what scores a cut-off playout: gd.evaluate, or gd.evaluate_learned
-    cdef readonly str evaluation  # EVALUATIONS: which of the three
+    cdef readonly str evaluation  # EVALUATIONS: what scores a cut-off playout
     cdef readonly double margin_scale  # > 0: a cut-off playout is scored by score margins (gd.scores)
+    # The parts, chosen once (_choose_parts).
+    cdef WorldSampler worlds
+    cdef OpponentModel opponent_model
+    cdef Prior prior_part
+    cdef Selection selection_part
+    cdef LeafValue leaf
+    cdef Tally tally
     cdef unsigned char* root
     cdef unsigned char* work
     cdef int* legal             # the current legal actions (room for max_legal_actions)
     cdef int legal_cap
     cdef int slot_bound         # most slots of one node (max_decision_actions)
     cdef int* mapped            # slots of the current node's legal actions
-    cdef double* sigma          # rm: the regret-matching strategy over `mapped`
-    cdef int64_t* path_node
-    cdef int32_t* path_slot
-    cdef double* path_prob
+    cdef Descent descent        # the tree, the current descent's path and the root, as the parts read them
     cdef int path_cap           # the deepest path a game may have (max_game_length + 1)
     cdef int path_len           # the path entries allocated so far (grown as paths deepen)
-    cdef double* path_sigma     # os: the strategy of each legal slot on the path
-    cdef int32_t* path_legal    # os: the legal slots on the path
-    cdef int32_t* path_n
-    cdef double* path_w         # os: others' reach / sample reach at the node
-    cdef double* path_m         # os: own reach / sample reach at the node
-    cdef double* path_sig_a     # os: the strategy's probability of the chosen slot
-    cdef Reach reach            # os: along the current descent
-    cdef Tree tree              # nodes, slots and the hash table (search/tree.pxi)
+    cdef Tree tree              # nodes, slots and the hash table (search/tree.pyx)
     cdef Rng rng
     cdef readonly int64_t iterations
     cdef readonly int64_t rollout_actions   # actions played outside the tree, all iterations
@@ -242,250 +215,35 @@ cdef class ISMCTS:
     cdef readonly double elapsed_ms
     cdef int cancel_flag
     cdef int running
-    cdef uint64_t root_key
-    cdef int root_recurred      # the root's information set came back within a descent (_decided)
-    cdef double sample_prob
-    # Analysis (see "analysis" below): off unless asked for; the loop then pays one
-    # test of each flag an iteration and allocates nothing.
+    cdef double sample_prob     # the probability the last selection sampled its slot with
     cdef int analysis            # gather the root's returns, margins and policy picks
-    cdef int want_beliefs        # tally the determinizations' hidden counts
-    cdef double* an_root         # per root slot: AN_STRIDE sums (see _record_root)
-    cdef int* an_counts          # one determinization's hidden counts
-    cdef double* an_copies       # per cell: copies summed over the determinizations
-    cdef double* an_present      # per cell: determinizations with a copy there
-    cdef int an_cells
-    cdef int64_t an_draws        # determinizations tallied
+    cdef int want_beliefs        # tally the worlds' hidden counts
 
     def __cinit__(self):
         self.root = NULL
         self.work = NULL
         self.legal = NULL
         self.mapped = NULL
-        self.sigma = NULL
-        self.root_picks = NULL
-        self.root_sq = NULL
-        self.path_node = NULL
-        self.path_slot = NULL
-        self.path_prob = NULL
-        self.path_sigma = NULL
-        self.path_legal = NULL
-        self.path_n = NULL
-        self.path_w = NULL
-        self.path_m = NULL
-        self.path_sig_a = NULL
+        memset(&self.descent, 0, sizeof(Descent))
         memset(&self.tree, 0, sizeof(Tree))
-        self.an_root = NULL
-        self.an_counts = NULL
-        self.an_copies = NULL
-        self.an_present = NULL
+        memset(&self.worlds, 0, sizeof(WorldSampler))
+        memset(&self.opponent_model, 0, sizeof(OpponentModel))
+        memset(&self.prior_part, 0, sizeof(Prior))
+        memset(&self.selection_part, 0, sizeof(Selection))
+        memset(&self.leaf, 0, sizeof(LeafValue))
+        memset(&self.tally, 0, sizeof(Tally))
 
-    def __init__(self, state, int seat, seed=0, exploration=None,
-                 max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT,
-                 prior=None, cutoff=None, final=None, analysis=False, beliefs=False, evaluation=None,
-                 opponents=None, turns=None, margin_scale=None, widen=None, budget=None,
-                 opponent_prior=None):
-        """Prepares a search of ``state`` for ``seat``.
-
-        ``selection``: ``"ucb"`` (UCB1 with availability counts; ``exploration``
-        is its constant), ``"rm"`` (regret matching, as in SM-MCTS-RM of
-        Lisý, Kovařík, Lanctot & Bošanský 2013: each node samples from its
-        regret-matching strategy mixed with ``gamma`` uniform exploration, and
-        the recommendation is its average strategy — a mixed strategy that
-        resists exploitation in simultaneous and bluffing situations), or
-        ``"os"`` (online outcome sampling, after Lisý, Lanctot & Bowling 2015:
-        outcome-sampling MCCFR on the information-set tree grown from the
-        determinized current position, players updated in turn, the updating
-        player exploring with probability ``gamma``; no targeting is needed
-        since the search starts at the current position).  ``gamma``
-        defaults to ``limits.DEFAULT_GAMMA`` of the selection.
-        ``max_nodes`` caps the tree's memory: past it no node is added and
-        iterations keep refining the existing tree.
-
-        ``rollout``: how an iteration plays on once it has left the tree.
-        ``"policy"`` uses the game's rollout policy (``GameDef.rollout_action``,
-        a cheap heuristic mixed with randomness) where the game has one and
-        plays uniformly where it has none; ``"random"`` always plays
-        uniformly.  The default is ``"random"``: at equal wall time the
-        policy made no measurable difference against the heuristic bots and
-        costs iterations, and uniform playouts keep a search's answers those
-        of the search before the policy existed (the arena figures:
-        docs/search.md, "The rollout setting").
-
-        ``prior`` (UCB selection with the policy rollout only): at each node
-        of the tree the game's rollout policy is asked for its pick, which
-        is tried first (before the other untried actions, and as the first
-        move from a node just added) and whose UCB score gets a progressive
-        bias of ``prior / (visits + 1)`` (Chaslot et al. 2008): a
-        heuristic's advice steers the first iterations, and the statistics
-        take over as visits grow.  The default is 0 (off) for games without
-        ``GameDef.rollout_depth`` and ``PRIOR_WEIGHT`` for games with it
-        (London, whose 300-iteration searches otherwise spread over ~20
-        untried actions at every node); see the arena figures in
-        ``seeds/london.md``.
-
-        ``opponent_prior``: the same bias at the nodes where another seat
-        decides (None: ``prior``).  A heavier weight there models the other
-        seats as playing closer to the rollout policy, while the searching
-        seat's own nodes keep the light ``prior``.
-
-        ``cutoff`` (games with an evaluation, policy rollouts): rollout actions
-        before ``GameDef.evaluate`` scores the playout, 0 to play to the end;
-        default ``GameDef.rollout_depth``.  ``final``: the final-move rule,
-        ``"visits"``, ``"lcb"`` or ``"prior"`` (``results.FINAL_RULES``).
-
-        ``evaluation``: what scores a cut-off playout, ``"handwritten"``
-        (``GameDef.evaluate``, the default), ``"learned"``
-        (``GameDef.evaluate_learned``, a model shipped in the game's room) or
-        ``"margin"`` (each seat's score margin against the best other seat,
-        from ``GameDef.scores``, through a logistic: ``1 / (1 + exp(-margin /
-        margin_scale))``; ``margin_scale`` in the game's score units, default
-        ``DEFAULT_MARGIN_SCALE``).
-
-        ``turns`` (games with an evaluation, policy rollouts): a playout also
-        stops, and is scored, where the ``turns``-th turn out of the tree ends
-        (a turn ends where another seat than the last to decide is to decide);
-        0, the default, cuts by ``cutoff`` alone.  ``opponents``: whose view
-        keys a node where another seat decides (``OPPONENT_KEYS``): ``"own"``
-        (the default: that seat's information set, one tree per seat) or
-        ``"observer"`` (the searching seat's view and the decider's options:
-        one tree, grown through the other seats' turns), or ``"policy"`` (an
-        opponent model: no node, the other seats play the game's rollout
-        policy in the tree as in the playouts; policy rollouts only).  A
-        simultaneous choice is best left to ``"own"``: under the searching
-        seat's view the others' nodes would follow its own secret choice.
-
-        ``widen`` (UCB selection with the policy rollout only): progressive
-        widening in the policy's order.  At a node that has given its legal
-        actions n visits, only the first ``ceil(widen * sqrt(n + 1))`` of them
-        take part in selection, ranked by how often the rollout policy picked
-        each there (its pick is asked at every node of the tree, as for
-        ``prior``), then by visits: a wide node is searched deep along the
-        policy's favourites first and widened as visits grow.  0 (the
-        default) considers every legal action.
-
-        ``exploration``, ``prior``, ``cutoff``, ``final``, ``evaluation``, ``turns``,
-        ``margin_scale``, ``widen`` and ``opponents`` left out (None)
-        take the game's tuned values for the player count (``GameSpec.tuned_settings``,
-        ``limits.tuned``), else the defaults above; a tuned ``"policy"``
-        opponent model applies to policy rollouts only (else ``"own"``).  ``budget``: the iterations
-        the caller means this tree to run (None on time alone), for the
-        settings a game tunes for large budgets (``GameSpec.budget_settings``,
-        UCB only; the rollout among them is the caller's,
-        ``limits.default_rollout``).
-        """
-        if selection not in ("ucb", "rm", "os"):
-            raise ValueError(f"selection: 'ucb', 'rm' or 'os', got {selection!r}")
-        spec = getattr(state.game, "spec", None)      # a test's patched game may have none
-        if budget is not None:
-            try:
-                budget = -1 if isinstance(budget, bool) else operator.index(budget)
-            except TypeError:
-                budget = -1
-            if budget < 0:
-                raise ValueError(f"budget: a whole number of iterations from 0, or None")
-        own = tuned(spec, state.num_players, budget, selection) if spec is not None else {}
-        if exploration is None:
-            exploration = own.get("exploration", DEFAULT_EXPLORATION)
-        if prior is None:
-            prior = own.get("prior")
-        if opponent_prior is None:
-            opponent_prior = own.get("opponent_prior")
-        if cutoff is None:
-            cutoff = own.get("cutoff")
-        if final is None:
-            final = own.get("final", "visits")
-        if final not in FINAL_RULES:
-            raise ValueError(f"final: one of {', '.join(FINAL_RULES)}, got {final!r}")
-        asked_opponents = opponents is not None
-        if opponents is None:
-            opponents = own.get("opponents", "own")
-        if opponents not in OPPONENT_KEYS:
-            raise ValueError(f"opponents: one of {', '.join(OPPONENT_KEYS)}, got {opponents!r}")
-        self.opponents = opponents
-        self.observer_keys = opponents == "observer"
-        self.policy_opponents = opponents == "policy"
-        if evaluation is None:
-            evaluation = own.get("evaluation", "handwritten")
-        if evaluation not in EVALUATIONS:
-            raise ValueError(f"evaluation: one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
-        if margin_scale is None:
-            margin_scale = own.get("margin_scale", DEFAULT_MARGIN_SCALE)
-        if isinstance(margin_scale, bool) or not (isinstance(margin_scale, (int, float))
-                                                  and 0 < margin_scale <= MAX_MARGIN_SCALE):
-            raise ValueError(f"margin_scale: must be a number above 0 and at most {MAX_MARGIN_SCALE:g}, "
-                             f"got {margin_scale!r}")
-        if turns is None:
-            turns = own.get("turns", 0)
-        if widen is None:
-            widen = own.get("widen", 0.0)
-        if isinstance(widen, bool) or not (isinstance(widen, (int, float)) and 0 <= widen <= MAX_WIDEN):
-            raise ValueError(f"widen: must be a number from 0 to {MAX_WIDEN:g}, got {widen!r}")
-        if not (isinstance(turns, int) and 0 <= turns <= 10_000):
-            raise ValueError(f"turns: must be from 0 to 10000 turns, got {turns!r}")
-        if cutoff is not None and not (isinstance(cutoff, int) and 0 <= cutoff <= 100_000):
-            raise ValueError(f"cutoff: must be from 0 to 100000 rollout actions, got {cutoff!r}")
-        if gamma is None:
-            gamma = DEFAULT_GAMMA[selection]
-        if not 0 < gamma <= 1:
-            raise ValueError(f"gamma: must be in (0, 1], got {gamma}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout: 'policy' or 'random', got {rollout!r}")
-        capsule = state.game.capsule
-        if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
-            raise TypeError("state's game carries no fagin.GameDef")
-        if not exploration >= 0:
-            raise ValueError(f"exploration: must be >= 0, got {exploration}")
-        if not 1 <= max_nodes <= MAX_NODES:
-            raise ValueError(f"max_nodes: must be in 1..{MAX_NODES}, got {max_nodes}")
-        self.selection = selection
-        self.rollout = rollout
-        self.use_rm = selection in ("rm", "os")
-        self.use_os = selection == "os"
-        self.gamma = gamma
-        self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
-        self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
-        if self.policy_opponents and not self.use_policy:
-            if not asked_opponents:
-                # A game's tuned opponent model applies to its policy searches only, as its cut-off does.
-                self.opponents = "own"
-                self.policy_opponents = 0
-            else:
-                raise ValueError(f"opponents: 'policy' needs the game's rollout policy (rollout='policy'; "
-                                 f"{self.gd.game_id.decode()} has {'one' if self.gd.rollout_action != NULL else 'none'})")
-        self.final = final
-        self.evaluation = evaluation
-        self.evaluate_fn = self.gd.evaluate
-        if evaluation == "learned":
-            if self.gd.evaluate_learned == NULL:
-                raise ValueError(f"evaluation: {self.gd.game_id.decode()} has no learned evaluation")
-            self.evaluate_fn = self.gd.evaluate_learned
-        self.margin_scale = 0.0
-        if evaluation == "margin":
-            if self.gd.scores == NULL:
-                raise ValueError(f"evaluation: {self.gd.game_id.decode()} keeps no score to take a margin of")
-            self.margin_scale = margin_scale
-        self.cutoff = 0
-        self.turns = 0
-        # A cut-off needs something to score it: the game's evaluation, or its scores.
-        if self.use_policy and (self.gd.evaluate != NULL or self.margin_scale > 0):
-            self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
-            self.turns = turns
-        if prior is None:
-            prior = PRIOR_WEIGHT if self.cutoff > 0 else 0.0
-        if not (prior >= 0 and prior <= MAX_PRIOR):
-            raise ValueError(f"prior: must be a number from 0 to {MAX_PRIOR:g}, got {prior}")
-        self.prior = prior if self.use_policy and selection == "ucb" else 0.0
-        if opponent_prior is None:
-            opponent_prior = prior
-        if isinstance(opponent_prior, bool) or not (isinstance(opponent_prior, (int, float))
-                                                    and 0 <= opponent_prior <= MAX_PRIOR):
-            raise ValueError(f"opponent_prior: must be a number from 0 to {MAX_PRIOR:g}, got {opponent_prior!r}")
-        self.opponent_prior = opponent_prior if self.use_policy and selection == "ucb" else 0.0
-        self.widen = widen if self.use_policy and selection == "ucb" else 0.0
+    def __init__(self, state, int seat, settings=None, seed=0):
+        """Prepares a search of ``state`` for ``seat`` with ``settings`` (a ``SearchSettings``,
+        None: all left out), its random stream seeded by ``seed``."""
+        if settings is None:
+            settings = SearchSettings()
+        elif not isinstance(settings, SearchSettings):
+            raise TypeError(f"settings: a SearchSettings, got {type(settings).__name__}")
+        self._resolve(state, settings)
         self.state = state
         self.seat = seat
-        self.exploration = exploration
-        self.tree.max_nodes = max_nodes
+        self.tree.max_nodes = settings.max_nodes
         cdef int size = self.gd.state_size
         self.root = <unsigned char*>malloc(size)
         self.work = <unsigned char*>malloc(size)
@@ -499,19 +257,16 @@ cdef class ISMCTS:
         self.legal_cap = max(self.slot_bound, self.gd.max_legal_actions, self.gd.num_distinct_actions)
         self.legal = <int*>malloc(sizeof(int) * self.legal_cap)
         self.mapped = <int*>malloc(sizeof(int) * self.slot_bound)
-        self.sigma = <double*>malloc(sizeof(double) * self.slot_bound)
+        self.descent.game = self.gd
+        self.descent.tree = &self.tree
+        self.descent.seat = seat
+        self.descent.root_squares = <double*>calloc(self.slot_bound, sizeof(double))
         # Paths start short and grow as the tree deepens (one level an iteration at
         # most): a game that may last 20,000 moves (Gangs of Kyoto, London) would
         # otherwise allocate and free ~0.4 MB for every search, a small one included.
         self.path_cap = self.gd.max_game_length + 1
-        # Root picks are counted at depth 0, which is always the searching seat's node (run()
-        # makes it current), where the policy is asked only with `prior` or `widen`.
-        if self.prior > 0 or self.widen > 0:
-            self.root_picks = <double*>calloc(self.legal_cap, sizeof(double))
-            if self.root_picks == NULL:
-                raise MemoryError()
-        self.root_sq = <double*>calloc(self.slot_bound, sizeof(double))
-        if not (self.root and self.work and self.legal and self.mapped and self.sigma and self.root_sq
+        self._choose_parts(settings.analysis, settings.beliefs)
+        if not (self.root and self.work and self.legal and self.mapped and self.descent.root_squares
                 and self._grow_path(PATH_START if PATH_START < self.path_cap else self.path_cap)):
             raise MemoryError()
         memcpy(self.root, <void*><size_t>state._address(), size)
@@ -525,38 +280,136 @@ cdef class ISMCTS:
             raise SearchError("state: a chance event is pending; resolve it before searching")
         if not self.gd.make_current(self.root, seat):
             raise SearchError(f"seat: seat {seat} has no decision pending (seat {p} is to act)")
-        self.root_key = self.gd.infoset_key(self.root, seat)
+        self.descent.root_key = self.gd.infoset_key(self.root, seat)
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         if self.slot_bound * sizeof(Slot) > SLOT_CHUNK_BYTES:
             raise ValueError(f"the game's decisions have up to {self.slot_bound} actions; "
                              f"a search handles up to {SLOT_CHUNK_BYTES // sizeof(Slot)}")
-        if analysis or beliefs:
-            self._start_analysis(analysis, beliefs)
         # The tree's first chunks are made by the first run: a search made and not yet run
         # (one waiting for a server's admission) holds no tree memory.
 
+
+    cdef int _resolve(self, state, settings) except -1:
+        """The settings as this search plays them: the given ones, else the game's tuned ones,
+        else the defaults; what the game cannot take is refused here, naming the field."""
+        selection = settings.selection
+        spec = getattr(state.game, "spec", None)      # a test's patched game may have none
+        own = tuned(spec, state.num_players, settings.budget, selection) if spec is not None else SearchSettings()
+        exploration = _first(settings.exploration, own.exploration, DEFAULT_EXPLORATION)
+        prior = _first(settings.prior, own.prior)
+        opponent_prior = _first(settings.opponent_prior, own.opponent_prior)
+        cutoff = _first(settings.cutoff, own.cutoff)
+        final = _first(settings.final, own.final, "visits")
+        opponents = _first(settings.opponents, own.opponents, "own")
+        evaluation = _first(settings.evaluation, own.evaluation, "handwritten")
+        margin_scale = _first(settings.margin_scale, own.margin_scale, DEFAULT_MARGIN_SCALE)
+        turns = _first(settings.turns, own.turns, 0)
+        widen = _first(settings.widen, own.widen, 0.0)
+        gamma = _first(settings.gamma, DEFAULT_GAMMA[selection])
+        rollout = settings.rollout or DEFAULT_ROLLOUT
+        capsule = state.game.capsule
+        if not PyCapsule_IsValid(capsule, GAMEDEF_CAPSULE):
+            raise TypeError("state's game carries no fagin.GameDef")
+        self.selection = selection
+        self.rollout = rollout
+        self.use_rm = selection in ("rm", "os")
+        self.gamma = gamma
+        self.gd = <const GameDef*>PyCapsule_GetPointer(capsule, GAMEDEF_CAPSULE)
+        self.use_policy = rollout == "policy" and self.gd.rollout_action != NULL
+        if opponents == "policy" and not self.use_policy:
+            if settings.opponents is None:
+                # A game's tuned opponent model applies to its policy searches only, as its cut-off does.
+                opponents = "own"
+            else:
+                raise ValueError(f"opponents: 'policy' needs the game's rollout policy (rollout='policy'; "
+                                 f"{self.gd.game_id.decode()} has {'one' if self.gd.rollout_action != NULL else 'none'})")
+        self.opponents = opponents
+        self.final = final
+        self.evaluation = evaluation
+        if evaluation == "learned" and self.gd.evaluate_learned == NULL:
+            raise ValueError(f"evaluation: {self.gd.game_id.decode()} has no learned evaluation")
+        self.margin_scale = 0.0
+        if evaluation == "margin":
+            if self.gd.scores == NULL:
+                raise ValueError(f"evaluation: {self.gd.game_id.decode()} keeps no score to take a margin of")
+            self.margin_scale = margin_scale
+        self.cutoff = 0
+        self.turns = 0
+        # A cut-off needs something to score it: the game's evaluation, or its scores.
+        if self.use_policy and (self.gd.evaluate != NULL or self.margin_scale > 0):
+            self.cutoff = self.gd.rollout_depth if cutoff is None else cutoff
+            self.turns = turns
+        if prior is None:
+            prior = PRIOR_WEIGHT if self.cutoff > 0 else 0.0
+        if opponent_prior is None:
+            opponent_prior = prior
+        # The prior and widening steer UCB by the rollout policy: off without either.
+        tree_policy = self.use_policy and selection == "ucb"
+        self.prior = prior if tree_policy else 0.0
+        self.opponent_prior = opponent_prior if tree_policy else 0.0
+        self.widen = widen if tree_policy else 0.0
+        self.exploration = exploration
+        return 0
+
+    cdef int _choose_parts(self, bint analysis, bint beliefs) except -1:
+        """Each step of an iteration gets its part, once: the loop calls them and tests no
+        setting.  A new technique is a new part and one line here."""
+        determinized_worlds(&self.worlds)
+        if self.opponents == "observer":
+            observer_view_opponents(&self.opponent_model)
+        elif self.opponents == "policy":
+            policy_opponents(&self.opponent_model)
+        else:
+            own_view_opponents(&self.opponent_model)
+        if self.prior > 0 or self.opponent_prior > 0 or self.widen > 0:
+            policy_prior(&self.prior_part, self.prior, self.opponent_prior, self.widen > 0, self.legal_cap)
+        else:
+            no_prior(&self.prior_part)
+        if self.selection == "os":
+            outcome_sampling_selection(&self.selection_part, self.gamma, self.slot_bound)
+        elif self.selection == "rm":
+            regret_matching_selection(&self.selection_part, self.gamma, self.slot_bound)
+        elif self.widen > 0:
+            widened_ucb_selection(&self.selection_part, self.exploration, self.widen)
+        else:
+            ucb_selection(&self.selection_part, self.exploration)
+        if self.cutoff > 0 or self.turns > 0:
+            cut_off_playout(&self.leaf, self.cutoff, self.turns, self.evaluation, self.margin_scale)
+        elif self.use_policy:
+            policy_playout(&self.leaf)
+        else:
+            uniform_playout(&self.leaf, self.legal_cap)
+        self.analysis = analysis
+        self.want_beliefs = (beliefs and self.gd.hidden_counts != NULL and self.gd.belief_places > 0
+                             and self.gd.belief_items > 0)
+        if self.analysis or self.want_beliefs:
+            analysis_tallies(&self.tally, self.gd, analysis, beliefs, self.slot_bound)
+        else:
+            no_tallies(&self.tally)
+        return 0
+
     def __dealloc__(self):
+        if self.worlds.release != NULL:
+            self.worlds.release(self.worlds.ctx)
+        if self.opponent_model.release != NULL:
+            self.opponent_model.release(self.opponent_model.ctx)
+        if self.prior_part.release != NULL:
+            self.prior_part.release(self.prior_part.ctx)
+        if self.selection_part.release != NULL:
+            self.selection_part.release(self.selection_part.ctx)
+        if self.leaf.release != NULL:
+            self.leaf.release(self.leaf.ctx)
+        if self.tally.release != NULL:
+            self.tally.release(self.tally.ctx)
         free(self.root)
         free(self.work)
         free(self.legal)
         free(self.mapped)
-        free(self.sigma)
-        free(self.root_picks)
-        free(self.root_sq)
-        free(self.path_node)
-        free(self.path_slot)
-        free(self.path_prob)
-        free(self.path_sigma)
-        free(self.path_legal)
-        free(self.path_n)
-        free(self.path_w)
-        free(self.path_m)
-        free(self.path_sig_a)
+        free(self.descent.root_squares)
+        free(self.descent.nodes)
+        free(self.descent.slots)
+        free(self.descent.probs)
         tree_free(&self.tree)
-        free(self.an_root)
-        free(self.an_counts)
-        free(self.an_copies)
-        free(self.an_present)
 
     def reroot(self, state, seed=0):
         """Moves the root to ``state``, keeping the tree: the searching seat's next decision,
@@ -592,13 +445,13 @@ cdef class ISMCTS:
         if node < 0:
             return -1
         memcpy(self.root, st, size)
-        self.root_key = key
-        self.root_recurred = 0
+        self.descent.root_key = key
+        self.descent.root_recurred = 0
         self.state = state
         rng_seed(&self.rng, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
-        if self.root_picks != NULL:
-            memset(self.root_picks, 0, sizeof(double) * self.legal_cap)
-        memset(self.root_sq, 0, sizeof(double) * self.slot_bound)
+        if self.prior_part.root_picks != NULL:
+            memset(self.prior_part.root_picks, 0, sizeof(double) * self.legal_cap)
+        memset(self.descent.root_squares, 0, sizeof(double) * self.slot_bound)
         cdef Node* nd = tree_node(&self.tree, node)
         cdef int64_t visits = 0
         cdef int j
@@ -618,32 +471,26 @@ cdef class ISMCTS:
             raise MemoryError()
 
     cdef bint _grow_path(self, int length) noexcept nogil:
-        """Room for ``length`` path entries (at most path_cap); False if out of memory,
-        with the path as it was."""
+        """Room for ``length`` path entries (at most path_cap), in the descent and in what the
+        selection records along it; False if out of memory, with the path as it was."""
         if length > self.path_cap:
             length = self.path_cap
         if length <= self.path_len:
             return length > 0
-        cdef int64_t* node = <int64_t*>realloc(self.path_node, sizeof(int64_t) * length)
+        cdef int64_t* node = <int64_t*>realloc(self.descent.nodes, sizeof(int64_t) * length)
         if node == NULL:
             return False
-        self.path_node = node
-        cdef int32_t* slot = <int32_t*>realloc(self.path_slot, sizeof(int32_t) * length)
+        self.descent.nodes = node
+        cdef int32_t* slot = <int32_t*>realloc(self.descent.slots, sizeof(int32_t) * length)
         if slot == NULL:
             return False
-        self.path_slot = slot
-        cdef double* prob = <double*>realloc(self.path_prob, sizeof(double) * length)
+        self.descent.slots = slot
+        cdef double* prob = <double*>realloc(self.descent.probs, sizeof(double) * length)
         if prob == NULL:
             return False
-        self.path_prob = prob
-        if self.use_os:
-            # Each array is kept as soon as it has grown, so a failure part-way leaves
-            # every one at least path_len long.
-            if not (_grow_doubles(&self.path_sigma, length * self.slot_bound)
-                    and _grow_int32s(&self.path_legal, length * self.slot_bound)
-                    and _grow_int32s(&self.path_n, length) and _grow_doubles(&self.path_w, length)
-                    and _grow_doubles(&self.path_m, length) and _grow_doubles(&self.path_sig_a, length)):
-                return False
+        self.descent.probs = prob
+        if not self.selection_part.grow(self.selection_part.ctx, length):
+            return False
         self.path_len = length
         return True
 
@@ -653,263 +500,95 @@ cdef class ISMCTS:
         cdef int n = self.gd.legal_actions(st, self.legal)
         return n if n <= self.legal_cap else self.legal_cap
 
-    cdef void _score_margins(self, const void* st, double* out) noexcept nogil:
-        """A cut-off playout scored by score margins: each seat's score less the best other
-        seat's, through a logistic of ``margin_scale`` score units (the "margin" evaluation)."""
-        cdef double margins[MAX_SEATS]
-        cdef int p
-        score_margins(self.gd, st, margins)
-        for p in range(self.gd.num_players(st)):
-            out[p] = 1.0 / (1.0 + exp(-margins[p] / self.margin_scale))
-
-    cdef int _rollout_action(self, const void* st) noexcept nogil:
-        """An action outside the tree: the game's rollout policy or uniform; -1 if none is legal."""
-        if self.use_policy:
-            return self.gd.rollout_action(st, &self.rng)
-        cdef int n = self._legal(st)
-        if n <= 0:
-            return -1
-        return self.legal[rng_below(&self.rng, n)]
-
-    cdef uint64_t _node_key(self, const void* st, int p, int n) noexcept nogil:
-        """The key of seat p's node under "observer" keys: the searching seat's information
-        set and p's legal actions (self.legal[0:n]), so that every determinization that
-        leads here with the same options shares the node and all of them have slots."""
-        cdef uint64_t h = mix64(self.gd.infoset_key(st, self.seat), <uint64_t>(0x0B5E77E5 + n))
-        cdef int i
-        for i in range(n):
-            h = mix64(h, <uint64_t>self.legal[i])
-        return h
-
     cdef int _iterate(self, int update) noexcept nogil:
-        """One iteration: a determinization, one descent and its backup.
-        `update` is the seat whose regrets an "os" iteration updates.
+        """One iteration: a world, a descent of the tree, the leaf's value and the backup.
+        `update` is the seat whose regrets an outcome-sampling iteration updates.
         Returns -1 if the iteration was abandoned (an engine listed no legal
         action at a decision), else 0."""
         cdef const GameDef* gd = self.gd
         cdef void* st = self.work
-        cdef int p, n, m, depth = 0, slot, a, hint
-        cdef double bias
+        cdef double returns[MAX_SEATS]
+        cdef int64_t steps = 0
+        cdef int depth, cut_off, last_seat = -1
+        memcpy(st, self.root, gd.state_size)
+        self.worlds.sample(self.worlds.ctx, gd, st, self.seat, &self.rng)
+        self.tally.world(self.tally.ctx, gd, st, self.seat)
+        depth = self._descend(st, update, &last_seat)
+        if depth < 0:
+            return -1
+        cut_off = self.leaf.value(self.leaf.ctx, gd, st, last_seat, &self.rng, returns, &steps)
+        if cut_off < 0:
+            return -1
+        self.rollout_actions += steps
+        self.evaluated += cut_off
+        self.tally.outcome(self.tally.ctx, &self.descent, depth, st, returns, cut_off)
+        self.selection_part.backup(self.selection_part.ctx, &self.descent, depth, returns, update)
+        return 0
+
+    cdef int _descend(self, void* st, int update, int* last_seat) noexcept nogil:
+        """Descends the tree from the world's root, selecting at each of its nodes, until the
+        game ends or the descent leaves the tree: the first unseen information set is added
+        and its move made (or, in a full tree, a uniform move).  Returns the depth (the path's
+        length), -1 if the descent is abandoned; ``last_seat``: the last seat to decide."""
+        cdef const GameDef* gd = self.gd
+        cdef int seat = self.seat
+        cdef int p, n, a, slot, depth = 0
         cdef int64_t node
         cdef uint64_t key
-        cdef bint in_tree = True
-        cdef bint evaluated = False
-        cdef int out_steps = 0
-        cdef int last_seat = -1, turns_out = 0
-        cdef Slot* base
-        cdef double returns[MAX_SEATS]
-        memcpy(st, self.root, gd.state_size)
-        gd.determinize(st, self.seat, &self.rng)
-        if self.want_beliefs:
-            self._tally_beliefs(st)
-        self.reach.own = 1.0
-        self.reach.others = 1.0
-        self.reach.sample = 1.0
+        cdef Decision at
+        at.mapped = self.mapped
         while True:
             p = gd.current_player(st)
             if p == PLAYER_TERMINAL:
-                break
+                return depth
             if p == PLAYER_CHANCE:
                 gd.apply_action(st, gd.sample_chance(st, &self.rng))
                 continue
-            if not in_tree or (depth >= self.path_len and not self._grow_path(2 * self.path_len)):
-                if self.turns > 0:
-                    # A turn ends where another seat than the last decider is to decide.
-                    if last_seat >= 0 and p != last_seat:
-                        turns_out += 1
-                    last_seat = p
-                if (self.cutoff > 0 and out_steps >= self.cutoff) or (self.turns > 0 and turns_out >= self.turns):
-                    if self.margin_scale > 0:
-                        self._score_margins(st, returns)
-                    else:
-                        self.evaluate_fn(st, returns)
-                    evaluated = True
-                    break
-                a = self._rollout_action(st)
-                if a < 0:
-                    return -1
-                gd.apply_action(st, a)
-                out_steps += 1
-                continue
-            if self.policy_opponents and p != self.seat:
-                # The opponent model: another seat's decision is the rollout policy's, in the tree too.
-                a = gd.rollout_action(st, &self.rng)
-                if a < 0:
-                    return -1
-                last_seat = p
-                gd.apply_action(st, a)
-                continue
+            if depth >= self.path_len and not self._grow_path(2 * self.path_len):
+                return depth                  # out of memory for a deeper path: the leaf is here
+            if p != seat:
+                a = self.opponent_model.play(self.opponent_model.ctx, gd, st, p, &self.rng)
+                if a != TREE_DECIDES:
+                    if a < 0:
+                        return -1
+                    last_seat[0] = p
+                    gd.apply_action(st, a)
+                    continue
             n = self._legal(st)
             if n <= 0:
                 return -1
-            last_seat = p
-            key = self._node_key(st, p, n) if self.observer_keys and p != self.seat else gd.infoset_key(st, p)
+            last_seat[0] = p
+            if p == seat:
+                key = gd.infoset_key(st, p)
+            else:
+                key = self.opponent_model.key(self.opponent_model.ctx, gd, st, p, seat, self.legal, n)
+            at.fresh = False
             node = tree_find(&self.tree, p, key)
             if node < 0:
-                # The first unseen information set ends the in-tree part.
-                in_tree = False
+                # The first unseen information set ends the descent.
+                at.fresh = True
                 node = tree_add(&self.tree, p, key, self.legal, n if n <= self.slot_bound else self.slot_bound)
                 if node < 0:
                     gd.apply_action(st, self.legal[rng_below(&self.rng, n)])     # the tree is full
-                    continue
-            m = tree_map(&self.tree, node, self.legal, n, self.mapped)
-            if m == 0:
+                    return depth
+            at.m = tree_map(&self.tree, node, self.legal, n, self.mapped)
+            if at.m == 0:
                 # No legal action has a slot here: the node cannot be trusted.
-                in_tree = False
                 gd.apply_action(st, self.legal[rng_below(&self.rng, n)])
-                continue
-            base = tree_node(&self.tree, node).slots
-            if self.use_os:
-                slot = select_os(base, self.mapped, m, p == update, self.gamma, &self.rng, &self.reach,
-                                 &self.path_sigma[depth * self.slot_bound],
-                                 &self.path_legal[depth * self.slot_bound], &self.path_sig_a[depth],
-                                 &self.path_n[depth], &self.path_w[depth], &self.path_m[depth], &self.sample_prob)
-            elif self.use_rm:
-                slot = select_rm(base, self.mapped, m, self.gamma, &self.rng, self.sigma, &self.sample_prob)
-            else:
-                # The policy's pick is asked before any of this node's moves is made.
-                # (The searching seat's nodes take `prior`, the other seats' `opponent_prior`.)
-                bias = self.prior if p == self.seat else self.opponent_prior
-                hint = gd.rollout_action(st, &self.rng) if bias > 0 or self.widen > 0 else -1
-                if depth == 0 and 0 <= hint < self.legal_cap:
-                    self.root_picks[hint] += 1
-                if self.widen > 0:
-                    slot = select_widened(base, self.mapped, m, not in_tree, hint, self.exploration, bias,
-                                          self.widen, &self.rng)
-                else:
-                    slot = select_ucb(base, self.mapped, m, not in_tree, hint, self.exploration, bias,
-                                      &self.rng)
-            self.path_node[depth] = node
-            self.path_slot[depth] = slot
-            self.path_prob[depth] = self.sample_prob
+                return depth
+            at.slots = tree_node(&self.tree, node).slots
+            at.depth = depth
+            at.updating = p == update
+            # The prior's pick is asked before any of this node's moves is made.
+            at.hint = self.prior_part.pick(self.prior_part.ctx, gd, st, p == seat, depth, &self.rng, &at.weight)
+            slot = self.selection_part.select(self.selection_part.ctx, &at, &self.rng, &self.sample_prob)
+            self.descent.nodes[depth] = node
+            self.descent.slots[depth] = slot
+            self.descent.probs[depth] = self.sample_prob
             depth += 1
-            gd.apply_action(st, base[slot].action)
-        self.rollout_actions += out_steps
-        if evaluated:
-            self.evaluated += 1
-        else:
-            gd.returns(st, returns)
-        if self.analysis and depth > 0:
-            self._record_root(st, returns, evaluated)
-        if self.use_os:
-            self._backup_os(depth, returns, update)
-        else:
-            self._backup(depth, returns)
-        return 0
-
-    cdef void _backup(self, int depth, const double* returns) noexcept nogil:
-        """UCB and RM: each node on the path takes the return of its seat."""
-        cdef int i, j
-        cdef double u
-        cdef Slot* base
-        cdef Slot* sl
-        cdef Node* nd
-        for i in range(depth):
-            nd = tree_node(&self.tree, self.path_node[i])
-            u = returns[nd.seat]
-            base = nd.slots
-            sl = &base[self.path_slot[i]]
-            sl.visits += 1
-            sl.value_sum += u
-            if nd.seat == self.seat and nd.key == self.root_key:
-                if i == 0:
-                    self.root_sq[self.path_slot[0]] += u * u
-                else:
-                    self.root_recurred = 1
-            if self.use_rm:
-                # Sampled regrets: the chosen action's value importance-weighted, the others 0.
-                for j in range(nd.num_slots):
-                    base[j].regret += (u / self.path_prob[i] if j == self.path_slot[i] else 0.0) - u
-
-    cdef void _backup_os(self, int depth, const double* returns, int update) noexcept nogil:
-        """Outcome sampling: the updating seat's regrets and average strategy,
-        from the leaf up (each node's sampled value feeds its parent's)."""
-        cdef int i, k, slot
-        cdef Node* nd
-        cdef double value = returns[update], child, est
-        cdef Slot* base
-        cdef double* sig
-        for i in range(depth - 1, -1, -1):
-            nd = tree_node(&self.tree, self.path_node[i])
-            base = nd.slots
-            base[self.path_slot[i]].visits += 1
-            base[self.path_slot[i]].value_sum += returns[nd.seat]
-            child = value / self.path_prob[i]
-            est = self.path_sig_a[i] * child
-            if nd.seat == update:
-                sig = &self.path_sigma[i * self.slot_bound]
-                for k in range(self.path_n[i]):
-                    slot = self.path_legal[i * self.slot_bound + k]
-                    base[slot].regret += ((child if slot == self.path_slot[i] else 0.0) - est) * self.path_w[i]
-                    base[slot].avg += self.path_m[i] * sig[k]
-            value = est
-
-    # ------------------------------------------------------------ analysis
-    # An analysis search (``analysis=True``) also sums, for each root action, every
-    # seat's return and score margin (``GameDef.scores``: a seat's score less the best
-    # other seat's; at a cut-off the room's learned expected final margin where it has one,
-    # ``GameDef.margins_learned``) and the squares of the searching seat's, and counts the root descents
-    # in which the rollout policy picked each action (the progressive bias's prior).  A
-    # search asked for ``beliefs`` tallies each determinization's hidden counts
-    # (``GameDef.hidden_counts``).  All of it is allocated here, once, never in the loop;
-    # search/analysis.py turns the sums into an answer.
-
-    cdef void _start_analysis(self, bint analysis, bint beliefs) except *:
-        cdef int cells
-        if analysis:
-            self.an_root = <double*>calloc(self.slot_bound * AN_STRIDE, sizeof(double))
-            if self.an_root == NULL:
-                raise MemoryError()
-            self.analysis = 1
-        if beliefs and self.gd.hidden_counts != NULL and self.gd.belief_places > 0 and self.gd.belief_items > 0:
-            cells = self.gd.belief_places * self.gd.belief_items
-            self.an_counts = <int*>calloc(cells, sizeof(int))
-            self.an_copies = <double*>calloc(cells, sizeof(double))
-            self.an_present = <double*>calloc(cells, sizeof(double))
-            if self.an_counts == NULL or self.an_copies == NULL or self.an_present == NULL:
-                raise MemoryError()
-            self.an_cells = cells
-            self.want_beliefs = 1
-
-    cdef void _record_root(self, const void* st, const double* returns, bint cut_off) noexcept nogil:
-        """Adds an iteration's outcome to the sums of the root action it took.  The margin of a
-        playout ``cut_off`` before the end is the room's learned expected final margin
-        (``GameDef.margins_learned``) where its model holds one for this player count, else the
-        margin as it stands."""
-        cdef Node* nd = tree_node(&self.tree, self.path_node[0])
-        cdef double margins[MAX_SEATS]
-        cdef double* row
-        cdef double u, margin
-        cdef int p, n
-        if nd.seat != self.seat or nd.key != self.root_key:
-            return
-        row = &self.an_root[self.path_slot[0] * AN_STRIDE]
-        n = self.gd.num_players(st)
-        row[0] += 1
-        for p in range(n):
-            row[1 + p] += returns[p]
-        u = returns[self.seat]
-        row[1 + 2 * MAX_SEATS] += u * u
-        if self.gd.scores == NULL:
-            return
-        if not (cut_off and self.gd.margins_learned != NULL and self.gd.margins_learned(st, margins)):
-            score_margins(self.gd, st, margins)
-        for p in range(n):
-            margin = margins[p]
-            row[1 + MAX_SEATS + p] += margin
-            if p == self.seat:
-                row[2 + 2 * MAX_SEATS] += margin * margin
-
-    cdef void _tally_beliefs(self, const void* st) noexcept nogil:
-        """Adds a determinization's hidden counts to the beliefs' sums."""
-        cdef int i, c
-        self.gd.hidden_counts(st, self.seat, self.an_counts)
-        for i in range(self.an_cells):
-            c = self.an_counts[i]
-            if c > 0:
-                self.an_copies[i] += c
-                self.an_present[i] += 1
-        self.an_draws += 1
+            gd.apply_action(st, at.slots[slot].action)
+            if at.fresh:
+                return depth
 
     def analysis_sums(self):
         """The analysis sums so far, or None for a search made without ``analysis`` or
@@ -925,23 +604,25 @@ cdef class ISMCTS:
         cdef int j, p, n = self.gd.num_players(self.root)
         if not (self.analysis or self.want_beliefs):
             return None
+        cdef Tallies* tallies = <Tallies*>self.tally.ctx
+        cdef double* root_picks = self.prior_part.root_picks
         sums = {}
         picks = {}
         if self.analysis:
-            root = tree_find(&self.tree, self.seat, self.root_key)
+            root = tree_find(&self.tree, self.seat, self.descent.root_key)
             if root >= 0:
                 nd = tree_node(&self.tree, root)
                 for j in range(nd.num_slots):
-                    row = &self.an_root[j * AN_STRIDE]
+                    row = &tallies.root_sums[j * ROOT_SUMS_STRIDE]
                     sums[nd.slots[j].action] = (int(row[0]), [row[1 + p] for p in range(n)],
                                                 [row[1 + MAX_SEATS + p] for p in range(n)],
                                                 row[1 + 2 * MAX_SEATS], row[2 + 2 * MAX_SEATS])
             # The root's policy picks are counted for the final-move rules too (root_picks).
-            if self.root_picks != NULL:
-                picks = {a: self.root_picks[a] for a in range(self.legal_cap) if self.root_picks[a] > 0}
-        return {"root": sums, "picks": picks, "determinizations": self.an_draws,
-                "copies": [self.an_copies[j] for j in range(self.an_cells)],
-                "present": [self.an_present[j] for j in range(self.an_cells)]}
+            if root_picks != NULL:
+                picks = {a: root_picks[a] for a in range(self.legal_cap) if root_picks[a] > 0}
+        return {"root": sums, "picks": picks, "determinizations": tallies.worlds,
+                "copies": [tallies.copies[j] for j in range(tallies.cells)],
+                "present": [tallies.present[j] for j in range(tallies.cells)]}
 
     def tree_census(self):
         """{seat: (nodes, nodes visited more than once, visits through them)}: where the tree
@@ -982,10 +663,10 @@ cdef class ISMCTS:
         cdef int j
         # The rule counts one root visit an iteration: where the root's information set came
         # back within a descent, an iteration may add more, and the rule is no longer sure.
-        if self.root_recurred:
+        if self.descent.root_recurred:
             return False
         if root[0] < 0:
-            root[0] = tree_find(&self.tree, self.seat, self.root_key)
+            root[0] = tree_find(&self.tree, self.seat, self.descent.root_key)
             if root[0] < 0:
                 return False
         nd = tree_node(&self.tree, root[0])
@@ -1122,7 +803,7 @@ cdef class ISMCTS:
     @property
     def root_key(self):
         """The searching seat's information-set key at the root."""
-        return self.root_key
+        return self.descent.root_key
 
     @property
     def tree_bytes(self):
@@ -1146,7 +827,8 @@ cdef class ISMCTS:
     def result(self, stop_reason="iterations"):
         """The recommendation so far: most visited root action (ties: best mean)."""
         cdef int i, j, n
-        cdef int64_t root = tree_find(&self.tree, self.seat, self.root_key)
+        cdef int64_t root = tree_find(&self.tree, self.seat, self.descent.root_key)
+        cdef double* root_picks = self.prior_part.root_picks
         cdef Slot* base
         cdef uint32_t visits
         st = self.state
@@ -1161,12 +843,13 @@ cdef class ISMCTS:
                     visits = base[j].visits
                     counts[base[j].action] = (visits, base[j].value_sum / visits if visits else 0.0)
                     if visits > 1:
-                        var = (self.root_sq[j] - base[j].value_sum * base[j].value_sum / visits) / (visits - 1)
+                        var = ((self.descent.root_squares[j] - base[j].value_sum * base[j].value_sum / visits)
+                               / (visits - 1))
                         spreads[base[j].action] = sqrt(var / visits) if var > 0 else 0.0
         picks = None
-        if self.root_picks != NULL:
-            picks = {a: self.root_picks[a] for a in actions if self.root_picks[a] > 0}
-        policy = self.node_policy(self.seat, self.root_key, actions)
+        if root_picks != NULL:
+            picks = {a: root_picks[a] for a in actions if root_picks[a] > 0}
+        policy = self.node_policy(self.seat, self.descent.root_key, actions)
         stats = [ActionStats(a, st.action_label, counts[a][0], counts[a][1], policy[a]) for a in actions]
         best = best_action(stats, self.selection, self.final, spreads, picks)
         return SearchResult(best.action, best.label, stats, self.iterations, self.tree.num_nodes,
@@ -1190,16 +873,20 @@ cdef class ISMCTS:
         return {a: w / total for a, w in weights.items()}
 
 
-def search(state, int seat, iterations=None, time_ms=None, seed=0, exploration=None,
-           max_nodes=DEFAULT_MAX_NODES, selection="ucb", gamma=None, rollout=DEFAULT_ROLLOUT, **settings):
-    """Runs one ISMCTS search and returns its :class:`SearchResult`.
 
-    With neither budget given, ``limits.DEFAULT_ITERATIONS`` iterations are run.
+def run_search(state, int seat, settings=None, iterations=None, time_ms=None, seed=0, **fields):
+    """Runs one ISMCTS search of ``state`` for ``seat`` and returns its :class:`SearchResult`.
+
+    ``settings``: a ``SearchSettings`` (None: all left out), with ``fields`` of it changed
+    (``run_search(state, 0, iterations=2000, selection="rm")``).  With neither budget given,
+    ``limits.DEFAULT_ITERATIONS`` iterations are run; the budget is the settings' too, unless
+    they name one.
     """
     if iterations is None and time_ms is None:
         iterations = DEFAULT_ITERATIONS
-    settings.setdefault("budget", iterations)
-    s = ISMCTS(state, seat, seed=seed, exploration=exploration, max_nodes=max_nodes,
-               selection=selection, gamma=gamma, rollout=rollout, **settings)
+    settings = search_settings(settings, **fields)
+    if settings.budget is None and iterations is not None:
+        settings = settings.replace(budget=iterations)
+    s = ISMCTS(state, seat, settings, seed)
     reason = s.run(iterations=iterations, time_ms=time_ms)
     return s.result(reason)

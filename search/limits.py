@@ -1,6 +1,6 @@
 """The search's limits and defaults, in one place.
 
-The search (``ismcts.pyx``), the server's settings (``server/config.py``),
+The search (``ismcts.pyx``, ``settings.py``), the server's settings (``server/config.py``),
 its request validation (``server/request.py``) and the command line read
 them from here; the proto comments and docs/search.md quote them.
 """
@@ -32,14 +32,15 @@ MAX_PRIOR = 100.0
 MAX_WIDEN = 1000.0
 
 
-#: The settings a game's ``GameSpec.tuned_settings`` may tune (ISMCTS keywords; ``rollout`` is the
-#: caller's to pass, see :func:`default_rollout`).
+#: The settings a game's ``GameSpec.tuned_settings`` may tune (fields of ``settings.SearchSettings``;
+#: ``rollout`` is the caller's to pass, see :func:`default_rollout`).
 TUNED_SETTINGS = ("exploration", "prior", "opponent_prior", "cutoff", "final", "evaluation", "opponents", "turns",
                   "margin_scale", "widen", "rollout")
 
 
-def tuned(spec, players: int, iterations: int | None = None, selection: str = "ucb") -> dict:
-    """The game's tuned search settings for ``players`` seats (``GameSpec.tuned_settings``): the entry
+def tuned(spec, players: int, iterations: int | None = None, selection: str = "ucb"):
+    """The game's tuned search settings for ``players`` seats (``GameSpec.tuned_settings``), a
+    ``settings.SearchSettings`` whose untuned fields are left out (None): the entry
     for that count, else the entry for every count (None), else none; then, for a UCB search
     of ``iterations`` a tree (None: on time alone), the ``GameSpec.budget_settings`` entries
     for that count (or every count) that it reaches, smallest threshold first.  Those were
@@ -53,13 +54,15 @@ def tuned(spec, players: int, iterations: int | None = None, selection: str = "u
     unknown = set(entry) - set(TUNED_SETTINGS)
     if unknown:
         raise ValueError(f"{spec.id}: GameSpec.tuned_settings tunes {sorted(unknown)}; tunable: {', '.join(TUNED_SETTINGS)}")
-    return entry
+    # Imported here: settings.py reads this module's limits.
+    from fagin.search.settings import SearchSettings
+    return SearchSettings(**entry)
 
 
 def default_rollout(spec, players: int, iterations: int | None = None, selection: str = "ucb") -> str:
     """The playout policy of a search that names none: the game's for this budget a tree
     (``GameSpec.budget_settings``), else its own (``GameSpec.rollout``)."""
-    return tuned(spec, players, iterations, selection).get("rollout", spec.rollout)
+    return tuned(spec, players, iterations, selection).rollout or spec.rollout
 
 
 def per_tree(iterations: int | None, threads: int = 1) -> int | None:

@@ -60,7 +60,7 @@ def measure_bytes_per_node(game, players=None, positions=_PROBE_POSITIONS, itera
     (the opening and a few random plies on) and the most action slots per node
     they built, with a margin; a node costs NODE_FIXED_BYTES plus SLOT_BYTES
     per slot."""
-    from fagin.search.ismcts import ISMCTS
+    from fagin.search.ismcts import ISMCTS, SearchSettings
     worst = 1.0
     for seed in range(positions):
         rng = random.Random(seed)
@@ -78,8 +78,8 @@ def measure_bytes_per_node(game, players=None, positions=_PROBE_POSITIONS, itera
         if state.is_terminal():
             continue
         # Policy playouts: London's stop early, and the tree's shape is what is measured.
-        search = ISMCTS(state, state.current_player(), seed=seed,
-                        rollout="policy" if game.has_rollout_policy else "random")
+        rollout = "policy" if game.has_rollout_policy else "random"
+        search = ISMCTS(state, state.current_player(), SearchSettings(rollout=rollout), seed)
         search.run(iterations=iterations)
         worst = max(worst, search.num_slots / max(1, search.num_nodes))
     return int(NODE_FIXED_BYTES + SLOT_BYTES * worst * _PROBE_MARGIN)

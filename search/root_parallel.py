@@ -24,6 +24,7 @@ import time
 
 from fagin.search.ismcts import ISMCTS, SearchResult, best_action
 from fagin.search.limits import MAX_ITERATIONS, MAX_THREADS, MAX_TIME_MS, per_tree
+from fagin.search.settings import search_settings
 
 
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -181,17 +182,18 @@ class _Run:
 class RootParallelSearch:
     """A resumable search of ``state`` for ``seat`` on ``threads`` threads.
 
-    The keyword arguments are those of :class:`~fagin.search.ismcts.ISMCTS`
-    (``exploration``, ``max_nodes`` — per part —, ``selection``, ``gamma``).
+    ``settings``: a :class:`~fagin.search.settings.SearchSettings` for every part
+    (``max_nodes`` per part), with ``fields`` of it changed.
     """
 
-    def __init__(self, state, seat: int, threads: int = 2, seed: int = 0, **settings):
+    def __init__(self, state, seat: int, threads: int = 2, seed: int = 0, settings=None, **fields):
         if not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"threads: must be a whole number from 1 to {MAX_THREADS}, got {threads!r}")
+        settings = search_settings(settings, **fields)
         # ``budget``: the whole search's iterations; each tree is told its share.
-        if settings.get("budget") is not None:
-            settings["budget"] = per_tree(settings["budget"], threads)
-        self.parts = [ISMCTS(state, seat, seed=part_seed(seed, i), **settings) for i in range(threads)]
+        if settings.budget is not None:
+            settings = settings.replace(budget=per_tree(settings.budget, threads))
+        self.parts = [ISMCTS(state, seat, settings, part_seed(seed, i)) for i in range(threads)]
         self.selection = self.parts[0].selection
         self.seat = seat
 

@@ -1,24 +1,21 @@
 # cython: language_level=3
-"""The ISMCTS tree's types: slots, nodes, chunks and the tree that holds them.
+"""The ISMCTS tree: its types, the hot lookups inline, and the functions of ``search/tree.pyx``.
 
-Declarations only, like ``engines/abi.pxd``; the functions over a ``Tree``
-(find, insert, add, grow, migrate) are in ``search/tree.pxi``, included by
-``search/ismcts.pyx``, so that the search loop calls them directly and the C
-compiler may inline them.  The memory under the tree comes from the C header
-``search/tree_memory.h``.
+Nodes are information sets, each with one slot per legal action it had when it was
+added; a flat hash table finds them (see "tree storage" in ``search/tree.pyx``).
+What runs at every node of every descent (``tree_node``, ``tree_find``, ``tree_map``)
+is inline here, so that the C compiler inlines it into the search loop; growing
+the tree (``tree_add`` and what it calls) is compiled once, in ``search/tree.pyx``,
+which alone holds the memory under it (``search/tree_memory.h``: the pool of chunks
+kept between searches is that module's static state).
 """
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
+from fagin.engines.rng cimport mix64
 
-cdef extern from "tree_memory.h":
+
+cdef extern from "relaxed.h":
     double now_ms "fagin_now_ms"() noexcept nogil
-    void* chunk_take "fagin_chunk_take"(size_t want, size_t* got) noexcept nogil
-    void chunk_give "fagin_chunk_give"(void* p, size_t want, size_t got) noexcept nogil
-    size_t pool_release "fagin_pool_release"() noexcept nogil
-    int pool_stats "fagin_pool_stats"(size_t* nbytes) noexcept nogil
-    int32_t* table_alloc "fagin_table_alloc"(size_t entries) noexcept nogil
-    void table_free "fagin_table_free"(int32_t* t, size_t entries) noexcept nogil
-    void touch "fagin_touch"(int32_t* t, size_t at) noexcept nogil
     int load_flag "fagin_load_flag"(int* p) noexcept nogil
     void store_flag "fagin_store_flag"(int* p, int v) noexcept nogil
     size_t load_size "fagin_load_size"(size_t* p) noexcept nogil
@@ -45,7 +42,7 @@ ctypedef struct Chunk:
     size_t want
     size_t got
 
-# The tree (see "tree storage" in search/tree.pxi).  A tree starts all zero
+# The tree (see "tree storage" in search/tree.pyx).  A tree starts all zero
 # but for max_nodes and slot_bound; tree_start makes its first chunks.
 ctypedef struct Tree:
     Node** node_chunks
@@ -81,3 +78,64 @@ cdef enum:
     MIGRATE_STEP = 8
     PAGE_BYTES = 4096
     TABLE_MAP_BYTES = 1 << 20        # FAGIN_TABLE_MAP_BYTES
+
+
+cdef int tree_start(Tree* t) noexcept nogil
+cdef void tree_free(Tree* t) noexcept nogil
+cdef int64_t tree_add(Tree* t, int seat, uint64_t key, const int* actions, int n) noexcept nogil
+cdef size_t tree_bytes_at(const Tree* t, int64_t target, int64_t slots_per_node) noexcept nogil
+
+
+cdef inline Node* tree_node(const Tree* t, int64_t i) noexcept nogil:
+    return &t.node_chunks[i >> NODE_SHIFT][i & (NODE_CHUNK - 1)]
+
+
+cdef inline int64_t tree_probe(const Tree* t, const int32_t* table, uint64_t mask, uint64_t h,
+                               int seat, uint64_t key) noexcept nogil:
+    cdef int32_t idx
+    cdef Node* nd
+    h &= mask
+    while True:
+        idx = table[h]
+        if idx == 0:
+            return -1
+        nd = tree_node(t, idx - 1)
+        if nd.key == key and nd.seat == seat:
+            return idx - 1
+        h = (h + 1) & mask
+
+
+cdef inline int64_t tree_find(const Tree* t, int seat, uint64_t key) noexcept nogil:
+    """The index of seat's node at information set `key`; -1 if the tree has none."""
+    if t.table == NULL:
+        return -1                       # not run yet: no tree
+    cdef uint64_t h = mix64(key, <uint64_t>seat)
+    cdef int64_t i = tree_probe(t, t.table, t.table_mask, h, seat, key)
+    if i >= 0 or t.old_table == NULL:
+        return i
+    return tree_probe(t, t.old_table, t.old_mask, h, seat, key)
+
+
+cdef inline int tree_map(const Tree* t, int64_t node, const int* legal, int n, int* mapped) noexcept nogil:
+    """Maps the legal actions legal[0:n] to the node's slots in `mapped`
+    (counting their availability); returns how many map.
+
+    Slots and legal actions are both ascending, so one merge walk finds
+    them.  An information set should always show the same legal actions,
+    but an action without a slot (a hash collision, an engine bug) is
+    left out of selection rather than trusted."""
+    cdef Node* nd = tree_node(t, node)
+    cdef Slot* base = nd.slots
+    cdef int num = nd.num_slots
+    cdef int i, j = 0, m = 0
+    for i in range(n):
+        while j < num and base[j].action < legal[i]:
+            j += 1
+        if j == num:
+            break
+        if base[j].action == legal[i]:
+            base[j].avail += 1
+            mapped[m] = j
+            m += 1
+            j += 1
+    return m

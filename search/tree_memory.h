@@ -1,9 +1,9 @@
-/* The ISMCTS tree's memory (search/ismcts.pyx, through search/tree.pxd):
-   huge-page chunks, the pool of chunks kept from finished searches, the
-   hash tables' mappings, and the relaxed atomics and the clock the search
-   loop reads without the GIL.
+/* The ISMCTS tree's memory (search/tree.pyx):
+   huge-page chunks, the pool of chunks kept from finished searches and the
+   hash tables' mappings (the relaxed atomics and the clock are relaxed.h).
 
-   Plain C, included by the extension that uses it and compiled on its own
+   Plain C, included by the one extension that uses it (the pool is its
+   static state, so it must be one module's) and compiled on its own
    with -Wall -Wextra -Werror by tests/search/test_tree_memory_header.py.
    The measurements behind these choices are in docs/search.md ("Tree
    memory"). */
@@ -17,18 +17,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static inline double fagin_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-static inline int fagin_load_flag(int *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static inline void fagin_store_flag(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-/* The tree's byte count is written by the searching thread and may be read from any other. */
-static inline size_t fagin_load_size(size_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static inline void fagin_add_size(size_t *p, size_t v) {
-    __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
-}
+#include "relaxed.h"
 
 /* Tree chunks of 2 MiB or more are 2 MiB-aligned and asked to live on
    huge pages: the search reads nodes at random, so with 4 KiB pages most

@@ -200,7 +200,7 @@ def tree_settings(game, state, part, iterations):
     (``limits.tuned``: a cut-off, a prior, ...), by name."""
     players = state.num_players
     return {"game": game.id, "players": players, "rollout": part.rollout, "exploration": part.exploration,
-            "tuned settings": tuple(sorted(limits.tuned(game.spec, players, iterations, "ucb").items()))}
+            "tuned settings": tuple(sorted(limits.tuned(game.spec, players, iterations, "ucb").given().items()))}
 
 
 def _unkept(algorithm, threads, analysis, final="visits"):

@@ -13,6 +13,7 @@ import pytest
 
 from fagin.engines import load_game, new_game
 from fagin.engines.registry import GAMES
+from fagin.search.settings import SearchSettings
 from fagin.search.train import predict_with
 
 from ..positions import played_positions
@@ -290,7 +291,8 @@ def test_an_analysis_reports_the_learned_margin_where_a_playout_is_cut_off(game_
     flat = tmp_path / "learned.json"
 
     def report(cutoff=2):
-        s = ISMCTS(st, seat, seed=2, rollout="policy", cutoff=cutoff, analysis=True, evaluation="handwritten")
+        s = ISMCTS(st, seat, SearchSettings(rollout="policy", cutoff=cutoff, analysis=True,
+                                            evaluation="handwritten"), 2)
         s.run(iterations=150 if cutoff else 20)
         assert s.evaluated == (150 if cutoff else 0)        # every playout cut off, or none
         return analysis.analyse([s], st, seat, candidates=100, pv_depth=0)
@@ -329,17 +331,17 @@ def test_a_search_scores_cut_off_playouts_by_the_evaluation_it_is_asked_for(game
     from fagin.search.bots import make_bot
     st = new_game(game_id, 3, seed=3)
     seat = st.current_player()
-    tuned = limits.tuned(GAMES[game_id], 3).get("evaluation", "handwritten")
-    assert ismcts.ISMCTS(st, seat, rollout="policy").evaluation == tuned
+    tuned = limits.tuned(GAMES[game_id], 3).evaluation or "handwritten"
+    assert ismcts.ISMCTS(st, seat, SearchSettings(rollout="policy")).evaluation == tuned
     values = {}
     for evaluation in ("handwritten", "learned"):
-        s = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", evaluation=evaluation, cutoff=6)
+        s = ismcts.ISMCTS(st, seat, SearchSettings(rollout="policy", evaluation=evaluation, cutoff=6), 1)
         s.run(iterations=200)
         assert s.evaluation == evaluation and s.evaluated > 0
         values[evaluation] = sorted((a.action, round(a.mean_value, 9)) for a in s.result().stats)
     assert values["handwritten"] != values["learned"]
     with pytest.raises(ValueError, match=r"^evaluation: "):
-        ismcts.ISMCTS(st, seat, rollout="policy", evaluation="neural")
+        ismcts.ISMCTS(st, seat, SearchSettings(rollout="policy", evaluation="neural"))
     bot = make_bot("ismcts:20:policy:eval=learned:cut=6")
     assert bot.tuning == {"evaluation": "learned", "cutoff": 6}
     assert bot.choose(st, seat, 1) in st.legal_actions(seat)

@@ -6,7 +6,7 @@ import pytest
 from fagin.engines import new_game
 from fagin.engines.registry import load_game
 from fagin.search import analysis
-from fagin.search.ismcts import ISMCTS
+from fagin.search.ismcts import ISMCTS, SearchSettings
 from fagin.search.root_parallel import RootParallelSearch
 
 SEED_GAMES = ("kids_of_london", "gangs_of_kyoto", "london", "oliver_twist", "fagins_gang")
@@ -30,7 +30,7 @@ def advance(state, moves, seed=1):
 
 
 def searched(state, seat, iterations=300, seed=5, beliefs=True, **kw):
-    s = ISMCTS(state, seat, seed=seed, analysis=True, beliefs=beliefs, **kw)
+    s = ISMCTS(state, seat, SearchSettings(analysis=True, beliefs=beliefs, **kw), seed)
     s.run(iterations=iterations)
     return s
 
@@ -57,7 +57,7 @@ def test_seed_games_score_each_seat_at_the_end(game_id):
 def test_analysis_does_not_change_the_search(game_id):
     state = advance(new_game(game_id, players=3, seed=2), 6)
     seat = state.current_player()
-    plain = ISMCTS(state, seat, seed=9)
+    plain = ISMCTS(state, seat, None, 9)
     plain.run(iterations=200)
     assert plain.analysis_sums() is None
     analysed = searched(state, seat, iterations=200, seed=9)

@@ -10,7 +10,7 @@ from fagin.engines import new_game
 from fagin.engines.registry import GAMES
 from fagin.search import analysis, calibration
 from fagin.search.calibration import CalibrationMap, calibrate_seats, read_maps
-from fagin.search.ismcts import ISMCTS
+from fagin.search.ismcts import ISMCTS, SearchSettings
 
 SEED_GAMES = ("kids_of_london", "gangs_of_kyoto", "london", "oliver_twist", "fagins_gang")
 # Gangs of Kyoto's raw values are calibrated already: a fitted map did no better on held-out
@@ -127,7 +127,7 @@ def _others_scaled_alike(raw, calibrated, seat):
 def test_the_analysis_answer_reports_calibrated_win_probabilities(game_id):
     state = _advance(new_game(game_id, players=2, seed=4), 5)
     seat = state.current_player()
-    s = ISMCTS(state, seat, seed=5, analysis=True)
+    s = ISMCTS(state, seat, SearchSettings(analysis=True), 5)
     s.run(iterations=300)
     report = analysis.analyse([s], state, seat, candidates=100, pv_depth=0)
     fmap = calibration.calibration_map(game_id, 2)
@@ -154,7 +154,7 @@ def test_a_player_count_without_a_map_reports_the_raw_values(game_id, players):
     state = _advance(new_game(game_id, players=players, seed=4), 5)
     seat = state.current_player()
     assert calibration.calibration_map(game_id, players) is None
-    s = ISMCTS(state, seat, seed=5, analysis=True)
+    s = ISMCTS(state, seat, SearchSettings(analysis=True), 5)
     s.run(iterations=200)
     report = analysis.analyse([s], state, seat, pv_depth=0)
     assert report.win_probabilities == pytest.approx(report.values)

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from fagin.engines import new_game
-from fagin.search.ismcts import ISMCTS
+from fagin.search.ismcts import ISMCTS, SearchSettings
 from fagin.search.root_parallel import RootParallelSearch
 
 
@@ -19,7 +19,7 @@ def opening(seed):
 
 def sliced(state, seat, seed, budget, size):
     """The budget run in slices of `size`, each told what is left of the whole."""
-    search = ISMCTS(state, seat, seed=seed, rollout="policy")
+    search = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
     left, reason = budget, "iterations"
     while left:
         reason = search.run(iterations=min(size, left), decided=True, decided_left=left)
@@ -33,7 +33,7 @@ def sliced(state, seat, seed, budget, size):
 def test_slices_told_the_whole_budget_stop_where_one_run_does(seed):
     state = opening(seed)
     seat = state.current_player()
-    whole = ISMCTS(state, seat, seed=seed, rollout="policy")
+    whole = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
     reason = whole.run(iterations=400, decided=True)
     search, sliced_reason = sliced(state, seat, seed, 400, 37)
     assert (sliced_reason, search.iterations) == (reason, whole.iterations)
@@ -46,9 +46,9 @@ def test_without_decided_left_a_slice_weighs_only_its_own_iterations():
     for seed in range(8):
         state = opening(seed)
         seat = state.current_player()
-        search = ISMCTS(state, seat, seed=seed, rollout="policy")
+        search = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
         search.run(iterations=100)
-        told = ISMCTS(state, seat, seed=seed, rollout="policy")
+        told = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
         told.run(iterations=100)
         if search.run(iterations=20, decided=True) == "decided":
             assert told.run(iterations=20, decided=True, decided_left=300) == "iterations"
@@ -58,7 +58,7 @@ def test_without_decided_left_a_slice_weighs_only_its_own_iterations():
 
 def test_decided_left_below_the_runs_iterations_is_refused():
     state = opening(1)
-    search = ISMCTS(state, state.current_player(), seed=1)
+    search = ISMCTS(state, state.current_player(), None, 1)
     with pytest.raises(ValueError, match="decided_left"):
         search.run(iterations=50, decided=True, decided_left=10)
     with pytest.raises(ValueError, match="decided_left"):
@@ -70,7 +70,7 @@ def test_a_root_parallel_search_of_one_part_passes_it_on():
     state = opening(2)
     seat = state.current_player()
     one = RootParallelSearch(state, seat, threads=1, seed=2, rollout="policy")
-    plain = ISMCTS(state, seat, seed=2, rollout="policy")
+    plain = ISMCTS(state, seat, SearchSettings(rollout="policy"), 2)
     assert one.run(iterations=400, decided_left=400) == plain.run(iterations=400, decided=True)
     assert one.iterations == plain.iterations
     two = RootParallelSearch(state, seat, threads=2, seed=2, rollout="policy")

@@ -7,14 +7,14 @@ import pytest
 from fagin.engines import new_game
 from fagin.engines.kids_of_london import engine as kol
 from fagin.search import ismcts
-from fagin.search.ismcts import ISMCTS, SearchError
+from fagin.search.ismcts import ISMCTS, SearchError, SearchSettings
 
 from ..games.kids_of_london.helpers import play, position
 
 
 def test_result_reports_every_legal_action():
     st = new_game("kids_of_london", 4, seed=1)
-    r = ismcts.search(st, 0, iterations=3000, seed=5)
+    r = ismcts.run_search(st, 0, iterations=3000, seed=5)
     assert [s.action for s in r.stats] == st.legal_actions()
     assert r.iterations == 3000 and r.stop_reason == "iterations"
     # The root is visited once per iteration.
@@ -28,9 +28,9 @@ def test_result_reports_every_legal_action():
 
 def test_same_seed_same_answer_different_seed_may_differ():
     st = new_game("kids_of_london", 3, seed=2)
-    a = ismcts.search(st, 0, iterations=2000, seed=9)
-    b = ismcts.search(st, 0, iterations=2000, seed=9)
-    c = ismcts.search(st, 0, iterations=2000, seed=10)
+    a = ismcts.run_search(st, 0, iterations=2000, seed=9)
+    b = ismcts.run_search(st, 0, iterations=2000, seed=9)
+    c = ismcts.run_search(st, 0, iterations=2000, seed=10)
     assert a.stats == b.stats and a.action == b.action
     assert a.stats != c.stats
 
@@ -38,32 +38,33 @@ def test_same_seed_same_answer_different_seed_may_differ():
 def test_hidden_information_does_not_change_the_answer():
     """KL-18: seat 2's recommendation ignores the cards seats 0 and 1 have chosen."""
     worlds = [play(position(4, "banker", coins=[3, 1, 4, 1]), a, b) for a, b in [(8, 0), (2, 7), (5, 5)]]
-    results = [ismcts.search(w, 2, iterations=2000, seed=4) for w in worlds]
+    results = [ismcts.run_search(w, 2, iterations=2000, seed=4) for w in worlds]
     assert results[0].stats == results[1].stats == results[2].stats
     # In the 2-player game, nothing about the unseen fictitious deck order exists in the
     # state, and the other real player's pending card is forgotten.
     a = play(position(2, "jeweller", fict_card=4), 8)
     b = play(position(2, "jeweller", fict_card=4), 0)
-    assert ismcts.search(a, 1, iterations=1500, seed=3).stats == ismcts.search(b, 1, iterations=1500, seed=3).stats
+    assert (ismcts.run_search(a, 1, iterations=1500, seed=3).stats
+            == ismcts.run_search(b, 1, iterations=1500, seed=3).stats)
 
 
 def test_search_for_a_seat_that_is_not_first_in_order():
     """KL-22: any seat with a pending secret choice can be searched for."""
     st = position(4, "jeweller", hands=[list(range(9))] * 4)
-    r = ismcts.search(st, 3, iterations=500, seed=1)
+    r = ismcts.run_search(st, 3, iterations=500, seed=1)
     assert [s.action for s in r.stats] == list(range(9))
     assert st.current_player() == 0       # the caller's state is untouched
 
 
 def test_prince_choice_is_searched():
     st = play(position(3, "prince", coins=[0, 30, 5]), 7, 7, 0)
-    r = ismcts.search(st, 0, iterations=1000, seed=1)
+    r = ismcts.run_search(st, 0, iterations=1000, seed=1)
     assert [s.action for s in r.stats] == [kol.ACTION_COMEDIAN, kol.ACTION_PRINCE]
 
 
 def test_time_budget_and_resume():
     st = new_game("kids_of_london", 5, seed=3)
-    s = ISMCTS(st, 1, seed=1)
+    s = ISMCTS(st, 1, None, 1)
     assert s.run(time_ms=50) == "time"
     first = s.iterations
     assert first > 0 and 40 <= s.elapsed_ms < 2000
@@ -74,7 +75,7 @@ def test_time_budget_and_resume():
 
 def test_cancel_from_another_thread_stops_the_search():
     st = new_game("kids_of_london", 4, seed=3)
-    s = ISMCTS(st, 0, seed=1)
+    s = ISMCTS(st, 0, None, 1)
     out = {}
     t = threading.Thread(target=lambda: out.setdefault("reason", s.run(time_ms=60_000)))
     t.start()
@@ -86,7 +87,7 @@ def test_cancel_from_another_thread_stops_the_search():
 
 def test_search_releases_the_gil():
     st = new_game("kids_of_london", 4, seed=3)
-    s = ISMCTS(st, 0, seed=1)
+    s = ISMCTS(st, 0, None, 1)
     t = threading.Thread(target=lambda: s.run(time_ms=300))
     t.start()
     spins = 0
@@ -99,7 +100,7 @@ def test_search_releases_the_gil():
 
 def test_node_cap_bounds_memory_without_stopping():
     st = new_game("kids_of_london", 4, seed=3)
-    r = ismcts.search(st, 0, iterations=2000, seed=1, max_nodes=10)
+    r = ismcts.run_search(st, 0, iterations=2000, seed=1, max_nodes=10)
     assert r.nodes <= 10 and r.iterations == 2000
 
 
@@ -111,11 +112,11 @@ selection = sys.argv[1]
 kol_state = new_game("kids_of_london", 4, seed=3)
 kyoto_state = new_game("gangs_of_kyoto", 5, seed=3)
 ismcts.release_tree_memory()
-fresh = ismcts.search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
+fresh = ismcts.run_search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
 chunks, kept = ismcts.kept_tree_memory()
 assert kept >= 20_000 * 7 * 40, kept                    # the chunks outlive their search
-ismcts.search(kyoto_state, 0, iterations=5_000, seed=4, selection=selection)   # dirties it
-again = ismcts.search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
+ismcts.run_search(kyoto_state, 0, iterations=5_000, seed=4, selection=selection)   # dirties it
+again = ismcts.run_search(kol_state, 0, iterations=20_000, seed=3, selection=selection)
 assert again.stats == fresh.stats and again.nodes == fresh.nodes
 assert ismcts.kept_tree_memory() == (chunks, kept), (ismcts.kept_tree_memory(), chunks, kept)   # reused
 """
@@ -136,7 +137,7 @@ def test_recycled_tree_memory_gives_the_same_answer(selection):
 def test_kept_tree_memory_is_bounded_and_can_be_released():
     st = new_game("kids_of_london", 3, seed=1)
     ismcts.release_tree_memory()
-    searches = [ISMCTS(st, 0, seed=i) for i in range(100)]     # two chunks each
+    searches = [ISMCTS(st, 0, None, i) for i in range(100)]     # two chunks each
     for s in searches:
         s.run(iterations=50)
     del searches, s
@@ -156,24 +157,24 @@ def test_kept_tree_memory_is_bounded_and_can_be_released():
 def test_bad_budgets_are_refused(kwargs, match):
     st = new_game("kids_of_london", 4, seed=3)
     with pytest.raises(ValueError, match=match):
-        ismcts.search(st, 0, seed=1, **kwargs)
+        ismcts.run_search(st, 0, seed=1, **kwargs)
 
 
 def test_states_without_a_decision_are_refused():
     st = new_game("kids_of_london", 4)          # chance first
     with pytest.raises(SearchError, match="chance"):
-        ismcts.search(st, 0)
+        ismcts.run_search(st, 0)
     st.resolve_chance(1)
     with pytest.raises(SearchError, match="seat"):
-        ismcts.search(st, 4)
+        ismcts.run_search(st, 4)
     played = play(st.clone(), 3)
     with pytest.raises(SearchError, match="no decision pending"):
-        ismcts.search(played, 0)
+        ismcts.run_search(played, 0)
     done = st.clone()
     while not done.is_terminal():
         done.resolve_chance(1) if done.is_chance_node() else done.apply(done.legal_actions()[0])
     with pytest.raises(SearchError, match="over"):
-        ismcts.search(done, 0)
+        ismcts.run_search(done, 0)
 
 
 def test_random_playouts_kernel():
@@ -194,7 +195,7 @@ def test_one_descent_reproduces_for_a_seed(selection, rollout):
     """Every selection and rollout runs the same descent: a seed fixes the answer."""
     st = new_game("gangs_of_kyoto", 4, seed=2)
     seat = st.current_player()
-    runs = [ismcts.search(st, seat, iterations=1500, seed=s, selection=selection, rollout=rollout)
+    runs = [ismcts.run_search(st, seat, iterations=1500, seed=s, selection=selection, rollout=rollout)
             for s in (7, 7, 8)]
     assert runs[0].stats == runs[1].stats and runs[0].nodes == runs[1].nodes
     assert runs[0].stats != runs[2].stats
@@ -205,7 +206,7 @@ def test_random_rollouts_reproduce_the_search_before_nodes_were_sized():
     """UCB with rollout="random" is the old uniform search: the same answer, visit
     for visit, as the search at commit f37f395 (fixed-size nodes, two descents)."""
     st = new_game("kids_of_london", 4, seed=1)
-    r = ismcts.search(st, st.current_player(), iterations=3000, seed=5, rollout="random")
+    r = ismcts.run_search(st, st.current_player(), iterations=3000, seed=5, rollout="random")
     assert [(s.action, s.visits) for s in r.stats] == [
         (0, 442), (1, 214), (2, 220), (3, 191), (4, 321), (5, 476), (6, 391), (7, 409), (8, 336)]
     assert r.stats[0].mean_value == pytest.approx(0.285067873303, abs=1e-11)
@@ -228,7 +229,7 @@ def test_action_labels_are_worked_out_only_when_read():
     assert s == ismcts.ActionStats(3, "action 3", 10, 0.5, 0.25) != ismcts.ActionStats(3, "action 3", 9, 0.5, 0.25)
     assert hash(s) == hash(ismcts.ActionStats(3, "action 3", 10, 0.5, 0.25))
     st = new_game("kids_of_london", 3, seed=4)
-    r = ismcts.search(st, st.current_player(), iterations=50, seed=1)
+    r = ismcts.run_search(st, st.current_player(), iterations=50, seed=1)
     assert [x.label for x in r.stats] == [st.action_label(x.action) for x in r.stats]
 
 
@@ -239,7 +240,7 @@ def test_a_grown_path_keeps_the_search_as_it_was(selection):
     st = new_game("gangs_of_kyoto", 3, seed=5)
     runs = []
     for grow_at in (None, 100):
-        s = ISMCTS(st, st.current_player(), seed=9, selection=selection, rollout="random")
+        s = ISMCTS(st, st.current_player(), SearchSettings(selection=selection, rollout="random"), 9)
         assert s.path_entries == 16
         s.run(iterations=200)
         if grow_at is not None:

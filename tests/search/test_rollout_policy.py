@@ -67,18 +67,18 @@ def test_gangs_of_kyoto_policy_keeps_bells_and_refuses_a_bust():
 
 def test_rollout_setting_chooses_the_playouts():
     st = new_game("kids_of_london", 4, seed=1)
-    policy = ismcts.search(st, st.current_player(), iterations=2000, seed=3, rollout="policy")
-    random = ismcts.search(st, st.current_player(), iterations=2000, seed=3, rollout="random")
+    policy = ismcts.run_search(st, st.current_player(), iterations=2000, seed=3, rollout="policy")
+    random = ismcts.run_search(st, st.current_player(), iterations=2000, seed=3, rollout="random")
     assert policy.stats != random.stats
     # A game without a policy plays uniformly either way.
     kuhn = new_game("kuhn_poker", 2, seed=1)
     while kuhn.is_chance_node():
         kuhn.apply(kuhn.legal_actions()[0])
-    a = ismcts.search(kuhn, kuhn.current_player(), iterations=500, seed=3, rollout="policy")
-    b = ismcts.search(kuhn, kuhn.current_player(), iterations=500, seed=3, rollout="random")
+    a = ismcts.run_search(kuhn, kuhn.current_player(), iterations=500, seed=3, rollout="policy")
+    b = ismcts.run_search(kuhn, kuhn.current_player(), iterations=500, seed=3, rollout="random")
     assert a.stats == b.stats
     with pytest.raises(ValueError, match="rollout"):
-        ismcts.ISMCTS(st, st.current_player(), rollout="greedy")
+        ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout="greedy"))
 
 
 def _london_opening(players=2, seed=3):
@@ -92,16 +92,17 @@ def test_the_prior_defaults_on_only_where_policy_playouts_are_cut_short():
     policy playouts run to the end, or a uniform rollout, has none; ``prior`` is checked."""
     from fagin.search.limits import MAX_PRIOR, PRIOR_WEIGHT
     london = _london_opening()
-    assert ismcts.ISMCTS(london, london.current_player(), rollout="policy").prior == PRIOR_WEIGHT
-    assert ismcts.ISMCTS(london, london.current_player(), rollout="random").prior == 0.0
-    assert ismcts.ISMCTS(london, london.current_player(), rollout="policy", selection="rm").prior == 0.0
+    assert ismcts.ISMCTS(london, london.current_player(), ismcts.SearchSettings(rollout="policy")).prior == PRIOR_WEIGHT
+    assert ismcts.ISMCTS(london, london.current_player(), ismcts.SearchSettings(rollout="random")).prior == 0.0
+    rm = ismcts.SearchSettings(rollout="policy", selection="rm")
+    assert ismcts.ISMCTS(london, london.current_player(), rm).prior == 0.0
     kids = new_game("kids_of_london", 3)
     kids.resolve_chance(1)
-    assert ismcts.ISMCTS(kids, kids.current_player(), rollout="policy").prior == 0.0
-    assert ismcts.ISMCTS(kids, kids.current_player(), rollout="policy", prior=2.0).prior == 2.0
+    assert ismcts.ISMCTS(kids, kids.current_player(), ismcts.SearchSettings(rollout="policy")).prior == 0.0
+    assert ismcts.ISMCTS(kids, kids.current_player(), ismcts.SearchSettings(rollout="policy", prior=2.0)).prior == 2.0
     for bad in (-1.0, MAX_PRIOR * 2, float("nan")):
         with pytest.raises(ValueError, match="prior"):
-            ismcts.ISMCTS(london, london.current_player(), rollout="policy", prior=bad)
+            ismcts.ISMCTS(london, london.current_player(), ismcts.SearchSettings(rollout="policy", prior=bad))
 
 
 def test_the_prior_tries_the_policys_pick_first():
@@ -125,7 +126,7 @@ def test_the_prior_tries_the_policys_pick_first():
     def first_choices(prior):
         hits = 0
         for seed in range(30):
-            search = ismcts.ISMCTS(state, seat, seed=seed, rollout="policy", prior=prior)
+            search = ismcts.ISMCTS(state, seat, ismcts.SearchSettings(rollout="policy", prior=prior), seed)
             search.run(iterations=1)
             visited = [s.action for s in search.result().stats if s.visits > 0]
             hits += visited == list(picks)

@@ -22,14 +22,14 @@ def _answer(result):
 def test_one_thread_is_exactly_a_plain_search():
     st = new_game("kids_of_london", 4, seed=3)
     one = root_parallel_search(st, 0, iterations=3000, seed=11, threads=1)
-    assert _answer(one) == _answer(ismcts.search(st, 0, iterations=3000, seed=11))
+    assert _answer(one) == _answer(ismcts.run_search(st, 0, iterations=3000, seed=11))
 
 
 @pytest.mark.parametrize("selection", ["ucb", "rm", "os"])
 def test_parts_split_the_budget_and_merge_at_the_root(selection):
     st = new_game("kids_of_london", 4, seed=3)
     merged = root_parallel_search(st, 1, iterations=3001, seed=5, threads=3, selection=selection)
-    parts = [ismcts.search(st, 1, iterations=n, seed=part_seed(5, i), selection=selection)
+    parts = [ismcts.run_search(st, 1, iterations=n, seed=part_seed(5, i), selection=selection)
              for i, n in enumerate([1001, 1000, 1000])]
     assert merged.iterations == 3001 and merged.nodes == sum(p.nodes for p in parts)
     for i, s in enumerate(merged.stats):

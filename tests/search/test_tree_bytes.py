@@ -22,7 +22,7 @@ def test_bytes_at_bounds_what_a_capped_tree_holds(game, players, sizes):
     # the tree must never hold more (first chunks, slot chunks twice the last and table
     # doublings included), from an empty tree and from each size the last step left.
     state = new_game(game, players=players, seed=3)
-    search = ISMCTS(state, state.current_player(), seed=1)
+    search = ISMCTS(state, state.current_player(), None, 1)
     assert search.bytes_at(1, 16) > 0 == search.tree_bytes
     for n in sizes:
         predicted = search.bytes_at(n, 16)

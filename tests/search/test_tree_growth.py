@@ -28,7 +28,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search import ismcts
-from fagin.search.ismcts import ISMCTS
+from fagin.search.ismcts import ISMCTS, SearchSettings
 from fagin.search.root_parallel import RootParallelSearch
 
 RUN_MS = 5
@@ -49,7 +49,7 @@ def grow():
     nodes after each, user and system CPU ms of each run)."""
     ismcts.release_tree_memory()          # kept memory would hide the cost of fresh memory
     st = new_game("goofspiel", 2, seed=1)
-    s = ISMCTS(st, st.current_player(), seed=1, rollout="random")
+    s = ISMCTS(st, st.current_player(), SearchSettings(rollout="random"), 1)
     cpu, nodes, total = [], [], []
     while s.num_nodes < NODES:
         user, both = _thread_cpu_ms()
@@ -94,7 +94,7 @@ def test_tree_bytes_counts_the_tree_held(grown):
 
 def test_the_node_cap_still_holds_across_chunks():
     st = new_game("kids_of_london", 4, seed=2)
-    s = ISMCTS(st, st.current_player(), seed=2, rollout="random", max_nodes=70_000)
+    s = ISMCTS(st, st.current_player(), SearchSettings(rollout="random", max_nodes=70_000), 2)
     s.run(iterations=90_000)
     assert s.num_nodes == 70_000 and s.iterations == 90_000
     # A node added before the chunk and hash-table changes is still found with its slots.
@@ -115,7 +115,7 @@ def test_a_tree_cap_raised_step_by_step_grows_past_partial_chunks():
     import random
     from fagin.engines import new_game
     from fagin.search.ismcts import ISMCTS
-    search = ISMCTS(new_game("kids_of_london", 4, seed=1), 0, seed=3, max_nodes=1_000_000)
+    search = ISMCTS(new_game("kids_of_london", 4, seed=1), 0, SearchSettings(max_nodes=1_000_000), 3)
     assert search.tree_bytes == 0                      # no tree before the first run
     rng, cap = random.Random(5), 1000
     while search.num_nodes < 200_000:

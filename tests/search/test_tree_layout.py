@@ -7,7 +7,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search import ismcts
-from fagin.search.ismcts import ISMCTS
+from fagin.search.ismcts import ISMCTS, SearchSettings
 
 NODE_BYTES, SLOT_BYTES = 24, 40
 
@@ -21,7 +21,7 @@ def _fixed_layout_bytes(s, game):
 def test_nodes_hold_one_slot_per_legal_action(game, players, share):
     st = new_game(game, players, seed=1)
     seat = st.current_player()
-    s = ISMCTS(st, seat, seed=2, rollout="random")
+    s = ISMCTS(st, seat, SearchSettings(rollout="random"), 2)
     s.run(iterations=3000)
     assert s.node_actions(seat, s.root_key) == st.legal_actions(seat)
     assert s.num_slots <= s.num_nodes * st.game.max_decision_actions
@@ -38,7 +38,7 @@ def test_a_search_of_a_refusal_keeps_two_slots():
     row = [gk_helpers.card(3), gk_helpers.REFUSE]
     st = gk_helpers.position(4, phase="refuse", rows={2: row}, arriving=gk_helpers.card(4), receiver=2,
                              active=0, received=[2], deal=[gk_helpers.card(0), gk_helpers.card(0), gk_helpers.card(1)])
-    s = ISMCTS(st, 2, seed=1)
+    s = ISMCTS(st, 2, None, 1)
     s.run(iterations=200)
     assert s.node_actions(2, s.root_key) == [5, 6]
 
@@ -82,7 +82,7 @@ def test_an_engine_listing_more_actions_than_it_declares_cannot_overflow_a_node(
     real = new_game("kids_of_london", 4, seed=1)
     seat = real.current_player()
     fake = _Patched(real, ints=[(MAX_LEGAL, 3), (MAX_DECISION, 3)])
-    s = ISMCTS(fake, seat, seed=1, rollout="random")
+    s = ISMCTS(fake, seat, SearchSettings(rollout="random"), 1)
     s.run(iterations=3000)
     legal = real.legal_actions(seat)
     assert len(legal) == 9 and s.node_actions(seat, s.root_key) == legal[:3]
@@ -99,7 +99,7 @@ def test_colliding_information_sets_never_write_past_a_node(selection):
     real = new_game("kids_of_london", 3, seed=2)
     seat = real.current_player()
     fake = _Patched(real, key_fn=KEY_FN(lambda st, player: 12345))
-    s = ISMCTS(fake, seat, seed=3, selection=selection)
+    s = ISMCTS(fake, seat, SearchSettings(selection=selection), 3)
     s.run(iterations=300)
     assert s.num_nodes <= 3 and s.num_slots <= 3 * 9
     assert s.node_actions(seat, s.root_key) == real.legal_actions(seat)

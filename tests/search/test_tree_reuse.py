@@ -7,7 +7,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.search.bots import ISMCTSBot, make_bot
-from fagin.search.ismcts import ISMCTS
+from fagin.search.ismcts import ISMCTS, SearchSettings
 
 
 def settle(state, rng):
@@ -24,7 +24,7 @@ def turn_in_progress(seed=1):
     state = settle(new_game("london", 2, seed=seed), rng)
     for _ in range(200):
         seat = state.current_player()
-        search = ISMCTS(state, seat, seed=7, rollout="policy")
+        search = ISMCTS(state, seat, SearchSettings(rollout="policy"), 7)
         search.run(iterations=400)
         action = search.result().action
         after = state.clone()
@@ -61,7 +61,7 @@ def test_reroot_to_a_position_the_tree_never_reached_changes_nothing():
     elsewhere = settle(new_game("london", 2, seed=99), random.Random(99))
     assert search.reroot(elsewhere, seed=3) == -1
     assert search.result().stats == before.stats
-    fresh = ISMCTS(state, seat, seed=7, rollout="policy")
+    fresh = ISMCTS(state, seat, SearchSettings(rollout="policy"), 7)
     assert fresh.reroot(state, seed=1) == -1            # no tree yet: nothing to keep
 
 
@@ -73,7 +73,7 @@ def test_reroot_is_reproducible_and_blind_to_what_the_seat_cannot_see():
     assert twin.describe() != state.describe() and twin.view(seat) == state.view(seat)
     answers = []
     for world in (state, twin):
-        search = ISMCTS(world, seat, seed=7, rollout="policy")
+        search = ISMCTS(world, seat, SearchSettings(rollout="policy"), 7)
         search.run(iterations=400)
         after = world.clone()
         after.apply(action)
@@ -92,7 +92,7 @@ def test_reroot_is_reproducible_and_blind_to_what_the_seat_cannot_see():
 ])
 def test_reroot_refuses_searches_whose_root_statistics_would_be_wrong(settings, match):
     state = settle(new_game("london", 2, seed=1), random.Random(1))
-    search = ISMCTS(state, state.current_player(), seed=1, rollout="policy", **settings)
+    search = ISMCTS(state, state.current_player(), SearchSettings(rollout="policy", **settings), 1)
     search.run(iterations=20)
     with pytest.raises(ValueError, match=match):
         search.reroot(state, seed=1)
@@ -100,7 +100,7 @@ def test_reroot_refuses_searches_whose_root_statistics_would_be_wrong(settings, 
 
 def test_reroot_refuses_another_game_or_player_count():
     state = settle(new_game("london", 2, seed=1), random.Random(1))
-    search = ISMCTS(state, state.current_player(), seed=1, rollout="policy")
+    search = ISMCTS(state, state.current_player(), SearchSettings(rollout="policy"), 1)
     search.run(iterations=20)
     other = settle(new_game("fagins_gang", 2, seed=1), random.Random(1))
     with pytest.raises(ValueError, match="another game"):
@@ -118,9 +118,9 @@ def test_a_decided_stop_recommends_what_the_whole_budget_would(seed):
         state.apply(random.Random(seed).choice(state.legal_actions()))
         settle(state, rng)
     seat = state.current_player()
-    whole = ISMCTS(state, seat, seed=seed, rollout="policy")
+    whole = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
     assert whole.run(iterations=300) == "iterations"
-    early = ISMCTS(state, seat, seed=seed, rollout="policy")
+    early = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
     reason = early.run(iterations=300, decided=True)
     if reason == "decided":
         assert early.iterations < 300
@@ -137,9 +137,9 @@ def test_decided_stops_early_once_no_other_move_can_catch_up():
         rng = random.Random(seed)
         state = settle(new_game("london", 2, seed=seed), rng)
         seat = state.current_player()
-        search = ISMCTS(state, seat, seed=seed, rollout="policy")
+        search = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
         stops.append((search.run(iterations=400, decided=True), search.iterations))
-        timed = ISMCTS(state, seat, seed=seed, rollout="policy")
+        timed = ISMCTS(state, seat, SearchSettings(rollout="policy"), seed)
         assert timed.run(time_ms=5, decided=True) == "time"
     decided = [n for reason, n in stops if reason == "decided"]
     assert decided and all(n < 400 for n in decided)
@@ -188,4 +188,4 @@ def test_a_bot_without_reuse_answers_as_before():
     seat = state.current_player()
     plain = ISMCTSBot(iterations=80).choose(state, seat, 5)
     from fagin.search import ismcts
-    assert plain == ismcts.search(state, seat, iterations=80, seed=5, rollout="policy").action
+    assert plain == ismcts.run_search(state, seat, iterations=80, seed=5, rollout="policy").action

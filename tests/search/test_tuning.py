@@ -10,7 +10,7 @@ from fagin.engines.game import BudgetSettings, TunedSettings
 from fagin.engines.registry import GAMES
 from fagin.search import arena, ismcts, limits, tune
 from fagin.search.bots import make_bot
-from fagin.search.ismcts import ActionStats, ISMCTS, best_action
+from fagin.search.ismcts import ActionStats, ISMCTS, best_action, SearchSettings
 
 
 def _london(players=2, seed=1):
@@ -36,19 +36,20 @@ def test_bot_specs_set_search_settings():
 
 def test_settings_reach_the_search_and_bad_ones_are_refused():
     st = _london()
-    s = ISMCTS(st, st.current_player(), rollout="policy", cutoff=5, final="lcb", exploration=0.3, prior=2.0)
+    s = ISMCTS(st, st.current_player(),
+               SearchSettings(rollout="policy", cutoff=5, final="lcb", exploration=0.3, prior=2.0))
     assert (s.final, s.exploration, s.prior) == ("lcb", 0.3, 2.0)
     with pytest.raises(ValueError, match="final: one of visits, lcb"):
-        ISMCTS(st, st.current_player(), final="mean")
+        ISMCTS(st, st.current_player(), SearchSettings(final="mean"))
     with pytest.raises(ValueError, match="cutoff: must be from 0"):
-        ISMCTS(st, st.current_player(), rollout="policy", cutoff=-1)
+        ISMCTS(st, st.current_player(), SearchSettings(rollout="policy", cutoff=-1))
 
 
 def test_the_cutoff_changes_how_far_playouts_go():
     # Cut after 1 rollout action, playouts are far cheaper than played to the end (cut 0).
     st = _london()
-    short = ISMCTS(st, st.current_player(), rollout="policy", cutoff=1, seed=3)
-    full = ISMCTS(st, st.current_player(), rollout="policy", cutoff=0, seed=3)
+    short = ISMCTS(st, st.current_player(), SearchSettings(rollout="policy", cutoff=1), 3)
+    full = ISMCTS(st, st.current_player(), SearchSettings(rollout="policy", cutoff=0), 3)
     # Timed in this thread's CPU (the search runs in it), not the wall clock: the short run takes
     # ~0.1 ms, and one preemption of a few ms on a loaded machine made it look as long as the other.
     began = time.thread_time()
@@ -96,7 +97,7 @@ def test_root_parallel_parts_merge_their_spreads_and_picks():
 
 def test_a_search_with_the_lcb_rule_recommends_a_move_it_visited():
     st = _london()
-    r = ISMCTS(st, st.current_player(), rollout="policy", final="lcb", seed=2)
+    r = ISMCTS(st, st.current_player(), SearchSettings(rollout="policy", final="lcb"), 2)
     r.run(iterations=200)
     res = r.result()
     chosen = res.by_action()[res.action]
@@ -107,9 +108,9 @@ def test_game_spec_tuned_settings_are_the_defaults_by_player_count(monkeypatch):
     spec = GAMES["kids_of_london"]
     tuned = dataclasses.replace(spec, tuned_settings=(TunedSettings(None, {"exploration": 0.4}),
                                                       TunedSettings(3, {"exploration": 0.25, "final": "lcb"})))
-    assert limits.tuned(tuned, 2) == {"exploration": 0.4}
-    assert limits.tuned(tuned, 3) == {"exploration": 0.25, "final": "lcb"}
-    assert limits.tuned(dataclasses.replace(spec, tuned_settings=()), 2) == {}
+    assert limits.tuned(tuned, 2).given() == {"exploration": 0.4}
+    assert limits.tuned(tuned, 3).given() == {"exploration": 0.25, "final": "lcb"}
+    assert limits.tuned(dataclasses.replace(spec, tuned_settings=()), 2).given() == {}
     bad = dataclasses.replace(spec, tuned_settings=(TunedSettings(None, {"depth": 3}),))
     with pytest.raises(ValueError, match="GameSpec.tuned_settings tunes"):
         limits.tuned(bad, 2)
@@ -121,17 +122,17 @@ def test_the_search_takes_its_games_tuned_settings_unless_told_otherwise(monkeyp
 
     def fake(spec, players, iterations=None, selection="ucb"):
         asked.append((spec.id, players, iterations))
-        return {"exploration": 0.123, "final": "lcb", "cutoff": 7}
+        return SearchSettings(exploration=0.123, final="lcb", cutoff=7)
 
     monkeypatch.setattr(ismcts, "tuned", fake)
-    s = ISMCTS(st, st.current_player(), rollout="policy")
+    s = ISMCTS(st, st.current_player(), SearchSettings(rollout="policy"))
     assert (s.exploration, s.final) == (0.123, "lcb") and asked == [("london", 2, None)]
-    ISMCTS(st, st.current_player(), rollout="policy", budget=5000)
+    ISMCTS(st, st.current_player(), SearchSettings(rollout="policy", budget=5000))
     assert asked[-1] == ("london", 2, 5000)
     for bad in (-1, 2.5, "4096", True):
         with pytest.raises(ValueError, match=r"^budget: "):
-            ISMCTS(st, st.current_player(), budget=bad)
-    s = ISMCTS(st, st.current_player(), exploration=0.9, final="visits")
+            ISMCTS(st, st.current_player(), SearchSettings(budget=bad))
+    s = ISMCTS(st, st.current_player(), SearchSettings(exploration=0.9, final="visits"))
     assert (s.exploration, s.final) == (0.9, "visits")
 
 
@@ -145,10 +146,10 @@ def test_every_rooms_tuned_settings_are_valid():
             if st.is_terminal():
                 continue
             for budget in budgets:
-                settings = limits.tuned(spec, players, budget)
+                settings = limits.tuned(spec, players, budget).given()
                 rollout = settings.pop("rollout", spec.rollout)
                 assert rollout == limits.default_rollout(spec, players, budget) and rollout in ismcts.ROLLOUTS
-                ISMCTS(st, st.current_player(), rollout=rollout, budget=budget, **settings)
+                ISMCTS(st, st.current_player(), SearchSettings(rollout=rollout, budget=budget, **settings))
 
 
 def test_settings_for_large_budgets_apply_from_their_threshold():
@@ -159,14 +160,14 @@ def test_settings_for_large_budgets_apply_from_their_threshold():
                                budget_settings=(BudgetSettings(5000, None, {"prior": 8.0}),
                                                 BudgetSettings(1000, 2, {"rollout": "policy", "prior": 4.0})))
     assert spec.rollout == "random"
-    assert limits.tuned(spec, 2) == limits.tuned(spec, 2, 999) == {"exploration": 0.5}
-    assert limits.tuned(spec, 2, 1000) == {"exploration": 0.5, "rollout": "policy", "prior": 4.0}
-    assert limits.tuned(spec, 2, 5000) == {"exploration": 0.5, "rollout": "policy", "prior": 8.0}
-    assert limits.tuned(spec, 3, 1000) == {"exploration": 0.5}
-    assert limits.tuned(spec, 3, 5000) == {"exploration": 0.5, "prior": 8.0}
+    assert limits.tuned(spec, 2).given() == limits.tuned(spec, 2, 999).given() == {"exploration": 0.5}
+    assert limits.tuned(spec, 2, 1000).given() == {"exploration": 0.5, "rollout": "policy", "prior": 4.0}
+    assert limits.tuned(spec, 2, 5000).given() == {"exploration": 0.5, "rollout": "policy", "prior": 8.0}
+    assert limits.tuned(spec, 3, 1000).given() == {"exploration": 0.5}
+    assert limits.tuned(spec, 3, 5000).given() == {"exploration": 0.5, "prior": 8.0}
     assert [limits.default_rollout(spec, 2, n) for n in (None, 999, 1000)] == ["random", "random", "policy"]
     bad = dataclasses.replace(spec, budget_settings=(BudgetSettings(10, None, {"depth": 3}),))
-    assert limits.tuned(bad, 2, 9) == {"exploration": 0.5}
+    assert limits.tuned(bad, 2, 9).given() == {"exploration": 0.5}
     with pytest.raises(ValueError, match="GameSpec.tuned_settings tunes"):
         limits.tuned(bad, 2, 10)
 
@@ -226,8 +227,8 @@ def test_observer_keys_share_the_other_seats_nodes_across_determinizations():
     # of the two cards seat 0 does not hold makes its own node after each of seat 0's
     # actions; keyed by seat 0's view (and the options) the two are one node.
     st = _kuhn_root()
-    own = ISMCTS(st, 0, seed=1, opponents="own")
-    observer = ISMCTS(st, 0, seed=1, opponents="observer")
+    own = ISMCTS(st, 0, SearchSettings(opponents="own"), 1)
+    observer = ISMCTS(st, 0, SearchSettings(opponents="observer"), 1)
     own.run(iterations=2000)
     observer.run(iterations=2000)
     assert own.opponents == "own" and observer.opponents == "observer"
@@ -235,7 +236,7 @@ def test_observer_keys_share_the_other_seats_nodes_across_determinizations():
     assert observer.tree_census()[1][0] == 2        # 2 histories
     assert observer.tree_census()[0][0] == own.tree_census()[0][0] == 2   # the root, pass-bet
     with pytest.raises(ValueError, match="opponents: one of own, observer"):
-        ISMCTS(st, 0, opponents="mine")
+        ISMCTS(st, 0, SearchSettings(opponents="mine"))
 
 
 def test_observer_keys_never_show_a_seat_what_it_cannot_know():
@@ -246,7 +247,7 @@ def test_observer_keys_never_show_a_seat_what_it_cannot_know():
         twin = st.game.from_description(st.view(seat))
         answers = []
         for position in (st, twin):
-            s = ISMCTS(position, seat, seed=4, opponents="observer", rollout="policy", turns=1)
+            s = ISMCTS(position, seat, SearchSettings(opponents="observer", rollout="policy", turns=1), 4)
             s.run(iterations=300)
             answers.append((s.result().stats, s.tree_census()))
         assert answers[0] == answers[1]
@@ -263,7 +264,7 @@ def test_policy_opponents_leave_the_tree_to_the_searching_seat():
     seat = st.current_player()
     census = {}
     for opponents in ("own", "policy"):
-        s = ISMCTS(st, seat, seed=2, rollout="policy", opponents=opponents)
+        s = ISMCTS(st, seat, SearchSettings(rollout="policy", opponents=opponents), 2)
         s.run(iterations=600)
         assert s.opponents == opponents
         census[opponents] = s.tree_census()
@@ -271,15 +272,15 @@ def test_policy_opponents_leave_the_tree_to_the_searching_seat():
     twin = st.game.from_description(st.view(seat))
     answers = []
     for position in (st, twin):
-        s = ISMCTS(position, seat, seed=4, rollout="policy", opponents="policy")
+        s = ISMCTS(position, seat, SearchSettings(rollout="policy", opponents="policy"), 4)
         s.run(iterations=300)
         answers.append((s.result().stats, s.tree_census()))
     assert answers[0] == answers[1]
     assert make_bot("ismcts:64:opp=policy").tuning == {"opponents": "policy"}
     with pytest.raises(ValueError, match=r"^opponents: 'policy' needs the game's rollout policy"):
-        ISMCTS(_kuhn_root(), 0, opponents="policy")
+        ISMCTS(_kuhn_root(), 0, SearchSettings(opponents="policy"))
     with pytest.raises(ValueError, match=r"^opponents: 'policy' needs the game's rollout policy"):
-        ISMCTS(st, seat, rollout="random", opponents="policy")
+        ISMCTS(st, seat, SearchSettings(rollout="random", opponents="policy"))
 
 
 def test_turn_cutoffs_stop_playouts_where_a_turn_ends():
@@ -289,17 +290,17 @@ def test_turn_cutoffs_stop_playouts_where_a_turn_ends():
     seat = st.current_player()
     lengths = {}
     for turns in (1, 3):
-        s = ISMCTS(st, seat, rollout="policy", cutoff=100_000, turns=turns, seed=5)
+        s = ISMCTS(st, seat, SearchSettings(rollout="policy", cutoff=100_000, turns=turns), 5)
         s.run(iterations=100)
         assert s.turns == turns and s.evaluated == 100
         lengths[turns] = s.rollout_actions / 100
     assert 0 < lengths[1] < lengths[3]
-    plain = ISMCTS(st, seat, rollout="policy", cutoff=12, seed=5)
+    plain = ISMCTS(st, seat, SearchSettings(rollout="policy", cutoff=12), 5)
     plain.run(iterations=100)
     assert plain.turns == 0 and plain.rollout_actions <= 12 * 100
     assert make_bot("ismcts:64:turns=2:opp=observer").tuning == {"turns": 2, "opponents": "observer"}
     with pytest.raises(ValueError, match="turns: must be from 0"):
-        ISMCTS(st, seat, rollout="policy", turns=-1)
+        ISMCTS(st, seat, SearchSettings(rollout="policy", turns=-1))
 
 
 def test_a_margin_evaluation_scores_cut_off_playouts_by_score_margins():
@@ -309,11 +310,11 @@ def test_a_margin_evaluation_scores_cut_off_playouts_by_score_margins():
     # ahead), so the means spread.
     st = _london()
     seat = st.current_player()
-    wide = ISMCTS(st, seat, rollout="policy", cutoff=2, evaluation="margin", margin_scale=1e6, seed=4)
+    wide = ISMCTS(st, seat, SearchSettings(rollout="policy", cutoff=2, evaluation="margin", margin_scale=1e6), 4)
     wide.run(iterations=200)
     assert wide.evaluation == "margin" and wide.margin_scale == 1e6 and wide.evaluated == 200
     assert all(abs(s.mean_value - 0.5) < 1e-4 for s in wide.result().stats if s.visits)
-    narrow = ISMCTS(st, seat, rollout="policy", cutoff=2, evaluation="margin", margin_scale=0.01, seed=4)
+    narrow = ISMCTS(st, seat, SearchSettings(rollout="policy", cutoff=2, evaluation="margin", margin_scale=0.01), 4)
     narrow.run(iterations=200)
     means = [s.mean_value for s in narrow.result().stats if s.visits]
     assert max(means) - min(means) > 0.05
@@ -328,14 +329,14 @@ def test_a_margin_evaluation_is_refused_where_it_cannot_work():
     seat = st.current_player()
     for bad in (0, -1.0, float("nan"), 1e9, "4"):
         with pytest.raises(ValueError, match="margin_scale: must be a number above 0"):
-            ISMCTS(st, seat, rollout="policy", evaluation="margin", margin_scale=bad)
+            ISMCTS(st, seat, SearchSettings(rollout="policy", evaluation="margin", margin_scale=bad))
     kuhn = new_game("kuhn_poker", 2)
     kuhn.apply(kuhn.legal_actions()[0])
     kuhn.apply(kuhn.legal_actions()[0])
     with pytest.raises(ValueError, match="evaluation: kuhn_poker keeps no score"):
-        ISMCTS(kuhn, kuhn.current_player(), evaluation="margin")
+        ISMCTS(kuhn, kuhn.current_player(), SearchSettings(evaluation="margin"))
     with pytest.raises(ValueError, match="evaluation: one of handwritten, learned, margin"):
-        ISMCTS(st, seat, evaluation="score")
+        ISMCTS(st, seat, SearchSettings(evaluation="score"))
 
 
 def test_progressive_widening_keeps_a_wide_node_to_the_policys_favourites():
@@ -348,25 +349,25 @@ def test_progressive_widening_keeps_a_wide_node_to_the_policys_favourites():
     st = next(p for p in played_positions("london", 2, 3, 40, every=0.3)[0] if len(p.legal_actions()) >= 10)
     seat = st.current_player()
     n_legal = len(st.legal_actions())
-    plain = ISMCTS(st, seat, rollout="policy", seed=5)
+    plain = ISMCTS(st, seat, SearchSettings(rollout="policy"), 5)
     plain.run(iterations=64)
     assert plain.widen == 0 and sum(1 for s in plain.result().stats if s.visits) == min(n_legal, 64)
-    wide = ISMCTS(st, seat, rollout="policy", widen=0.5, seed=5)
+    wide = ISMCTS(st, seat, SearchSettings(rollout="policy", widen=0.5), 5)
     wide.run(iterations=64)
     visited = [s for s in wide.result().stats if s.visits]
     assert wide.widen == 0.5 and 1 <= len(visited) <= math.ceil(0.5 * math.sqrt(64))
     assert sum(s.visits for s in visited) == 64
     # Widening needs the policy's picks: with uniform playouts it is off, as the prior is.
-    assert ISMCTS(st, seat, rollout="random", widen=2.0).widen == 0
+    assert ISMCTS(st, seat, SearchSettings(rollout="random", widen=2.0)).widen == 0
     # A large factor admits every action from the start: the search is the plain one.
-    full = ISMCTS(st, seat, rollout="policy", widen=1000.0, seed=5)
+    full = ISMCTS(st, seat, SearchSettings(rollout="policy", widen=1000.0), 5)
     full.run(iterations=64)
     assert sum(1 for s in full.result().stats if s.visits) == min(n_legal, 64)
     bot = make_bot("ismcts:64:widen=1.5")
     assert bot.tuning == {"widen": 1.5} and "widen" in limits.TUNED_SETTINGS
     for bad in (-0.5, float("nan"), 1e9, "1", True):
         with pytest.raises(ValueError, match="widen: must be a number from 0 to 1000"):
-            ISMCTS(st, seat, rollout="policy", widen=bad)
+            ISMCTS(st, seat, SearchSettings(rollout="policy", widen=bad))
 
 
 def test_the_opponents_prior_weighs_only_the_other_seats_nodes():
@@ -377,7 +378,7 @@ def test_the_opponents_prior_weighs_only_the_other_seats_nodes():
     seat = st.current_player()
 
     def visits(**kw):
-        search = ISMCTS(st, seat, rollout="policy", seed=7, **kw)
+        search = ISMCTS(st, seat, SearchSettings(rollout="policy", **kw), 7)
         search.run(iterations=300)
         return search, [(s.action, s.visits) for s in search.result().stats]
 
@@ -390,16 +391,16 @@ def test_the_opponents_prior_weighs_only_the_other_seats_nodes():
     # With no prior of its own, the root's first visits are not steered to the policy's pick:
     # the root spreads its first len(legal) visits over every action, as a prior-free search does.
     n_legal = len(st.legal_actions())
-    none = ISMCTS(st, seat, rollout="policy", prior=0.0, opponent_prior=30.0, seed=7)
+    none = ISMCTS(st, seat, SearchSettings(rollout="policy", prior=0.0, opponent_prior=30.0), 7)
     none.run(iterations=n_legal)
     assert sorted(s.visits for s in none.result().stats) == [1] * n_legal
     # Uniform playouts have no policy to ask: both weights are off.
-    assert ISMCTS(st, seat, rollout="random", opponent_prior=30.0).opponent_prior == 0
+    assert ISMCTS(st, seat, SearchSettings(rollout="random", opponent_prior=30.0)).opponent_prior == 0
     bot = make_bot("ismcts:64:oprior=30")
     assert bot.tuning == {"opponent_prior": 30.0} and "opponent_prior" in limits.TUNED_SETTINGS
     for bad in (-1.0, float("nan"), 101.0, "1", True):
         with pytest.raises(ValueError, match="opponent_prior: must be a number from 0 to 100"):
-            ISMCTS(st, seat, rollout="policy", opponent_prior=bad)
+            ISMCTS(st, seat, SearchSettings(rollout="policy", opponent_prior=bad))
 
 
 def test_a_local_ray_start_that_times_out_is_tried_once_more(monkeypatch):

@@ -12,7 +12,7 @@ def test_policy_rollouts_are_served_and_match_the_in_process_search(client):
     seat = state.current_player()
     rec = client.recommend(codec.encode_state(state), seat, iterations=800, seed=3, rollout="policy")
     assert rec.settings.rollout == "policy" and not rec.notes
-    local = ismcts.search(state, seat, iterations=800, seed=3, rollout="policy")
+    local = ismcts.run_search(state, seat, iterations=800, seed=3, rollout="policy")
     assert [s.visits for s in rec.actions] == [s.visits for s in local.stats]
     default = client.recommend(codec.encode_state(state), seat, iterations=800, seed=3)
     assert default.settings.rollout == "random"

@@ -413,7 +413,7 @@ def test_playing_the_kept_root_forward_reads_only_what_the_seat_sees():
     seen (`deck_top`): twins of one view then continued or not by their hidden cards.  Played
     from the seat's view, twins always agree.  (In this random game of seed 1 the hidden top
     card decided it at several decisions before the fix.)"""
-    from fagin.search.ismcts import ISMCTS
+    from fagin.search.ismcts import ISMCTS, SearchSettings
     from fagin.server.sessions import _by_own_move
     rng = random.Random(1)
     state = new_game("london", 2, seed=1)

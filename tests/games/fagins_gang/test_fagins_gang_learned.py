@@ -107,4 +107,4 @@ def test_three_and_four_player_searches_default_to_the_learned_evaluation():
     for players, want in ((2, "handwritten"), (3, "learned"), (4, "learned"), (5, "handwritten"),
                           (6, "handwritten")):
         st = new_game("fagins_gang", players, seed=1)
-        assert ismcts.ISMCTS(st, st.current_player(), rollout="policy").evaluation == want
+        assert ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout="policy")).evaluation == want

@@ -18,9 +18,9 @@ def test_a_served_search_of_4096_iterations_plays_the_heuristics_playouts_with_i
     state, seat = _opening(2)
     big = client.recommend(codec.encode_state(state), seat, iterations=4096, seed=3)
     assert big.settings.rollout == "policy" and not big.notes
-    local = ismcts.search(state, seat, iterations=4096, seed=3, rollout="policy", prior=10.0)
+    local = ismcts.run_search(state, seat, iterations=4096, seed=3, rollout="policy", prior=10.0)
     assert [s.visits for s in big.actions] == [s.visits for s in local.stats]
-    uniform = ismcts.search(state, seat, iterations=4096, seed=3, rollout="random")
+    uniform = ismcts.run_search(state, seat, iterations=4096, seed=3, rollout="random")
     assert [s.visits for s in local.stats] != [s.visits for s in uniform.stats]
     # The top bot level searches 4,096 iterations: the frontends' strongest bot plays it.
     top = client.recommend(codec.encode_state(state), seat, level=10, seed=3)
@@ -32,7 +32,7 @@ def test_smaller_timed_and_larger_table_searches_keep_uniform_playouts(client):
     state, seat = _opening(2)
     small = client.recommend(codec.encode_state(state), seat, iterations=1024, seed=3)
     assert small.settings.rollout == "random"
-    local = ismcts.search(state, seat, iterations=1024, seed=3, rollout="random")
+    local = ismcts.run_search(state, seat, iterations=1024, seed=3, rollout="random")
     assert [s.visits for s in small.actions] == [s.visits for s in local.stats]
     timed = client.recommend(codec.encode_state(state), seat, time_ms=30, seed=3)
     assert timed.settings.rollout == "random"
@@ -54,11 +54,11 @@ def test_smaller_timed_and_larger_table_searches_keep_uniform_playouts(client):
 def test_one_thread_gives_the_plain_searchs_answer_at_a_large_budget():
     import numpy as np
     state, seat = _opening(2)
-    plain = ismcts.search(state, seat, iterations=4096, seed=5, rollout="policy")
+    plain = ismcts.run_search(state, seat, iterations=4096, seed=5, rollout="policy")
     parallel = root_parallel_search(state, seat, iterations=4096, seed=5, threads=1, rollout="policy")
     assert plain.stats == parallel.stats and plain.action == parallel.action
-    assert ismcts.ISMCTS(state, seat, rollout="policy", budget=np.int64(4096)).prior == 10.0
-    assert ismcts.ISMCTS(state, seat, rollout="policy", budget=4096, selection="rm").prior == 0.0
+    assert ismcts.ISMCTS(state, seat, ismcts.SearchSettings(rollout="policy", budget=np.int64(4096))).prior == 10.0
+    assert ismcts.ISMCTS(state, seat, ismcts.SearchSettings(rollout="policy", budget=4096, selection="rm")).prior == 0.0
 
 
 def test_a_bot_of_4096_iterations_searches_as_the_server_does():

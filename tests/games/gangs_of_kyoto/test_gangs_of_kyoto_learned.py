@@ -198,6 +198,6 @@ def test_the_search_scores_no_playout_by_an_evaluation_unless_a_cut_off_is_asked
     scored by the evaluation asked for: tests/engines/test_learned_rooms.py."""
     from fagin.search import ismcts
     st = new_game("gangs_of_kyoto", 3, seed=3)
-    default = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout="policy")
+    default = ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout="policy"), 1)
     default.run(iterations=200)
     assert default.evaluated == 0 and default.prior == 0.0 and default.evaluation == "handwritten"

@@ -10,6 +10,7 @@ import pytest
 
 from fagin.engines import new_game
 from fagin.engines.kids_of_london import engine as E
+from fagin.search.settings import SearchSettings
 from .helpers import play, position
 from ...positions import played_positions
 
@@ -213,7 +214,7 @@ def test_the_search_scores_no_playout_by_an_evaluation_unless_a_cut_off_is_asked
     scored by the evaluation asked for: tests/engines/test_learned_rooms.py."""
     from fagin.search import ismcts
     st = position(3, "jeweller", coins=[2, 5, 1], turn=1, hands=[list(range(1, 9))] * 3)
-    default = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout="policy")
+    default = ismcts.ISMCTS(st, st.current_player(), SearchSettings(rollout="policy"), 1)
     default.run(iterations=300)
     assert default.evaluated == 0 and default.prior == 0.0 and default.evaluation == "handwritten"
 
@@ -229,14 +230,14 @@ def test_the_two_player_default_plays_the_policy_with_a_prior_where_it_was_measu
     spec = GAMES["kids_of_london"]
     new = {"rollout": "policy", "prior": 10.0}
     for iterations in (None, 1000, 4000):
-        assert limits.tuned(spec, 2, iterations) == new
+        assert limits.tuned(spec, 2, iterations).given() == new
     for iterations in (1, 4, 300, 999):
-        assert limits.tuned(spec, 2, iterations) == {"rollout": "random", "prior": 0.0}
+        assert limits.tuned(spec, 2, iterations).given() == {"rollout": "random", "prior": 0.0}
     for players in (3, 4, 5):
-        assert limits.tuned(spec, players) == {} and limits.default_rollout(spec, players) == "random"
+        assert limits.tuned(spec, players).given() == {} and limits.default_rollout(spec, players) == "random"
     st = new_game("kids_of_london", 2)
     while st.is_chance_node():
         st.apply(st.sample_chance(1))
     seat = st.current_player()
-    assert ISMCTS(st, seat, rollout=limits.default_rollout(spec, 2)).prior == 10.0
-    assert ISMCTS(st, seat, budget=300, rollout=limits.default_rollout(spec, 2, 300)).prior == 0.0
+    assert ISMCTS(st, seat, SearchSettings(rollout=limits.default_rollout(spec, 2))).prior == 10.0
+    assert ISMCTS(st, seat, SearchSettings(budget=300, rollout=limits.default_rollout(spec, 2, 300))).prior == 0.0

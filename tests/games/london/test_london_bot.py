@@ -116,7 +116,7 @@ def test_policy_searches_stop_their_playouts_and_evaluate():
     st.resolve_chance(3)
     timings = {}
     for rollout in ("random", "policy"):
-        search = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout=rollout)
+        search = ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout=rollout), 1)
         # This thread's CPU (the search runs in it): a loaded machine's preemptions are not its cost.
         t = time.thread_time()
         search.run(iterations=300)

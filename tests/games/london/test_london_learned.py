@@ -128,7 +128,7 @@ def test_a_game_without_a_learned_evaluation_refuses_it():
     st = new_game("kuhn_poker", 2)
     st.resolve_chance(1)
     with pytest.raises(ValueError, match=r"^evaluation: kuhn_poker has no learned evaluation"):
-        ismcts.ISMCTS(st, st.current_player(), evaluation="learned")
+        ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(evaluation="learned"))
 
 
 def test_three_player_searches_default_to_the_learned_evaluation():
@@ -139,7 +139,7 @@ def test_three_player_searches_default_to_the_learned_evaluation():
     for players, want in ((2, "handwritten"), (3, "learned"), (4, "handwritten")):
         st = new_game("london", players)
         st.resolve_chance(1)
-        assert ismcts.ISMCTS(st, st.current_player(), rollout="policy").evaluation == want
+        assert ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout="policy")).evaluation == want
 
 
 def test_two_and_four_player_searches_default_to_96_action_playouts():
@@ -149,6 +149,6 @@ def test_two_and_four_player_searches_default_to_96_action_playouts():
     from fagin.engines import GAMES
     from fagin.search import limits
     spec = GAMES["london"]
-    assert limits.tuned(spec, 2) == {"cutoff": 96}
-    assert limits.tuned(spec, 3) == {"evaluation": "learned"}
-    assert limits.tuned(spec, 4) == {"cutoff": 96}
+    assert limits.tuned(spec, 2).given() == {"cutoff": 96}
+    assert limits.tuned(spec, 3).given() == {"evaluation": "learned"}
+    assert limits.tuned(spec, 4).given() == {"cutoff": 96}

@@ -158,8 +158,8 @@ def test_other_stashes_are_hidden_twins_OT_30():
     assert a.view(1) != b.view(1) and a.infoset_key(1) != b.infoset_key(1)
     bot = GAMES["oliver_twist"].make_heuristic()
     assert all(bot.choose(a, 0, s) == bot.choose(b, 0, s) for s in range(4))
-    ra = ismcts.search(a, 0, iterations=300, seed=3)
-    rb = ismcts.search(b, 0, iterations=300, seed=3)
+    ra = ismcts.run_search(a, 0, iterations=300, seed=3)
+    rb = ismcts.run_search(b, 0, iterations=300, seed=3)
     assert ra.stats == rb.stats
 
 

@@ -65,11 +65,11 @@ def test_by_default_playouts_run_to_the_end_and_a_cut_off_is_scored_by_the_evalu
     from fagin.search import ismcts
     st = new_game("oliver_twist", 4, seed=3)
     seat = st.current_player()
-    full = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", cutoff=0)
+    full = ismcts.ISMCTS(st, seat, ismcts.SearchSettings(rollout="policy", cutoff=0), 1)
     full.run(iterations=20)
     assert full.evaluated == 0
     for evaluation in ("handwritten", "learned"):
-        cut = ismcts.ISMCTS(st, seat, seed=1, rollout="policy", cutoff=8, evaluation=evaluation)
+        cut = ismcts.ISMCTS(st, seat, ismcts.SearchSettings(rollout="policy", cutoff=8, evaluation=evaluation), 1)
         cut.run(iterations=20)
         assert cut.evaluated > 0 and cut.rollout_actions <= 20 * 8
 
@@ -85,10 +85,10 @@ def test_the_tuned_search_widens_and_models_the_others_at_three_players_only():
     base = {"cutoff": 48, "evaluation": "learned", "prior": 3.0}
     three = base | {"widen": 1.0, "opponents": "policy"}
     for players, widen, opponents in ((2, 0.0, "own"), (3, 1.0, "policy"), (4, 0.0, "own")):
-        assert limits.tuned(GAMES["oliver_twist"], players) == (three if players == 3 else base)
+        assert limits.tuned(GAMES["oliver_twist"], players).given() == (three if players == 3 else base)
         st = new_game("oliver_twist", players, seed=3)
-        s = ismcts.ISMCTS(st, st.current_player(), seed=1, rollout="policy")
+        s = ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout="policy"), 1)
         assert (s.evaluation, s.prior, s.widen, s.opponents) == ("learned", 3.0, widen, opponents), players
         # The opponent model is the rollout policy's: a search without it keeps a tree per seat.
-        assert ismcts.ISMCTS(st, st.current_player(), rollout="random").opponents == "own"
-        assert ismcts.ISMCTS(st, st.current_player(), rollout="policy", widen=0).widen == 0.0
+        assert ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout="random")).opponents == "own"
+        assert ismcts.ISMCTS(st, st.current_player(), ismcts.SearchSettings(rollout="policy", widen=0)).widen == 0.0

@@ -1,9 +1,54 @@
-# The ISMCTS tree: nodes, their slots and the hash table that finds them.
-# Included by search/ismcts.pyx (the types are in search/tree.pxd), so these
-# are plain C functions of that module: the search loop calls them directly.
-# The names they use (libc, mix64, the tree's types and the functions of
-# search/tree_memory.h) are cimported there.
-#
+# cython: language_level=3
+"""The ISMCTS tree's storage: adding nodes, growing chunks and tables, and the memory
+a tree will hold.  Its types and hot lookups are in ``search/tree.pxd``.
+
+The memory comes from the C header ``search/tree_memory.h``, included here and
+nowhere else: its pool of chunks kept from finished searches is static state, one
+per extension that includes it.
+"""
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+from fagin.engines.rng cimport mix64
+
+
+cdef extern from "tree_memory.h":
+    void* chunk_take "fagin_chunk_take"(size_t want, size_t* got) noexcept nogil
+    void chunk_give "fagin_chunk_give"(void* p, size_t want, size_t got) noexcept nogil
+    size_t pool_release "fagin_pool_release"() noexcept nogil
+    int pool_stats "fagin_pool_stats"(size_t* nbytes) noexcept nogil
+    int32_t* table_alloc "fagin_table_alloc"(size_t entries) noexcept nogil
+    void table_free "fagin_table_free"(int32_t* t, size_t entries) noexcept nogil
+    void touch "fagin_touch"(int32_t* t, size_t at) noexcept nogil
+
+
+# ------------------------------------------------------ recycled tree memory
+# Every page of a new chunk costs a page fault when first written, and in a
+# server worker thread the malloc arena also hands freed memory back to the
+# kernel, so every search paid for it again.  A finished search therefore
+# leaves its node and slot chunks in a pool (up to 128 chunks, 256 MiB in all)
+# and later searches take chunks of the same sizes from it: already mapped
+# (its speed-up: docs/search.md, "Tree memory").
+
+
+def release_tree_memory():
+    """Frees the tree memory kept from finished searches; returns the bytes freed.
+
+    Searches keep it (up to 128 chunks, 256 MiB in all) so that the next
+    search starts on memory that is already mapped; a long-lived process that
+    has finished searching for a while may give it back with this call.
+    """
+    return pool_release()
+
+
+def kept_tree_memory():
+    """(chunks, bytes) of tree memory kept from finished searches for the next ones."""
+    cdef size_t total = 0
+    cdef int n = pool_stats(&total)
+    return n, total
+
+
 # ------------------------------------------------------------ tree storage
 # Growing the tree must cost about the same whatever its size: the server stops
 # a search a few tens of ms before its deadline, and copying or rehashing a
@@ -168,36 +213,6 @@ cdef int tree_grow_slots(Tree* t) noexcept nogil:
     return 0
 
 
-cdef inline Node* tree_node(const Tree* t, int64_t i) noexcept nogil:
-    return &t.node_chunks[i >> NODE_SHIFT][i & (NODE_CHUNK - 1)]
-
-
-cdef inline int64_t tree_probe(const Tree* t, const int32_t* table, uint64_t mask, uint64_t h,
-                               int seat, uint64_t key) noexcept nogil:
-    cdef int32_t idx
-    cdef Node* nd
-    h &= mask
-    while True:
-        idx = table[h]
-        if idx == 0:
-            return -1
-        nd = tree_node(t, idx - 1)
-        if nd.key == key and nd.seat == seat:
-            return idx - 1
-        h = (h + 1) & mask
-
-
-cdef inline int64_t tree_find(const Tree* t, int seat, uint64_t key) noexcept nogil:
-    """The index of seat's node at information set `key`; -1 if the tree has none."""
-    if t.table == NULL:
-        return -1                       # not run yet: no tree
-    cdef uint64_t h = mix64(key, <uint64_t>seat)
-    cdef int64_t i = tree_probe(t, t.table, t.table_mask, h, seat, key)
-    if i >= 0 or t.old_table == NULL:
-        return i
-    return tree_probe(t, t.old_table, t.old_mask, h, seat, key)
-
-
 cdef inline void tree_insert(Tree* t, uint64_t h, int32_t entry) noexcept nogil:
     h &= t.table_mask
     while t.table[h] != 0:
@@ -302,31 +317,6 @@ cdef int64_t tree_add(Tree* t, int seat, uint64_t key, const int* actions, int n
     nd.num_slots = n
     tree_insert(t, mix64(key, <uint64_t>seat), <int32_t>(i + 1))
     return i
-
-
-cdef int tree_map(const Tree* t, int64_t node, const int* legal, int n, int* mapped) noexcept nogil:
-    """Maps the legal actions legal[0:n] to the node's slots in `mapped`
-    (counting their availability); returns how many map.
-
-    Slots and legal actions are both ascending, so one merge walk finds
-    them.  An information set should always show the same legal actions,
-    but an action without a slot (a hash collision, an engine bug) is
-    left out of selection rather than trusted."""
-    cdef Node* nd = tree_node(t, node)
-    cdef Slot* base = nd.slots
-    cdef int num = nd.num_slots
-    cdef int i, j = 0, m = 0
-    for i in range(n):
-        while j < num and base[j].action < legal[i]:
-            j += 1
-        if j == num:
-            break
-        if base[j].action == legal[i]:
-            base[j].avail += 1
-            mapped[m] = j
-            m += 1
-            j += 1
-    return m
 
 
 # ------------------------------------------------------------ memory ahead
