@@ -42,7 +42,7 @@ from pathlib import Path
 
 from fagin.engines import new_game
 from fagin.search import ismcts
-from fagin.search.root_parallel import root_parallel_search
+from fagin.search import root_parallel
 
 
 def _reached(game_id, players, seed, reached, choose=None):
@@ -90,6 +90,12 @@ def tree_bytes(search, st):
     while table < 2 * cap:
         table *= 2
     return nodes * (16 + 40 * st.game.max_decision_actions) + 4 * table
+
+
+def _root_parallel_search():
+    """The root-parallel search of the build imported (its name differs in builds older than
+    this one, which --compare runs this script against)."""
+    return getattr(root_parallel, "root_parallel_search", None) or root_parallel.search
 
 
 def run_one(st, iterations, seed, rollout):
@@ -208,7 +214,7 @@ def main():
         for r in range(args.repeat):
             for t in ((1, threads) if r % 2 == 0 else (threads, 1)):
                 start = time.perf_counter()
-                root_parallel_search(st, st.current_player(), iterations=args.iterations, seed=r, threads=t)
+                _root_parallel_search()(st, st.current_player(), iterations=args.iterations, seed=r, threads=t)
                 walls[t].append(time.perf_counter() - start)
         one, many = statistics.median(walls[1]), statistics.median(walls[threads])
         print(f"{name:<28}{args.iterations:>11,}{one:>12.3f}{many:>13.3f}{one / many:>9.2f}x")
