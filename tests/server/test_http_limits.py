@@ -419,21 +419,35 @@ def test_running_out_of_descriptors_is_one_log_line_and_the_ports_go_on():
         srv.stop()
 
 
+def _serve_with_descriptors(nofile, tries=3):
+    """A server whose process may open `nofile` descriptors, on a free HTTP port: (the process,
+    its HTTP port, its gRPC port).  The port is free when chosen, but another test's server
+    may take it before this one binds it; then it is tried again on another."""
+    for _ in range(tries):
+        http_port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "fagin.server", "--port", "0", "--workers", "1", "--http-port", str(http_port),
+             "--log-level", "WARNING"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
+        first = proc.stdout.readline()
+        if first.startswith("fagin listening on "):
+            proc.stdout.readline()
+            return proc, http_port, int(first.rsplit(":", 1)[1])
+        _, err = proc.communicate(timeout=30)
+        if "in use" not in err:
+            raise AssertionError(f"the server did not start: {first!r}\n{err[-3000:]}")
+    raise AssertionError(f"no free HTTP port in {tries} tries")
+
+
 def test_many_idle_http_connections_at_a_low_descriptor_limit():
     # The operator's case, scaled down: more idle HTTP connections than the process may open
     # descriptors. The HTTP port stops short of the limit, the gRPC port still takes a new
     # client, and the log holds a line, not a traceback an accept.
-    http_port = free_port()
     nofile = 128
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fagin.server", "--port", "0", "--workers", "1", "--http-port", str(http_port),
-         "--log-level", "WARNING"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)))
+    proc, http_port, grpc_port = _serve_with_descriptors(nofile)
     held = []
     try:
-        grpc_port = int(proc.stdout.readline().rsplit(":", 1)[1])
-        proc.stdout.readline()
         refused = 0
         for _ in range(nofile + 30):
             sock = socket.create_connection(("127.0.0.1", http_port), timeout=5)
