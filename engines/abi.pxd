@@ -30,7 +30,9 @@ ctypedef void (*StateApply)(void* st, int action) noexcept nogil
 ctypedef int (*StateChances)(const void* st, int* actions, double* probs) noexcept nogil
 ctypedef int (*StateDraw)(const void* st, Rng* rng) noexcept nogil      # sample_chance, a player's action
 ctypedef void (*StateValues)(const void* st, double* out) noexcept nogil  # returns, evaluations, scores, features
-ctypedef bint (*StateMaybeValues)(const void* st, double* out) noexcept nogil  # margins_learned
+# The learned entries read the room's model, which the table carries (`learned`).
+ctypedef void (*ModelValues)(const void* model, const void* st, double* out) noexcept nogil  # evaluate_learned
+ctypedef bint (*ModelMaybeValues)(const void* model, const void* st, double* out) noexcept nogil  # margins_learned
 ctypedef void (*StateResample)(void* st, int observer, Rng* rng) noexcept nogil
 ctypedef uint64_t (*StateKey)(const void* st, int player) noexcept nogil
 ctypedef int (*StateMakeCurrent)(void* st, int seat) noexcept nogil
@@ -105,15 +107,19 @@ ctypedef struct GameDef:
     # `evaluate` (same scale, same use at a policy rollout's cut-off), fitted
     # to self-play positions and shipped as data in the game's room.  A
     # search takes it instead of `evaluate` when asked (ISMCTS
-    # evaluation="learned").
-    void (*evaluate_learned)(const void* st, double* out) noexcept nogil
+    # evaluation="learned").  Called with the table's `learned`, the room's
+    # model, first: the learned kit's one function serves every room.
+    void (*evaluate_learned)(const void* model, const void* st, double* out) noexcept nogil
     # Optional (NULL: none): a learned estimate of each seat's final score
     # margin (its final score less the best other seat's, in the units of
     # `scores`) in a non-terminal state, written to out[0:num_players]; False,
     # out untouched, for a player count the room's model holds none for.  An
     # analysis reports it where a playout stopped early instead of the margin
     # as it stands.
-    bint (*margins_learned)(const void* st, double* out) noexcept nogil
+    bint (*margins_learned)(const void* model, const void* st, double* out) noexcept nogil
+    # What the two learned entries read (NULL: none): the room's model, which the
+    # learned kit loads and owns (engines/learned.pxd, `LearnedRoom`).
+    const void* learned
     # Optional (NULL, 0: none): the inputs of the learned evaluation, every
     # seat's `num_features` values, seat p's at out[p * num_features:], as the
     # trainer (python -m fagin.train), `evaluate_learned` and `margins_learned`

@@ -597,10 +597,12 @@ def evaluate_state(capsule, data, bint learned=False):
     cdef const unsigned char[::1] view = data
     cdef const unsigned char* st = _state_of(gd, view)
     cdef double out[MAX_SEATS]
-    evaluate = gd.evaluate_learned if learned and gd.evaluate_learned != NULL else gd.evaluate
-    if evaluate == NULL:
+    if learned and gd.evaluate_learned != NULL:
+        gd.evaluate_learned(gd.learned, st, out)
+    elif gd.evaluate != NULL:
+        gd.evaluate(st, out)
+    else:
         return None
-    evaluate(st, out)
     return [out[i] for i in range(gd.num_players(st))]
 
 
@@ -614,7 +616,7 @@ def learned_margins_of_state(capsule, data):
     cdef const unsigned char[::1] view = data
     cdef const unsigned char* st = _state_of(gd, view)
     cdef double out[MAX_SEATS]
-    if gd.margins_learned == NULL or not gd.margins_learned(st, out):
+    if gd.margins_learned == NULL or not gd.margins_learned(gd.learned, st, out):
         return None
     return [out[i] for i in range(gd.num_players(st))]
 

@@ -17,19 +17,18 @@ player count, a linear regression of a seat's final score margin (its final scor
 other seat's, in the game's own units) on the same features: :func:`learned_evaluate_margins`,
 a room's ``GameDef.margins_learned``, which an analysis reports where a playout stops early.
 
-A room's part of it is one ``LearnedRoom`` (a module-level ``cdef LearnedRoom``: the model
-and the room's table), loaded at import by :func:`learned_room`, which also puts the
-room's two entries in its table.  Those entries (``GameDef.evaluate_learned`` and
-``margins_learned``) are the room's own two one-line functions, each calling
-:func:`learned_room_evaluate` or :func:`learned_room_margins` on its ``LearnedRoom``: the
-table's functions take a state alone, so a function of the kit could not tell whose model
-to read.
+A room's part of it is one line at import: :func:`learned_room` makes the room's
+``LearnedRoom`` (the model and the room's table), hangs it on the table (``GameDef.learned``)
+and, once a model file holds a player count, puts the kit's own two functions in the table:
+``GameDef.evaluate_learned`` is :func:`learned_room_evaluate` and ``margins_learned`` is
+:func:`learned_room_margins`.  The table passes them its ``learned`` first, so one function
+of the kit reads whichever room's model it is called for.
 
 A compiled module, ``fagin.engines.learned`` (``engines/learned.pyx`` holds the functions):
 every room cimports its functions through this file (``from fagin.engines.learned cimport
 ...``) and calls the one copy (docs/architecture.md, "One package from several folders").
 """
-from fagin.engines.abi cimport GameDef, MAX_SEATS, StateMaybeValues, StateValues
+from fagin.engines.abi cimport GameDef, MAX_SEATS, StateValues
 
 cdef enum:
     # Most features a room's model may have (sizes LearnedModel).
@@ -46,6 +45,7 @@ ctypedef struct LearnedModel:
 
 ctypedef StateValues SeatValues
 
+# A room's learned evaluation: kept by the kit for the room's table (GameDef.learned).
 ctypedef struct LearnedRoom:
     LearnedModel model
     # The room's table: its seats, end, returns, hand-written evaluation and features, which
@@ -63,7 +63,6 @@ cdef void learned_evaluate(const LearnedModel* m, const void* st, int players, b
 cdef bint learned_evaluate_margins(const LearnedModel* m, const void* st, int players, bint over,
                                    SeatValues features, double* out) noexcept nogil
 cdef object learned_load(LearnedModel* m, path, names, int max_players, str game)
-cdef void learned_room_evaluate(const LearnedRoom* room, const void* st, double* out) noexcept nogil
-cdef bint learned_room_margins(const LearnedRoom* room, const void* st, double* out) noexcept nogil
-cdef object learned_room(LearnedRoom* room, GameDef* gd, dict namespace, path, names, str game,
-                         StateValues evaluate_learned, StateMaybeValues margins_learned)
+cdef void learned_room_evaluate(const void* room, const void* st, double* out) noexcept nogil
+cdef bint learned_room_margins(const void* room, const void* st, double* out) noexcept nogil
+cdef object learned_room(GameDef* gd, dict namespace, path, names, str game)

@@ -2,6 +2,7 @@
 """The learned-evaluation kit's functions, declared (with the model's layout) in
 ``engines/learned.pxd``; the rooms cimport them from there."""
 from libc.math cimport exp
+from libc.stdlib cimport calloc
 
 from fagin.engines.abi cimport PLAYER_TERMINAL
 
@@ -107,35 +108,43 @@ cdef object learned_load(LearnedModel* m, path, names, int max_players, str game
             m.have_margin[n] = 1
     return doc
 
-cdef void learned_room_evaluate(const LearnedRoom* room, const void* st, double* out) noexcept nogil:
-    """A room's ``GameDef.evaluate_learned``: :func:`learned_evaluate` on the room's model, with
-    the seats, the end of the game, the returns, the hand-written evaluation and the features
-    of the room's table."""
-    cdef const GameDef* gd = room.game
-    learned_evaluate(&room.model, st, gd.num_players(st), gd.current_player(st) == PLAYER_TERMINAL,
+cdef void learned_room_evaluate(const void* room, const void* st, double* out) noexcept nogil:
+    """Every room's ``GameDef.evaluate_learned``: :func:`learned_evaluate` on the room's model
+    (``room``, the table's ``learned``), with the seats, the end of the game, the returns, the
+    hand-written evaluation and the features of the room's table."""
+    cdef const LearnedRoom* r = <const LearnedRoom*>room
+    cdef const GameDef* gd = r.game
+    learned_evaluate(&r.model, st, gd.num_players(st), gd.current_player(st) == PLAYER_TERMINAL,
                      gd.returns, gd.evaluate, gd.features, out)
 
-cdef bint learned_room_margins(const LearnedRoom* room, const void* st, double* out) noexcept nogil:
-    """A room's ``GameDef.margins_learned``: :func:`learned_evaluate_margins` on the room's model
-    (False at the end of the game and for a player count it holds no margin model for)."""
-    cdef const GameDef* gd = room.game
-    return learned_evaluate_margins(&room.model, st, gd.num_players(st), gd.current_player(st) == PLAYER_TERMINAL,
+cdef bint learned_room_margins(const void* room, const void* st, double* out) noexcept nogil:
+    """Every room's ``GameDef.margins_learned``: :func:`learned_evaluate_margins` on the room's
+    model (False at the end of the game and for a player count it holds no margin model for)."""
+    cdef const LearnedRoom* r = <const LearnedRoom*>room
+    cdef const GameDef* gd = r.game
+    return learned_evaluate_margins(&r.model, st, gd.num_players(st), gd.current_player(st) == PLAYER_TERMINAL,
                                     gd.features, out)
 
-cdef object learned_room(LearnedRoom* room, GameDef* gd, dict namespace, path, names, str game,
-                         StateValues evaluate_learned, StateMaybeValues margins_learned):
+cdef object learned_room(GameDef* gd, dict namespace, path, names, str game):
     """A room's learned evaluation, loaded: reads the model file at ``path`` (the room's
     ``data/learned.json``: its features ``names``, player counts 2 to the table's
-    ``max_players``; ``game`` names the room in errors) into ``room``, as :func:`learned_load`,
-    and the document read into the room's ``namespace`` (its module's globals) as ``LEARNED``
-    (None without a file, or while a file is refused).  A model that holds any player count
-    puts the room's two learned entries, ``evaluate_learned`` and ``margins_learned`` (each a
-    call of the functions above on ``room``), in the table ``gd``; once there they stay, the
-    model they read reloaded in place.
+    ``max_players``; ``game`` names the room in errors) into a model the kit keeps for the
+    table ``gd`` (its ``learned``, for as long as the process: a room is never unloaded), as
+    :func:`learned_load`, and the document read into the room's ``namespace`` (its module's
+    globals) as ``LEARNED`` (None without a file, or while a file is refused).  A model that
+    holds any player count puts the kit's two learned entries, ``evaluate_learned`` and
+    ``margins_learned``, in the table; once there they stay, the model they read reloaded in
+    place.
 
     Returns the room's ``_load_learned(path=path)``, which reads a model file again the same
     way (tests try other files through it) and says whether it holds any player count."""
-    room.game = gd
+    cdef LearnedRoom* room = <LearnedRoom*>gd.learned
+    if room == NULL:
+        room = <LearnedRoom*>calloc(1, sizeof(LearnedRoom))
+        if room == NULL:
+            raise MemoryError()
+        room.game = gd
+        gd.learned = room
     default = path
 
     def _load_learned(path=default):
@@ -145,8 +154,8 @@ cdef object learned_room(LearnedRoom* room, GameDef* gd, dict namespace, path, n
         doc = namespace["LEARNED"] = learned_load(&room.model, path, names, gd.max_players, game)
         if doc is None or not doc.get("models"):
             return False
-        gd.evaluate_learned = evaluate_learned
-        gd.margins_learned = margins_learned
+        gd.evaluate_learned = learned_room_evaluate
+        gd.margins_learned = learned_room_margins
         return True
 
     _load_learned()

@@ -123,7 +123,7 @@ cdef void _handwritten(const GameDef* gd, const void* st, double margin_scale, d
 
 
 cdef void _learned(const GameDef* gd, const void* st, double margin_scale, double* out) noexcept nogil:
-    gd.evaluate_learned(st, out)
+    gd.evaluate_learned(gd.learned, st, out)
 
 
 cdef void _margins(const GameDef* gd, const void* st, double margin_scale, double* out) noexcept nogil:

@@ -64,7 +64,7 @@ cdef void _root_sums(void* ctx, const Descent* d, int depth, const void* st, con
     row[1 + 2 * MAX_SEATS] += u * u
     if gd.scores == NULL:
         return
-    if not (cut_off and gd.margins_learned != NULL and gd.margins_learned(st, margins)):
+    if not (cut_off and gd.margins_learned != NULL and gd.margins_learned(gd.learned, st, margins)):
         score_margins(gd, st, margins)
     for p in range(n):
         margin = margins[p]

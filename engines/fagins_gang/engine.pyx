@@ -35,8 +35,7 @@ from libc.math cimport exp
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from fagin.engines.room cimport export_game_def, game_def, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
-from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
-                                    learned_room_margins)
+from fagin.engines.learned cimport learned_relative, learned_room
 from fagin.engines.core import room_functions as _room_functions
 
 from fagin.engines.validation import enum_index as _enum_index
@@ -887,13 +886,6 @@ cdef void fg_features(const void* st, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedRoom LEARNED_ROOM
-
-cdef void fg_evaluate_learned(const void* st, double* out) noexcept nogil:
-    learned_room_evaluate(&LEARNED_ROOM, st, out)
-
-cdef bint fg_margins_learned(const void* st, double* out) noexcept nogil:
-    return learned_room_margins(&LEARNED_ROOM, st, out)
 
 # ---------------------------- the data and the constants the Python side reads
 
@@ -1013,8 +1005,7 @@ game_def(&FG_DEF, b"fagins_gang", sizeof(FGState), FG_MAX_PLAYERS, NUM_ACTIONS, 
          fg_infoset_key, fg_make_current)
 
 # LEARNED: the model document loaded (data/learned.json), or None.
-_load_learned = learned_room(&LEARNED_ROOM, &FG_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
-                             "Fagin's Gang", fg_evaluate_learned, fg_margins_learned)
+_load_learned = learned_room(&FG_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES, "Fagin's Gang")
 
 cdef int fg_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const FGState*>st, rng, 0)

@@ -34,8 +34,7 @@ from fagin.engines.room cimport export_game_def, game_def, game_def_beliefs, gam
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, mix64
 from fagin.engines.cards cimport (CARDS_MAX_SOURCES, CARDS_NO_CAP, DealPlace, cards_deal_places, cards_fold,
                             ms_chance, ms_draw, ms_pick, ms_total)
-from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
-                                    learned_room_margins)
+from fagin.engines.learned cimport learned_relative, learned_room
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index
@@ -796,13 +795,6 @@ cdef void gk_features(const void* st, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedRoom LEARNED_ROOM
-
-cdef void gk_evaluate_learned(const void* st, double* out) noexcept nogil:
-    learned_room_evaluate(&LEARNED_ROOM, st, out)
-
-cdef bint gk_margins_learned(const void* st, double* out) noexcept nogil:
-    return learned_room_margins(&LEARNED_ROOM, st, out)
 
 # Playouts run to the end unless a search asks for a cut-off (rollout_depth 0).
 game_def_knowledge(&GK_DEF, gk_rollout_action, gk_heuristic_action, gk_evaluate, 0, gk_scores, gk_features,
@@ -875,8 +867,7 @@ def _load_deck(path=DECK_FILE):
 _load_deck()
 
 # LEARNED: the model document loaded (data/learned.json), or None.
-_load_learned = learned_room(&LEARNED_ROOM, &GK_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
-                             "Gangs of Kyoto", gk_evaluate_learned, gk_margins_learned)
+_load_learned = learned_room(&GK_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES, "Gangs of Kyoto")
 
 
 include "state.pxi"

@@ -27,8 +27,7 @@ from libc.math cimport erfc, log, sqrt
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from fagin.engines.room cimport export_game_def, game_def, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, mix64
-from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
-                                    learned_room_margins)
+from fagin.engines.learned cimport learned_relative, learned_room
 
 from fagin.engines.core import room_functions as _room_functions
 from fagin.engines.validation import enum_index as _enum_index, int_in as _int_in
@@ -667,17 +666,9 @@ cdef void kl_features(const void* st, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedRoom LEARNED_ROOM
-
-cdef void kl_evaluate_learned(const void* st, double* out) noexcept nogil:
-    learned_room_evaluate(&LEARNED_ROOM, st, out)
-
-cdef bint kl_margins_learned(const void* st, double* out) noexcept nogil:
-    return learned_room_margins(&LEARNED_ROOM, st, out)
 
 # LEARNED: the model document loaded (data/learned.json), or None.
-_load_learned = learned_room(&LEARNED_ROOM, &KL_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
-                             "Kids of London", kl_evaluate_learned, kl_margins_learned)
+_load_learned = learned_room(&KL_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES, "Kids of London")
 
 # Playouts run to the end unless a search asks for a cut-off (rollout_depth 0).
 game_def_knowledge(&KL_DEF, kl_rollout_action, kl_heuristic_action, kl_evaluate, 0, kl_scores, kl_features,

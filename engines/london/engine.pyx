@@ -62,8 +62,7 @@ from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from fagin.engines.room cimport export_game_def, game_def, game_def_beliefs, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, mix64
 from fagin.engines.cards cimport ms_draw_where
-from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
-                                    learned_room_margins)
+from fagin.engines.learned cimport learned_relative, learned_room
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -476,17 +475,9 @@ include "evaluation.pxi"
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedRoom LEARNED_ROOM
-
-cdef void ln_evaluate_learned(const void* st, double* out) noexcept nogil:
-    learned_room_evaluate(&LEARNED_ROOM, st, out)
-
-cdef bint ln_margins_learned(const void* st, double* out) noexcept nogil:
-    return learned_room_margins(&LEARNED_ROOM, st, out)
 
 # LEARNED: the model document loaded (data/learned.json), or None.
-_load_learned = learned_room(&LEARNED_ROOM, &LN_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
-                             "London", ln_evaluate_learned, ln_margins_learned)
+_load_learned = learned_room(&LN_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES, "London")
 
 cdef int ln_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const LNState*>st, rng)

@@ -42,8 +42,7 @@ from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
 from fagin.engines.room cimport export_game_def, game_def, game_def_beliefs, game_def_knowledge, read_state
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, rng_double, mix64
 from fagin.engines.cards cimport ms_total, ms_draw, ms_draw_where, ms_pick, ms_chance, cards_fold_packed
-from fagin.engines.learned cimport (LearnedRoom, learned_relative, learned_room, learned_room_evaluate,
-                                    learned_room_margins)
+from fagin.engines.learned cimport learned_relative, learned_room
 from fagin.engines.core import room_functions as _room_functions
 
 cdef enum:
@@ -541,13 +540,6 @@ cdef void ot_features(const void* st, double* out) noexcept nogil:
 # above, one per player count, and the expected final margin (GameDef.margins_learned): a linear
 # one on the same features, both fitted by python -m fagin.train and shipped as data
 # (data/learned.json); loaded once at import into the shared kit's model (engines/learned.pxd).
-cdef LearnedRoom LEARNED_ROOM
-
-cdef void ot_evaluate_learned(const void* st, double* out) noexcept nogil:
-    learned_room_evaluate(&LEARNED_ROOM, st, out)
-
-cdef bint ot_margins_learned(const void* st, double* out) noexcept nogil:
-    return learned_room_margins(&LEARNED_ROOM, st, out)
 
 cdef void ot_scores(const void* st, double* out) noexcept nogil:
     # OT-39: the analysis score is a seat's pounds as the end of the game counts them
@@ -787,8 +779,7 @@ game_def(&OT_DEF, b"oliver_twist", sizeof(OTState), MAXP, NUM_ACTIONS, MAX_SIDE_
          ot_sample_chance, ot_returns, ot_determinize, ot_infoset_key, ot_make_current)
 
 # LEARNED: the model document loaded (data/learned.json), or None.
-_load_learned = learned_room(&LEARNED_ROOM, &OT_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES,
-                             "Oliver Twist", ot_evaluate_learned, ot_margins_learned)
+_load_learned = learned_room(&OT_DEF, globals(), data_path(__file__, "learned.json"), FEATURE_NAMES, "Oliver Twist")
 
 # ------------------------------------------------------------ raw access for the Python side
 

@@ -105,3 +105,18 @@ def test_the_kit_is_one_compiled_module_whose_functions_the_rooms_cimport():
     exported, stray = done.stdout.splitlines()
     assert exported == repr(sorted(KIT_FUNCTIONS))
     assert stray == "[]"
+
+
+def test_a_room_binds_its_learned_evaluation_in_one_call_and_no_function_of_its_own():
+    """The table hands the learned entries the room's model (GameDef.learned), so the kit's own
+    functions are every room's entries: a room calls learned_room once and writes no entry."""
+    import re
+    from pathlib import Path
+    engines = Path(__file__).resolve().parents[2] / "engines"
+    rooms = sorted(p for p in engines.glob("*/engine.pyx") if "learned_room(" in p.read_text(encoding="utf-8"))
+    assert len(rooms) == 5
+    for path in rooms:
+        text = "".join(p.read_text(encoding="utf-8") for p in [path, *path.parent.glob("*.pxi")])
+        assert len(re.findall(r"\blearned_room\(", text)) == 1, path
+        assert not re.search(r"cdef \w+ \w+_(evaluate|margins)_learned\(", text), path
+        assert "LearnedRoom" not in text, path
