@@ -20,7 +20,7 @@ from libc.stdlib cimport calloc, free, malloc
 
 from fagin.engines.abi cimport GameDef, MAX_SEATS, PLAYER_CHANCE, PLAYER_TERMINAL
 from fagin.engines.rng cimport Rng, rng_below
-from fagin.search.parts cimport LeafValue
+from fagin.search.parts cimport LeafValue, part_context, release_nothing
 
 # A cut-off setting of 0 never cuts.
 cdef int NEVER = 0x7FFFFFFF
@@ -134,9 +134,6 @@ cdef void _margins(const GameDef* gd, const void* st, double margin_scale, doubl
         out[p] = 1.0 / (1.0 + exp(-margins[p] / margin_scale))
 
 
-cdef void _nothing(void* ctx) noexcept nogil:
-    pass
-
 
 cdef void _release(void* ctx) noexcept nogil:
     free(ctx)
@@ -150,9 +147,7 @@ cdef void _release_uniform(void* ctx) noexcept nogil:
 
 cdef int uniform_playout(LeafValue* out, int legal_cap) except -1:
     """``legal_cap``: room for any list of legal actions the game may give."""
-    cdef UniformPlayout* c = <UniformPlayout*>calloc(1, sizeof(UniformPlayout))
-    if c == NULL:
-        raise MemoryError()
+    cdef UniformPlayout* c = <UniformPlayout*>part_context(sizeof(UniformPlayout))
     out.ctx = c
     out.release = _release_uniform
     c.legal = <int*>malloc(sizeof(int) * legal_cap)
@@ -165,7 +160,7 @@ cdef int uniform_playout(LeafValue* out, int legal_cap) except -1:
 
 cdef int policy_playout(LeafValue* out) except -1:
     out.ctx = NULL
-    out.release = _nothing
+    out.release = release_nothing
     out.value = _policy
     return 0
 
@@ -173,9 +168,7 @@ cdef int policy_playout(LeafValue* out) except -1:
 cdef int cut_off_playout(LeafValue* out, int cutoff, int turns, str evaluation, double margin_scale) except -1:
     """A policy playout cut off after ``cutoff`` actions (0: never) or ``turns`` turns (0: never),
     scored by ``evaluation`` ("handwritten", "learned" or "margin")."""
-    cdef CutOff* c = <CutOff*>calloc(1, sizeof(CutOff))
-    if c == NULL:
-        raise MemoryError()
+    cdef CutOff* c = <CutOff*>part_context(sizeof(CutOff))
     out.ctx = c
     out.release = _release
     c.actions = cutoff if cutoff > 0 else NEVER

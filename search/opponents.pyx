@@ -17,7 +17,7 @@ from libc.stdint cimport uint64_t
 
 from fagin.engines.abi cimport GameDef
 from fagin.engines.rng cimport Rng, mix64
-from fagin.search.parts cimport OpponentModel, TREE_DECIDES
+from fagin.search.parts cimport OpponentModel, TREE_DECIDES, release_nothing
 
 
 cdef int _tree_decides(void* ctx, const GameDef* gd, void* st, int p, Rng* rng) noexcept nogil:
@@ -44,29 +44,28 @@ cdef uint64_t _observer_key(void* ctx, const GameDef* gd, const void* st, int p,
     return h
 
 
-cdef void _nothing(void* ctx) noexcept nogil:
-    pass
+
+ctypedef int (*Play)(void* ctx, const GameDef* gd, void* st, int p, Rng* rng) noexcept nogil
+ctypedef uint64_t (*Key)(void* ctx, const GameDef* gd, const void* st, int p, int seat,
+                         const int* legal, int n) noexcept nogil
+
+
+cdef int _opponent_model(OpponentModel* out, Play play, Key key) except -1:
+    out.ctx = NULL
+    out.play = play
+    out.key = key
+    out.release = release_nothing
+    return 0
 
 
 cdef int own_view_opponents(OpponentModel* out) except -1:
-    out.ctx = NULL
-    out.play = _tree_decides
-    out.key = _own_key
-    out.release = _nothing
-    return 0
+    return _opponent_model(out, _tree_decides, _own_key)
 
 
 cdef int observer_view_opponents(OpponentModel* out) except -1:
-    out.ctx = NULL
-    out.play = _tree_decides
-    out.key = _observer_key
-    out.release = _nothing
-    return 0
+    return _opponent_model(out, _tree_decides, _observer_key)
 
 
 cdef int policy_opponents(OpponentModel* out) except -1:
-    out.ctx = NULL
-    out.play = _rollout_policy
-    out.key = _own_key             # never asked: the policy plays every other seat's decision
-    out.release = _nothing
-    return 0
+    # The key is never asked: the policy plays every other seat's decision.
+    return _opponent_model(out, _rollout_policy, _own_key)

@@ -13,6 +13,7 @@ Declarations only; the parts are made in ``worlds.pyx``, ``opponents.pyx``,
 ``prior.pyx``, ``selection.pyx``, ``leaf.pyx`` and ``tallies.pyx``.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport calloc
 
 from fagin.engines.abi cimport GameDef
 from fagin.engines.rng cimport Rng
@@ -25,6 +26,19 @@ cdef enum:
 
 #: What a part's ``release`` is given: its context, which it frees.
 ctypedef void (*ReleaseFn)(void* ctx) noexcept nogil
+
+
+cdef inline void release_nothing(void* ctx) noexcept nogil:
+    """The release of a part that keeps nothing (its ``ctx`` is NULL)."""
+    pass
+
+
+cdef inline void* part_context(size_t size) except NULL:
+    """A part's context of ``size`` bytes, zeroed; MemoryError where there is no room."""
+    cdef void* c = calloc(1, size)
+    if c == NULL:
+        raise MemoryError()
+    return c
 
 
 # The descent the core keeps, which the parts read: the tree, the path from the root

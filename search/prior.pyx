@@ -14,7 +14,7 @@ from libc.stdlib cimport calloc, free
 
 from fagin.engines.abi cimport GameDef
 from fagin.engines.rng cimport Rng
-from fagin.search.parts cimport Prior
+from fagin.search.parts cimport Prior, part_context, release_nothing
 
 
 ctypedef struct PolicyPrior:
@@ -64,9 +64,6 @@ cdef int _pick_at_others(void* ctx, const GameDef* gd, const void* st, bint own,
     return gd.rollout_action(st, rng)
 
 
-cdef void _nothing(void* ctx) noexcept nogil:
-    pass
-
 
 cdef void _release_policy(void* ctx) noexcept nogil:
     if ctx != NULL:
@@ -78,7 +75,7 @@ cdef int no_prior(Prior* out) except -1:
     out.ctx = NULL
     out.pick = _no_pick
     out.root_picks = NULL
-    out.release = _nothing
+    out.release = release_nothing
     return 0
 
 
@@ -88,9 +85,7 @@ cdef int policy_prior(Prior* out, double own_weight, double other_weight, bint w
     at least one must hold); ``actions``: the game's distinct action ids (the root's picks are
     counted by id)."""
     cdef bint ask_own, ask_other
-    cdef PolicyPrior* c = <PolicyPrior*>calloc(1, sizeof(PolicyPrior))
-    if c == NULL:
-        raise MemoryError()
+    cdef PolicyPrior* c = <PolicyPrior*>part_context(sizeof(PolicyPrior))
     out.ctx = c
     out.release = _release_policy
     c.root_picks = <double*>calloc(actions, sizeof(double))

@@ -19,7 +19,7 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, realloc
 
 from fagin.engines.rng cimport Rng, rng_below, rng_double
-from fagin.search.parts cimport Decision, Descent, Selection
+from fagin.search.parts cimport Decision, Descent, Selection, part_context
 from fagin.search.regret cimport regret_matching
 from fagin.search.tree cimport Node, Slot, tree_node
 
@@ -324,9 +324,7 @@ cdef void _release(void* ctx) noexcept nogil:
 
 
 cdef Ucb* _ucb_context(Selection* out, double exploration) except NULL:
-    cdef Ucb* c = <Ucb*>calloc(1, sizeof(Ucb))
-    if c == NULL:
-        raise MemoryError()
+    cdef Ucb* c = <Ucb*>part_context(sizeof(Ucb))
     out.ctx = c
     out.release = _release
     out.backup = _backup_visits
@@ -348,9 +346,7 @@ cdef int widened_ucb_selection(Selection* out, double exploration, double widen)
 
 
 cdef int regret_matching_selection(Selection* out, double gamma, int slot_bound) except -1:
-    cdef RegretMatching* c = <RegretMatching*>calloc(1, sizeof(RegretMatching))
-    if c == NULL:
-        raise MemoryError()
+    cdef RegretMatching* c = <RegretMatching*>part_context(sizeof(RegretMatching))
     out.ctx = c
     out.release = _release_regret_matching
     c.sigma = <double*>calloc(slot_bound, sizeof(double))
@@ -364,9 +360,7 @@ cdef int regret_matching_selection(Selection* out, double gamma, int slot_bound)
 
 
 cdef int outcome_sampling_selection(Selection* out, double gamma, int slot_bound) except -1:
-    cdef OutcomeSampling* c = <OutcomeSampling*>calloc(1, sizeof(OutcomeSampling))
-    if c == NULL:
-        raise MemoryError()
+    cdef OutcomeSampling* c = <OutcomeSampling*>part_context(sizeof(OutcomeSampling))
     out.ctx = c
     out.release = _release_outcome_sampling
     c.gamma = gamma

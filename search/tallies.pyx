@@ -12,7 +12,7 @@ from libc.stdlib cimport calloc, free
 
 from fagin.engines.abi cimport GameDef, MAX_SEATS
 from fagin.search.leaf cimport score_margins
-from fagin.search.parts cimport Descent, Tally
+from fagin.search.parts cimport Descent, Tally, release_nothing
 from fagin.search.tree cimport Node, tree_node
 
 
@@ -73,9 +73,6 @@ cdef void _root_sums(void* ctx, const Descent* d, int depth, const void* st, con
             row[2 + 2 * MAX_SEATS] += margin * margin
 
 
-cdef void _nothing(void* ctx) noexcept nogil:
-    pass
-
 
 cdef void _release(void* ctx) noexcept nogil:
     cdef Tallies* c = <Tallies*>ctx
@@ -91,7 +88,7 @@ cdef int no_tallies(Tally* out) except -1:
     out.ctx = NULL
     out.world = _no_world
     out.outcome = _no_outcome
-    out.release = _nothing
+    out.release = release_nothing
     return 0
 
 

@@ -6,19 +6,16 @@ searching seat has seen and deals the rest again, uniformly.
 """
 from fagin.engines.abi cimport GameDef
 from fagin.engines.rng cimport Rng
-from fagin.search.parts cimport WorldSampler
+from fagin.search.parts cimport WorldSampler, release_nothing
 
 
 cdef void _determinize(void* ctx, const GameDef* gd, void* st, int seat, Rng* rng) noexcept nogil:
     gd.determinize(st, seat, rng)
 
 
-cdef void _nothing(void* ctx) noexcept nogil:
-    pass
-
 
 cdef int determinized_worlds(WorldSampler* out) except -1:
     out.ctx = NULL
     out.sample = _determinize
-    out.release = _nothing
+    out.release = release_nothing
     return 0
