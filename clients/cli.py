@@ -350,25 +350,49 @@ def cmd_analyse(client, args):
 
 def cmd_play(client, args, stdin=None, out=None):
     """Plays a game in the terminal: you at --seat, bots (server recommendations) elsewhere.
-    Every move and chance outcome is told as your seat saw it (ApplyAction's events)."""
+    Every move and chance outcome is told as your seat saw it (ApplyAction's events).
+
+    The game is kept as its complete record (GameRecord), which every call takes in place of a
+    state: ``--save FILE`` writes it after every move, ``--load FILE`` resumes it, and ``undo``
+    takes back your last move with the bots' replies after it."""
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     rng = random.Random(args.seed)
+    save = getattr(args, "save", None)
+    if getattr(args, "load", None):
+        record = read_record(args.load)
+        if args.game is not None and args.game != record.game:
+            raise CliError(f"--load: {args.load} is a game of {record.game}, not {args.game}")
+        if args.players is not None and args.players != record.players:
+            raise CliError(f"--load: {args.load} is a game of {record.players} players, not {args.players}")
+        args.game, args.players = record.game, record.players
+    elif args.game is None:
+        raise CliError("GAME: name the game to play, or resume one with --load FILE")
+    else:
+        record = None
     if args.players is None:
         info = {g.id: g for g in client.list_games()}.get(args.game)
         args.players = 4 if info is None else min(max(4, info.min_players), info.max_players)
-    resp = _new_game(client, args.game, args.players, rng.getrandbits(63))
-    state, status = resp.state, resp.status
     if not 0 <= args.seat < args.players:
         raise CliError(f"--seat: must be from 0 to {args.players - 1}")
+    if record is None:
+        resp = _new_game(client, args.game, args.players, rng.getrandbits(63))
+        record, status = resp.record, resp.status
+        opening = next((s.events for s in resp.events if s.seat == args.seat), [])
+    else:
+        status = _status_of(client, record, args.seat, f"--load: {args.load}")
+        opening = []
+    _write_record(save, record)
     _say(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
          "(help: the commands and the table's symbols; q to quit).", out)
-    narrate(next((s.events for s in resp.events if s.seat == args.seat), []), out)
-    _say(client.view(state, args.seat).text, out)
+    if args.load:
+        _say(f"resumed {args.load}: {len(record.moves)} moves played", out)
+    narrate(opening, out)
+    _say(client.view(record=record, seat=args.seat).text, out)
     while not status.terminal:
         seat = status.current_seat
         if seat == args.seat:
-            legal = client.legal_actions(state, seat).actions
+            legal = client.legal_actions(record=record, seat=seat).actions
             _say("your options: " + ", ".join(f"[{a.id}] {a.label}" for a in legal), out, indent="  ")
             while True:
                 print("> ", end="", file=out, flush=True)
@@ -378,16 +402,25 @@ def cmd_play(client, args, stdin=None, out=None):
                     # here, so that the transcript reads as a session and a prompt never
                     # shares a line with what follows.
                     print(line.strip(), file=out)
-                if not line or line.strip().lower() in ("q", "quit"):
-                    print("bye", file=out)
+                command = line.strip().lower()
+                if not line or command in ("q", "quit"):
+                    print("bye" + (f" (the game is saved in {save}: --load resumes it)" if save else ""), file=out)
                     return
-                if line.strip().lower() in ("help", "h", "?"):
+                if command in ("help", "h", "?"):
                     _say(play_help(args.game), out, indent="  ")
                     continue
-                if line.strip().lower() in ("table", "t"):
-                    _say(client.view(state, args.seat).text, out)
+                if command in ("table", "t"):
+                    _say(client.view(record=record, seat=args.seat).text, out)
                     _say("your options: " + ", ".join(f"[{a.id}] {a.label}" for a in legal), out, indent="  ")
                     continue
+                if command in ("undo", "u"):
+                    taken = take_back(record, args.seat)
+                    if taken is None:
+                        _say("nothing to take back: you have not moved yet", out)
+                        continue
+                    _write_record(save, record)
+                    _say(f"took back your last move ({taken} moves undone)", out)
+                    break
                 try:
                     choice = find_action(legal, line)
                 except CliError:
@@ -395,18 +428,73 @@ def cmd_play(client, args, stdin=None, out=None):
                 if choice in {a.id for a in legal}:
                     break
                 _say(f"not an option: {line.strip()!r} (help lists the commands)", out)
+            if command in ("undo", "u"):
+                status = _status_of(client, record, args.seat, "undo")
+                _say(client.view(record=record, seat=args.seat).text, out)
+                continue
         else:
             level = getattr(args, "level", None)      # absent when called with a plain namespace
             budget = {"level": level} if level is not None else {"iterations": args.iterations}
-            rec = client.recommend(state, seat, seed=rng.getrandbits(63), **budget)
+            rec = client.recommend(record=record, seat=seat, seed=rng.getrandbits(63), **budget)
             choice = rec.action.id
-        resp = client.apply(state, choice, seat=seat, seed=rng.getrandbits(63), observer=args.seat)
-        state, status = resp.state, resp.status
+        resp = client.apply(record=record, action=choice, seat=seat, seed=rng.getrandbits(63), observer=args.seat)
+        record, status = resp.record, resp.status
+        _write_record(save, record)
         narrate(resp.events[0].events, out)
         if not status.terminal and status.current_seat == args.seat:
-            _say(client.view(state, args.seat).text, out)
-    _say(client.view(state, args.seat).text, out)
+            _say(client.view(record=record, seat=args.seat).text, out)
+    _say(client.view(record=record, seat=args.seat).text, out)
     _say(final_result(list(status.returns), args.seat), out)
+
+
+def read_record(path: str) -> pb.GameRecord:
+    """A game record (fagin.v1.GameRecord) from a JSON file, as ``fagin play --save`` writes it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise CliError(f"--load: cannot read {path}: {e.strerror}") from None
+    try:
+        return json_format.Parse(text, pb.GameRecord())
+    except json_format.ParseError as e:
+        raise CliError(f"--load: {path} is not a fagin.v1.GameRecord in JSON: {e}") from None
+
+
+def _write_record(path, record):
+    """Writes the record to ``path`` (if any) whole or not at all: a game interrupted mid-write
+    still resumes from its last move."""
+    if not path:
+        return
+    part = f"{path}.part"
+    try:
+        with open(part, "w", encoding="utf-8") as f:
+            f.write(to_json(record) + "\n")
+        os.replace(part, path)
+    except OSError as e:
+        raise CliError(f"--save: cannot write {path}: {e.strerror}") from None
+
+
+def _status_of(client, record, seat, what):
+    """The record's position's status (whose turn, or the result), the record checked by the
+    server: a bad record file is refused naming ``what`` and the move at fault."""
+    try:
+        return client.view(record=record, seat=seat).status
+    except grpc.RpcError as e:
+        if e.code() != grpc.StatusCode.INVALID_ARGUMENT:
+            raise
+        raise CliError(f"{what}: {e.details()}") from None
+
+
+def take_back(record, seat):
+    """Takes back ``seat``'s last move and every move after it (the others' replies and the
+    chance events between) from a complete record, in place; how many moves went, or None if
+    the seat has not moved."""
+    mine = [i for i, m in enumerate(record.moves) if m.HasField("seat") and m.seat == seat]
+    if not mine:
+        return None
+    taken = len(record.moves) - mine[-1]
+    del record.moves[mine[-1]:]
+    return taken
 
 
 def _is_terminal(stream) -> bool:
@@ -439,6 +527,7 @@ PLAY_COMMANDS = (
     ("ID", "play the action with that id (the number in [ ] in your options)"),
     ("LABEL", "play the action with that label, or the label's unique start (any case): buy w"),
     ("table, t", "show the table again, then your options"),
+    ("undo, u", "take back your last move, and the bots' replies after it"),
     ("help, h, ?", "this help"),
     ("q, quit", "leave the game"),
 )
@@ -569,7 +658,9 @@ def build_parser():
     p.add_argument("--no-beliefs", action="store_true", help="leave out the beliefs")
     p.add_argument("--json", action="store_true")
     p = command("play", help="play against bots in the terminal")
-    p.add_argument("game")
+    p.add_argument("game", nargs="?", help="the game (left out with --load: the saved game's)")
+    p.add_argument("--save", metavar="FILE", help="keep the game's record (JSON) in FILE, written after every move")
+    p.add_argument("--load", metavar="FILE", help="resume the game whose record FILE holds (from --save)")
     p.add_argument("--players", type=INT32, default=None,
                    help="default: 4, or the nearest count the game takes (ListGames)")
     p.add_argument("--seat", type=INT32, default=0, help="your seat")

@@ -547,3 +547,55 @@ def test_play_help_finds_a_games_symbols_in_a_fresh_process():
     code = "from fagin.clients import cli; print(cli.play_help('oliver_twist'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "the Gang pawn" in out and "a Burglary token" in out
+
+
+def _saved(path):
+    from google.protobuf import json_format
+    return json_format.Parse(path.read_text(encoding="utf-8"), cli.pb.GameRecord())
+
+
+def test_play_saves_resumes_and_takes_back_a_move(server, tmp_path, capsys, monkeypatch):
+    """fagin play keeps the game's record: --save writes it after every move, undo takes back
+    your last move with the bots' replies, and --load resumes the game where it was left."""
+    monkeypatch.chdir(tmp_path)          # a short path: the messages that name it wrap at 80 columns
+    saved = tmp_path / "game.json"
+    code, out, _ = run(server, "play", "kids_of_london", "--players", "3", "--seed", "5", "--iterations", "60",
+                       "--save", "game.json", stdin="undo\n3\n4\n", capsys=capsys, monkeypatch=monkeypatch)
+    said = " ".join(out.split())       # long paths wrap at the terminal's width
+    assert code == 0 and "nothing to take back: you have not moved yet" in said
+    assert f"the game is saved in game.json" in said
+    two_moves = _saved(saved)
+    assert two_moves.game == "kids_of_london" and two_moves.players == 3
+    mine = [m for m in two_moves.moves if m.HasField("seat") and m.seat == 0]
+    assert [m.action_id for m in mine] == [3, 4]
+    # Resumed, the second move taken back: the record ends just before it.
+    code, out, _ = run(server, "play", "--load", "game.json", "--iterations", "60", "--seed", "6", "--save", "game.json",
+                       stdin="u\nq\n", capsys=capsys, monkeypatch=monkeypatch)
+    said = " ".join(out.split())
+    assert code == 0 and f"resumed game.json: {len(two_moves.moves)} moves played" in said
+    assert "took back your last move (" in said
+    one_move = _saved(saved)
+    cut = [i for i, m in enumerate(two_moves.moves) if m.HasField("seat") and m.seat == 0][-1]
+    assert list(one_move.moves) == list(two_moves.moves[:cut])
+    # And played on to the end from there.
+    moves = "\n".join([str(c) for c in range(9)] * 4) + "\n"
+    code, out, _ = run(server, "play", "kids_of_london", "--load", "game.json", "--iterations", "60", "--seed", "7",
+                       stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "game over:\n  seat 0 (you)  " in out
+
+
+def test_play_refuses_a_record_it_cannot_resume(server, tmp_path, capsys, monkeypatch):
+    saved = tmp_path / "game.json"
+    code, _, err = run(server, "play", "--load", str(tmp_path / "missing.json"), capsys=capsys)
+    assert code == 2 and "--load: cannot read" in err
+    saved.write_text("not json")
+    code, _, err = run(server, "play", "--load", str(saved), capsys=capsys)
+    assert code == 2 and "--load: " in err and "not a fagin.v1.GameRecord" in err
+    saved.write_text(json.dumps({"game": "kids_of_london", "players": 3,
+                                 "moves": [{"seat": 0, "actionId": 99}]}))
+    code, _, err = run(server, "play", "--load", str(saved), capsys=capsys)
+    assert code == 2 and "--load: " in err and "moves[0]" in err
+    code, _, err = run(server, "play", "london", "--load", str(saved), capsys=capsys)
+    assert code == 2 and "is a game of kids_of_london, not london" in err
+    code, _, err = run(server, "play", capsys=capsys)
+    assert code == 2 and "GAME: name the game" in err
