@@ -358,13 +358,14 @@ def cmd_play(client, args, stdin=None, out=None):
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     rng = random.Random(args.seed)
-    save = getattr(args, "save", None)
-    if getattr(args, "load", None):
-        record = read_record(args.load)
+    # A caller's plain namespace may leave out the flags of a later version.
+    save, load = getattr(args, "save", None), getattr(args, "load", None)
+    if load:
+        record = read_record(load)
         if args.game is not None and args.game != record.game:
-            raise CliError(f"--load: {args.load} is a game of {record.game}, not {args.game}")
+            raise CliError(f"--load: {load} is a game of {record.game}, not {args.game}")
         if args.players is not None and args.players != record.players:
-            raise CliError(f"--load: {args.load} is a game of {record.players} players, not {args.players}")
+            raise CliError(f"--load: {load} is a game of {record.players} players, not {args.players}")
         args.game, args.players = record.game, record.players
     elif args.game is None:
         raise CliError("GAME: name the game to play, or resume one with --load FILE")
@@ -380,13 +381,13 @@ def cmd_play(client, args, stdin=None, out=None):
         record, status = resp.record, resp.status
         opening = next((s.events for s in resp.events if s.seat == args.seat), [])
     else:
-        status = _status_of(client, record, args.seat, f"--load: {args.load}")
+        status = _status_of(client, record, args.seat, f"--load: {load}")
         opening = []
     _write_record(save, record)
     _say(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
          "(help: the commands and the table's symbols; q to quit).", out)
-    if args.load:
-        _say(f"resumed {args.load}: {len(record.moves)} moves played", out)
+    if load:
+        _say(f"resumed {load}: {len(record.moves)} moves played", out)
     narrate(opening, out)
     _say(client.view(record=record, seat=args.seat).text, out)
     while not status.terminal:
