@@ -681,8 +681,10 @@ async function advance(myGeneration) {
 async function applyMove(seat, action, rec, myGeneration) {
   const last = game.history.length - 1;
   // Only the human's events: what its seat saw of the move (ApplyActionResponse.events).
-  // The move is applied to the game's record, which the answer brings back extended.
-  const request = { record: recordAt(last), seed: String(seedFor(last, 101)), observer: game.human };
+  // The move is applied to the position's state, and the record extended by what the answer
+  // says was applied (as the server extends a record it is sent: the decision by id, then each
+  // chance outcome): the whole record is sent only from a resumed game's first position.
+  const request = { ...whereAt(last), seed: String(seedFor(last, 101)), observer: game.human };
   if (seat !== null) {
     request.seat = seat;
     request.actionId = action.id;
@@ -694,10 +696,11 @@ async function applyMove(seat, action, rec, myGeneration) {
     const seen = eventsOf(answer);
     // The answer carries the human's view of the new position, and its moves if it is to
     // decide there (the request names it as `observer`): no ViewState or LegalActions call.
-    game.record = answer.record;
+    game.record = answer.record || { ...game.record, moves: game.record.moves.slice(0, game.history[last].moves)
+      .concat((answer.applied || []).map((a, j) => (j === 0 && seat !== null ? { seat, actionId: a.id } : { actionId: a.id }))) };
     game.history.push({ state: answer.state, status: answer.status, by: seat,
       label: action ? action.label : "chance", rec, events: seen, view: answer.view,
-      legal: answer.legalActions, moves: answer.record.moves.length });
+      legal: answer.legalActions, moves: game.record.moves.length });
     game.hint = null;
     keepGame();
   } finally {

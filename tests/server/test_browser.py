@@ -816,7 +816,7 @@ def _play_nth(page, n):
 
 
 #: Seconds of a game saved, taken back, resumed and loaded, where a full game is long.
-RECORD_GAME_SECONDS = {"london": 90, "fagins_gang": 45, "oliver_twist": 35}
+RECORD_GAME_SECONDS = {"london": 45, "fagins_gang": 35, "oliver_twist": 16}
 
 
 @pytest.mark.parametrize("game_id", [
