@@ -63,7 +63,7 @@ from grpc_health.v1 import health_pb2
 from fagin.engines.registry import GAMES
 from fagin.engines.room_data import data_path
 from fagin.server import security
-from fagin.server.codec import MAX_STATE_BYTES
+from fagin.server.codec import MAX_RECORD_MOVES, MAX_STATE_BYTES
 from fagin.server.logs import QUOTED_CHARS, quoted
 from fagin.server.rpc import DECODE_THREADS, HTTP_PEER_METADATA, bounded_message
 from fagin.v1 import fagin_pb2
@@ -95,8 +95,9 @@ OPEN_BODY_BYTES = 1024
 #: before it has built anything large.
 JSON_INLINE_BYTES = 8 * 1024
 #: The longest list a JSON request may hold: the longest any served game's state or action
-#: holds (the server then holds each game's lists to the game's own bound, as for gRPC).
-MAX_JSON_LIST = max(game.max_list for game in GAMES.values())
+#: holds, or a game record's moves (the server then holds each game's lists, and a record's
+#: moves, to the game's own bound, as for gRPC).
+MAX_JSON_LIST = max(max(game.max_list for game in GAMES.values()), MAX_RECORD_MOVES)
 #: Values (numbers, strings, lists, objects) in one JSON request: a request carries one state
 #: of at most MAX_STATE_BYTES on the wire, where each value takes a byte or more; twice that
 #: leaves room for the rest of the request.

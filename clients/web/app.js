@@ -2,7 +2,9 @@
 //
 // It speaks only the server's JSON API (the Connect protocol's unary form:
 // POST /fagin.v1.Fagin/<Method>, proto3 JSON). The server is stateless, so the page holds
-// the full state of its game to send back; it renders only what the human's seat sees
+// its game to send back: the full state of each position, and the game's complete record
+// (fagin.v1.GameRecord), which it saves and loads as a file, keeps in the browser's storage
+// to resume after a reload, and cuts to take a move back; it renders only what the human's seat sees
 // (that seat's view: ApplyAction's `view` with the seat as `observer`, or ViewState), except
 // in analysis mode, where the user brings the position.
 
@@ -72,10 +74,11 @@ function budgetText(budget) {
   return budget.iterations ? `${budget.iterations.toLocaleString("en")} iterations` : `${budget.seconds} s`;
 }
 
-async function recommend(state, seat, level, seed) {
+// `where`: the position, as { state } or, for a resumed game's first position, { record }.
+async function recommend(where, seat, level, seed) {
   if (serverKnowsLevel) {
     try {
-      return await call("Recommend", { state, seat, search: levelSearch(level, seed, true) });
+      return await call("Recommend", { ...where, seat, search: levelSearch(level, seed, true) });
     } catch (e) {
       // Only the server's "no such field" answer: a server that knows `level` and refuses a
       // value must show its error, not be played at another strength.
@@ -83,7 +86,7 @@ async function recommend(state, seat, level, seed) {
       serverKnowsLevel = false;
     }
   }
-  return call("Recommend", { state, seat, search: levelSearch(level, seed, false) });
+  return call("Recommend", { ...where, seat, search: levelSearch(level, seed, false) });
 }
 
 // ------------------------------------------------------------------------------------------
@@ -378,6 +381,9 @@ async function loadGames() {
 // move i, with who made it (`by`), its label (`label`, shown to the human only when it is
 // theirs or revealed), for a bot's move its search (`rec`), and the human's view of it
 // (`view`) and moves in it (`legal`, when it is to decide) as ApplyAction brought them.
+// `game.record` is the game's complete record (GameRecord) to its latest position; each entry
+// keeps how many of its moves lead to it (`moves`). A game resumed from a record starts with
+// one entry, its position, which has no `state`: the calls are sent the record instead.
 let game = null;
 let generation = 0;        // a new game or a take-back makes the running bot loop stop
 let busy = 0;
@@ -395,8 +401,196 @@ function revealed() {
 // with the entry for stepping back and forth.
 async function viewAt(i) {
   const entry = game.history[i];
-  if (!entry.view) entry.view = await call("ViewState", { state: entry.state, seat: game.human });
+  if (!entry.view) entry.view = await call("ViewState", { ...whereAt(i), seat: game.human });
   return entry.view;
+}
+
+// The record to position i: the game's record cut to the moves that led to it.
+function recordAt(i) {
+  return { ...game.record, moves: game.record.moves.slice(0, game.history[i].moves) };
+}
+
+// Position i for a call: its state, or (a resumed game's first position) its record.
+function whereAt(i) {
+  const entry = game.history[i];
+  return entry.state ? { state: entry.state } : { record: recordAt(i) };
+}
+
+// ------------------------------------------------------------------------------------------
+// Game records: saved, loaded, kept in the browser's storage, and cut to take a move back
+
+const STORAGE_KEY = "fagin-game";
+
+// The game in localStorage after every move: its record, the human's seat, the bots' levels,
+// the seed and whether the bots' statistics are shown, so that a reload resumes it.
+function keepGame() {
+  if (!game) return;
+  try {
+    localStorage.setItem(STORAGE_KEY, JSON.stringify({ record: game.record, human: game.human,
+      levels: game.levels, seed: game.seed, openStats: $("open-stats").checked }));
+  } catch (e) {
+    console.warn("the game cannot be kept in the browser's storage", e);
+  }
+}
+
+function saveRecord() {
+  if (!game) return;
+  download(`${game.info.id}-record.json`, JSON.stringify(game.record, null, 2));
+}
+
+// A record's game id: its `game`, or its set-up start's ("oliverTwist" is oliver_twist).
+function recordGame(record) {
+  return record.game || gameOf(record.start).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+// Checks the shape of a record read from a file; the server checks its moves.
+function parsedRecord(text) {
+  let record;
+  try {
+    record = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`the file is not JSON: ${e.message}`);
+  }
+  // A saved NewGame or ApplyAction answer holds the record under "record".
+  if (record && typeof record === "object" && record.record && typeof record.record === "object") record = record.record;
+  if (!record || typeof record !== "object" || Array.isArray(record)) {
+    throw new Error("the file is not a game record: a JSON object with the game and its moves is expected");
+  }
+  if (record.viewer !== undefined && record.viewer !== null) {
+    throw new Error(`the file is seat ${record.viewer}'s view of a game, not a complete record: the bots need every move`);
+  }
+  if (!Array.isArray(record.moves || [])) throw new Error("the record's moves are not a list");
+  const id = recordGame(record);
+  if (!id) throw new Error("the record names no game (record.game)");
+  if (!games.some((g) => g.id === id)) {
+    throw new Error(`the record's game '${id}' is not served here; served: ${games.map((g) => g.id).join(", ")}`);
+  }
+  return { ...record, moves: record.moves || [] };
+}
+
+async function loadRecordFile() {
+  const input = $("load-record");
+  const file = input.files[0];
+  if (!file) return;
+  clearError();
+  try {
+    const record = parsedRecord(await file.text());
+    await resume(record, formSettings(record), `Loaded ${file.name}`);
+  } catch (e) {
+    showError(e);
+  } finally {
+    input.value = "";
+  }
+}
+
+// The form's seat, levels and seed for a record's game: the game and player count are the
+// record's (set in the form); the seat and levels are the form's where the count allows.
+function formSettings(record) {
+  const id = recordGame(record);
+  if ($("game").value !== id) {
+    $("game").value = id;
+    updateSetup();
+  }
+  if (record.players) {
+    $("players").value = String(record.players);
+    updateSeats();
+  }
+  const levels = {};
+  for (const s of $("bot-levels").querySelectorAll("select")) levels[Number(s.dataset.seat)] = Number(s.value);
+  let seed = Number($("seed").value);
+  if (!$("seed").value) seed = Math.floor(Math.random() * 1_000_000);
+  return { human: Number($("human-seat").value), levels, seed };
+}
+
+// Plays on from a complete record: the server replays and checks it (a bad move is refused
+// naming it), then the bots move until it is the human's turn.
+async function resume(record, settings, how) {
+  const info = games.find((g) => g.id === recordGame(record));
+  const myGeneration = ++generation;
+  setBusy(+1, "Replaying the record…");
+  let view;
+  try {
+    view = await call("ViewState", { record, seat: settings.human });
+  } finally {
+    setBusy(-1);
+  }
+  if (myGeneration !== generation) return;
+  const players = record.players || (view.status.returns || []).length || info.minPlayers;
+  game = { id: myGeneration, info, players, human: settings.human, levels: settings.levels, seed: settings.seed,
+    over: false, at: 0, hint: null, record, resumed: `${how}: ${record.moves.length} moves played.`,
+    history: [{ status: view.status, view, moves: record.moves.length, events: [] }] };
+  for (let s = 0; s < players; s++) if (s !== game.human && !game.levels[s]) game.levels[s] = 3;
+  $("game-area").hidden = false;
+  $("setup-panel").open = false;
+  $("view-seat").textContent = `Seat ${game.human} (you)`;
+  $("result").hidden = true;
+  keepGame();
+  await advance(myGeneration);
+}
+
+// The game kept in the browser's storage, resumed at its position (after a reload).
+async function resumeKept() {
+  const text = localStorage.getItem(STORAGE_KEY);
+  if (!text) return;
+  let kept;
+  try {
+    kept = JSON.parse(text);
+    kept.record = parsedRecord(JSON.stringify(kept.record));
+  } catch (e) {
+    localStorage.removeItem(STORAGE_KEY);
+    return;
+  }
+  $("open-stats").checked = Boolean(kept.openStats);
+  $("game").value = recordGame(kept.record);
+  updateSetup();
+  if (kept.record.players) $("players").value = String(kept.record.players);
+  $("human-seat").value = String(kept.human);
+  updateSeats();
+  for (const [seat, level] of Object.entries(kept.levels || {})) {
+    const select = $(`level-${seat}`);
+    if (select) select.value = String(level);
+  }
+  $("seed").value = String(kept.seed);
+  try {
+    await resume(kept.record, { human: kept.human, levels: { ...kept.levels }, seed: kept.seed },
+      "Resumed the game kept in this browser");
+  } catch (e) {
+    showError(e);
+  }
+}
+
+// Where the human's last move is in the record (-1: none).
+function lastHumanMove() {
+  if (!game) return -1;
+  const moves = game.record.moves;
+  for (let k = moves.length - 1; k >= 0; k--) if (moves[k].seat === game.human) return k;
+  return -1;
+}
+
+// One click: the human's last move and the bots' replies after it are undone (the record cut
+// before that move), and the human plays again from the position it was made in.
+async function takeBackLastMove() {
+  if (!game || busy) return;
+  const k = lastHumanMove();
+  if (k < 0) return;
+  clearError();
+  const keep = game.history.findIndex((entry) => entry.moves === k);
+  game.record = { ...game.record, moves: game.record.moves.slice(0, k) };
+  if (keep >= 0) {
+    game.history = game.history.slice(0, keep + 1);
+  } else {
+    // A resumed game does not hold the position before its first: it is asked for by record.
+    game.resumed = `Took back to move ${k} of the record.`;
+    game.history = [{ moves: k, events: [] }];
+    const view = await call("ViewState", { record: game.record, seat: game.human });
+    game.history[0].view = view;
+    game.history[0].status = view.status;
+  }
+  game.over = false;
+  game.hint = null;
+  $("result").hidden = true;
+  keepGame();
+  await advance(++generation);
 }
 
 function setBusy(delta, text) {
@@ -404,7 +598,7 @@ function setBusy(delta, text) {
   if (text !== undefined) $("status").textContent = text;
   document.body.classList.toggle("busy", busy > 0);
   for (const b of $("actions").querySelectorAll("button")) b.disabled = busy > 0;
-  for (const id of ["start", "hint", "take-back"]) $(id).disabled = busy > 0;
+  for (const id of ["start", "hint", "take-back", "undo", "load-record"]) $(id).disabled = busy > 0;
 }
 
 async function startGame(event) {
@@ -430,12 +624,13 @@ async function startGame(event) {
     const answer = await call("NewGame", { game: info.id, players, options, seed: String(seed) });
     if (myGeneration !== generation) return;
     game = { id: myGeneration, info, players, human, levels, seed, over: false, at: 0, hint: null,
-      history: [{ state: answer.state, status: answer.status }] };
+      record: answer.record, history: [{ state: answer.state, status: answer.status, moves: answer.record.moves.length }] };
     game.history[0].events = eventsOf(answer);     // the opening deal, as the human saw it
     $("game-area").hidden = false;
     $("setup-panel").open = false;        // the table, not the form, once a game is on
     $("view-seat").textContent = `Seat ${human} (you)`;
     $("result").hidden = true;
+    keepGame();
   } catch (e) {
     showError(e);
     return;
@@ -451,7 +646,7 @@ async function advance(myGeneration) {
     for (;;) {
       if (myGeneration !== generation) return;
       const last = game.history.length - 1;
-      const { state, status } = game.history[last];
+      const { status } = game.history[last];
       game.at = last;
       if (status.terminal) {
         game.over = true;
@@ -471,7 +666,7 @@ async function advance(myGeneration) {
       setBusy(+1);
       let rec;
       try {
-        rec = await recommend(state, bot, game.levels[bot], seedFor(last, bot));
+        rec = await recommend(whereAt(last), bot, game.levels[bot], seedFor(last, bot));
       } finally {
         setBusy(-1);
       }
@@ -486,7 +681,10 @@ async function advance(myGeneration) {
 async function applyMove(seat, action, rec, myGeneration) {
   const last = game.history.length - 1;
   // Only the human's events: what its seat saw of the move (ApplyActionResponse.events).
-  const request = { state: game.history[last].state, seed: String(seedFor(last, 101)), observer: game.human };
+  // The move is applied to the position's state, and the record extended by what the answer
+  // says was applied (as the server extends a record it is sent: the decision by id, then each
+  // chance outcome): the whole record is sent only from a resumed game's first position.
+  const request = { ...whereAt(last), seed: String(seedFor(last, 101)), observer: game.human };
   if (seat !== null) {
     request.seat = seat;
     request.actionId = action.id;
@@ -498,10 +696,13 @@ async function applyMove(seat, action, rec, myGeneration) {
     const seen = eventsOf(answer);
     // The answer carries the human's view of the new position, and its moves if it is to
     // decide there (the request names it as `observer`): no ViewState or LegalActions call.
+    game.record = answer.record || { ...game.record, moves: game.record.moves.slice(0, game.history[last].moves)
+      .concat((answer.applied || []).map((a, j) => (j === 0 && seat !== null ? { seat, actionId: a.id } : { actionId: a.id }))) };
     game.history.push({ state: answer.state, status: answer.status, by: seat,
       label: action ? action.label : "chance", rec, events: seen, view: answer.view,
-      legal: answer.legalActions });
+      legal: answer.legalActions, moves: game.record.moves.length });
     game.hint = null;
+    keepGame();
   } finally {
     setBusy(-1);
   }
@@ -555,6 +756,8 @@ async function render(statusText) {
   $("first").disabled = $("back").disabled = i === 0;
   $("forward").disabled = $("last").disabled = latest;
   $("take-back").hidden = latest;
+  $("undo").hidden = lastHumanMove() < 0;
+  $("record-moves").textContent = `at move ${game.history[i].moves} of the record's ${game.record.moves.length} moves`;
 
   const humanToMove = latest && !game.over && pendingOf(entry.status).includes(game.human)
     && !pendingOf(entry.status).some((s) => s !== game.human);
@@ -562,7 +765,7 @@ async function render(statusText) {
   actions.replaceChildren();
   if (humanToMove) {
     // The moves ApplyAction brought; asked for only at the opening (or of an older server).
-    const legal = entry.legal || await call("LegalActions", { state: entry.state, seat: game.human });
+    const legal = entry.legal || await call("LegalActions", { ...whereAt(i), seat: game.human });
     const moves = [];
     for (const a of legal.actions) {
       const note = moveNote(game.info.id, a, view.state, data);
@@ -611,16 +814,16 @@ function renderStats(entry) {
 function renderLog() {
   // The opening chance events (a deal, the first character), as the human saw them.
   const opening = game.history[0].events || [];
-  $("opening").hidden = !opening.length;
+  $("opening").hidden = !opening.length && !game.resumed;
   // A set-up told card by card (summedUp) is given by the summary that ends it.
   const told = opening.filter((e) => !e.summedUp);
-  $("opening").textContent = opening.length ? `The opening: ${told.map((e) => e.label).join("; ")}` : "";
+  $("opening").textContent = game.resumed || (opening.length ? `The opening: ${told.map((e) => e.label).join("; ")}` : "");
   // Only the moves not yet listed are added (the list was rebuilt at every step, so a long
   // game slowed down move by move): entries of another game, or past a take-back, go first.
   const log = $("log");
-  if (log.dataset.game !== String(game.id)) {
+  if (log.dataset.game !== `${game.id}:${game.resumed || ""}`) {
     log.replaceChildren();
-    log.dataset.game = String(game.id);
+    log.dataset.game = `${game.id}:${game.resumed || ""}`;
   }
   const before = log.children.length;
   while (log.children.length > game.history.length - 1) log.lastElementChild.remove();
@@ -735,6 +938,8 @@ async function goTo(i) {
 async function takeBack() {
   if (!game || busy) return;
   game.history = game.history.slice(0, game.at + 1);
+  game.record = { ...game.record, moves: game.record.moves.slice(0, game.history[game.at].moves) };
+  keepGame();
   game.over = false;
   game.hint = null;
   $("result").hidden = true;
@@ -902,6 +1107,9 @@ function init() {
   $("forward").addEventListener("click", () => goTo(game.at + 1));
   $("last").addEventListener("click", () => goTo(game.history.length - 1));
   $("take-back").addEventListener("click", takeBack);
+  $("undo").addEventListener("click", () => takeBackLastMove().catch(showError));
+  $("save-record").addEventListener("click", saveRecord);
+  $("load-record").addEventListener("change", () => loadRecordFile());
   $("hint").addEventListener("click", hint);
   $("text-toggle").addEventListener("click", () => showText($("table").hidden));
   $("download-view").addEventListener("click", downloadView);
@@ -920,7 +1128,7 @@ function init() {
     if (e.key === "ArrowLeft") goTo(game.at - 1);
     else if (e.key === "ArrowRight") goTo(game.at + 1);
   });
-  loadGames().catch(showError);
+  loadGames().then(resumeKept).catch(showError);
 }
 
 init();

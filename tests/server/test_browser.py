@@ -791,3 +791,127 @@ def test_london_stacks_show_their_flip_state_and_only_the_top_card(browser, site
     assert flipped >= 1
     assert not page_errors, page_errors
     page.close()
+
+
+def _kept(page):
+    """The game the page keeps in the browser's storage (its record, seat, levels and seed)."""
+    return page.evaluate("JSON.parse(localStorage.getItem('fagin-game'))")
+
+
+def _your_move(page):
+    """Waits until the human is to move or the game is over; fails with what the page says else."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_selector("#result:not([hidden]), #actions button.move:enabled", timeout=60_000)
+    except PlaywrightTimeout:
+        pytest.fail(f"no move offered at {page.inner_text('#step-label')!r} ({page.inner_text('#record-moves')}): "
+                    f"{page.inner_text('#error')!r}")
+
+
+def _play_nth(page, n):
+    """Plays the human's n-th move of the game: its options in a fixed, scattered order (as the
+    full games above), so that the game goes on to its end."""
+    buttons = page.locator("#actions button.move")
+    buttons.nth((n * 7) % buttons.count()).click()
+
+
+#: Seconds of a game saved, taken back, resumed and loaded, where a full game is long.
+RECORD_GAME_SECONDS = {"london": 45, "fagins_gang": 35, "oliver_twist": 16}
+
+
+@pytest.mark.parametrize("game_id", [
+    pytest.param(g, marks=[pytest.mark.long(RECORD_GAME_SECONDS[g])] if g in RECORD_GAME_SECONDS else [])
+    for g in SEED_GAMES])
+def test_a_game_saved_taken_back_resumed_after_a_reload_loaded_and_played_to_the_end(browser, site, tmp_path, game_id):
+    """Issue 50, item 5, in every seed game: the page keeps its game as a record
+    (fagin.v1.GameRecord).  Saved as a file mid-way; one click takes back the human's last move
+    and the bots' replies (the record cut before that move); a reload resumes the game kept in
+    localStorage at the same position and move count; a bad file is refused naming its move;
+    the saved file is loaded and played on to the end."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000}, accept_downloads=True)
+    page_errors = []
+    page.on("pageerror", lambda error: page_errors.append(error))
+    page.goto(site)
+    _set_up(page, game_id, seed=5, players=3, levels={1: 1, 2: 1})
+    page.click("#start")
+    _your_move(page)
+    assert page.is_hidden("#undo")          # no move of the human's to take back yet
+    for n in range(3):
+        _play_nth(page, n)
+        _your_move(page)
+
+    # Save: the complete record, as the storage keeps it, three moves of seat 0's in it.
+    with page.expect_download() as download:
+        page.click("#save-record")
+    assert download.value.suggested_filename == f"{game_id}-record.json"
+    saved_path = tmp_path / "saved.json"
+    saved_path.write_text(Path(download.value.path()).read_text())
+    saved = json.loads(saved_path.read_text())
+    assert saved["game"] == game_id and saved["players"] == 3 and "viewer" not in saved
+    assert [m.get("seat") for m in saved["moves"]].count(0) == 3
+    kept = _kept(page)
+    assert kept["record"] == saved and kept["human"] == 0 and kept["levels"] == {"1": 1, "2": 1}
+    assert f"the record's {len(saved['moves'])} moves" in page.inner_text("#record-moves")
+
+    # Takeback: one click; the record is cut before seat 0's last move, and it is seat 0's turn there.
+    last = max(k for k, m in enumerate(saved["moves"]) if m.get("seat") == 0)
+    page.click("#undo")
+    page.wait_for_function(f"JSON.parse(localStorage.getItem('fagin-game')).record.moves.length === {last}")
+    _your_move(page)
+    taken_back = _kept(page)["record"]
+    assert taken_back["moves"] == saved["moves"][:last]
+    assert [m.get("seat") for m in taken_back["moves"]].count(0) == 2
+    assert page.locator("#actions button.move:enabled").count() >= 1
+    position = page.text_content("#table")
+    log_lines = page.locator("#log > li").count()
+
+    # A reload resumes the kept game: the same record, the same position, seat 0 to move.
+    page.reload()
+    _your_move(page)
+    assert _kept(page)["record"] == taken_back
+    assert page.text_content("#table") == position
+    assert f"{last} of the record's {last} moves" in page.inner_text("#record-moves")
+    assert "Resumed the game kept in this browser" in page.inner_text("#opening")
+    assert page.locator("#log > li").count() <= log_lines
+    assert page.input_value("#human-seat") == "0" and page.input_value("#level-1") == "1"
+
+    # A takeback in the resumed game reaches before its first position: asked for by record.
+    before = max(k for k, m in enumerate(taken_back["moves"]) if m.get("seat") == 0)
+    page.click("#undo")
+    page.wait_for_function(f"JSON.parse(localStorage.getItem('fagin-game')).record.moves.length === {before}")
+    _your_move(page)
+    assert _kept(page)["record"]["moves"] == saved["moves"][:before]
+    assert f"{before} of the record's {before} moves" in page.inner_text("#record-moves")
+    assert page.is_hidden("#error")
+
+    # A bad file is refused, naming what is wrong: not JSON, or the move that is not legal.
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    page.set_input_files("#load-record", str(bad))
+    page.wait_for_selector("#error:not([hidden])")
+    assert "not JSON" in page.inner_text("#error")
+    illegal = {**saved, "moves": saved["moves"][:last] + [{"seat": 0, "actionId": 99_999}]}
+    bad.write_text(json.dumps(illegal))
+    page.set_input_files("#load-record", str(bad))
+    page.wait_for_function(f"document.getElementById('error').textContent.includes('record.moves[{last}].action_id')")
+    assert "not legal" in page.inner_text("#error")
+
+    # The saved file is loaded: its position, then played on to the end.
+    page.set_input_files("#load-record", str(saved_path))
+    page.wait_for_function(f"JSON.parse(localStorage.getItem('fagin-game')).record.moves.length >= {len(saved['moves'])}")
+    _your_move(page)
+    assert page.is_hidden("#error")
+    assert _kept(page)["record"] == saved
+    assert "Loaded saved.json" in page.inner_text("#opening")
+    moves = 3
+    while not page.is_visible("#result"):
+        _play_nth(page, moves)
+        moves += 1
+        assert moves <= FULL_GAME_MOVES[game_id], "the game does not end"
+        _your_move(page)
+    final = _kept(page)["record"]
+    assert final["moves"][:len(saved["moves"])] == saved["moves"]
+    assert [m.get("seat") for m in final["moves"]].count(0) == moves
+    assert any(s.startswith("game over") for s in page.locator("#log .summary").all_inner_texts())
+    assert not page_errors, page_errors
+    page.close()
