@@ -51,18 +51,24 @@ def to_json(msg) -> str:
 
 
 def read_state(path: str) -> pb.GameState:
+    return _read_message(path, pb.GameState(), "--state", stdin_ok=True)
+
+
+def _read_message(path, message, flag, stdin_ok=False):
+    """``message`` filled from the proto JSON in the file at ``path`` (``-``: stdin, where
+    ``stdin_ok``); an unreadable or malformed file is a CliError naming ``flag``."""
     try:
-        if path == "-":
+        if path == "-" and stdin_ok:
             text = sys.stdin.read()
         else:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
     except OSError as e:
-        raise CliError(f"--state: cannot read {path}: {e.strerror}") from None
+        raise CliError(f"{flag}: cannot read {path}: {e.strerror}") from None
     try:
-        return json_format.Parse(text, pb.GameState())
+        return json_format.Parse(text, message)
     except json_format.ParseError as e:
-        raise CliError(f"--state: {path} is not a fagin.v1.GameState in JSON: {e}") from None
+        raise CliError(f"{flag}: {path} is not a {message.DESCRIPTOR.full_name} in JSON: {e}") from None
 
 
 def _whole(lo: int, hi: int, what: str):
@@ -450,15 +456,7 @@ def cmd_play(client, args, stdin=None, out=None):
 
 def read_record(path: str) -> pb.GameRecord:
     """A game record (fagin.v1.GameRecord) from a JSON file, as ``fagin play --save`` writes it."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise CliError(f"--load: cannot read {path}: {e.strerror}") from None
-    try:
-        return json_format.Parse(text, pb.GameRecord())
-    except json_format.ParseError as e:
-        raise CliError(f"--load: {path} is not a fagin.v1.GameRecord in JSON: {e}") from None
+    return _read_message(path, pb.GameRecord(), "--load")
 
 
 def _write_record(path, record):

@@ -34,7 +34,8 @@ cdef inline void release_nothing(void* ctx) noexcept nogil:
 
 
 cdef inline void* part_context(size_t size) except NULL:
-    """A part's context of ``size`` bytes, zeroed; MemoryError where there is no room."""
+    """``size`` bytes, zeroed, for a part's context or the arrays it keeps; MemoryError where
+    there is no room."""
     cdef void* c = calloc(1, size)
     if c == NULL:
         raise MemoryError()

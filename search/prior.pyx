@@ -88,9 +88,7 @@ cdef int policy_prior(Prior* out, double own_weight, double other_weight, bint w
     cdef PolicyPrior* c = <PolicyPrior*>part_context(sizeof(PolicyPrior))
     out.ctx = c
     out.release = _release_policy
-    c.root_picks = <double*>calloc(actions, sizeof(double))
-    if c.root_picks == NULL:
-        raise MemoryError()
+    c.root_picks = <double*>part_context(actions * sizeof(double))
     c.own_weight = own_weight
     c.other_weight = other_weight
     c.actions = actions

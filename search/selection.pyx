@@ -349,9 +349,7 @@ cdef int regret_matching_selection(Selection* out, double gamma, int slot_bound)
     cdef RegretMatching* c = <RegretMatching*>part_context(sizeof(RegretMatching))
     out.ctx = c
     out.release = _release_regret_matching
-    c.sigma = <double*>calloc(slot_bound, sizeof(double))
-    if c.sigma == NULL:
-        raise MemoryError()
+    c.sigma = <double*>part_context(slot_bound * sizeof(double))
     c.gamma = gamma
     out.select = _regret_matching
     out.backup = _backup_regrets

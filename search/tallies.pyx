@@ -12,7 +12,7 @@ from libc.stdlib cimport calloc, free
 
 from fagin.engines.abi cimport GameDef, MAX_SEATS
 from fagin.search.leaf cimport score_margins
-from fagin.search.parts cimport Descent, Tally, release_nothing
+from fagin.search.parts cimport Descent, Tally, part_context, release_nothing
 from fagin.search.tree cimport Node, tree_node
 
 
@@ -95,18 +95,14 @@ cdef int no_tallies(Tally* out) except -1:
 cdef int analysis_tallies(Tally* out, const GameDef* gd, bint root_sums, bint beliefs, int slot_bound) except -1:
     """The root's sums (``root_sums``) and the worlds' hidden counts (``beliefs``, where the
     game tallies any); the context is a ``Tallies``."""
-    cdef Tallies* c = <Tallies*>calloc(1, sizeof(Tallies))
+    cdef Tallies* c = <Tallies*>part_context(sizeof(Tallies))
     cdef int cells
-    if c == NULL:
-        raise MemoryError()
     out.ctx = c
     out.release = _release
     out.world = _no_world
     out.outcome = _no_outcome
     if root_sums:
-        c.root_sums = <double*>calloc(slot_bound * ROOT_SUMS_STRIDE, sizeof(double))
-        if c.root_sums == NULL:
-            raise MemoryError()
+        c.root_sums = <double*>part_context(slot_bound * ROOT_SUMS_STRIDE * sizeof(double))
         out.outcome = _root_sums
     if beliefs and gd.hidden_counts != NULL and gd.belief_places > 0 and gd.belief_items > 0:
         cells = gd.belief_places * gd.belief_items
