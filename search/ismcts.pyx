@@ -767,6 +767,14 @@ cdef class ISMCTS:
         """Asks a running (or the next) ``run`` to stop; safe from any thread."""
         store_flag(&self.cancel_flag, 1)
 
+    def clear_cancel(self):
+        """Withdraws a ``cancel``: the next ``run`` runs.  For a search stopped to give its
+        worker to another and run again later (a server's pondering search, which yields
+        at once to any call); not while it runs."""
+        if self.running:
+            raise RuntimeError("clear_cancel: the search is running")
+        store_flag(&self.cancel_flag, 0)
+
     @property
     def num_nodes(self):
         return self.tree.num_nodes

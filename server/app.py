@@ -144,6 +144,7 @@ class Server:
         """
         grace = self.config.grace_seconds if grace is None else grace
         await self.not_serving()
+        self.service.pondering.close()     # a guest: it stops first, at once
         loop = asyncio.get_running_loop()
         # At the end of the grace period the searches stop whatever grpc's stop
         # is doing; cancelling the calls alone would leave their search threads

@@ -85,6 +85,12 @@ class ServerConfig:
                 "seat), least recently used dropped beyond it; 0 = none kept"})
     session_idle_seconds: float = field(default=600.0, metadata={
         "help": "seconds after its last call that a session's kept tree is dropped"})
+    # RecommendRequest.ponder_ms: the longest a session's kept tree may be searched on after
+    # its call has answered (server/pondering.py), on workers no call is using.  0 = the
+    # server never ponders (a request asking for it is answered with a note).
+    max_ponder_ms: int = field(default=60_000, metadata={
+        "help": "the longest RecommendRequest.ponder_ms a call may ask for (searching a session's kept "
+                "tree after answering, on idle workers); 0 = no pondering"})
     # Searches run in slices of about this many ms (4x as long while no other
     # search waits); a freed worker goes to the waiting search that has had the
     # least worker time, so short calls are not held up behind long ones.
@@ -179,6 +185,7 @@ class ServerConfig:
             "max_tree_memory_mb": self.max_tree_memory_mb >= 0,
             "max_sessions": 0 <= self.max_sessions <= 1_000_000,
             "session_idle_seconds": 0 < self.session_idle_seconds <= 7 * 86400,
+            "max_ponder_ms": 0 <= self.max_ponder_ms <= 3_600_000,
             "slice_ms": 1 <= self.slice_ms <= 60_000,
             "inline_search_ms": 0 <= self.inline_search_ms <= 100,
             "metrics_port": self.metrics_port == 0 or (1 <= self.metrics_port <= 65535

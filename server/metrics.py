@@ -29,6 +29,8 @@ from prometheus_client import (CollectorRegistry, Counter, Histogram, PlatformCo
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.exposition import ThreadingWSGIServer
 
+from fagin.server.pondering import END_REASONS
+
 #: Call latency buckets in seconds: a ListGames takes about a millisecond, a
 #: search from a few ms to the largest max_time_ms (minutes), a stream as long.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -259,3 +261,20 @@ class _SearchCollector:
         for why in ("limit", "idle", "memory", "not continued"):
             dropped.add_metric((why,), sessions.dropped[why])
         yield dropped
+        pondering = service.pondering
+        yield gauge("fagin_pondering_trees", "Session trees pondering now (RecommendRequest.ponder_ms).",
+                    len(pondering))
+        yield CounterMetricFamily("fagin_ponder_started", "Kept trees whose call asked for pondering.",
+                                  value=pondering.started)
+        yield CounterMetricFamily("fagin_ponder_iterations", "Iterations searched by pondering.",
+                                  value=pondering.iterations)
+        yield CounterMetricFamily("fagin_ponder_worker_seconds", "Worker time spent pondering (on workers no "
+                                  "call was using).", value=pondering.worker_seconds)
+        yield CounterMetricFamily("fagin_ponder_yields", "Pondering slices stopped for a call.",
+                                  value=pondering.yields)
+        ended = CounterMetricFamily("fagin_ponder_ended", "Pondering ended, by why: time (ponder_ms), next call "
+                                    "(the session's next call took the tree), dropped (the tree was dropped), "
+                                    "memory (no node more fitted), shutdown.", labels=("reason",))
+        for why in END_REASONS:
+            ended.add_metric((why,), pondering.ended[why])
+        yield ended

@@ -95,6 +95,9 @@ class SearchJob:
     unkept: str = ""
     session_key: tuple | None = None
     session_report: fagin_pb2.SessionReport | None = None
+    # RecommendRequest.ponder_ms, once checked: how long the server may go on searching this
+    # search's tree after answering, if it is kept for the session (pondering.py); 0: not.
+    ponder_ms: int = 0
     # A continued tree's root position, if not ``state``: the kept root played forward
     # (sessions._by_own_move), which the seat cannot tell from ``state``.
     tree_root: object = None
@@ -177,7 +180,30 @@ def prepare(request: fagin_pb2.RecommendRequest, config, time_remaining_s=None, 
         job.unkept = _unkept(algorithm, threads, analysis, final)
         if not job.unkept:
             job.tree_settings = tree_settings(game, state, searcher.parts[0], iterations)
+    job.ponder_ms = _ponder_ms(request, job, config, p)
     return job
+
+
+def _ponder_ms(request, job, config, p):
+    """RecommendRequest.ponder_ms checked: the pondering this call may have once answered."""
+    asked = request.ponder_ms
+    if not asked:
+        return 0
+    if not (request.session or request.new_session):
+        raise BadRequest(f"{p}ponder_ms: pondering searches a session's kept tree; give session or "
+                         f"new_session too")
+    if config.max_ponder_ms == 0:
+        job.notes.append("ponder_ms: this server does not ponder (--max-ponder-ms 0); nothing is "
+                         "searched after the answer")
+        return 0
+    if asked > config.max_ponder_ms:
+        raise BadRequest(f"{p}ponder_ms: at most {config.max_ponder_ms} ms on this server "
+                         f"(--max-ponder-ms), got {asked}")
+    if job.tree_settings is None:
+        job.notes.append(f"ponder_ms: this search cannot be kept ({job.unkept}), so nothing is "
+                         f"pondered after the answer")
+        return 0
+    return asked
 
 
 #: The longest RecommendRequest.session accepted.

@@ -143,6 +143,10 @@ class Admission:
         self.active = 0            # searches holding a tree reservation
         self.open_streams = 0      # StreamRecommend and BatchRecommend calls open
         self.refused = 0           # calls refused RESOURCE_EXHAUSTED (queue, streams)
+        # The server's pondering (pondering.py): told when a call's search is admitted, which
+        # stops every pondering slice, and when a worker may have come free.
+        self.on_call = _nothing
+        self.on_free = _nothing
 
     # The tree memory as the monitoring reads it (the searches' reservations and the kept
     # trees; the kept trees' part); only ``memory``, its owner, changes it.
@@ -214,6 +218,7 @@ class Admission:
         ticket.work = work
         self._open.add(ticket)
         self.memory.hold(ticket.reservation, held)
+        self.on_call()
         return ticket
 
     def need(self, ticket, nbytes, held=0):
@@ -297,6 +302,7 @@ class Admission:
         self.free += ticket.threads
         self.running -= 1
         self._dispatch()
+        self.on_free()
 
     def leave(self, ticket):
         """The search has ended: its reservation (and its queue place) are returned."""
@@ -320,6 +326,7 @@ class Admission:
                 last + SEARCH_TIME_WEIGHT * (ticket.service - last)
         self.memory.release(ticket.reservation)
         self._dispatch()
+        self.on_free()
 
     def _dispatch(self):
         """Hands free workers to waiting searches, least service (less the aging
@@ -340,6 +347,10 @@ class Admission:
             ticket.future.set_result(True)
             if self.free == 0:
                 break
+
+
+def _nothing():
+    pass
 
 
 class ShuttingDown(Exception):

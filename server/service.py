@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from fagin.engines.registry import GAMES, load_game
 from fagin.search.memory import measure_games
 from fagin.server import answer, codec, request
+from fagin.server.pondering import Pondering
 from fagin.server.sessions import SessionStore
 from fagin.server.codec import BadRequest
 from fagin.server.game_calls import GameCalls
@@ -62,7 +63,8 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
     def __init__(self, config, executor, decoder=None):
         self.config = config
         self.scheduler = Scheduler(config, executor)
-        self.sessions = SessionStore(config, self.scheduler.memory)
+        self.pondering = Pondering(config, self.scheduler.admission)
+        self.sessions = SessionStore(config, self.scheduler.memory, pondering=self.pondering)
         measure_games([load_game(game_id) for game_id in GAMES])
         # BatchRecommend requests answered with an error, by status code name (the
         # call itself is OK): for the metrics.

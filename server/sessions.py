@@ -40,14 +40,17 @@ NO_TREE = "no tree kept for this session and seat"
 
 
 class _Kept:
-    __slots__ = ("search", "state", "settings", "reservation", "used")
+    __slots__ = ("search", "state", "settings", "reservation", "used", "node_bytes", "ponder", "pondered")
 
-    def __init__(self, search, state, settings, reservation, used):
-        self.search = search          # the ISMCTS, not running
+    def __init__(self, search, state, settings, reservation, used, node_bytes):
+        self.search = search          # the ISMCTS, not running (but while it ponders)
         self.state = state            # the position at its root
         self.settings = settings      # request.tree_settings of the search that grew it
         self.reservation = reservation   # its tree memory (a kept tree's, of the TreeMemory)
         self.used = used              # time.monotonic() of its last call's end
+        self.node_bytes = node_bytes  # its game's bytes per node (tree_memory.bytes_per_node)
+        self.ponder = None            # its pondering (pondering._Ponder) while under way
+        self.pondered = 0             # iterations pondered since its call
 
     @property
     def bytes(self):
@@ -58,8 +61,10 @@ class SessionStore:
     """The kept trees, least recently used first, their memory counted by `memory` (the
     server's ``tree_memory.TreeMemory``)."""
 
-    def __init__(self, config, memory, clock=time.monotonic):
+    def __init__(self, config, memory, clock=time.monotonic, pondering=None):
         self.config = config
+        # The server's pondering (pondering.Pondering), or None: kept trees are never pondered.
+        self.pondering = pondering
         self.limit = config.max_sessions
         self.idle_s = config.session_idle_seconds
         self.memory = memory
@@ -110,6 +115,8 @@ class SessionStore:
         # included), but no longer as a kept tree a search could have dropped.
         self.memory.take(entry.reservation)
         try:
+            if self.pondering is not None:
+                await self.pondering.stop(entry, "next call")
             head, root = await self._reroot(entry, job, executor)
         finally:
             self.memory.release(entry.reservation)
@@ -122,6 +129,7 @@ class SessionStore:
             return
         report.continued = True
         report.head_start = head
+        report.pondered = entry.pondered
         self.continued += 1
         _continue(job, entry.search, root, self.config)
 
@@ -172,6 +180,7 @@ class SessionStore:
             return
         old = self._take(job.session_key)
         if old is not None:           # two calls at once: the one ending last is kept
+            self._abandon(old, "dropped")
             self.memory.release(old.reservation)
         search = job.searcher.parts[0]
         if search.num_nodes == 0:
@@ -188,10 +197,13 @@ class SessionStore:
         reservation = self.memory.keep(nbytes)
         if reservation is None:
             return
-        self.kept[job.session_key] = _Kept(search, job.tree_root or job.state, job.tree_settings, reservation,
-                                           self.clock())
+        entry = _Kept(search, job.tree_root or job.state, job.tree_settings, reservation, self.clock(),
+                      job.node_bytes)
+        self.kept[job.session_key] = entry
         self.by_caller.setdefault(caller, collections.OrderedDict())[job.session_key] = None
         self._schedule()
+        if job.ponder_ms and self.pondering is not None:
+            self.pondering.start(entry, job.ponder_ms)
 
     # --- dropping ------------------------------------------------------------------------------
 
@@ -215,8 +227,14 @@ class SessionStore:
     def _drop_oldest(self, why, caller=None):
         """Drops the least recently used tree (of `caller`, if given)."""
         key = next(iter(self.kept if caller is None else self.by_caller[caller]))
-        self.memory.release(self._take(key).reservation)
+        entry = self._take(key)
+        self._abandon(entry, "dropped")
+        self.memory.release(entry.reservation)
         self.dropped[why] += 1
+
+    def _abandon(self, entry, why):
+        if self.pondering is not None:
+            self.pondering.abandon(entry, why)
 
     def reclaim(self, nbytes):
         """Drops kept trees until `nbytes` are free of them or none is left (the tree memory's

@@ -9,7 +9,8 @@ count; the admission (``scheduler.py``) and the session store (``sessions.py``) 
   trees may be at the end of its next slice: grown before each slice (``grow``; kept trees
   are given up for it, ``reclaim``), never below what its trees really hold (``hold``), and
   returned whole when its call ends, whatever ended it (``release``);
-- a kept session tree's (``keep``) counts what the tree holds, and is the first memory given
+- a kept session tree's (``keep``) counts what the tree holds (a pondering tree's grows from
+  free memory alone, ``grow_from_free``, as it grows: ``pondering.py``), and is the first memory given
   up: a call that continues the tree takes it (``take``, no longer given up for others, still
   counted until the call's own reservation counts the tree), and eviction, expiry or a call
   that cannot continue the tree return it (``release``).
@@ -128,6 +129,19 @@ class TreeMemory:
             self.reservations.discard(res)
             return None
         return res
+
+    def grow_from_free(self, res, want):
+        """Grows a kept tree's reservation toward `want` out of the memory no one holds, no
+        kept tree dropped for it (a pondering tree's: pondering is a guest, never a cost)."""
+        extra = min(want - res.bytes, self.budget_bytes - self.reserved_bytes)
+        if extra > 0 and res in self.reservations:
+            self._add(res, extra)
+
+    def hold_kept(self, res, nbytes):
+        """Counts what a kept tree really holds, if more than its reservation (a pondering tree
+        capped to its reservation holds no more; its first chunks may)."""
+        if nbytes > res.bytes and res in self.reservations:
+            self._add(res, nbytes - res.bytes)
 
     def take(self, res):
         """A kept tree taken by a call: still counted, no longer given up for searches, until
