@@ -201,7 +201,10 @@ class Admission:
             raise Overloaded(f"server busy: {self.queued} searches are queued, the server's "
                              f"max_queued is {self.max_queued}; retry later", self.retry_ms())
         nbytes = min(nbytes, self.tree_budget_bytes)     # a tree's first chunks on a tiny budget
-        if ends is not None:
+        # Memory free now is never a reason to refuse, even to a call whose time is up (its
+        # search then stops at once and says so): before, a call whose time had run out in its
+        # decoding was told the server's memory was held.
+        if ends is not None and not self.memory.free_now(nbytes):
             free_at = self.memory.free_at(nbytes)
             if free_at > ends:
                 self.refused += 1

@@ -115,10 +115,12 @@ class TreeMemory:
 
     # --- kept trees ----------------------------------------------------------------------------
 
-    def could_keep(self, nbytes) -> bool:
-        """Whether a tree of `nbytes` would fit beside the searches' reservations, every kept
-        tree dropped for it if need be."""
+    def free_now(self, nbytes) -> bool:
+        """Whether `nbytes` are free for a search or a kept tree now, beside the searches'
+        reservations, every kept tree dropped for them if need be."""
         return self.reserved_bytes - self.kept_bytes + nbytes <= self.budget_bytes
+
+    could_keep = free_now
 
     def keep(self, nbytes):
         """A kept tree's reservation of `nbytes`, older kept trees dropped for it if need be;

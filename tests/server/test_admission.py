@@ -498,6 +498,19 @@ def test_memory_held_by_searches_that_may_end_any_time_is_waited_for_not_refused
     assert MOST_RETRY_MS / (1 + RETRY_JITTER) <= e.value.retry_ms <= MOST_RETRY_MS
 
 
+def test_a_call_whose_time_is_up_is_admitted_when_its_memory_is_free():
+    # Its search stops at once and says its time ran out (DEADLINE_EXCEEDED, "did 0
+    # iterations"); before, it was refused RESOURCE_EXHAUSTED as if memory were held.
+    from fagin.server.scheduler import Admission, Overloaded
+    admission = Admission(workers=2, max_queued=10, tree_budget_bytes=1000, slice_ms=25)
+    late = admission.enter(1, 500, ends=time.monotonic() - 1)
+    assert late.want == 500
+    holder = admission.enter(1, 900, ends=time.monotonic() + 60, release_at=time.monotonic() + 60)
+    admission._grant(holder)
+    with pytest.raises(Overloaded, match="tree memory"):     # held memory: refused as before
+        admission.enter(1, 500, ends=time.monotonic() - 1)
+
+
 # ------------------------------------------------------------- retry hints from the queue
 
 def test_a_refusals_retry_hint_is_the_queues_expected_wait():
