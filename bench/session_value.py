@@ -7,9 +7,11 @@ the decided stop (``stop_when_decided``), or ``--time-ms``:
 
 - ``--experiment reuse``: bot A sends its position as the game's record with a session, so
   its kept tree continues across turns in every game (London and Gangs of Kyoto key a
-  position by the history the seat saw, which only a record carries); bot B sends the bare
-  state with a session, as a client could before records (its tree continues within a turn
-  there, across turns in the games keyed by what a position shows).
+  position by the history the seat saw, which only a record carries); bot B sends the
+  record without a session: a fresh search every move.
+- ``--experiment cross-turn``: A as above; B sends the bare state with a session, as a
+  client could before records (its tree continues within a turn in London and Gangs of
+  Kyoto, across turns in the games keyed by what a position shows): what records add.
 - ``--experiment ponder``: both send records with sessions; bot A also asks the server to
   ponder (``ponder_ms``) while the other seats think: their searches take one worker, A's
   pondering the idle one.
@@ -114,7 +116,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="london")
     ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--experiment", choices=("reuse", "ponder"), required=True)
+    ap.add_argument("--experiment", choices=("reuse", "cross-turn", "ponder"), required=True)
     ap.add_argument("--deals", type=int, default=100, help="deals, each played with every seating (2 games at 2 players)")
     budget = ap.add_mutually_exclusive_group()
     budget.add_argument("--iterations", type=int, default=200,
@@ -124,6 +126,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     if args.experiment == "reuse":
+        a, b = Bot("record+session", True, True), Bot("record", True, False)
+    elif args.experiment == "cross-turn":
         a, b = Bot("record+session", True, True), Bot("state+session", False, True)
     else:
         a, b = Bot("record+session+ponder", True, True, args.ponder_ms), Bot("record+session", True, True)

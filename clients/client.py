@@ -216,16 +216,18 @@ def _set_position(req, state, record):
     return req
 
 
-def recommend_request(state=None, seat=0, analysis=None, session="", new_session=False, record=None, **settings):
+def recommend_request(state=None, seat=0, analysis=None, session="", new_session=False, record=None, ponder_ms=0,
+                      **settings):
     """A RecommendRequest; ``settings`` as for :func:`search_settings`; ``analysis``: an
     AnalysisSettings, a dict of :func:`analysis_settings`' arguments (``{}``: the
     defaults) or None (not an analysis request); ``session``: the game's name for the server
     to keep the seat's search tree under between calls ("": none kept), one that is hard to
     guess; ``new_session``: let the server make that name (the answer's ``session.session``
     holds it, to be sent as ``session`` in the seat's next calls); ``record``: a GameRecord in
-    place of ``state`` (or pass it as ``state``)."""
+    place of ``state`` (or pass it as ``state``); ``ponder_ms``: with a session, how long the
+    server may go on searching the seat's kept tree after answering, while the others think."""
     req = _set_position(pb.RecommendRequest(seat=seat, search=search_settings(**settings), session=session,
-                                            new_session=new_session), state, record)
+                                            new_session=new_session, ponder_ms=ponder_ms), state, record)
     if analysis is not None:
         req.analysis.CopyFrom(analysis if isinstance(analysis, pb.AnalysisSettings)
                               else analysis_settings(**analysis))
@@ -333,7 +335,7 @@ class FaginClient(_Client):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
         gamma, sample_action, threads, rollout, level, temperature, min_iterations,
         stop_when_decided (see ``SearchSettings`` in fagin.proto), and ``analysis``,
-        ``session``, ``new_session`` and ``record`` (see :func:`recommend_request`)."""
+        ``session``, ``new_session``, ``record`` and ``ponder_ms`` (see :func:`recommend_request`)."""
         return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
 
     def stream_recommend(self, state=None, seat=0, report_interval_ms=100, *, timeout=None,

@@ -101,7 +101,8 @@ def test_the_guide_describes_each_fields_type():
     found = sections()
     names = {FieldDescriptor.TYPE_STRING: "string", FieldDescriptor.TYPE_BOOL: "bool",
              FieldDescriptor.TYPE_INT32: "int32", FieldDescriptor.TYPE_INT64: "int64",
-             FieldDescriptor.TYPE_UINT64: "uint64", FieldDescriptor.TYPE_DOUBLE: "double"}
+             FieldDescriptor.TYPE_UINT64: "uint64", FieldDescriptor.TYPE_UINT32: "uint32",
+             FieldDescriptor.TYPE_DOUBLE: "double"}
     for message in _messages(pb.DESCRIPTOR):
         body = found[f"`{message.name}`"]
         for f in message.fields:
@@ -234,6 +235,23 @@ def test_the_python_examples_run(live):
     assert "INVALID_ARGUMENT search.iterations: must be positive, got 0" in levels_and_errors
     assert "r2 INVALID_ARGUMENT request.search.iterations: must be positive, got 0" in batch
     assert re.search(r"^r0 \S+ \S+ 500$", batch, re.M) and re.search(r"^r1 \S+ \S+ 1000$", batch, re.M)
+
+
+def test_the_record_examples_run(live):
+    """A bot through a whole game by records, sessions and pondering; curl with a seat's view."""
+    body = sections()["A bot through a whole game: records, a session, pondering"]
+    (block,) = code_blocks(body, "python")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(_here(block, live), "docs/API.md", "exec"), {})
+    m = re.fullmatch(r"(\d+) decisions, (\d+) of them continued a kept tree \((\d+) iterations pondered\); "
+                     r"returns \[(.*)\]\n", printed.getvalue())
+    assert m and int(m.group(1)) > 10 and int(m.group(2)) > 0
+    answer, error = _outputs(commands(body, "curl"), live)
+    answer = json.loads(answer)
+    assert answer["action"]["label"] == "pass"
+    assert answer["session"]["freshReason"] == "no tree kept for this session and seat"
+    assert error.strip() == code_blocks(body, "text")[0].strip()
 
 
 # The programs the examples call, the virtual environment's first (grpcurl is installed there).
