@@ -464,3 +464,38 @@ def test_a_kept_tree_is_counted_at_what_it_holds():
     job = _kept_job(config, store, "held", seed=3, iterations=5000)
     entry = store.kept[(ANONYMOUS, "held", job.seat)]
     assert entry.bytes == entry.search.tree_bytes == store.memory.kept_bytes
+
+
+@pytest.mark.parametrize("game_id", ["london", "gangs_of_kyoto"])
+def test_a_record_continues_a_kept_tree_past_what_others_did_in_games_keyed_by_history(srv, game_id):
+    # London and Gangs of Kyoto key a position by the history the seat saw: a record carries
+    # it, so a seat's tree continues past chance outcomes and other seats' moves since its
+    # last call (a card drawn mid-turn, a new turn), where the tree reached them; a state,
+    # which does not carry it, continues only after a move of the seat's own.
+    from fagin.engines.registry import load_game
+    game = load_game(game_id)
+    rng = random.Random(5)
+    state = game.new_initial_state(2)
+    record = pb.GameRecord(game=game_id, players=2)
+    others_since = {0: False, 1: False}     # a move not the seat's own since its last call
+    past_others = 0
+    for calls in range(400):
+        if state.is_terminal() or past_others >= 2:
+            break
+        if state.is_chance_node():
+            action = state.sample_chance(rng.getrandbits(63))
+            record.moves.add(action_id=action)
+            others_since = {0: True, 1: True}
+        else:
+            seat = state.current_player()
+            rec = srv.stub.Recommend(pb.RecommendRequest(record=record, seat=seat, session=f"past-{game_id}",
+                                                         search=pb.SearchSettings(iterations=300, seed=calls)),
+                                     timeout=60)
+            if rec.session.continued and others_since[seat]:
+                past_others += 1
+            action = rec.action.id
+            record.moves.add(seat=seat, action_id=action)
+            others_since[seat] = False
+            others_since[1 - seat] = True
+        state.apply(action)
+    assert past_others >= 2
