@@ -27,10 +27,13 @@ Prints A's score (a deal's games averaged: 1 a win, 0.5 a tie, against each othe
 its 95 % interval::
 
     .venv/bin/python bench/session_value.py --game london --experiment reuse --deals 100 --iterations 200
+
+Runs in parallel: each its own --seed (other deals) and --out file, summed up by --combine.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -78,6 +81,16 @@ class Bot:
             req.ponder_ms = self.ponder_ms
         return req
 
+    def stats(self):
+        """Sums of what this bot did since the last reset (for --out)."""
+        return {"name": self.name, "calls": self.calls, "iterations": sum(self.iterations),
+                "search_ms": sum(self.search_ms), "continued": self.continued, "heads": sum(self.heads),
+                "pondered": sum(self.pondered), "ponders": bool(self.ponder_ms)}
+
+    def reset(self):
+        self.iterations, self.heads, self.pondered, self.continued, self.calls = [], [], [], 0, 0
+        self.search_ms = []
+
     def saw(self, answer):
         self.calls += 1
         self.iterations.append(answer.iterations)
@@ -116,7 +129,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="london")
     ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--experiment", choices=("reuse", "cross-turn", "ponder"), required=True)
+    ap.add_argument("--experiment", choices=("reuse", "cross-turn", "ponder"))
     ap.add_argument("--deals", type=int, default=100, help="deals, each played with every seating (2 games at 2 players)")
     budget = ap.add_mutually_exclusive_group()
     budget.add_argument("--iterations", type=int, default=200,
@@ -124,7 +137,15 @@ def main(argv=None):
     budget.add_argument("--time-ms", type=int, help="each move's search time instead, both bots")
     ap.add_argument("--ponder-ms", type=int, default=10_000, help="A's ponder_ms (ponder experiment)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", help="append each deal's result to this file (JSON lines), so that runs "
+                                  "in parallel (other --seed) can be summed up with --combine")
+    ap.add_argument("--combine", nargs="+", metavar="FILE", help="sum up --out files of one experiment; "
+                                                                  "plays nothing")
     args = ap.parse_args(argv)
+    if args.combine:
+        return combine(args.combine)
+    if args.experiment is None:
+        ap.error("give --experiment (or --combine)")
     if args.experiment == "reuse":
         a, b = Bot("record+session", True, True), Bot("record", True, False)
     elif args.experiment == "cross-turn":
@@ -152,6 +173,13 @@ def main(argv=None):
                 scores.append(pairwise_score(returns, 0))
                 games += 1
             deal_scores.append(sum(scores) / len(scores))
+            if args.out:
+                with open(args.out, "a") as f:
+                    f.write(json.dumps({"game": args.game, "players": args.players, "experiment": args.experiment,
+                                        "budget": said, "seed": args.seed, "deal": deal, "score": deal_scores[-1],
+                                        "games": args.players, "bots": [bot.stats() for bot in (a, b)]}) + "\n")
+                for bot in (a, b):
+                    bot.reset()
             if (deal + 1) % 10 == 0 or deal + 1 == args.deals:
                 m, lo, hi = mean_interval(deal_scores)
                 print(f"  {deal + 1} deals, {games} games: A {100 * m:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}] "
@@ -160,6 +188,8 @@ def main(argv=None):
         channel.close()
         proc.terminate()
         proc.wait(10)
+    if args.out:
+        return combine([args.out])
     m, lo, hi = mean_interval(deal_scores)
     print(f"{args.game} {args.players}p, {args.experiment}, {said}, {len(deal_scores)} deals "
           f"({games} games, seats rotated, paired deals): A ({a.name}) scores {100 * m:.1f} % [{100 * lo:.1f}, "
@@ -171,6 +201,34 @@ def main(argv=None):
               f"{statistics.mean(bot.search_ms):.2f} ms a move searched, "
               f"tree continued at {100 * bot.continued / max(1, bot.calls):.1f} % of moves with a head start of "
               f"{heads:.0f} visits on average" + (f", {pondered:.0f} of them pondered" if bot.ponder_ms else ""))
+
+
+def combine(paths):
+    """Prints the summary of --out files: the deals' scores, each bot's sums."""
+    rows = [json.loads(line) for path in paths for line in open(path) if line.strip()]
+    if not rows:
+        raise SystemExit("no deals in " + ", ".join(paths))
+    first = rows[0]
+    if any((r["game"], r["players"], r["experiment"], r["budget"]) !=
+           (first["game"], first["players"], first["experiment"], first["budget"]) for r in rows):
+        raise SystemExit("the files hold different experiments")
+    deals = {(r["seed"], r["deal"]) for r in rows}
+    if len(deals) != len(rows):
+        raise SystemExit("a deal appears twice (runs of the same --seed?)")
+    m, lo, hi = mean_interval([r["score"] for r in rows])
+    games = sum(r["games"] for r in rows)
+    names = [b["name"] for b in first["bots"]]
+    print(f"{first['game']} {first['players']}p, {first['experiment']}, {first['budget']}, {len(rows)} deals "
+          f"({games} games, seats rotated, paired deals): A ({names[0]}) scores {100 * m:.1f} % "
+          f"[{100 * lo:.1f}, {100 * hi:.1f}] against B ({names[1]})")
+    for i, name in enumerate(names):
+        tot = {k: sum(r["bots"][i][k] for r in rows) for k in ("calls", "iterations", "search_ms", "continued",
+                                                               "heads", "pondered")}
+        calls, cont = max(1, tot["calls"]), max(1, tot["continued"])
+        print(f"  {name}: {tot['calls']} moves, {tot['iterations'] / calls:.1f} iterations and "
+              f"{tot['search_ms'] / calls:.2f} ms a move searched, tree continued at "
+              f"{100 * tot['continued'] / calls:.1f} % of moves with a head start of {tot['heads'] / cont:.0f} visits "
+              f"on average" + (f", {tot['pondered'] / cont:.0f} of them pondered" if first["bots"][i]["ponders"] else ""))
 
 
 if __name__ == "__main__":
