@@ -1031,8 +1031,9 @@ def final_ranking(data):
     its ``home`` (urchins home), ``shillings``, ``goods`` (cubes) and ``turn_position`` (its
     place in the round's turn order, 0 for the round's first seat); ``winner``; and ``key``,
     the key (1 to 4, as ``rank_key`` numbers them) by which the winner ranks above the
-    runner-up, None for a 1-seat game; ``round``, the rounds played, beside ``max_rounds``
-    (FG-25) and ``home_to_win`` (FG-23), which tell how the game ended."""
+    runner-up (``runner_up``, the best of the others), None for a 1-seat game; ``round``, the
+    rounds played, beside ``max_rounds`` (FG-25) and ``home_to_win`` (FG-23), which tell how
+    the game ended."""
     cdef FGState s = _read(data)
     cdef int p, runner = -1, key
     seats = [{"home": s.home[p], "shillings": s.shillings[p], "goods": cubes_of(&s, p),
@@ -1043,4 +1044,5 @@ def final_ranking(data):
             runner = p
     key = rank_key(&s, winner, runner) if runner >= 0 else 0
     return {"seats": seats, "winner": winner, "key": key if key > 0 else None,
+            "runner_up": runner if runner >= 0 else None,
             "round": s.round, "max_rounds": MAX_ROUNDS, "home_to_win": HOME_TO_WIN}

@@ -659,7 +659,8 @@ def final_ranking(data):
     """How LN-81 ranked the seats at the end (``rank_key``, game_over's own comparison):
     ``winners``, the seats sharing the win (the state's, which game_over set), and ``key``,
     the key by which the winners rank above the best of the others (1: final VP, 2: fewer
-    poverty, 3: more boroughs, 4: the best card; None when every seat shares the win)."""
+    poverty, 3: more boroughs, 4: the best card; None when every seat shares the win), and
+    ``runner_up``, that best of the others (None when every seat shares the win)."""
     cdef LNState s = _read(data)
     cdef LNScore sc[LN_MAX_PLAYERS]
     cdef int p, runner = -1, first = -1
@@ -672,7 +673,8 @@ def final_ranking(data):
         elif runner < 0 or rank_key(&sc[p], &sc[runner]) > 0:
             runner = p
     key = rank_key(&sc[first], &sc[runner]) if first >= 0 and runner >= 0 else 0
-    return {"winners": winners, "key": key if key > 0 else None}
+    return {"winners": winners, "key": key if key > 0 else None,
+            "runner_up": runner if runner >= 0 else None}
 
 
 def belief_layout(data, int seat):
