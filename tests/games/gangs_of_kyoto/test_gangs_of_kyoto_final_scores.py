@@ -4,7 +4,7 @@ bells, and the sentence names the rule that ended the game (the engine's ending_
 tie-break by the First Player card where it decided."""
 from fagin.engines import GAMES
 
-from .helpers import GAME, bell, bells, card, position, tiny_deck
+from .helpers import GAME, bell, bells, card, draw_action, position, tiny_deck
 from .test_gangs_of_kyoto import _entry, give
 
 SPEC = GAMES["gangs_of_kyoto"]
@@ -59,3 +59,17 @@ def test_no_card_left_to_draw(tiny_deck):
     assert scores.explanation == (
         "Seat 2 wins Gangs of Kyoto with 1 bell, the most bells when no card was left to draw (GK-19); level on "
         "1 bell with seats 0 and 1, seat 2 sits furthest after the First Player card's holder, seat 0 (GK-14).")
+
+
+def test_play_through_ends_at_the_first_bust_after_the_deck_ran_out():
+    """GK-16: seat 0 busts once the deck's last card is taken; the round is banked first, and
+    seat 2's 2 bells are the most."""
+    st = position(3, revealed=card(2, draw=True), rows={0: [card(4), card(4), card(1)], 2: [card(3, 2)]},
+                  deal=[card(0), card(0)], deck=[card(4)], options={"play_through": True})
+    give(st, 0)
+    st.apply(draw_action(card(4)))
+    scores = SPEC.final_scores(st)
+    check_sums(scores, st)
+    assert scores.winners == (2,) and st.returns() == [0.0, 0.0, 1.0]
+    assert scores.explanation == ("Seat 2 wins Gangs of Kyoto with 2 bells, the most bells when the first bust "
+                                  "after the deck ran out ended the game (GK-16).")
