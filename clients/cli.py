@@ -215,7 +215,7 @@ def cmd_legal(client, args):
         print(to_json(resp))
         return
     if resp.status.terminal:
-        print(f"the game is over; returns {list(resp.status.returns)}")
+        print(f"the game is over; returns {list(resp.status.returns)}: {resp.status.final_scores.explanation}")
     for i, a in enumerate(resp.actions):
         prob = f"  p={resp.probabilities[i]:.3f}" if resp.probabilities else ""
         print(f"{a.id:>4}  {a.label}{prob}")

@@ -14,7 +14,7 @@ engines' rulings say what is shown at the end), so that it is the same for every
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -68,49 +68,6 @@ class FinalScores:
             if s.seat == seat:
                 return s
         raise KeyError(f"seat {seat} has no final score")
-
-    def as_dict(self) -> dict:
-        """The ``fagin.v1.FinalScores`` message as a dict (field names as in the proto)."""
-        return {"unit": self.unit, "winners": list(self.winners), "explanation": self.explanation,
-                "tie_break": self.tie_break, "parts_add_up": self.parts_add_up,
-                "seats": [{"seat": s.seat, "name": s.name, "total": s.total, "note": s.note,
-                           "parts": [{"name": p.name, "points": p.points, "detail": p.detail}
-                                     for p in s.parts]} for s in self.seats]}
-
-    def amount(self, x) -> str:
-        """A score in the unit as people write it: "£38", "14 VP", "return 1"."""
-        if self.unit == "£":
-            return f"£{number(x)}"
-        if self.unit == "return":
-            return f"return {number(x)}"
-        return f"{number(x)} {self.unit}"
-
-    def table(self) -> list[str]:
-        """The scores as lines of text for a terminal: the sentence, then a line per seat with
-        its total and parts, the winners marked with ``*``."""
-        lines = [self.explanation]
-        for s in self.seats:
-            mark = "*" if s.seat in self.winners else " "
-            joiner = " " if self.parts_add_up else ", "
-            parts = joiner.join(_part_text(p, self.parts_add_up, first=i == 0)
-                                for i, p in enumerate(s.parts))
-            text = f"{mark} {s.name}: {self.amount(s.total)}"
-            if parts:
-                text += f" ({'=' if self.parts_add_up else 'ranked by'} {parts})"
-            if s.note:
-                text += f"; {s.note}"
-            lines.append(text)
-        if self.tie_break:
-            lines.append(f"tie-break: {self.tie_break}")
-        return lines
-
-
-def _part_text(part, additive, first):
-    detail = f" [{part.detail}]" if part.detail else ""
-    if not additive:
-        return f"{part.name} {number(part.points)}{detail}"
-    sign = ("-" if part.points < 0 else "") if first else ("- " if part.points < 0 else "+ ")
-    return f"{sign}{number(abs(part.points))} {part.name}{detail}"
 
 
 def number(x) -> str:

@@ -517,6 +517,8 @@ def test_view_of_a_finished_game_shows_the_final_scores(server, tmp_path, capsys
     assert "  seat 4 (you)  won   15 coins" in out and out.rstrip().endswith("you win!")
     assert ("Seat 4 wins Kids of London with 15 coins, the most after the richest: seat 2 was the richest with "
             "22 coins and was stripped (KL-20).") in out
+    code, out, _ = run(server, "legal", "--state", str(game), capsys=capsys)
+    assert code == 0 and out.startswith("the game is over; returns [0.0, 0.0, 0.0, 0.0, 1.0]: Seat 4 wins Kids")
 
 
 # The Python list or dict a table once printed: "[]", "[4, 7, 7]", "['ring']", "{...}".

@@ -2,11 +2,9 @@
 in order (urchins home, shillings, goods, turn order), read from the engine's own comparison
 (final_ranking, rank_key), and the sentence says how the game ended (FG-23 or FG-25) and which key
 put the winner above the runner-up."""
-import copy
-
 from fagin.engines import GAMES
 
-from .test_fagins_gang import E, GAME, die, position
+from .test_fagins_gang import E, die, position
 
 SPEC = GAMES["fagins_gang"]
 
