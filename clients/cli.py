@@ -215,7 +215,7 @@ def cmd_legal(client, args):
         print(to_json(resp))
         return
     if resp.status.terminal:
-        print(f"the game is over; returns {list(resp.status.returns)}")
+        print(f"the game is over; returns {list(resp.status.returns)}: {resp.status.final_scores.explanation}")
     for i, a in enumerate(resp.actions):
         prob = f"  p={resp.probabilities[i]:.3f}" if resp.probabilities else ""
         print(f"{a.id:>4}  {a.label}{prob}")
@@ -240,6 +240,8 @@ def cmd_apply(client, args):
 def cmd_view(client, args):
     resp = client.view(read_state(args.state), args.seat)
     print(resp.text if args.text else to_json(resp.state))
+    if args.text and resp.status.terminal:
+        print(final_result(list(resp.status.returns), args.seat, resp.status.final_scores))
 
 
 def cmd_recommend(client, args):
@@ -451,7 +453,7 @@ def cmd_play(client, args, stdin=None, out=None):
         if not status.terminal and status.current_seat == args.seat:
             _say(client.view(record=record, seat=args.seat).text, out)
     _say(client.view(record=record, seat=args.seat).text, out)
-    _say(final_result(list(status.returns), args.seat), out)
+    _say(final_result(list(status.returns), args.seat, status.final_scores), out)
 
 
 def read_record(path: str) -> pb.GameRecord:
@@ -501,10 +503,14 @@ def _is_terminal(stream) -> bool:
     return bool(isatty and isatty())
 
 
-def final_result(returns, you) -> str:
-    """The end of a game for people: each seat's result, and yours said plainly.  A game whose
-    returns are wins and losses (the seed games) says won/lost; the others (chips, points)
-    show the return."""
+def final_result(returns, you, scores=None) -> str:
+    """The end of a game for people: each seat's result, and yours said plainly.  With
+    ``scores`` (the status's ``final_scores``, fagin.v1.FinalScores), the server's sentence
+    saying why the winners won, then each seat's final score with its parts; without, a game
+    whose returns are wins and losses (the seed games) says won/lost, the others (chips,
+    points) show the return."""
+    if scores is not None and scores.seats:
+        return _final_scores_text(scores, you)
     wins_and_losses = all(r in (0, 1) for r in returns)
     lines = ["game over:"]
     for seat, r in enumerate(returns):
@@ -518,6 +524,40 @@ def final_result(returns, you) -> str:
                      f"seats {', '.join(map(str, winners))} share the win" if winners else "nobody wins")
     else:
         lines.append(f"your result: {returns[you]:+g}")
+    return "\n".join(lines)
+
+
+def _amount(unit, x) -> str:
+    """A score in its unit: "£38", "14 VP", "return -2"."""
+    if unit == "£":
+        return f"£{x:g}" if x >= 0 else f"-£{-x:g}"
+    return f"return {x:g}" if unit == "return" else f"{x:g} {unit}"
+
+
+def _final_scores_text(scores, you) -> str:
+    """FinalScores as lines: a line per seat (won or lost, its total, and its parts as a sum,
+    zero parts left out, or as the ranking's keys in order; how the end treated it), the
+    server's sentence saying why the winners won, and yours said plainly."""
+    winners = list(scores.winners)
+    names = [s.name + (" (you)" if s.seat == you else "") for s in scores.seats]
+    width = max(len(n) for n in names)
+    lines = ["game over:"]
+    for s, who in zip(scores.seats, names):
+        text = f"  {who:<{width}}  {'won ' if s.seat in winners else 'lost'}  {_amount(scores.unit, s.total)}"
+        if scores.parts_add_up:
+            shown = [p for p in s.parts if p.points]
+            if len(shown) > 1:
+                text += " = " + " ".join(
+                    (("-" if p.points < 0 else "") if i == 0 else ("- " if p.points < 0 else "+ "))
+                    + f"{abs(p.points):g} {p.name}" for i, p in enumerate(shown))
+        elif s.parts:
+            text += " (" + ", ".join(f"{p.name} {p.points:g}" for p in s.parts) + ")"
+        if s.note:
+            text += f"; {s.note}"
+        lines.append(text)
+    lines.append(scores.explanation)
+    lines.append("you win!" if winners == [you] else "you share the win" if you in winners else
+                 "you lose")
     return "\n".join(lines)
 
 

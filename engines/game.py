@@ -14,6 +14,9 @@ A game lives in one folder, ``engines/<game_id>/`` (its room):
   (:class:`Move`, :func:`event`), and ``VIEW_CHANGES``, how every change in a seat's
   view is found in those events (:func:`untold_changes`);
 * ``heuristic.py`` — its rule-based bot;
+* ``scores.py`` (optional) — ``final_scores(state)``: a finished game's scores by category
+  and why the winners won, read from the engine's own scoring
+  (:mod:`fagin.engines.final_scores`; without it, the returns stand as the scores);
 * ``rollout.pxi`` (a seed game) — its nogil rule-based player, the search's
   rollout policy;
 * ``data/`` if it has components (data the engine loads and checks, read
@@ -215,6 +218,22 @@ class GameSpec:
             raise ValueError(f"no heuristic bot for {self.id}")
         module = importlib.import_module(f"fagin.engines.{self.id}.heuristic")
         return getattr(module, self.heuristic)()
+
+    def final_scores(self, state):
+        """A finished game's final scores, their parts and why the winners won
+        (:class:`fagin.engines.final_scores.FinalScores`): as the room's ``scores.py`` explains
+        them from its engine's scoring, or, for a room without one, its returns as scores
+        (:func:`~fagin.engines.final_scores.generic_final_scores`). ValueError before the end."""
+        from fagin.engines import final_scores as fs
+        if not state.is_terminal():
+            raise ValueError("final scores are defined only for a finished game")
+        try:
+            module = importlib.import_module(f"fagin.engines.{self.id}.scores")
+        except ModuleNotFoundError as e:
+            if e.name != f"fagin.engines.{self.id}.scores":
+                raise
+            return fs.generic_final_scores(state)
+        return module.final_scores(state)
 
     def option(self, name: str) -> GameOption:
         for o in self.options:

@@ -406,12 +406,25 @@ def decode_action(game, action_msg, path, chance=False, options=None):
         raise BadRequest(f"{path}.{which}.{e}") from None
 
 
+def final_scores_message(state):
+    """FinalScores for a finished game, as its room explains it (GameSpec.final_scores)."""
+    scores = state.game.spec.final_scores(state)
+    msg = fagin_pb2.FinalScores(unit=scores.unit, winners=scores.winners, explanation=scores.explanation,
+                                tie_break=scores.tie_break, parts_add_up=scores.parts_add_up)
+    for s in scores.seats:
+        msg.seats.add(seat=s.seat, name=s.name, total=s.total, note=s.note,
+                      parts=[fagin_pb2.ScorePart(name=p.name, points=p.points, detail=p.detail)
+                             for p in s.parts])
+    return msg
+
+
 def status_of(state):
     """StateStatus for a state."""
     st = fagin_pb2.StateStatus()
     if state.is_terminal():
         st.terminal = True
         st.returns.extend(state.returns())
+        st.final_scores.CopyFrom(final_scores_message(state))
     elif state.is_chance_node():
         st.chance = True
     else:

@@ -906,16 +906,69 @@ function logItem(entry, i) {
   return item;
 }
 
+// The game's end: whether the human won, the server's sentence saying why the winners won,
+// and each seat's final score with its parts (StateStatus.final_scores), seats as columns so
+// that the table stays narrow on a phone whatever the game's number of categories.
 function renderResult(final) {
-  const returns = final.status.returns || [];
+  const status = final.status;
+  const scores = status.finalScores;
+  const returns = status.returns || [];
   const box = $("result");
-  box.replaceChildren(el("h3", {}, "Result"),
-    el("ul", {}, ...returns.map((r, s) => el("li", {}, `${seatName(s)}: ${formatReturn(r)}`))));
-  const best = Math.max(...returns);
-  const winners = returns.map((r, s) => (r === best ? s : -1)).filter((s) => s >= 0);
-  box.prepend(el("p", { class: "verdict" }, winners.includes(game.human)
-    ? (winners.length > 1 ? "You share the best result." : "You win.") : "You lose."));
+  let winners;
+  if (scores) {
+    winners = scores.winners || [];
+  } else {
+    const best = Math.max(...returns);
+    winners = returns.map((r, s) => (r === best ? s : -1)).filter((s) => s >= 0);
+  }
+  const verdict = winners.includes(game.human)
+    ? (winners.length > 1 ? "You share the win." : "You win.") : "You lose.";
+  box.replaceChildren(el("p", { class: "verdict" }, verdict), el("h3", {}, "Result"));
+  if (scores) {
+    box.append(el("p", { class: "explanation" }, scores.explanation), finalScoresTable(scores, winners));
+    const notes = scores.seats.filter((s) => s.note);
+    if (notes.length) {
+      box.append(el("ul", { class: "score-notes" },
+        ...notes.map((s) => el("li", {}, `${scoreColumnName(s)}: ${s.note}`))));
+    }
+  } else {
+    box.append(el("ul", {}, ...returns.map((r, s) => el("li", {}, `${seatName(s)}: ${formatReturn(r)}`))));
+  }
   box.hidden = false;
+}
+
+function scoreColumnName(seatScore) {
+  if (seatScore.seat === game.human) return "You";
+  return seatScore.name.charAt(0).toUpperCase() + seatScore.name.slice(1);
+}
+
+function scoreAmount(unit, x) {
+  if (unit === "£") return x < 0 ? `−£${-x}` : `£${x}`;
+  return String(x).replace("-", "−");
+}
+
+// FinalScores as a table: a row per part (its detail as the cell's title), then the totals,
+// the winners' columns marked.
+function finalScoresTable(scores, winners) {
+  const seats = scores.seats;
+  const names = [];
+  for (const s of seats) for (const p of s.parts || []) if (!names.includes(p.name)) names.push(p.name);
+  const head = el("tr", {}, el("th", { scope: "col" }, ""),
+    ...seats.map((s) => el("th", { scope: "col", class: winners.includes(s.seat) ? "winner" : "" },
+      scoreColumnName(s) + (winners.includes(s.seat) ? " ★" : ""))));
+  const rows = names.map((name) => el("tr", {}, el("th", { scope: "row" }, name),
+    ...seats.map((s) => {
+      const part = (s.parts || []).find((p) => p.name === name);
+      if (!part) return el("td", {}, "");
+      const attrs = part.detail ? { title: part.detail } : {};
+      return el("td", attrs, scoreAmount(scores.unit, part.points));
+    })));
+  const unit = scores.unit === "£" ? "" : ` (${scores.unit})`;
+  const total = el("tr", { class: "total" }, el("th", { scope: "row" }, (scores.partsAddUp ? "Total" : "Score") + unit),
+    ...seats.map((s) => el("td", {}, scoreAmount(scores.unit, s.total))));
+  const caption = scores.partsAddUp ? "Final scores by category" : "Final scores; the rows below rank level seats, in order";
+  return el("div", { class: "scores-wrap" }, el("table", { class: "final-scores" }, el("caption", {}, caption),
+    el("thead", {}, head), el("tbody", {}, ...rows, total)));
 }
 
 // The table's text (ViewState.text) under the drawing, or not; the only table for the games
@@ -1023,7 +1076,8 @@ async function showPosition() {
     $("analysis-table").textContent = view.text;
     $("analysis-table").hidden = false;
     const s = view.status;
-    $("analysis-status").textContent = s.terminal ? `The game is over: ${s.returns.map(formatReturn).join(", ")}.`
+    $("analysis-status").textContent = s.terminal
+      ? `The game is over. ${s.finalScores ? s.finalScores.explanation : s.returns.map(formatReturn).join(", ") + "."}`
       : `Seat ${seat}'s view. To move: ${pendingOf(s).map((x) => `seat ${x}`).join(", ") || "chance"}.`;
     return { state, seat };
   } catch (e) {

@@ -343,16 +343,21 @@ cdef int market_options(const FGState* s, int p) noexcept nogil:
             return 1
     return 0
 
-cdef int rank_better(const FGState* s, int a, int b) noexcept nogil:
-    """FG-24: more urchins home, then more shillings, then more goods, then later in
-    the round's turn order."""
+cdef int rank_key(const FGState* s, int a, int b) noexcept nogil:
+    """FG-24: which key of the ranking tells seats a and b apart, signed: +k if a ranks
+    above b by the k-th key, -k if below (1: more urchins home, 2: more shillings, 3: more
+    goods, 4: later in the round's turn order; never 0 for two seats).  The one statement of
+    the ranking, read by the winner's choice and by final_ranking."""
     if s.home[a] != s.home[b]:
-        return s.home[a] > s.home[b]
+        return 1 if s.home[a] > s.home[b] else -1
     if s.shillings[a] != s.shillings[b]:
-        return s.shillings[a] > s.shillings[b]
+        return 2 if s.shillings[a] > s.shillings[b] else -2
     if cubes_of(s, a) != cubes_of(s, b):
-        return cubes_of(s, a) > cubes_of(s, b)
-    return (a - s.first + s.players) % s.players > (b - s.first + s.players) % s.players
+        return 3 if cubes_of(s, a) > cubes_of(s, b) else -3
+    return 4 if (a - s.first + s.players) % s.players > (b - s.first + s.players) % s.players else -4
+
+cdef inline int rank_better(const FGState* s, int a, int b) noexcept nogil:
+    return rank_key(s, a, b) > 0
 
 cdef int best_seat(const FGState* s) noexcept nogil:
     cdef int p, best = 0
@@ -1019,3 +1024,25 @@ include "state.pxi"
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
+
+
+def final_ranking(data):
+    """The game's end as FG-24 ranks it (``rank_key``, the winner's own comparison): per seat
+    its ``home`` (urchins home), ``shillings``, ``goods`` (cubes) and ``turn_position`` (its
+    place in the round's turn order, 0 for the round's first seat); ``winner``; and ``key``,
+    the key (1 to 4, as ``rank_key`` numbers them) by which the winner ranks above the
+    runner-up (``runner_up``, the best of the others), None for a 1-seat game; ``round``, the
+    rounds played, beside ``max_rounds`` (FG-25) and ``home_to_win`` (FG-23), which tell how
+    the game ended."""
+    cdef FGState s = _read(data)
+    cdef int p, runner = -1, key
+    seats = [{"home": s.home[p], "shillings": s.shillings[p], "goods": cubes_of(&s, p),
+              "turn_position": (p - s.first + s.players) % s.players} for p in range(s.players)]
+    winner = s.winner if s.winner >= 0 else best_seat(&s)
+    for p in range(s.players):
+        if p != winner and (runner < 0 or rank_better(&s, p, runner)):
+            runner = p
+    key = rank_key(&s, winner, runner) if runner >= 0 else 0
+    return {"seats": seats, "winner": winner, "key": key if key > 0 else None,
+            "runner_up": runner if runner >= 0 else None,
+            "round": s.round, "max_rounds": MAX_ROUNDS, "home_to_win": HOME_TO_WIN}

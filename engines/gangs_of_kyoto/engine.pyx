@@ -168,11 +168,25 @@ cdef inline int visible_bells(const GKState* s, int seat) noexcept nogil:
         n += s.vp[seat][t] * BELLS_OF[t]
     return n
 
-cdef inline int bells_of(const GKState* s, int seat) noexcept nogil:
-    cdef int i, n = visible_bells(s, seat)
+cdef inline void bell_sources(const GKState* s, int seat, int* banked, int* bell_cards) noexcept nogil:
+    """A victory pile's bells by where they came from: ``banked``, the cards with bells
+    banked from the rows (GK-12); ``bell_cards``, the Bell cards that went straight to the
+    pile (GK-7), face-down ones a seat cannot see (GK-17) included."""
+    cdef int t, i
+    banked[0] = 0
+    bell_cards[0] = 0
+    for t in range(NUM_KINDS):
+        if KIND_OF[t] == K_BELL:
+            bell_cards[0] += s.vp[seat][t] * BELLS_OF[t]
+        else:
+            banked[0] += s.vp[seat][t] * BELLS_OF[t]
     for i in range(s.hidden_len[seat]):
-        n += BELLS_OF[s.hidden[seat][i]]
-    return n
+        bell_cards[0] += BELLS_OF[s.hidden[seat][i]]
+
+cdef inline int bells_of(const GKState* s, int seat) noexcept nogil:
+    cdef int banked, bell_cards
+    bell_sources(s, seat, &banked, &bell_cards)
+    return banked + bell_cards
 
 cdef inline int bells_allowed(const GKState* s) noexcept nogil:
     """The most bells a pile may hold in this state: 12 while the game goes on, since 13
@@ -241,6 +255,30 @@ cdef int best_of(const GKState* s, unsigned int candidates) noexcept nogil:
             best, best_bells, best_pos = p, b, pos
     return best
 
+cdef int ending_rule(const GKState* s, int buster, unsigned int* candidates) noexcept nogil:
+    """Whether a round just banked, in which ``buster`` stayed out too late (-1: nobody),
+    ends the game, and by which rule: 16 (GK-16: in the variant play_through, the first bust
+    after the deck ran out), 14 (GK-14: 13 bells reached; a Bell card's 13th bell ends it
+    mid-round, place, by the same rule), 19 (GK-19: no card left to draw), 0 (the game goes
+    on).  ``candidates``: the seats among whom the winner is found (GK-14's comparison).
+    The one statement of the game's end, read by end_round and by final_standing."""
+    cdef int p
+    candidates[0] = (1u << s.players) - 1
+    if s.play_through:
+        if s.deck_ran_out and buster >= 0:
+            return 16
+    else:
+        candidates[0] = 0
+        for p in range(s.players):
+            if bells_of(s, p) >= WIN_BELLS:
+                candidates[0] |= 1u << p
+        if candidates[0]:
+            return 14
+        candidates[0] = (1u << s.players) - 1
+    if pool_total(s) + discard_total(s) + s.top_len == 0:
+        return 19
+    return 0
+
 cdef void start_turn(GKState* s) noexcept nogil:
     s.received = 0
     s.hand_len = 0
@@ -265,23 +303,8 @@ cdef void end_round(GKState* s, int buster) noexcept nogil:
     s.ended_buster = buster
     s.rounds += 1
     fold_public(s, EV_ROUND_END, buster, 0)
-    if s.play_through:
-        # GK-16: the first bust after the deck ran out ends the game, its round banked first.
-        if s.deck_ran_out and buster >= 0:
-            s.winner = best_of(s, (1u << s.players) - 1)
-            s.phase = PH_OVER
-            return
-    else:
-        for p in range(s.players):
-            if bells_of(s, p) >= WIN_BELLS:
-                reached |= 1u << p
-        if reached:
-            s.winner = best_of(s, reached)
-            s.phase = PH_OVER
-            return
-    if pool_total(s) + discard_total(s) + s.top_len == 0:
-        # GK-19: nothing left to draw: the game ends.
-        s.winner = best_of(s, (1u << s.players) - 1)
+    if ending_rule(s, buster, &reached):
+        s.winner = best_of(s, reached)
         s.phase = PH_OVER
         return
     # GK-13: the First Player card passes clockwise; its holder starts.
@@ -875,3 +898,25 @@ include "state.pxi"
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
+
+
+def final_standing(data):
+    """The game's end as the engine found it: per seat its ``bells``, split into ``banked``
+    (from the rows, GK-12) and ``bell_cards`` (GK-7), and ``after_first``, how many seats after
+    the First Player card's holder it sits (GK-14's tie-break: the furthest wins); ``winner``;
+    ``rule``, the rule that ended the game (``ending_rule``: 14, 16 or 19; None where the
+    position was built by a client at the end of a play_through game and the last round's bust
+    is not recorded); ``candidates``, the seats the winner was found among (GK-14: those that
+    reached 13 bells; else all)."""
+    cdef GKState s = _read(data)
+    cdef int p, banked, bell_cards, rule
+    cdef unsigned int candidates = 0
+    seats = []
+    for p in range(s.players):
+        bell_sources(&s, p, &banked, &bell_cards)
+        seats.append({"bells": banked + bell_cards, "banked": banked, "bell_cards": bell_cards,
+                      "after_first": (p - s.first + s.players) % s.players})
+    rule = ending_rule(&s, s.ended_buster if s.ended_round else -1, &candidates)
+    return {"seats": seats, "winner": s.winner if s.winner >= 0 else None, "rule": rule or None,
+            "candidates": [p for p in range(s.players) if (candidates >> p) & 1],
+            "win_bells": WIN_BELLS, "first_player": s.first}

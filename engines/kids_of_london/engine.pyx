@@ -426,16 +426,26 @@ cdef int kl_sample_chance(const void* st, Rng* rng) noexcept nogil:
             r -= 1
     return A_REVEAL_FICTITIOUS
 
+cdef void kl_standing(const KLState* s, int* richest, int* second) noexcept nogil:
+    """KL-20's two figures: the most coins any seat holds (the fictitious player's counted),
+    whose holders are stripped, and the most among the others, whose holders win (-1 when
+    every seat ties for the most: nobody is left to be second).  The one statement of the
+    scoring, read by the returns and by final_standing."""
+    cdef int seat
+    richest[0] = -1
+    second[0] = -1
+    for seat in range(n_seats(s)):
+        if s.coins[seat] > richest[0]:
+            richest[0] = s.coins[seat]
+    for seat in range(n_seats(s)):
+        if s.coins[seat] < richest[0] and s.coins[seat] > second[0]:
+            second[0] = s.coins[seat]
+
 cdef void kl_returns(const void* st, double* out) noexcept nogil:
     cdef const KLState* s = <const KLState*>st
-    cdef int seat, richest = -1, second = -1
-    for seat in range(n_seats(s)):
-        if s.coins[seat] > richest:
-            richest = s.coins[seat]
+    cdef int seat, richest, second
     # KL-20: the richest are stripped (ties included); the best of the rest win.
-    for seat in range(n_seats(s)):
-        if s.coins[seat] < richest and s.coins[seat] > second:
-            second = s.coins[seat]
+    kl_standing(s, &richest, &second)
     for seat in range(n_players(s)):
         out[seat] = 1.0 if (second >= 0 and s.coins[seat] == second) else 0.0
 
@@ -680,3 +690,15 @@ include "state.pxi"
 
 # The heuristic, the evaluations and the features on state bytes (fagin.engines.core.room_functions).
 heuristic_action, evaluation, features, learned_evaluation = _room_functions(GAME_DEF)
+
+
+def final_standing(data):
+    """The game's end as KL-20 scores it (``kl_standing``, the returns' own figures): every
+    seat's ``coins`` (the fictitious player's last, in the 2-player game), ``richest``, the
+    most coins, whose holders are stripped, and ``second``, the most among the others, whose
+    real holders win (None when every seat ties for the most and nobody wins)."""
+    cdef KLState s = _read(data)
+    cdef int richest, second
+    kl_standing(&s, &richest, &second)
+    return {"coins": [s.coins[i] for i in range(n_seats(&s))], "richest": richest,
+            "second": second if second >= 0 else None}

@@ -655,6 +655,28 @@ def final_scoring(data):
     return [dict(sc[p]) for p in range(s.players)]
 
 
+def final_ranking(data):
+    """How LN-81 ranked the seats at the end (``rank_key``, game_over's own comparison):
+    ``winners``, the seats sharing the win (the state's, which game_over set), and ``key``,
+    the key by which the winners rank above the best of the others (1: final VP, 2: fewer
+    poverty, 3: more boroughs, 4: the best card; None when every seat shares the win), and
+    ``runner_up``, that best of the others (None when every seat shares the win)."""
+    cdef LNState s = _read(data)
+    cdef LNScore sc[LN_MAX_PLAYERS]
+    cdef int p, runner = -1, first = -1
+    score_seats(&s, sc)
+    winners = [p for p in range(s.players) if (s.winners >> p) & 1]
+    for p in range(s.players):
+        if (s.winners >> p) & 1:
+            if first < 0:
+                first = p
+        elif runner < 0 or rank_key(&sc[p], &sc[runner]) > 0:
+            runner = p
+    key = rank_key(&sc[first], &sc[runner]) if first >= 0 and runner >= 0 else 0
+    return {"winners": winners, "key": key if key > 0 else None,
+            "runner_up": runner if runner >= 0 else None}
+
+
 def belief_layout(data, int seat):
     """What ln_hidden_counts counts for ``seat`` (LN-99): the places, as (name, owner seat
     or None), and the items (card names by version, None past the data's versions)."""

@@ -76,31 +76,36 @@ cdef void final_scores(const LNState* s, int* vp_out, int* poverty_out, int* bor
         boroughs[p] = sc[p].boroughs
         top_card[p] = sc[p].top_card
 
+cdef int rank_key(const LNScore* a, const LNScore* b) noexcept nogil:
+    """LN-81: which key tells two seats' final scorings apart, signed: +k if a ranks above b
+    by the k-th key, -k if below, 0 if tied on all (they share the win). Keys: 1, more final
+    VP; 2, fewer poverty points; 3, more boroughs; 4, the higher best card.  The one statement
+    of the ranking, read by game_over and by final_ranking."""
+    if a.vp != b.vp:
+        return 1 if a.vp > b.vp else -1
+    if a.poverty != b.poverty:
+        return 2 if a.poverty < b.poverty else -2
+    if a.boroughs != b.boroughs:
+        return 3 if a.boroughs > b.boroughs else -3
+    if a.top_card != b.top_card:
+        return 4 if a.top_card > b.top_card else -4
+    return 0
+
 cdef void game_over(LNState* s) noexcept nogil:
     """Final scoring and the winners (LN-75 to LN-81)."""
-    cdef int p, q, x, best = -1
-    cdef int vp[LN_MAX_PLAYERS]
-    cdef int poverty[LN_MAX_PLAYERS]
-    cdef int boroughs[LN_MAX_PLAYERS]
-    cdef int top_card[LN_MAX_PLAYERS]
-    final_scores(s, vp, poverty, boroughs, top_card)
+    cdef int p, x, best = -1
+    cdef LNScore sc[LN_MAX_PLAYERS]
+    score_seats(s, sc)
     s.winners = 0
     for p in range(s.players):
-        s.final_vp[p] = vp[p]
-        s.final_poverty[p] = poverty[p]
+        s.final_vp[p] = sc[p].vp
+        s.final_poverty[p] = sc[p].poverty
         if best < 0:
             best = p
             s.winners = 1 << p
             continue
-        q = best
-        # Compare p with the current best: VP, then fewer poverty, more boroughs, best card (LN-81).
-        x = vp[p] - vp[q]
-        if x == 0:
-            x = poverty[q] - poverty[p]
-        if x == 0:
-            x = boroughs[p] - boroughs[q]
-        if x == 0:
-            x = top_card[p] - top_card[q]
+        # Compare p with the current best (LN-81).
+        x = rank_key(&sc[p], &sc[best])
         if x > 0:
             best = p
             s.winners = 1 << p

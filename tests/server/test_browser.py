@@ -273,8 +273,11 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     assert sum("the cards are" in s for s in summaries) == 9, summaries
     assert any(s.startswith("game over") for s in summaries), summaries
     result = page.inner_text("#result")
-    assert "Seat 0 (you)" in result and "Seat 1 (bot, level 1)" in result and "Seat 2 (bot, level 2)" in result
-    assert any(verdict in result for verdict in ("You win.", "You lose.", "You share the best result."))
+    assert any(verdict in result for verdict in ("You win.", "You lose.", "You share the win."))
+    # Each seat's coins, the richest's stripping and the sentence saying why (KL-20), not 0 and 1.
+    assert page.locator("#result table.final-scores thead th").all_inner_texts()[1:] in (
+        [f"You{a}", f"Seat 1{b}", f"Seat 2{c}"] for a in ("", " ★") for b in ("", " ★") for c in ("", " ★"))
+    assert "(KL-20)" in page.inner_text("#result .explanation") and "stripped" in result
     # Every view the page asked for, and so every table it drew, is seat 0's.
     assert view_seats and set(view_seats) == {0}
     assert set(api_methods) <= {"ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState", "Recommend"}
@@ -561,8 +564,9 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     drawn table (not the view's text) and its legend are there.  The human's moves cycle
     through its options in a fixed, scattered order, so that the game goes on to its end."""
     page = browser.new_page(viewport={"width": width, "height": 900})
-    page_errors = []
+    page_errors, applied = [], []
     page.on("pageerror", lambda error: page_errors.append(error))
+    page.on("response", lambda r: r.url.endswith("/ApplyAction") and applied.append(r))
     page.goto(site)
     page.evaluate(WATCH_NEWEST_EVENT)
     _set_up(page, game_id, seed=5, players=3, levels={1: 1, 2: 1})
@@ -594,6 +598,17 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     told = bot_moves_told(page)
     assert told, f"no bot move in the log: {page.inner_text('#log')!r}"
     assert any(s.startswith("game over") for s in page.locator("#log .summary").all_inner_texts())
+    # The end explained (issue 50, item 5): the server's sentence saying why the winners won, and
+    # a table of each seat's final score (its parts, then the total), not returns of 0 and 1.
+    scores = applied[-1].json()["status"]["finalScores"]
+    assert page.inner_text("#result .explanation") == scores["explanation"]
+    assert scores["explanation"].split(" ")[0] in ("Seat", "Seats", "Nobody", "The")
+    table = page.locator("#result table.final-scores")
+    assert table.locator("thead th").count() == 1 + len(scores["seats"]) == 4
+    categories = {p["name"] for s in scores["seats"] for p in s["parts"]}
+    assert table.locator("tbody tr").count() == 1 + len(categories) and len(categories) >= 2
+    totals = table.locator("tr.total td").all_inner_texts()
+    assert [t.replace("−", "-").replace("£", "") for t in totals] == [f"{s['total']:g}" for s in scores["seats"]]
     widths = _overflow(page)
     assert widths[0] <= widths[1], f"at the end the page is {widths[0]} px wide"
     # Once it is over, the drawn table names nobody to play.

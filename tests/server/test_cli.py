@@ -12,11 +12,15 @@ import time
 
 import grpc
 import pytest
+from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from fagin.clients import FaginClient, cli
+from fagin.engines import load_game
+from fagin.server import codec
 from fagin.v1 import fagin_pb2 as pb
 
+from ..games.london.helpers import scored
 from ..serving import line_reader
 from .test_metrics import free_port
 
@@ -94,6 +98,8 @@ def test_play_a_full_game_in_the_terminal(server, capsys, monkeypatch):
     assert "You are seat 0" in out and "not an option: 'x' (help lists the commands)" in out
     # The result as a table, not Python lists (before: "game over: returns [0.0, 1.0, 0.0]").
     assert "game over:\n  seat 0 (you)  " in out and "returns [" not in out
+    # With each seat's coins and the sentence saying why the winner won (issue 50, item 5).
+    assert re.search(r"\n  seat 0 \(you\)  (won |lost)  \d+ coins", out) and "(KL-20)." in out
     # Each move is told as seat 0 saw it: its own card named, the bots' not.
     assert out.count("-- you put your ") >= 8
     assert out.count("-- seat 1 puts a card down") >= 8 and out.count("-- seat 2 puts a card down") >= 8
@@ -187,6 +193,8 @@ def test_play_gangs_of_kyoto_to_the_end(server, capsys, monkeypatch):
     code, out, _ = run(server, "play", "gangs_of_kyoto", "--players", "3", "--seed", "3",
                        "--iterations", "50", stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
     assert code == 0 and "Gangs of Kyoto" in out and "game over:\n  seat 0 (you)  " in out
+    assert re.search(r"\n  seat 0 \(you\)  (won |lost)  \d+ bells", out)
+    assert re.search(r"Seat \d wins Gangs of Kyoto with \d+ bells?, .*\(GK-1[469]\)", out)
     # The bots' gifts and every round's end are narrated, within 80 columns.
     assert "-- seat 1 gives " in out and "== round 1 is over: " in out
     assert max(len(line) for line in out.splitlines()) <= cli.COLUMNS
@@ -466,6 +474,51 @@ def test_play_london_shows_costs_prices_help_and_the_result_as_a_table(server, c
 ])
 def test_the_final_result_is_a_table(returns, you, lines):
     assert cli.final_result(returns, you).splitlines() == lines
+
+
+def test_the_final_result_shows_the_final_scores_and_why():
+    """Issue 50, item 5: with the status's final_scores, each seat's score and its parts (a sum,
+    zero parts left out), how the end treated it, and the sentence saying why the winner won."""
+    st = finished_kids_of_london([12, 10], fict=28)
+    scores = codec.status_of(st).final_scores
+    assert cli.final_result(list(st.returns()), 1, scores).splitlines() == [
+        "game over:",
+        "  seat 0                 won   12 coins; the most coins after the richest (KL-20)",
+        "  seat 1 (you)           lost  10 coins",
+        "  the fictitious player  lost  0 coins = 28 coins - 28 stripped; the richest: stripped of everything, "
+        "ranked last (KL-20)",
+        "Seat 0 wins Kids of London with 12 coins, the most after the richest: the fictitious player was the "
+        "richest with 28 coins and was stripped (KL-20).",
+        "you lose"]
+    london = codec.status_of(scored(money={0: 40, 1: 0}, loans={0: 3}, vp={0: 3, 1: 1})).final_scores
+    # Seat 0: £40 repays 2 of its 3 loans, £10 left is 3 VP, the loan left -7 (LN-76, LN-78).
+    assert cli.final_result([0.0, 1.0], 0, london).splitlines() == [
+        "game over:",
+        "  seat 0 (you)  lost  -1 VP = 3 VP counters + 3 money - 7 unpaid loans",
+        "  seat 1        won   1 VP",
+        "Seat 1 wins London with 1 VP: 1 from VP counters.",
+        "you lose"]
+
+
+def finished_kids_of_london(coins, fict=None):
+    d = {"players": len(coins), "turn": 9, "phase": "over", "pile": [],
+         "seats": [{"coins": c, "hand": []} for c in coins]}
+    if fict is not None:
+        d["fictitious"] = {"coins": fict, "deck": []}
+    return load_game("kids_of_london").from_description(d)
+
+
+def test_view_of_a_finished_game_shows_the_final_scores(server, tmp_path, capsys):
+    """`fagin view --text` of a finished game adds the final scores and why the winner won."""
+    game = tmp_path / "over.json"
+    game.write_text(json_format.MessageToJson(codec.encode_state(finished_kids_of_london([7, 7, 22, 4, 15]))))
+    code, out, _ = run(server, "view", "--state", str(game), "--seat", "4", "--text", capsys=capsys)
+    assert code == 0 and "game over:\n  seat 0        lost  7 coins" in out
+    assert "  seat 4 (you)  won   15 coins" in out and out.rstrip().endswith("you win!")
+    assert ("Seat 4 wins Kids of London with 15 coins, the most after the richest: seat 2 was the richest with "
+            "22 coins and was stripped (KL-20).") in out
+    code, out, _ = run(server, "legal", "--state", str(game), capsys=capsys)
+    assert code == 0 and out.startswith("the game is over; returns [0.0, 0.0, 0.0, 0.0, 1.0]: Seat 4 wins Kids")
 
 
 # The Python list or dict a table once printed: "[]", "[4, 7, 7]", "['ring']", "{...}".
