@@ -104,6 +104,12 @@ cdef class Game:
         return self.gd.scores != NULL
 
     @property
+    def has_view_key(self):
+        """Whether the engine keys a seat's view apart from its information set
+        (``GameDef.view_key``: London, whose keys merge identical cards, LN-93)."""
+        return self.gd.view_key != NULL
+
+    @property
     def has_beliefs(self):
         """Whether the engine counts what a seat cannot see (``GameDef.hidden_counts``)."""
         return self.gd.hidden_counts != NULL and self.gd.belief_places > 0 and self.gd.belief_items > 0
@@ -381,6 +387,133 @@ cdef class State:
         self._check_seat(player, "player")
         return self.game.gd.infoset_key(self.data, player)
 
+    def view_key(self, int seat):
+        """64-bit key of ``seat``'s view (:meth:`view`): equal for two states exactly when the
+        seat's views of them are (``GameDef.view_key``); its information-set key where the
+        engine keys views no apart from information sets (every game but London)."""
+        self._check_seat(seat, "seat")
+        if self.game.gd.view_key == NULL:
+            return self.game.gd.infoset_key(self.data, seat)
+        return self.game.gd.view_key(self.data, seat)
+
+    def sees_next(self, int seat, int twins, seed):
+        """Whether ``seat`` sees the move made next here, a decision of the seat to act or a
+        chance outcome (the verdict of ``fagin.engines.records.sees``, whose doc says why):
+        its own decision always; otherwise, over ``twins`` determinizations of this position
+        for the seat (seeds ``seed``, ``seed + 1``, ...), whether every move possible in any
+        of them leads it to a different information set, or where the engine keys views
+        (``GameDef.view_key``), to a different view.  In C over the ABI: the children's keys
+        are kept in a hash table and a view's key is computed only where two moves' keys
+        agree (from the twin made again, so that no child is kept)."""
+        self._check_seat(seat, "seat")
+        if not 1 <= twins <= 64:
+            raise ValueError(f"twins: {twins}, not in [1, 64]")
+        cdef const GameDef* gd = self.game.gd
+        cdef int actor = gd.current_player(self.data)
+        if actor == seat:
+            return True
+        cdef int per_twin = gd.max_legal_actions
+        cdef Py_ssize_t cap = <Py_ssize_t>twins * per_twin
+        cdef Py_ssize_t buckets = 1
+        while buckets < 2 * cap:
+            buckets *= 2
+        cdef size_t size = gd.state_size
+        cdef unsigned char* twin = <unsigned char*>malloc(size)
+        cdef unsigned char* child = <unsigned char*>malloc(size)
+        cdef uint64_t* keys = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef uint64_t* views = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef int* acts = <int*>malloc(cap * sizeof(int))
+        cdef int* made_in = <int*>malloc(cap * sizeof(int))       # the twin, -1 once `views` holds the key
+        cdef int* chain = <int*>malloc(cap * sizeof(int))
+        cdef int* heads = <int*>malloc(buckets * sizeof(int))
+        cdef int buf[MAX_WRAPPER_ACTIONS]
+        cdef double probs[MAX_WRAPPER_ACTIONS]
+        cdef Rng rng
+        cdef uint64_t base = <uint64_t>seed, key, view
+        cdef int k, j, m, a, e, distinct = 0, entries = 0, verdict = -1, other, known
+        cdef Py_ssize_t b
+        try:
+            if (twin == NULL or child == NULL or keys == NULL or views == NULL or acts == NULL or made_in == NULL
+                    or chain == NULL or heads == NULL):
+                raise MemoryError()
+            with nogil:
+                for b in range(buckets):
+                    heads[b] = -1
+                for k in range(twins):
+                    memcpy(twin, self.data, size)
+                    rng_seed(&rng, base + <uint64_t>k)
+                    gd.determinize(twin, seat, &rng)
+                    if actor != PLAYER_CHANCE and not gd.make_current(twin, actor):
+                        verdict = 0
+                        break
+                    m = _possible(gd, twin, buf, probs)
+                    for j in range(m):
+                        a = buf[j]
+                        memcpy(child, twin, size)
+                        gd.apply_action(child, a)
+                        key = gd.infoset_key(child, seat)
+                        b = <Py_ssize_t>(key * <uint64_t>0x9E3779B97F4A7C15 >> 40) & (buckets - 1)
+                        other = 0
+                        known = 0
+                        e = heads[b]
+                        while e >= 0:
+                            if keys[e] == key:
+                                known = 1
+                                if acts[e] != a:
+                                    other = 1
+                            e = chain[e]
+                        if other:
+                            # Another move leads to this information set: told apart only by
+                            # the views, where the engine keys them.
+                            if gd.view_key == NULL:
+                                verdict = 0
+                                break
+                            view = gd.view_key(child, seat)
+                            e = heads[b]
+                            while e >= 0:
+                                if keys[e] == key and acts[e] != a:
+                                    if made_in[e] >= 0:
+                                        views[e] = _view_in_twin(gd, self.data, twin if made_in[e] == k else NULL,
+                                                                 child, base + <uint64_t>made_in[e], seat, actor,
+                                                                 acts[e])
+                                        made_in[e] = -1
+                                        # `child` was reused: the move's own child, again.
+                                        memcpy(child, twin, size)
+                                        gd.apply_action(child, a)
+                                    if views[e] == view:
+                                        verdict = 0
+                                        break
+                                e = chain[e]
+                            if verdict == 0:
+                                break
+                        elif known:
+                            continue
+                        else:
+                            distinct += 1
+                            view = 0
+                        if entries < cap:
+                            keys[entries] = key
+                            acts[entries] = a
+                            views[entries] = view
+                            made_in[entries] = -1 if other else k
+                            chain[entries] = heads[b]
+                            heads[b] = entries
+                            entries += 1
+                    if verdict == 0:
+                        break
+            if verdict == 0:
+                return False
+            return distinct > 1 or (actor != PLAYER_CHANCE and distinct == 1)
+        finally:
+            free(twin)
+            free(child)
+            free(keys)
+            free(views)
+            free(acts)
+            free(made_in)
+            free(chain)
+            free(heads)
+
     def scores(self):
         """Each seat's score in the game's own units (final at a terminal state, as it
         stands otherwise), or None if the engine reports none (``GameDef.scores``)."""
@@ -528,6 +661,39 @@ cdef class State:
 
     def __repr__(self):
         return f"<{self.game.id} state: {self.game.engine.summary(self.to_bytes())}>"
+
+
+cdef int _possible(const GameDef* gd, const unsigned char* st, int* out, double* probs) noexcept nogil:
+    """The moves possible in ``st`` into ``out``: the legal actions at a decision, the outcomes of
+    positive probability at a chance event, none at the end; returns their count."""
+    cdef int p = gd.current_player(st), n, i, m = 0
+    if p == PLAYER_TERMINAL:
+        return 0
+    if p != PLAYER_CHANCE:
+        return gd.legal_actions(st, out)
+    n = gd.chance_outcomes(st, out, probs)
+    for i in range(n):
+        if probs[i] > 0:
+            out[m] = out[i]
+            m += 1
+    return m
+
+
+cdef uint64_t _view_in_twin(const GameDef* gd, const unsigned char* before, const unsigned char* twin,
+                            unsigned char* scratch, uint64_t seed, int seat, int actor, int action) noexcept nogil:
+    """The key of ``seat``'s view after ``action`` in the determinization of ``before`` drawn from
+    ``seed`` (``twin``, when it is at hand; else made again in ``scratch``)."""
+    cdef Rng rng
+    if twin != NULL:
+        memcpy(scratch, twin, gd.state_size)
+    else:
+        memcpy(scratch, before, gd.state_size)
+        rng_seed(&rng, seed)
+        gd.determinize(scratch, seat, &rng)
+        if actor != PLAYER_CHANCE:
+            gd.make_current(scratch, actor)
+    gd.apply_action(scratch, action)
+    return gd.view_key(scratch, seat)
 
 
 cdef int[::1] array_of_ints(values):
