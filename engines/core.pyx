@@ -11,11 +11,12 @@ from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 cimport cython
 import array as pyarray
 from libc.stdint cimport uint64_t
+from libc.math cimport llround
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memcmp
 
 from fagin.engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL, MAX_SEATS
-from fagin.engines.rng cimport Rng, rng_seed
+from fagin.engines.rng cimport Rng, mix64, rng_seed
 
 # Largest number of legal actions (or chance outcomes) an engine may declare.
 cdef enum:
@@ -396,6 +397,43 @@ cdef class State:
             return self.game.gd.infoset_key(self.data, seat)
         return self.game.gd.view_key(self.data, seat)
 
+    def observation(self, int seat):
+        """What ``seat`` knows of this position, as a 64-bit number: a game record's ``check``
+        (``fagin.engines.records.observation``, whose doc says why it is made so)."""
+        self._check_seat(seat, "seat")
+        return _observation(self.game.gd, self.data, seat)
+
+    def next_moves_observed(self, int seat, check):
+        """The moves possible next here (the legal actions at a decision, the outcomes of
+        positive probability at a chance event) after which ``seat``'s :meth:`observation` is
+        ``check`` (every one if ``check`` is None): ``(how many moves are possible, [those
+        moves])``.  In C over the ABI, a child at a time: the replay of a seat's view fills an
+        unseen move with these."""
+        self._check_seat(seat, "seat")
+        cdef const GameDef* gd = self.game.gd
+        cdef bint any_check = check is None
+        cdef uint64_t wanted = 0 if any_check else <uint64_t>check
+        cdef int buf[MAX_WRAPPER_ACTIONS]
+        cdef double probs[MAX_WRAPPER_ACTIONS]
+        cdef int m, j, kept = 0
+        cdef unsigned char* child = <unsigned char*>malloc(gd.state_size)
+        if child == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                m = _possible(gd, self.data, buf, probs)
+                for j in range(m):
+                    if not any_check:
+                        memcpy(child, self.data, gd.state_size)
+                        gd.apply_action(child, buf[j])
+                        if _observation(gd, child, seat) != wanted:
+                            continue
+                    buf[kept] = buf[j]
+                    kept += 1
+            return m, [buf[j] for j in range(kept)]
+        finally:
+            free(child)
+
     def sees_next(self, int seat, int twins, seed):
         """Whether ``seat`` sees the move made next here, a decision of the seat to act or a
         chance outcome (the verdict of ``fagin.engines.records.sees``, whose doc says why):
@@ -677,6 +715,28 @@ cdef int _possible(const GameDef* gd, const unsigned char* st, int* out, double*
             out[m] = out[i]
             m += 1
     return m
+
+
+# What a game record's check is made of (records.observation): the bits of a view's key in it, in
+# a game whose engine keys views, and the mark folded in with the returns at the end.
+cdef uint64_t OBSERVED_VIEW_BITS = (<uint64_t>1 << 24) - 1
+cdef uint64_t OBSERVED_END = 0x0E4D0F6A3E
+
+
+cdef uint64_t _observation(const GameDef* gd, const unsigned char* st, int seat) noexcept nogil:
+    """``seat``'s information-set key, at the end with the returns folded in (to 1e-9), and the
+    low bits replaced by those of its view's key where the engine keys views."""
+    cdef uint64_t key = gd.infoset_key(st, seat)
+    cdef double out[MAX_SEATS]
+    cdef int p
+    if gd.current_player(st) == PLAYER_TERMINAL:
+        gd.returns(st, out)
+        key = mix64(key, OBSERVED_END)
+        for p in range(gd.num_players(st)):
+            key = mix64(key, <uint64_t>llround(out[p] * 1e9))
+    if gd.view_key != NULL:
+        key = (key & ~OBSERVED_VIEW_BITS) | (gd.view_key(st, seat) & OBSERVED_VIEW_BITS)
+    return key
 
 
 cdef uint64_t _view_in_twin(const GameDef* gd, const unsigned char* before, const unsigned char* twin,

@@ -28,8 +28,6 @@ position it is applied to.
 """
 from __future__ import annotations
 
-import hashlib
-import struct
 import time
 from dataclasses import dataclass
 
@@ -95,34 +93,23 @@ class Move:
 
 
 def observation(state, seat):
-    """What ``seat`` knows of ``state``, as a 64-bit number: its information-set key, and at the
-    end the returns too (public once the game is over, and not always in a key). Where a game
+    """What ``seat`` knows of ``state``, as a 64-bit number (a record's ``check``), computed in the
+    engine (``State.observation``): its information-set key, and at the end the returns too
+    (public once the game is over, and not always in a key), folded in to 1e-9. Where a game
     merges identical cards into one action (London, LN-93), its key does not tell their copies
-    apart but its views do: the low bits then hold the low bits of the key of the seat's view
-    (``State.view_key``, computed in the engine), so that a replay reaches the copies the seat
-    saw."""
-    key = _key_part(state, seat)
-    if not state.game.has_view_key:
-        return key
-    return (key & ~_VIEW_MASK) | (state.view_key(seat) & _VIEW_MASK)
+    apart but its views do: the low 24 bits then hold those of the key of the seat's view
+    (``GameDef.view_key``), so that a replay reaches the copies the seat saw."""
+    return state.observation(seat)
+
+
+#: The bits of a check that hold those of the view's key, in a game whose engine keys views
+#: (``OBSERVED_VIEW_BITS`` in engines/core.pyx).
+_VIEW_BITS = (1 << 24) - 1
 
 
 def observes(state, seat, check):
     """Whether ``seat`` knows of ``state`` what ``check`` (an :func:`observation`) says."""
-    return observation(state, seat) == check
-
-
-#: The bits of an observation that hold a view's key, in a game with identical cards.
-_VIEW_MASK = (1 << 24) - 1
-
-
-def _key_part(state, seat):
-    key = state.infoset_key(seat)
-    if not state.is_terminal():
-        return key
-    digest = hashlib.blake2b(struct.pack("<Q", key) + repr([round(r, 9) for r in state.returns()]).encode(),
-                             digest_size=8).digest()
-    return int.from_bytes(digest, "little")
+    return state.observation(seat) == check
 
 
 def _labels(state, actions, most=24):
@@ -450,12 +437,10 @@ def _afters_or_error(state, move, viewer, index, budget):
         return [after]
     if move.seat == viewer:
         return _final(RecordError(index, "unseen", f"seat {viewer} sees its own decisions: give the action"))
-    possible = _possible(state)
-    if not budget.spend(len(possible)):
+    possible, leading = state.next_moves_observed(viewer, move.check)
+    if not budget.spend(possible):
         return RecordError(index, "unseen", "no deal found within the replay's bound")
-    afters = [state.child(a) for a in possible]
-    if move.check is not None:
-        afters = [a for a in afters if observes(a, viewer, move.check)]
+    afters = [state.child(a) for a in leading]
     if not afters:
         return RecordError(index, "check", f"no move possible here leads to what seat {viewer} knew after it")
     return afters

@@ -1,11 +1,15 @@
 """The engine's kernels behind game records' seat views: ``State.view_key`` (the key of a seat's
-view, which a view's checks read) and ``State.sees_next`` (whether a seat sees the next move).
+view, which a view's checks read), ``State.observation`` (a check), ``State.next_moves_observed``
+(the fills of an unseen move) and ``State.sees_next`` (whether a seat sees the next move).
 
 * A view's key is equal for two positions exactly when the seat's views of them are: over the
   positions of random games and their determinizations for each seat (equal views) and for the
   other seats (views that differ), for London, whose key tells apart the copies of identical
   cards that its information-set key merges (LN-93); every other game's is its
   information-set key.
+* A check is the same for every position the seat cannot tell apart (its determinizations for
+  the seat), is made of the information-set key and, in London, the view's key; the moves
+  observed are those whose child gives the check.
 * ``sees_next`` gives the verdict of the definition it implements in C, written here once more
   in Python over the rooms' views: over the determinizations of the position for the seat,
   every move possible leads it to a different information set (or, where the engine keys
@@ -48,6 +52,7 @@ def _view_text(state, seat):
     return json.dumps(state.view(seat), sort_keys=True, default=lambda v: sorted(v, key=repr))
 
 
+@pytest.mark.long(4)
 def test_london_view_key_is_equal_exactly_when_the_view_is():
     keys_of_view, views_of_key = {}, {}
     for players in (2, 4):
@@ -72,6 +77,47 @@ def test_a_view_key_is_the_information_set_key_where_the_engine_keys_no_views(ga
     for position in _positions(game_id, GAMES[game_id].min_players, 2, every=5):
         for seat in range(position.num_players):
             assert position.view_key(seat) == position.infoset_key(seat)
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_a_check_is_what_the_seat_knows(game_id):
+    spec = GAMES[game_id]
+    views = load_game(game_id).has_view_key
+    ends = 0
+    for players in sorted({spec.min_players, spec.max_players}):
+        positions = _positions(game_id, players, 4)
+        for position in positions[::max(1, len(positions) // 40)] + positions[-1:]:
+            for seat in range(players):
+                check = position.observation(seat)
+                assert records.observation(position, seat) == check
+                for k in range(3):
+                    assert position.determinize(seat, 100 + k).observation(seat) == check
+                if position.is_terminal():
+                    # The returns are in it: not the key's alone.
+                    ends += 1
+                    assert check & ~records._VIEW_BITS != position.infoset_key(seat) & ~records._VIEW_BITS
+                elif views:
+                    assert check == (position.infoset_key(seat) & ~records._VIEW_BITS) | \
+                        (position.view_key(seat) & records._VIEW_BITS)
+                else:
+                    assert check == position.infoset_key(seat)
+    assert ends > 0
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_the_moves_observed_are_those_whose_child_gives_the_check(game_id):
+    spec = GAMES[game_id]
+    for players in sorted({spec.min_players, spec.max_players}):
+        positions = _positions(game_id, players, 5)
+        for position in positions[::max(1, len(positions) // 30)]:
+            possible = _possible(position)
+            assert position.next_moves_observed(0, None) == (len(possible), possible)
+            for a in possible[:3]:
+                for seat in range(players):
+                    check = position.child(a).observation(seat)
+                    want = [b for b in possible if position.child(b).observation(seat) == check]
+                    assert a in want
+                    assert position.next_moves_observed(seat, check) == (len(possible), want)
 
 
 def _possible(state):
@@ -134,6 +180,13 @@ def test_the_kernels_refuse_bad_arguments_naming_them():
     for twins in (0, 65):
         with pytest.raises(ValueError, match=rf"^twins: {twins}, not in \[1, 64\]"):
             state.sees_next(0, twins, 0)
-    # A seed beyond 64 bits is no seed.
-    with pytest.raises(OverflowError):
-        state.sees_next(0, 4, 1 << 64)
+        with pytest.raises(ValueError, match=r"^seat: seat"):
+            state.observation(seat)
+        with pytest.raises(ValueError, match=r"^seat: seat"):
+            state.next_moves_observed(seat, None)
+    # A seed or a check beyond 64 bits is none.
+    for beyond in (-1, 1 << 64):
+        with pytest.raises(OverflowError):
+            state.sees_next(0, 4, beyond)
+        with pytest.raises(OverflowError):
+            state.next_moves_observed(0, beyond)
