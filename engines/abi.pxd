@@ -131,6 +131,13 @@ ctypedef struct GameDef:
     # player's action for the seat to act at a decision, ties broken by `rng`
     # (the heuristic bot's choice, without the rollout policy's random share).
     int (*heuristic_action)(const void* st, Rng* rng) noexcept nogil
+    # Optional (NULL: `infoset_key` tells apart everything a seat's view shows): a 64-bit key
+    # of what `seat`'s view (the room's view(data, seat)) shows, equal for two states iff
+    # their views for the seat are equal (up to hash collisions).  Where a game merges
+    # identical cards into one action (London, LN-93), its infoset key does not tell their
+    # copies apart but its view does; a game record's checks read this key, so that a seat's
+    # view of a record replays to the very copies the seat saw (engines/records.py).
+    uint64_t (*view_key)(const void* st, int seat) noexcept nogil
 
 # Name of the PyCapsule that carries a `GameDef*`.
 cdef extern from *:

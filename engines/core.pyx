@@ -11,11 +11,12 @@ from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
 cimport cython
 import array as pyarray
 from libc.stdint cimport uint64_t
+from libc.math cimport llround
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memcmp
 
 from fagin.engines.abi cimport GameDef, GAMEDEF_CAPSULE, PLAYER_CHANCE, PLAYER_TERMINAL, MAX_SEATS
-from fagin.engines.rng cimport Rng, rng_seed
+from fagin.engines.rng cimport Rng, mix64, rng_seed
 
 # Largest number of legal actions (or chance outcomes) an engine may declare.
 cdef enum:
@@ -102,6 +103,12 @@ cdef class Game:
     def has_scores(self):
         """Whether the engine reports each seat's score (``GameDef.scores``)."""
         return self.gd.scores != NULL
+
+    @property
+    def has_view_key(self):
+        """Whether the engine keys a seat's view apart from its information set
+        (``GameDef.view_key``: London, whose keys merge identical cards, LN-93)."""
+        return self.gd.view_key != NULL
 
     @property
     def has_beliefs(self):
@@ -381,6 +388,170 @@ cdef class State:
         self._check_seat(player, "player")
         return self.game.gd.infoset_key(self.data, player)
 
+    def view_key(self, int seat):
+        """64-bit key of ``seat``'s view (:meth:`view`): equal for two states exactly when the
+        seat's views of them are (``GameDef.view_key``); its information-set key where the
+        engine keys views no apart from information sets (every game but London)."""
+        self._check_seat(seat, "seat")
+        if self.game.gd.view_key == NULL:
+            return self.game.gd.infoset_key(self.data, seat)
+        return self.game.gd.view_key(self.data, seat)
+
+    def observation(self, int seat):
+        """What ``seat`` knows of this position, as a 64-bit number: a game record's ``check``
+        (``fagin.engines.records.observation``, whose doc says why it is made so)."""
+        self._check_seat(seat, "seat")
+        return _observation(self.game.gd, self.data, seat)
+
+    def next_moves_observed(self, int seat, check):
+        """The moves possible next here (the legal actions at a decision, the outcomes of
+        positive probability at a chance event) after which ``seat``'s :meth:`observation` is
+        ``check`` (every one if ``check`` is None): ``(how many moves are possible, [those
+        moves])``.  In C over the ABI, a child at a time: the replay of a seat's view fills an
+        unseen move with these."""
+        self._check_seat(seat, "seat")
+        cdef const GameDef* gd = self.game.gd
+        cdef bint any_check = check is None
+        cdef uint64_t wanted = 0 if any_check else <uint64_t>check
+        cdef int buf[MAX_WRAPPER_ACTIONS]
+        cdef double probs[MAX_WRAPPER_ACTIONS]
+        cdef int m, j, kept = 0
+        cdef unsigned char* child = <unsigned char*>malloc(gd.state_size)
+        if child == NULL:
+            raise MemoryError()
+        try:
+            with nogil:
+                m = _possible(gd, self.data, buf, probs)
+                for j in range(m):
+                    if not any_check:
+                        memcpy(child, self.data, gd.state_size)
+                        gd.apply_action(child, buf[j])
+                        if _observation(gd, child, seat) != wanted:
+                            continue
+                    buf[kept] = buf[j]
+                    kept += 1
+            return m, [buf[j] for j in range(kept)]
+        finally:
+            free(child)
+
+    def sees_next(self, int seat, int twins, seed):
+        """Whether ``seat`` sees the move made next here, a decision of the seat to act or a
+        chance outcome (the verdict of ``fagin.engines.records.sees``, whose doc says why):
+        its own decision always; otherwise, over ``twins`` determinizations of this position
+        for the seat (seeds ``seed``, ``seed + 1``, ...), whether every move possible in any
+        of them leads it to a different information set, or where the engine keys views
+        (``GameDef.view_key``), to a different view.  In C over the ABI: the children's keys
+        are kept in a hash table and a view's key is computed only where two moves' keys
+        agree (from the twin made again, so that no child is kept)."""
+        self._check_seat(seat, "seat")
+        if not 1 <= twins <= 64:
+            raise ValueError(f"twins: {twins}, not in [1, 64]")
+        cdef const GameDef* gd = self.game.gd
+        cdef int actor = gd.current_player(self.data)
+        if actor == seat:
+            return True
+        cdef int per_twin = gd.max_legal_actions
+        cdef Py_ssize_t cap = <Py_ssize_t>twins * per_twin
+        cdef Py_ssize_t buckets = 1
+        while buckets < 2 * cap:
+            buckets *= 2
+        cdef size_t size = gd.state_size
+        cdef unsigned char* twin = <unsigned char*>malloc(size)
+        cdef unsigned char* child = <unsigned char*>malloc(size)
+        cdef uint64_t* keys = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef uint64_t* views = <uint64_t*>malloc(cap * sizeof(uint64_t))
+        cdef int* acts = <int*>malloc(cap * sizeof(int))
+        cdef int* made_in = <int*>malloc(cap * sizeof(int))       # the twin, -1 once `views` holds the key
+        cdef int* chain = <int*>malloc(cap * sizeof(int))
+        cdef int* heads = <int*>malloc(buckets * sizeof(int))
+        cdef int buf[MAX_WRAPPER_ACTIONS]
+        cdef double probs[MAX_WRAPPER_ACTIONS]
+        cdef Rng rng
+        cdef uint64_t base = <uint64_t>seed, key, view
+        cdef int k, j, m, a, e, distinct = 0, entries = 0, verdict = -1, other, known
+        cdef Py_ssize_t b
+        try:
+            if (twin == NULL or child == NULL or keys == NULL or views == NULL or acts == NULL or made_in == NULL
+                    or chain == NULL or heads == NULL):
+                raise MemoryError()
+            with nogil:
+                for b in range(buckets):
+                    heads[b] = -1
+                for k in range(twins):
+                    memcpy(twin, self.data, size)
+                    rng_seed(&rng, base + <uint64_t>k)
+                    gd.determinize(twin, seat, &rng)
+                    if actor != PLAYER_CHANCE and not gd.make_current(twin, actor):
+                        verdict = 0
+                        break
+                    m = _possible(gd, twin, buf, probs)
+                    for j in range(m):
+                        a = buf[j]
+                        memcpy(child, twin, size)
+                        gd.apply_action(child, a)
+                        key = gd.infoset_key(child, seat)
+                        b = <Py_ssize_t>(key * <uint64_t>0x9E3779B97F4A7C15 >> 40) & (buckets - 1)
+                        other = 0
+                        known = 0
+                        e = heads[b]
+                        while e >= 0:
+                            if keys[e] == key:
+                                known = 1
+                                if acts[e] != a:
+                                    other = 1
+                            e = chain[e]
+                        if other:
+                            # Another move leads to this information set: told apart only by
+                            # the views, where the engine keys them.
+                            if gd.view_key == NULL:
+                                verdict = 0
+                                break
+                            view = gd.view_key(child, seat)
+                            e = heads[b]
+                            while e >= 0:
+                                if keys[e] == key and acts[e] != a:
+                                    if made_in[e] >= 0:
+                                        views[e] = _view_in_twin(gd, self.data, twin if made_in[e] == k else NULL,
+                                                                 child, base + <uint64_t>made_in[e], seat, actor,
+                                                                 acts[e])
+                                        made_in[e] = -1
+                                        # `child` was reused: the move's own child, again.
+                                        memcpy(child, twin, size)
+                                        gd.apply_action(child, a)
+                                    if views[e] == view:
+                                        verdict = 0
+                                        break
+                                e = chain[e]
+                            if verdict == 0:
+                                break
+                        elif known:
+                            continue
+                        else:
+                            distinct += 1
+                            view = 0
+                        if entries < cap:
+                            keys[entries] = key
+                            acts[entries] = a
+                            views[entries] = view
+                            made_in[entries] = -1 if other else k
+                            chain[entries] = heads[b]
+                            heads[b] = entries
+                            entries += 1
+                    if verdict == 0:
+                        break
+            if verdict == 0:
+                return False
+            return distinct > 1 or (actor != PLAYER_CHANCE and distinct == 1)
+        finally:
+            free(twin)
+            free(child)
+            free(keys)
+            free(views)
+            free(acts)
+            free(made_in)
+            free(chain)
+            free(heads)
+
     def scores(self):
         """Each seat's score in the game's own units (final at a terminal state, as it
         stands otherwise), or None if the engine reports none (``GameDef.scores``)."""
@@ -528,6 +699,61 @@ cdef class State:
 
     def __repr__(self):
         return f"<{self.game.id} state: {self.game.engine.summary(self.to_bytes())}>"
+
+
+cdef int _possible(const GameDef* gd, const unsigned char* st, int* out, double* probs) noexcept nogil:
+    """The moves possible in ``st`` into ``out``: the legal actions at a decision, the outcomes of
+    positive probability at a chance event, none at the end; returns their count."""
+    cdef int p = gd.current_player(st), n, i, m = 0
+    if p == PLAYER_TERMINAL:
+        return 0
+    if p != PLAYER_CHANCE:
+        return gd.legal_actions(st, out)
+    n = gd.chance_outcomes(st, out, probs)
+    for i in range(n):
+        if probs[i] > 0:
+            out[m] = out[i]
+            m += 1
+    return m
+
+
+# What a game record's check is made of (records.observation): the bits of a view's key in it, in
+# a game whose engine keys views, and the mark folded in with the returns at the end.
+cdef uint64_t OBSERVED_VIEW_BITS = (<uint64_t>1 << 24) - 1
+cdef uint64_t OBSERVED_END = 0x0E4D0F6A3E
+
+
+cdef uint64_t _observation(const GameDef* gd, const unsigned char* st, int seat) noexcept nogil:
+    """``seat``'s information-set key, at the end with the returns folded in (to 1e-9), and the
+    low bits replaced by those of its view's key where the engine keys views."""
+    cdef uint64_t key = gd.infoset_key(st, seat)
+    cdef double out[MAX_SEATS]
+    cdef int p
+    if gd.current_player(st) == PLAYER_TERMINAL:
+        gd.returns(st, out)
+        key = mix64(key, OBSERVED_END)
+        for p in range(gd.num_players(st)):
+            key = mix64(key, <uint64_t>llround(out[p] * 1e9))
+    if gd.view_key != NULL:
+        key = (key & ~OBSERVED_VIEW_BITS) | (gd.view_key(st, seat) & OBSERVED_VIEW_BITS)
+    return key
+
+
+cdef uint64_t _view_in_twin(const GameDef* gd, const unsigned char* before, const unsigned char* twin,
+                            unsigned char* scratch, uint64_t seed, int seat, int actor, int action) noexcept nogil:
+    """The key of ``seat``'s view after ``action`` in the determinization of ``before`` drawn from
+    ``seed`` (``twin``, when it is at hand; else made again in ``scratch``)."""
+    cdef Rng rng
+    if twin != NULL:
+        memcpy(scratch, twin, gd.state_size)
+    else:
+        memcpy(scratch, before, gd.state_size)
+        rng_seed(&rng, seed)
+        gd.determinize(scratch, seat, &rng)
+        if actor != PLAYER_CHANCE:
+            gd.make_current(scratch, actor)
+    gd.apply_action(scratch, action)
+    return gd.view_key(scratch, seat)
 
 
 cdef int[::1] array_of_ints(values):

@@ -28,9 +28,6 @@ position it is applied to.
 """
 from __future__ import annotations
 
-import hashlib
-import json
-import struct
 import time
 from dataclasses import dataclass
 
@@ -60,12 +57,23 @@ _REPAIR_SEED = 0x0BAD5EED
 class RecordError(ValueError):
     """A record's move that cannot be replayed: ``index`` is the move's, ``field`` the part of
     it at fault (``action_id``, ``seat``, ...), ``detail`` why. ``str()`` is the message without
-    the path a caller puts before it (``moves[17].action_id: ...``)."""
+    the path a caller puts before it (``moves[17].action_id: ...``). ``detail`` may be given as
+    a function that writes it, called once when it is first read: a replay of a seat's view
+    meets many moves that a fill made impossible and reports at most one of them, so their
+    messages (the legal moves' labels) are written only for the one reported."""
 
     def __init__(self, index, field, detail):
-        self.index, self.field, self.detail = index, field, detail
-        where = f"moves[{index}]" + (f".{field}" if field else "")
-        super().__init__(f"{where}: {detail}")
+        self.index, self.field, self._detail = index, field, detail
+        super().__init__(index, field)
+
+    @property
+    def detail(self):
+        if callable(self._detail):
+            self._detail = self._detail()
+        return self._detail
+
+    def __str__(self):
+        return f"moves[{self.index}]" + (f".{self.field}" if self.field else "") + f": {self.detail}"
 
 
 @dataclass
@@ -85,54 +93,23 @@ class Move:
 
 
 def observation(state, seat):
-    """What ``seat`` knows of ``state``, as a 64-bit number: its information-set key, and at the
-    end the returns too (public once the game is over, and not always in a key). Where a game
+    """What ``seat`` knows of ``state``, as a 64-bit number (a record's ``check``), computed in the
+    engine (``State.observation``): its information-set key, and at the end the returns too
+    (public once the game is over, and not always in a key), folded in to 1e-9. Where a game
     merges identical cards into one action (London, LN-93), its key does not tell their copies
-    apart but its views do: the low bits then hold a digest of the seat's view, so that a replay
-    reaches the copies the seat saw (:func:`observes` reads the key's part first, the view's only
-    if that agrees)."""
-    key = _key_part(state, seat)
-    if not _has_copies(state):
-        return key
-    return (key & ~_VIEW_MASK) | _view_part(state, seat)
+    apart but its views do: the low 24 bits then hold those of the key of the seat's view
+    (``GameDef.view_key``), so that a replay reaches the copies the seat saw."""
+    return state.observation(seat)
+
+
+#: The bits of a check that hold those of the view's key, in a game whose engine keys views
+#: (``OBSERVED_VIEW_BITS`` in engines/core.pyx).
+_VIEW_BITS = (1 << 24) - 1
 
 
 def observes(state, seat, check):
-    """Whether ``seat`` knows of ``state`` what ``check`` (an :func:`observation`) says: the key's
-    part compared first, the view's (the costly one) only where it counts and the key agrees."""
-    key = _key_part(state, seat)
-    if not _has_copies(state):
-        return key == check
-    return (key & ~_VIEW_MASK) == (check & ~_VIEW_MASK) and _view_part(state, seat) == check & _VIEW_MASK
-
-
-#: The bits of an observation that hold a view's digest, in a game with identical cards.
-_VIEW_MASK = (1 << 24) - 1
-
-
-def _has_copies(state):
-    return getattr(state.game.actions, "action_label_at", None) is not None
-
-
-def _key_part(state, seat):
-    key = state.infoset_key(seat)
-    if not state.is_terminal():
-        return key
-    digest = hashlib.blake2b(struct.pack("<Q", key) + repr([round(r, 9) for r in state.returns()]).encode(),
-                             digest_size=8).digest()
-    return int.from_bytes(digest, "little")
-
-
-def _view_part(state, seat):
-    # Canonical: two equal views (dicts built in another order) give one digest.
-    text = json.dumps(state.view(seat), sort_keys=True, separators=(",", ":"), default=_canonical)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little") & _VIEW_MASK
-
-
-def _canonical(value):
-    if isinstance(value, (set, frozenset)):
-        return sorted(value, key=repr)
-    raise TypeError(f"a view holds a {type(value).__name__}")
+    """Whether ``seat`` knows of ``state`` what ``check`` (an :func:`observation`) says."""
+    return state.observation(seat) == check
 
 
 def _labels(state, actions, most=24):
@@ -142,7 +119,8 @@ def _labels(state, actions, most=24):
 
 
 def why_not(state, move, index):
-    """The RecordError of a move that cannot be applied in ``state``."""
+    """The RecordError of a move that cannot be applied in ``state`` (its detail written when
+    read, from a copy of ``state``)."""
     p = state.current_player()
     if p == TERMINAL:
         return RecordError(index, None, "the game is already over")
@@ -150,18 +128,19 @@ def why_not(state, move, index):
         if move.seat is not None:
             return RecordError(index, "seat", f"a chance event is next, not a decision of seat {move.seat} "
                                               f"(leave seat unset for a chance outcome)")
-        outcomes = [a for a, q in state.chance_outcomes() if q > 0]
-        return RecordError(index, move.field, f"not a possible outcome: {_label_of(state, move)}; "
-                                              f"possible here: {_labels(state, outcomes)}")
+        at, given = state.clone(), Move(move.seat, move.action, move.typed)
+        return RecordError(index, move.field, lambda: (
+            f"not a possible outcome: {_label_of(at, given)}; "
+            f"possible here: {_labels(at, [a for a, q in at.chance_outcomes() if q > 0])}"))
     if move.seat is None:
         return RecordError(index, "seat", f"a decision is next (pending: seats {state.pending_seats()}), "
                                           f"not a chance outcome: name the deciding seat")
     if not 0 <= move.seat < state.num_players or move.seat not in state.pending_seats():
         return RecordError(index, "seat", f"seat {move.seat} has no decision pending; "
                                           f"pending: seats {state.pending_seats()}")
-    at = state.with_seat_to_act(move.seat)
-    return RecordError(index, move.field, f"not legal: {_label_of(at, move)}; "
-                                          f"legal here: {_labels(at, at.legal_actions())}")
+    at, given = state.with_seat_to_act(move.seat), Move(move.seat, move.action, move.typed)
+    return RecordError(index, move.field, lambda: (
+        f"not legal: {_label_of(at, given)}; legal here: {_labels(at, at.legal_actions())}"))
 
 
 def _label_of(state, move):
@@ -240,29 +219,10 @@ def sees(before, action, seat):
     is unseen: a hidden order (a deck's) fixes it. Where a game merges identical cards into one
     action (London, LN-93), its keys do not tell their copies apart, but its views do: two moves
     that lead to one key are told apart when they lead to different views (the seat's own draw of
-    one of two identical cards), so that a view names the copies the seat saw."""
-    actor = before.current_player()
-    if actor == seat:
-        return True
-    copies = getattr(before.game.actions, "action_label_at", None) is not None
-    seen = {}
-    for k in range(SEEN_TWINS):
-        twin = before.determinize(seat, _SEEN_SEED + k)
-        if actor != CHANCE and not twin.make_current(actor):
-            return False
-        for a in _possible(twin):
-            child = twin.child(a)
-            alike = seen.setdefault(child.infoset_key(seat), [])
-            if any(b != a for b, _ in alike):
-                if not copies:
-                    return False
-                view = child.view(seat)
-                if any(b != a and (v() if callable(v) else v) == view for b, v in alike):
-                    return False
-                alike.append((a, view))
-            elif not alike:
-                alike.append((a, (lambda c=child: c.view(seat)) if copies else None))
-    return len(seen) > 1 or (actor != CHANCE and len(seen) == 1)
+    one of two identical cards), so that a view names the copies the seat saw. Decided in the
+    engine (``State.sees_next``), which reads only ``before``: ``action`` is not needed to say
+    whether the seat would tell it from the others."""
+    return before.sees_next(seat, SEEN_TWINS, _SEEN_SEED)
 
 
 def _applied(state, move):
@@ -477,12 +437,10 @@ def _afters_or_error(state, move, viewer, index, budget):
         return [after]
     if move.seat == viewer:
         return _final(RecordError(index, "unseen", f"seat {viewer} sees its own decisions: give the action"))
-    possible = _possible(state)
-    if not budget.spend(len(possible)):
+    possible, leading = state.next_moves_observed(viewer, move.check)
+    if not budget.spend(possible):
         return RecordError(index, "unseen", "no deal found within the replay's bound")
-    afters = [state.child(a) for a in possible]
-    if move.check is not None:
-        afters = [a for a in afters if observes(a, viewer, move.check)]
+    afters = [state.child(a) for a in leading]
     if not afters:
         return RecordError(index, "check", f"no move possible here leads to what seat {viewer} knew after it")
     return afters

@@ -67,6 +67,12 @@ cdef inline void game_def_beliefs(GameDef* gd, StateCounts hidden_counts, int pl
     gd.belief_items = items
 
 
+cdef inline void game_def_view_key(GameDef* gd, StateKey view_key) noexcept:
+    """A room whose seats' views show more than their information-set keys tell apart
+    (London's copies of identical cards, LN-93): the key of a seat's view."""
+    gd.view_key = view_key
+
+
 cdef inline object export_game_def(GameDef* gd):
     """A room's ``GAME_DEF``: its table, in the capsule ``fagin.engines.core.Game`` reads."""
     return PyCapsule_New(<void*>gd, GAMEDEF_CAPSULE, NULL)

@@ -54,12 +54,13 @@ borough index, all in data-file order):
 from fagin.engines.room_data import data_path
 
 cimport cython
-from libc.stdint cimport int16_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from libc.math cimport exp
 
 from fagin.engines.abi cimport GameDef, PLAYER_CHANCE, PLAYER_TERMINAL
-from fagin.engines.room cimport export_game_def, game_def, game_def_beliefs, game_def_knowledge, read_state
+from fagin.engines.room cimport (export_game_def, game_def, game_def_beliefs, game_def_knowledge, game_def_view_key,
+                                 read_state)
 from fagin.engines.rng cimport Rng, rng_below, rng_seed, mix64
 from fagin.engines.cards cimport ms_draw_where
 from fagin.engines.learned cimport learned_relative, learned_room
@@ -454,6 +455,133 @@ cdef uint64_t ln_infoset_key(const void* st, int player) noexcept nogil:
         h = mix64(h, look)
     return h
 
+cdef enum:
+    # Sections of a view's key (ln_view_key), so that no two views hash one sequence.
+    VK_SEAT = 11
+    VK_HAND = 12
+    VK_KNOWN = 13
+    VK_SURE = 14
+    VK_STACK = 15
+    VK_ROWS = 16
+    VK_DISCARD = 17
+    VK_DECK = 18
+    VK_UNSEEN = 19
+    VK_TURN = 20
+    VK_OVER = 21
+
+
+cdef inline uint64_t fold_counts(uint64_t h, uint64_t section, const int16_t* counts) noexcept nogil:
+    """``h`` with the cards of a count vector (by version; a negative count is none, as the
+    view lists it) folded in, and the section closed."""
+    cdef int v
+    h = mix64(h, section)
+    for v in range(NV):
+        if counts[v] > 0:
+            h = mix64(h, <uint64_t>(v * 65536 + counts[v]))
+    return mix64(h, section + 1000)
+
+
+cdef inline uint64_t stack_of(const LNState* s, int i) noexcept nogil:
+    """The active seat's stack holding its placed card ``i`` + 1, or 0 if there is none (the
+    view's ``stack_of``)."""
+    if 0 <= i < s.pc_n[s.active]:
+        return <uint64_t>(s.pc_stack[s.active][i] + 1)
+    return 0
+
+
+cdef uint64_t ln_view_key(const void* st, int seat) noexcept nogil:
+    """The key of ``seat``'s view (state.py's ``view``, LN-82 to LN-88): every field the view
+    shows, as it shows it, and nothing it leaves out.  The infoset key names cards by kind
+    (LN-93); the view by version, so this key tells apart the copies of identical cards.
+    Fields the view shows only in some phases are read only in those, and lists the view
+    groups (a seat's stacks) are folded as grouped, so that equal views give equal keys."""
+    cdef const LNState* s = <const LNState*>st
+    cdef int p, v, i, k, b
+    cdef bint owner = seat == s.uni_owner
+    cdef int16_t sure[MAX_V]
+    cdef int16_t unseen[MAX_V]
+    cdef int letters[3]
+    cdef uint64_t h = mix64(<uint64_t>VK_SEAT, <uint64_t>(s.players * 64 + s.phase))
+    h = mix64(h, <uint64_t>(s.active * 65536 + s.turns))
+    for v in range(NV):
+        unseen[v] = s.deck[v]
+    for p in range(s.players):
+        h = mix64(h, <uint64_t>(s.money[p] * 65536 + s.loans[p]))
+        h = mix64(h, <uint64_t>(s.vp[p] * 65536 + s.poverty[p]))
+        h = mix64(h, <uint64_t>s.hand_n[p])
+        h = fold_counts(h, VK_KNOWN, s.known[p])
+        letters[0] = letters[1] = letters[2] = 0
+        if p == seat:
+            h = fold_counts(h, VK_HAND, s.hand[p])
+        else:
+            for v in range(NV):
+                sure[v] = s.owner_sure[p][v] if owner else s.known[p][v]
+                if s.hand[p][v] > sure[v]:
+                    letters[CARD_LETTER[v]] += s.hand[p][v] - sure[v]
+                    unseen[v] += s.hand[p][v] - sure[v]
+            h = fold_counts(h, VK_HAND, sure)
+        h = mix64(h, <uint64_t>(letters[0] + 256 * letters[1] + 65536 * letters[2]))
+        if p == seat or owner:
+            for v in range(NV):
+                sure[v] = s.owner_sure[p][v] - s.known[p][v]
+            h = fold_counts(h, VK_SURE, sure)
+        # The Building Display stack by stack, each from its bottom.
+        h = mix64(h, <uint64_t>(VK_STACK * 65536 + s.stacks[p]))
+        for k in range(s.stacks[p]):
+            h = mix64(h, <uint64_t>(VK_STACK * 65536 + 256 + k))
+            for i in range(s.pc_n[p]):
+                if s.pc_stack[p][i] == k:
+                    h = mix64(h, <uint64_t>(s.pc_version[p][i]
+                                            + 256 * (s.pc_flags[p][i] & (F_DOWN | F_PLACED_NOW | F_ACTIVATED | F_KEPT))
+                                            + 65536 * <uint16_t>s.pc_money[p][i]))
+    for b in range(NB):
+        h = mix64(h, <uint64_t>((s.owner[b] + 1) * 4 + s.underground[b] + 64 * b))
+    h = mix64(h, <uint64_t>(VK_ROWS * 65536 + s.display_n[0] * 16 + s.display_n[1]))
+    for i in range(2):
+        for k in range(s.display_n[i]):
+            h = mix64(h, <uint64_t>(i * 256 + s.display[i][k]))
+    h = fold_counts(h, VK_DISCARD, s.discard)
+    letters[0] = letters[1] = letters[2] = 0
+    for v in range(NV):
+        if s.deck[v] > 0:
+            letters[CARD_LETTER[v]] += s.deck[v]
+    h = mix64(h, <uint64_t>(VK_DECK * 16777216 + letters[0] + 256 * letters[1] + 65536 * letters[2]))
+    h = mix64(h, <uint64_t>(s.top_n * 16 + s.look_n))
+    for i in range(s.top_n):
+        h = mix64(h, <uint64_t>(EV_TOP * 256 + (s.top[i] if owner else 128 + CARD_LETTER[s.top[i]])))
+        if not owner:
+            unseen[s.top[i]] += 1
+    for i in range(s.look_n):
+        h = mix64(h, <uint64_t>(EV_LOOKED * 256 + (s.look[i] if seat == s.active else 128 + CARD_LETTER[s.look[i]])))
+        if seat != s.active:
+            unseen[s.look[i]] += 1
+    h = fold_counts(h, VK_UNSEEN, unseen)
+    # The turn in progress, a field at a time (no packing to trust the ranges of).
+    h = mix64(h, <uint64_t>VK_TURN)
+    cdef int turn[18]
+    turn[0], turn[1], turn[2], turn[3], turn[4], turn[5] = s.underground_left, s.uni_owner, s.deal_left, \
+        s.draw_for, s.draw_to, s.draws_left
+    turn[6], turn[7], turn[8], turn[9], turn[10], turn[11] = s.draws_taken, s.draws_min, s.look_target, \
+        s.action, s.placed, s.activations
+    turn[12], turn[13], turn[14], turn[15], turn[16], turn[17] = s.wren_waivers, s.choices_left, \
+        s.swapped != 0, s.swap_row, s.last_round != 0, s.turns_left
+    for k in range(18):
+        h = mix64(h, <uint64_t>(<uint16_t>turn[k]))
+    if s.phase == PH_WHERE or s.phase == PH_PAY:
+        h = mix64(h, <uint64_t>(VK_TURN * 65536 + 1024 + s.pending))
+    if s.phase == PH_PAY:
+        h = mix64(h, <uint64_t>(VK_TURN * 65536 + 2048) + stack_of(s, s.pending_stack))
+    if PH_RUN_COST <= s.phase <= PH_UNDERGROUND:
+        h = mix64(h, <uint64_t>(VK_TURN * 65536 + 4096) + stack_of(s, s.pending))
+    if PH_COFFEE <= s.phase <= PH_UNDERGROUND:
+        h = mix64(h, <uint64_t>(VK_TURN * 65536 + 8192) + stack_of(s, s.effect_card))
+    if s.phase == PH_OVER:
+        for p in range(s.players):
+            h = mix64(h, <uint64_t>(VK_OVER * 16777216 + <uint16_t>s.final_vp[p] * 256 + s.final_poverty[p]))
+        h = mix64(h, <uint64_t>(VK_OVER * 16777216 + 8388608 + s.winners))
+    return h
+
+
 cdef int ln_make_current(void* st, int seat) noexcept nogil:
     return 1 if ln_current_player(st) == seat else 0
 
@@ -482,6 +610,7 @@ _load_learned = learned_room(&LN_DEF, globals(), data_path(__file__, "learned.js
 cdef int ln_heuristic_action(const void* st, Rng* rng) noexcept nogil:
     return heuristic_choice(<const LNState*>st, rng)
 
+game_def_view_key(&LN_DEF, ln_view_key)
 game_def_knowledge(&LN_DEF, ln_rollout_action, ln_heuristic_action, ln_evaluate, EVAL_DEPTH, ln_scores, ln_features,
                    LN_FEATURES)
 GAME_DEF = export_game_def(&LN_DEF)
