@@ -25,7 +25,7 @@ export { ConnectError, Code } from "@connectrpc/connect";
 // Code.InvalidArgument as the wire names it, "invalid_argument" (the Connect protocol's name).
 export { codeToString } from "@connectrpc/connect/protocol-connect";
 export type { CallOptions, Client } from "@connectrpc/connect";
-export { create, fromJson, toJson, fromBinary, toBinary, equals, clone } from "@bufbuild/protobuf";
+export { create, fromJson, toJson, fromJsonString, toJsonString, fromBinary, toBinary, equals, clone } from "@bufbuild/protobuf";
 
 /** The typed client: a method per rpc of the Fagin service (`listGames`, `newGame`, ...),
  * taking and answering the generated messages (64-bit integers as `bigint`). */
