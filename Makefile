@@ -53,7 +53,7 @@ $(TS_BUNDLE): $(TS_DEPS) $(STAMP) $(wildcard proto/fagin/v1/*.proto) $(wildcard 
               $(wildcard $(TS_CLIENT)/scripts/*.mjs) $(TS_CLIENT)/package.json $(TS_CLIENT)/tsconfig.json
 	cd $(TS_CLIENT) && FAGIN_PYTHON=$(abspath $(PY)) npm run --silent build
 
-$(NODE_DEPS): clients/node/package-lock.json $(TS_BUNDLE)
+$(NODE_DEPS): clients/node/package-lock.json | $(TS_BUNDLE)
 	cd clients/node && $(NPM_CI)
 	touch $@
 

@@ -66,10 +66,13 @@ def _get(url):
 
 def test_the_frontend_is_served_by_default(site):
     assert ServerConfig().http_static_dir == BUILTIN_FRONTEND
-    assert {"index.html", "app.js", "style.css"} <= set(os.listdir(BUILTIN_FRONTEND))
+    # fagin-client.js: @fagin/client bundled by the build (make ts-client), which app.js imports.
+    assert {"index.html", "app.js", "style.css", "fagin-client.js"} <= set(os.listdir(BUILTIN_FRONTEND))
     status, page = _get(site)
     assert status == 200 and b'<script type="module" src="app.js">' in page
     assert _get(site + "app.js")[0] == 200
+    status, bundle = _get(site + "fagin-client.js")
+    assert status == 200 and b"createFaginJsonClient" in bundle
     # Empty: the port serves the API only.
     srv = RunningServer(ServerConfig(**{**TEST_CONFIG, "workers": 1, "http_port": free_port(),
                                         "http_static_dir": ""}))
