@@ -12,7 +12,7 @@ TEST_STAMP := $(VENV)/.fagin-test-extras-installed
 # a second time.
 EDITABLE := FAGIN_SKIP_EXTENSIONS=1 $(PY) -m pip install -q --no-build-isolation -e
 
-.PHONY: all build ts-client test-extras browser test serve bench clean
+.PHONY: all build node ts-client test-extras browser test serve bench clean
 
 all: build
 
@@ -45,7 +45,14 @@ TS_BUNDLE   := clients/web/fagin-client.js
 NODE_DEPS   := clients/node/node_modules/.fagin-installed
 NPM_CI      := npm ci --no-audit --no-fund --loglevel=error >/dev/null
 
-$(TS_DEPS): $(TS_CLIENT)/package-lock.json
+# Node and npm: installed here when missing and apt-get can (as root, as in CI: Debian's nodejs
+# and npm); otherwise the build stops, saying what it needs.
+node:
+	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } || \
+	  { echo "node (18.14 or later) and npm are needed for the TypeScript client, which the browser page calls through"; exit 1; }
+
+$(TS_DEPS): $(TS_CLIENT)/package-lock.json | node
 	cd $(TS_CLIENT) && $(NPM_CI)
 	touch $@
 
