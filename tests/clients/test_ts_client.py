@@ -186,6 +186,7 @@ def test_a_token_is_sent_where_it_may_go_and_nowhere_else():
 
 
 @needs_node
+@pytest.mark.long(5)      # tsc, and four runs of Node (about 5 s of CPU on 2 cores)
 def test_the_node_example_type_checks_and_prints_the_python_clients_answer(server):
     built()
     checked = subprocess.run(["node", str(NODE_EXAMPLE / "node_modules" / "typescript" / "bin" / "tsc"), "-p", "."],

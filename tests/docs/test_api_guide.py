@@ -313,6 +313,7 @@ TS_SECTION = "TypeScript and JavaScript: `@fagin/client`"
 
 
 @needs_node
+@pytest.mark.long(4)      # tsc on the two examples, then each run in Node
 def test_the_typescript_examples_type_check_and_run(live, tmp_path):
     """The guide's TypeScript examples, as written, type-checked by tsc against @fagin/client's
     types (strict), then run against a live server: each prints what the guide shows."""
