@@ -12,7 +12,7 @@ TEST_STAMP := $(VENV)/.fagin-test-extras-installed
 # a second time.
 EDITABLE := FAGIN_SKIP_EXTENSIONS=1 $(PY) -m pip install -q --no-build-isolation -e
 
-.PHONY: all build test-extras browser test serve bench clean
+.PHONY: all build node ts-client test-extras browser test serve bench clean
 
 all: build
 
@@ -34,6 +34,38 @@ build: $(STAMP)
 	$(PY) proto/generate.py
 	$(PY) setup.py -q build_ext --inplace -j 2
 
+# The TypeScript client (clients/ts, @fagin/client): its code generated from the .proto files
+# (by the protoc of grpcio-tools, in the venv), compiled to clients/ts/dist, and bundled for the
+# browser page as clients/web/fagin-client.js, which the page imports: `make serve` needs it.
+# npm ci installs what each package-lock.json pins, again only when the lock file changes;
+# clients/node, the Node example, links the client (file:../ts).  Needs node 18.14+ and npm.
+TS_CLIENT   := clients/ts
+TS_DEPS     := $(TS_CLIENT)/node_modules/.fagin-installed
+TS_BUNDLE   := clients/web/fagin-client.js
+NODE_DEPS   := clients/node/node_modules/.fagin-installed
+NPM_CI      := npm ci --no-audit --no-fund --loglevel=error >/dev/null
+
+# Node and npm: installed here when missing and apt-get can (as root, as in CI: Debian's nodejs
+# and npm); otherwise the build stops, saying what it needs.
+node:
+	@command -v npm >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; } || \
+	  { echo "node (18.14 or later) and npm are needed for the TypeScript client, which the browser page calls through"; exit 1; }
+
+$(TS_DEPS): $(TS_CLIENT)/package-lock.json | node
+	cd $(TS_CLIENT) && $(NPM_CI)
+	touch $@
+
+$(TS_BUNDLE): $(TS_DEPS) $(STAMP) $(wildcard proto/fagin/v1/*.proto) $(wildcard $(TS_CLIENT)/src/*.ts) \
+              $(wildcard $(TS_CLIENT)/scripts/*.mjs) $(TS_CLIENT)/package.json $(TS_CLIENT)/tsconfig.json
+	cd $(TS_CLIENT) && FAGIN_PYTHON=$(abspath $(PY)) npm run --silent build
+
+$(NODE_DEPS): clients/node/package-lock.json | $(TS_BUNDLE)
+	cd clients/node && $(NPM_CI)
+	touch $@
+
+ts-client: $(TS_BUNDLE) $(NODE_DEPS)
+
 # The browser test (tests/server/test_browser.py) drives Debian's chromium: installed here
 # when missing and apt-get can (as root, as in CI); otherwise that test is skipped, with a
 # message, except in CI (CI=true), where it fails.
@@ -48,10 +80,10 @@ browser:
 # ports; the long tests are spread over the workers first (tests/conftest.py), and
 # worksteal evens out the tails.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) + 1))")
-test: test-extras build browser
+test: test-extras build ts-client browser
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
-serve: build
+serve: build ts-client
 	$(PY) -m fagin.server
 
 bench: build
@@ -68,4 +100,5 @@ bench: build
 	$(PY) bench/goofspiel_exploitability.py
 
 clean:
+	rm -rf $(TS_CLIENT)/dist $(TS_CLIENT)/src/gen $(TS_BUNDLE)
 	rm -rf build *.egg-info engines/*.c engines/*.so engines/*/*.c engines/*/*.so search/*.c search/*.so server/*.c server/*.so

@@ -45,7 +45,7 @@ def _git(*args):
 
 
 def test_the_committed_fagin_proto_is_what_the_build_makes_of_the_committed_rooms(tmp_path):
-    """Clients outside Python (clients/node, stubs for another language) read fagin.proto
+    """Clients outside Python (clients/ts, stubs for another language) read fagin.proto
     from git without building: a commit must hold the file the build makes of that commit's rooms, not one a
     build later rewrites."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():

@@ -1,97 +1,73 @@
 #!/usr/bin/env node
+// @ts-check
 // Asks a fagin server for a move in a new Kids of London game and prints it, with the
-// search's statistics for every legal action (docs/API.md, "Node").
+// search's statistics for every legal action (docs/API.md, "TypeScript and JavaScript"), through
+// @fagin/client (clients/ts), the typed client generated from the .proto files.  With
+// --stream, a longer search (20,000 iterations) is asked for with StreamRecommend (over
+// gRPC-Web): a line per progress report as it runs, then the final answer, the one Recommend
+// gives for the same request.
 //
-//   npm ci && node recommend.js [HOST:PORT]        (default 127.0.0.1:50051)
+//   npm ci && node recommend.js [--stream] [URL]      (default http://127.0.0.1:8080)
 //
-// Environment: FAGIN_AUTH_TOKEN, a bearer token (sent only over TLS or to a loopback
-// address: in plaintext on a network it could be read and replayed); FAGIN_TLS_CA, a CA
-// bundle (PEM) that turns TLS on; FAGIN_PROTO_ROOT, the folder holding fagin/v1/*.proto
-// (default: this repository's proto/).
-'use strict';
+// URL is the server's HTTP port (fagin serve --http-port).  Environment: FAGIN_AUTH_TOKEN, a
+// bearer token (sent only over https: or to a loopback address: in plaintext on a network it
+// could be read and replayed).  For a server whose certificate a private CA signed, give Node
+// the CA: NODE_EXTRA_CA_CERTS=ca.pem.  `npm run typecheck` checks this file against the
+// client's types (tsc, checkJs).
+import { Code, ConnectError, StopReason, codeToString, createFaginClient } from "@fagin/client";
 
-const fs = require('fs');
-const path = require('path');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
+/** @typedef {import("@fagin/client").Recommendation} Recommendation */
 
-const PROTO_ROOT = process.env.FAGIN_PROTO_ROOT || path.resolve(__dirname, '..', '..', 'proto');
-
-// keepCase: fields as the .proto spells them (snake_case); longs as strings, since int64
-// and uint64 do not fit a JavaScript number; enums by name.
-const definition = protoLoader.loadSync('fagin/v1/fagin.proto', {
-  includeDirs: [PROTO_ROOT],
-  keepCase: true,
-  longs: String,
-  enums: String,
-  oneofs: true,
-  // Every field present, at its default value too (seat 0 as 0, not left out); fields with
-  // presence (proto3 optional, oneof members) stay absent when unset.
-  defaults: true,
-});
-const fagin = grpc.loadPackageDefinition(definition).fagin.v1;
-
-function isLoopback(target) {
-  const host = target.replace(/^dns:\/{0,3}/, '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
-function connect(target) {
-  const ca = process.env.FAGIN_TLS_CA;
-  const token = process.env.FAGIN_AUTH_TOKEN;
-  const metadata = new grpc.Metadata();
-  if (token) {
-    if (!ca && !isLoopback(target)) {
-      throw new Error(`FAGIN_AUTH_TOKEN: a token is sent only over TLS or to a loopback address, ` +
-                      `and ${target} is neither: set FAGIN_TLS_CA`);
-    }
-    metadata.set('authorization', `Bearer ${token}`);
+/** Prints a recommendation: the move, the search's figures, a row per legal action.
+ * @param {Recommendation} rec */
+function print(rec) {
+  if (!rec.action || !rec.settings) throw new Error("the answer holds no action");
+  console.log(`recommended for seat ${rec.seat}: ${rec.action.label} (action ${rec.action.id})`);
+  // int64 counts are bigint: exact, and printed as they are.
+  console.log(`${rec.iterations} iterations, ${rec.nodes} nodes, ${Math.round(rec.elapsedMs)} ms, `
+              + `stopped by ${StopReason[rec.stopReason].toLowerCase()}, algorithm ${rec.settings.algorithm}`);
+  console.log("  id  action        visits    mean  policy");
+  for (const s of rec.actions) {
+    const action = s.action ?? { id: -1, label: "?" };
+    console.log(`${String(action.id).padStart(4)}  ${action.label.padEnd(12)}`
+                + `${String(s.visits).padStart(8)}  ${s.meanValue.toFixed(3).padStart(6)}`
+                + `  ${s.policy.toFixed(3).padStart(6)}`);
   }
-  const credentials = ca ? grpc.credentials.createSsl(fs.readFileSync(ca))
-                         : grpc.credentials.createInsecure();
-  return { client: new fagin.Fagin(target, credentials), metadata };
-}
-
-// One unary call as a promise, with a deadline.
-function call(client, metadata, method, request, seconds = 30) {
-  return new Promise((resolve, reject) => {
-    client[method](request, metadata, { deadline: Date.now() + seconds * 1000 }, (err, response) => {
-      if (err) reject(err); else resolve(response);
-    });
-  });
+  for (const note of rec.notes) console.log(`note: ${note}`);
 }
 
 async function main() {
-  const target = process.argv[2] || '127.0.0.1:50051';
-  const { client, metadata } = connect(target);
-  try {
-    const game = await call(client, metadata, 'NewGame', { game: 'kids_of_london', players: 4, seed: 1 });
-    const seat = game.status.current_seat;
-    // The state goes back as the server sent it: the client keeps the game, the server nothing.
-    const rec = await call(client, metadata, 'Recommend', {
-      state: game.state,
-      seat,
-      search: { iterations: 2000, seed: 7 },
-    });
-    console.log(`recommended for seat ${rec.seat}: ${rec.action.label} (action ${rec.action.id})`);
-    console.log(`${rec.iterations} iterations, ${rec.nodes} nodes, ${Math.round(rec.elapsed_ms)} ms, ` +
-                `stopped by ${rec.stop_reason.replace('STOP_REASON_', '').toLowerCase()}, ` +
-                `algorithm ${rec.settings.algorithm}`);
-    console.log('  id  action        visits    mean  policy');
-    for (const s of rec.actions) {
-      console.log(`${String(s.action.id).padStart(4)}  ${s.action.label.padEnd(12)}` +
-                  `${String(s.visits).padStart(8)}  ${s.mean_value.toFixed(3).padStart(6)}` +
-                  `  ${s.policy.toFixed(3).padStart(6)}`);
-    }
-    for (const note of rec.notes) console.log(`note: ${note}`);
-  } finally {
-    client.close();
+  const args = process.argv.slice(2);
+  const stream = args.includes("--stream");
+  const baseUrl = args.find((a) => a !== "--stream") ?? "http://127.0.0.1:8080";
+  // A deadline for every call: the server stops a search at it.
+  const fagin = createFaginClient(baseUrl, { token: process.env.FAGIN_AUTH_TOKEN || undefined, timeoutMs: 30_000 });
+
+  const game = await fagin.newGame({ game: "kids_of_london", players: 4, seed: 1n });
+  if (!game.status) throw new Error("NewGame answered no status");
+  // The state goes back as the server sent it: the client keeps the game, the server nothing.
+  const iterations = stream ? 20_000n : 2000n;
+  const request = { state: game.state, seat: game.status.currentSeat, search: { iterations, seed: 7n } };
+  if (!stream) {
+    print(await fagin.recommend(request));
+    return;
+  }
+  // StreamRecommend: reports every reportIntervalMs while the search runs, then exactly one final.
+  for await (const progress of fagin.streamRecommend({ request, reportIntervalMs: 10 })) {
+    const rec = progress.recommendation;
+    if (!rec) continue;
+    if (progress.final) print(rec);
+    else console.log(`progress: ${rec.iterations} iterations, best so far ${rec.action?.label}`);
   }
 }
 
 main().catch((err) => {
-  // A gRPC error carries the status code and the server's message (it starts with the field).
-  const code = err.code !== undefined ? `${grpc.status[err.code]}: ` : '';
-  console.error(`fagin: ${code}${err.details || err.message}`);
-  process.exit(err.code === grpc.status.UNAVAILABLE ? 3 : 2);
+  // A call the server refused: its code and message (for bad input, the message starts with
+  // the field); a server that cannot be reached is Code.Unavailable.
+  if (!(err instanceof ConnectError)) {
+    console.error(`fagin: ${err instanceof Error ? err.message : err}`);
+    process.exit(2);
+  }
+  console.error(`fagin: ${codeToString(err.code).toUpperCase()}: ${err.rawMessage}`);
+  process.exit(err.code === Code.Unavailable ? 3 : 2);
 });

@@ -1,47 +1,32 @@
 // The fagin browser frontend: play against the bots, step through a game, analyse a position.
 //
-// It speaks only the server's JSON API (the Connect protocol's unary form:
-// POST /fagin.v1.Fagin/<Method>, proto3 JSON). The server is stateless, so the page holds
-// its game to send back: the full state of each position, and the game's complete record
-// (fagin.v1.GameRecord), which it saves and loads as a file, keeps in the browser's storage
-// to resume after a reload, and cuts to take a move back; it renders only what the human's seat sees
-// (that seat's view: ApplyAction's `view` with the seat as `observer`, or ViewState), except
-// in analysis mode, where the user brings the position.
+// It calls the server through @fagin/client (clients/ts), the typed client generated from
+// the .proto files, bundled by the build as fagin-client.js: the Connect protocol's unary
+// form, POST /fagin.v1.Fagin/<Method> with proto3 JSON. The page uses the client's JSON form
+// (createFaginJsonClient), since what it keeps is JSON: positions the user pastes and
+// downloads, records it saves, loads and keeps in the browser's storage. The server is
+// stateless, so the page holds its game to send back: the full state of each position, and
+// the game's complete record (fagin.v1.GameRecord), which it saves and loads as a file, keeps
+// in the browser's storage to resume after a reload, and cuts to take a move back; it renders
+// only what the human's seat sees (that seat's view: ApplyAction's `view` with the seat as
+// `observer`, or ViewState), except in analysis mode, where the user brings the position.
 
 import { canDraw, componentData, componentName, drawTable, el, linkMoves, moveNote } from "./table.js";
+import { Code, ConnectError, InvalidRequestJsonError, codeToString, createFaginJsonClient } from "./fagin-client.js";
 
 const $ = (id) => document.getElementById(id);
 
 // ------------------------------------------------------------------------------------------
 // The API
 
-class ApiError extends Error {
-  constructor(code, message) {
-    super(`${code}: ${message}`);
-    this.code = code;
-    this.detail = message;
-  }
-}
-
-async function call(method, body) {
-  const headers = { "Content-Type": "application/json" };
-  const token = $("token").value.trim();
-  if (token) headers.Authorization = `Bearer ${token}`;
-  let response;
-  try {
-    response = await fetch(`fagin.v1.Fagin/${method}`, { method: "POST", headers, body: JSON.stringify(body) });
-  } catch (e) {
-    throw new ApiError("unavailable", `the server cannot be reached (${e.message})`);
-  }
-  let answer;
-  try {
-    answer = await response.json();
-  } catch (e) {
-    throw new ApiError("unknown", `${method}: HTTP ${response.status} without a JSON answer`);
-  }
-  if (!response.ok) throw new ApiError(answer.code || "unknown", answer.message || `HTTP ${response.status}`);
-  return answer;
-}
+// The server that served the page, at the page's own address (the API's paths are relative to
+// it, as the page's files are). The token is read from its field at each call. The page goes
+// where its user went already: over plain HTTP to a server bound beyond loopback too, which
+// warns so when it starts (allowPlaintextToken).
+const api = createFaginJsonClient(new URL(".", location.href).href.replace(/\/$/, ""), {
+  token: () => $("token").value.trim(),
+  allowPlaintextToken: true,
+});
 
 // Bot levels. The server maps SearchSettings.level (1-10) to each game's calibrated budget,
 // algorithm and temperature. A server older than the field refuses it as an unknown field;
@@ -78,15 +63,15 @@ function budgetText(budget) {
 async function recommend(where, seat, level, seed) {
   if (serverKnowsLevel) {
     try {
-      return await call("Recommend", { ...where, seat, search: levelSearch(level, seed, true) });
+      return await api.recommend({ ...where, seat, search: levelSearch(level, seed, true) });
     } catch (e) {
       // Only the server's "no such field" answer: a server that knows `level` and refuses a
       // value must show its error, not be played at another strength.
-      if (!(e instanceof ApiError && e.code === "invalid_argument" && /no field named "level"/.test(e.detail))) throw e;
+      if (!(e instanceof ConnectError && e.code === Code.InvalidArgument && /no field named "level"/.test(e.rawMessage))) throw e;
       serverKnowsLevel = false;
     }
   }
-  return call("Recommend", { ...where, seat, search: levelSearch(level, seed, false) });
+  return api.recommend({ ...where, seat, search: levelSearch(level, seed, false) });
 }
 
 // ------------------------------------------------------------------------------------------
@@ -97,7 +82,8 @@ function showError(e) {
   if (document.body.classList.contains("busy") || /…$/.test($("status").textContent)) $("status").textContent = "";
   if (/…$/.test($("analysis-status").textContent)) $("analysis-status").textContent = "";
   const box = $("error");
-  box.textContent = e instanceof ApiError ? `The server refused: ${e.message}` : `Error: ${e.message || e}`;
+  box.textContent = e instanceof InvalidRequestJsonError ? `Not sent: ${e.rawMessage}`
+    : e instanceof ConnectError ? `The server refused: ${codeToString(e.code)}: ${e.rawMessage}` : `Error: ${e.message || e}`;
   box.hidden = false;
   console.error(e);
 }
@@ -367,7 +353,7 @@ function updateSeats() {
 }
 
 async function loadGames() {
-  const answer = await call("ListGames", {});
+  const answer = await api.listGames({});
   games = answer.games;
   const select = $("game");
   select.replaceChildren(...games.map((g) => option(g.id, g.name, g.id === "kids_of_london")));
@@ -401,7 +387,7 @@ function revealed() {
 // with the entry for stepping back and forth.
 async function viewAt(i) {
   const entry = game.history[i];
-  if (!entry.view) entry.view = await call("ViewState", { ...whereAt(i), seat: game.human });
+  if (!entry.view) entry.view = await api.viewState({ ...whereAt(i), seat: game.human });
   return entry.view;
 }
 
@@ -510,7 +496,7 @@ async function resume(record, settings, how) {
   setBusy(+1, "Replaying the record…");
   let view;
   try {
-    view = await call("ViewState", { record, seat: settings.human });
+    view = await api.viewState({ record, seat: settings.human });
   } finally {
     setBusy(-1);
   }
@@ -582,7 +568,7 @@ async function takeBackLastMove() {
     // A resumed game does not hold the position before its first: it is asked for by record.
     game.resumed = `Took back to move ${k} of the record.`;
     game.history = [{ moves: k, events: [] }];
-    const view = await call("ViewState", { record: game.record, seat: game.human });
+    const view = await api.viewState({ record: game.record, seat: game.human });
     game.history[0].view = view;
     game.history[0].status = view.status;
   }
@@ -621,7 +607,7 @@ async function startGame(event) {
   const myGeneration = ++generation;
   setBusy(+1, "Dealing…");
   try {
-    const answer = await call("NewGame", { game: info.id, players, options, seed: String(seed) });
+    const answer = await api.newGame({ game: info.id, players, options, seed: String(seed) });
     if (myGeneration !== generation) return;
     game = { id: myGeneration, info, players, human, levels, seed, over: false, at: 0, hint: null,
       record: answer.record, history: [{ state: answer.state, status: answer.status, moves: answer.record.moves.length }] };
@@ -691,7 +677,7 @@ async function applyMove(seat, action, rec, myGeneration) {
   }
   setBusy(+1);
   try {
-    const answer = await call("ApplyAction", request);
+    const answer = await api.applyAction(request);
     if (myGeneration !== generation) return;
     const seen = eventsOf(answer);
     // The answer carries the human's view of the new position, and its moves if it is to
@@ -765,7 +751,7 @@ async function render(statusText) {
   actions.replaceChildren();
   if (humanToMove) {
     // The moves ApplyAction brought; asked for only at the opening (or of an older server).
-    const legal = entry.legal || await call("LegalActions", { ...whereAt(i), seat: game.human });
+    const legal = entry.legal || await api.legalActions({ ...whereAt(i), seat: game.human });
     const moves = [];
     for (const a of legal.actions) {
       const note = moveNote(game.info.id, a, view.state, data);
@@ -1007,8 +993,8 @@ async function hint() {
   setBusy(+1, `Searching for your best move (${budgetText(budget)})…`);
   try {
     // The human's view, not the full state: the hint can only use what the seat knows.
-    game.hint = await call("Recommend", { state: view.state, seat: game.human,
-                                          search: budgetSearch(budget, seedFor(last, 7)) });
+    game.hint = await api.recommend({ state: view.state, seat: game.human,
+                                      search: budgetSearch(budget, seedFor(last, 7)) });
     game.hintBudget = budget;
   } catch (e) {
     showError(e);
@@ -1061,7 +1047,7 @@ function pastedPosition() {
 async function analysisSeat(state) {
   const given = $("analysis-seat").value.trim();
   if (given !== "") return Number(given);
-  const legal = await call("LegalActions", { state });
+  const legal = await api.legalActions({ state });
   if (legal.status.terminal) throw new Error("the game is over in this position: no seat is to move");
   return pendingOf(legal.status)[0];
 }
@@ -1072,7 +1058,7 @@ async function showPosition() {
   try {
     const state = pastedPosition();
     const seat = await analysisSeat(state);
-    const view = await call("ViewState", { state, seat });
+    const view = await api.viewState({ state, seat });
     $("analysis-table").textContent = view.text;
     $("analysis-table").hidden = false;
     const s = view.status;
@@ -1093,8 +1079,8 @@ async function bestMove() {
   $("analysis-status").textContent = `Searching for seat ${shown.seat}'s best move (${budgetText(budget)})…`;
   $("best-move").disabled = true;
   try {
-    const rec = await call("Recommend", { state: shown.state, seat: shown.seat, search: budgetSearch(budget, 1),
-                                          analysis: { beliefs: true } });
+    const rec = await api.recommend({ state: shown.state, seat: shown.seat, search: budgetSearch(budget, 1),
+                                      analysis: { beliefs: true } });
     // The position's oneof field ("oliverTwist") is the game's id in camelCase.
     const gameId = gameOf(shown.state).replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     const data = canDraw(gameId) ? await componentData(gameId) : {};

@@ -1,9 +1,8 @@
 """docs/API.md cannot fall behind the API: every call, message, field and enum value of
 fagin.proto is described there (and nothing the proto no longer has), its game table and
-limits match the code, and its examples (Python, curl, grpcurl, Node) run against a live
+limits match the code, and its examples (Python, curl, grpcurl, TypeScript) run against a live
 server."""
 import contextlib
-import hashlib
 import inspect
 import io
 import json
@@ -24,12 +23,12 @@ from fagin.server import codec, scheduler, service
 from fagin.server.config import ServerConfig
 from fagin.v1 import fagin_pb2 as pb
 
+from ..clients.test_ts_client import TS_CLIENT, built, needs_node
 from ..server.test_metrics import free_port
 from ..serving import TEST_CONFIG, RunningServer
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "API.md"
-NODE_DIR = ROOT / "clients" / "node"
 # The addresses the guide's examples use, replaced by the test server's.
 GRPC_ADDRESS, HTTP_ADDRESS = "127.0.0.1:50051", "localhost:8080"
 
@@ -326,62 +325,33 @@ def test_the_grpcurl_examples_run(live):
     assert done.stderr.strip() == shown.strip()
 
 
-# --- the Node example ------------------------------------------------------------------------
+# --- the TypeScript examples ------------------------------------------------------------------
 
-def _node_modules():
-    """node_modules for clients/node, installed once per package-lock.json into a cache
-    folder (npm ci from the registry; later runs reuse it)."""
-    lock = (NODE_DIR / "package-lock.json").read_bytes()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    where = cache / "fagin" / "node" / hashlib.sha256(lock).hexdigest()[:16]
-    if not (where / ".installed").exists():
-        where.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy(NODE_DIR / name, where / name)
-        done = subprocess.run(["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline"],
-                              cwd=where, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, f"npm ci for clients/node failed:\n{done.stderr[-2000:]}"
-        (where / ".installed").touch()
-    return where / "node_modules"
-
-
-def _node(target, **env):
-    return subprocess.run(["node", str(NODE_DIR / "recommend.js"), target], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, "NODE_PATH": str(_node_modules()), **env})
-
-
-needs_node = pytest.mark.skipif(shutil.which("node") is None or shutil.which("npm") is None,
-                                reason="node and npm are not on this machine")
+TS_SECTION = "TypeScript and JavaScript: `@fagin/client`"
 
 
 @needs_node
-def test_the_node_example_gives_the_python_clients_answer(live):
-    done = _node(live.target)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    with FaginClient(live.target, timeout=30) as fagin:
-        state = fagin.new_game("kids_of_london", players=4, seed=1).state
-        rec = fagin.recommend(state, seat=0, iterations=2000, seed=7)
-    assert lines[0] == f"recommended for seat 0: {rec.action.label} (action {rec.action.id})"
-    assert lines[1].startswith(f"{rec.iterations} iterations, {rec.nodes} nodes, ")
-    assert lines[1].endswith(f"stopped by iterations, algorithm {rec.settings.algorithm}")
-    rows = [line.split() for line in lines[3:]]
-    assert [(int(r[0]), int(r[-3])) for r in rows] == [(s.action.id, s.visits) for s in rec.actions]
-
-
-@needs_node
-def test_the_node_example_sends_a_token_and_reports_errors():
-    token = "node-example-token-0123456789abcdef"
-    srv = RunningServer(ServerConfig(**{**TEST_CONFIG, "workers": 1, "auth_token": token}))
-    try:
-        refused = _node(srv.target)
-        assert refused.returncode == 2
-        assert refused.stderr.startswith("fagin: UNAUTHENTICATED: authentication required")
-        accepted = _node(srv.target, FAGIN_AUTH_TOKEN=token)
-        assert accepted.returncode == 0, accepted.stderr
-        assert accepted.stdout.startswith("recommended for seat 0: ")
-        # Never a token in plaintext off this machine.
-        remote = _node("fagin.invalid:50051", FAGIN_AUTH_TOKEN=token)
-        assert remote.returncode == 2 and "sent only over TLS or to a loopback address" in remote.stderr
-    finally:
-        srv.stop()
+@pytest.mark.long(4)      # tsc on the two examples, then each run in Node
+def test_the_typescript_examples_type_check_and_run(live, tmp_path):
+    """The guide's TypeScript examples, as written, type-checked by tsc against @fagin/client's
+    types (strict), then run against a live server: each prints what the guide shows."""
+    body = sections()[TS_SECTION]
+    examples, shown = code_blocks(body, "ts"), code_blocks(body, "text")
+    assert len(examples) == 2 and len(shown) == 2
+    built()
+    # A project of its own that depends on the client, as the guide says one does.
+    (tmp_path / "node_modules" / "@fagin").mkdir(parents=True)
+    (tmp_path / "node_modules" / "@fagin" / "client").symlink_to(TS_CLIENT, target_is_directory=True)
+    (tmp_path / "package.json").write_text('{"type": "module"}')
+    (tmp_path / "tsconfig.json").write_text(json.dumps({"compilerOptions": {
+        "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "lib": ["ES2022", "DOM"],
+        "types": [], "strict": True, "skipLibCheck": True, "outDir": "out"}, "include": ["*.ts"]}))
+    for i, example in enumerate(examples):
+        (tmp_path / f"example{i}.ts").write_text(_here(example, live))
+    checked = subprocess.run(["node", str(TS_CLIENT / "node_modules" / "typescript" / "bin" / "tsc"), "-p", "."],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    for i, expected in enumerate(shown):
+        done = subprocess.run(["node", f"out/example{i}.js"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == expected, (i, done.stdout)

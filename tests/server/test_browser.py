@@ -66,10 +66,13 @@ def _get(url):
 
 def test_the_frontend_is_served_by_default(site):
     assert ServerConfig().http_static_dir == BUILTIN_FRONTEND
-    assert {"index.html", "app.js", "style.css"} <= set(os.listdir(BUILTIN_FRONTEND))
+    # fagin-client.js: @fagin/client bundled by the build (make ts-client), which app.js imports.
+    assert {"index.html", "app.js", "style.css", "fagin-client.js"} <= set(os.listdir(BUILTIN_FRONTEND))
     status, page = _get(site)
     assert status == 200 and b'<script type="module" src="app.js">' in page
     assert _get(site + "app.js")[0] == 200
+    status, bundle = _get(site + "fagin-client.js")
+    assert status == 200 and b"createFaginJsonClient" in bundle
     # Empty: the port serves the API only.
     srv = RunningServer(ServerConfig(**{**TEST_CONFIG, "workers": 1, "http_port": free_port(),
                                         "http_static_dir": ""}))
@@ -233,18 +236,22 @@ def _set_up(page, game_id, seed, players=None, human_seat=0, levels=None):
 
 def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    page_errors, view_seats, api_methods = [], [], []
+    page_errors, view_seats, api_methods, protocols = [], [], [], set()
     page.on("pageerror", lambda error: page_errors.append(error))
 
     def seen(request):
         if "/fagin.v1.Fagin/" in request.url:
             method = request.url.rsplit("/", 1)[1]
             api_methods.append(method)
-            # The views the page is sent: ViewState's, and ApplyAction's for its `observer`.
+            # Every call goes through @fagin/client (fagin-client.js): Connect's unary form as
+            # Connect-ES sends it, with the protocol's version header.
+            protocols.add((request.headers.get("connect-protocol-version"), request.headers.get("content-type")))
+            # The views the page is sent: ViewState's, and ApplyAction's for its `observer`
+            # (proto3 JSON leaves seat 0 out).
             if method == "ViewState":
-                view_seats.append(json.loads(request.post_data)["seat"])
+                view_seats.append(json.loads(request.post_data).get("seat", 0))
             elif method == "ApplyAction":
-                view_seats.append(json.loads(request.post_data)["observer"])
+                view_seats.append(json.loads(request.post_data).get("observer", 0))
     page.on("request", seen)
 
     page.goto(site)
@@ -282,6 +289,7 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     assert view_seats and set(view_seats) == {0}
     assert set(api_methods) <= {"ListGames", "NewGame", "LegalActions", "ApplyAction", "ViewState", "Recommend"}
     assert "Recommend" in api_methods
+    assert protocols == {("1", "application/json")}, protocols
     # The opening's view is asked for, and its moves if seat 0 is to play there; every later
     # view and move list came with its move (ApplyActionResponse.view and legal_actions).
     assert api_methods.count("ViewState") == 1 and api_methods.count("LegalActions") <= 1
