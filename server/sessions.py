@@ -278,7 +278,13 @@ def _by_own_move(kept, seat, target):
     view is compared, so what it cannot see never decides which node continues."""
     if kept is None or kept.is_terminal() or kept.is_chance_node() or kept.current_player() != seat:
         return None
+    # Rebuilt, a simultaneous phase's position has its first pending seat to act again: the
+    # seat is put back to act, as the kept root had it (Goofspiel's bids).
     kept = kept.game.from_description(kept.view(seat))
+    try:
+        kept = kept.with_seat_to_act(seat)
+    except ValueError:
+        return None
     want = target.view(seat)
     actions = kept.legal_actions(seat)
     if len(actions) > MOST_MOVES_TRIED:
