@@ -1,6 +1,15 @@
 """Sessions behind several replicas: a session's kept tree lives on one server, so its calls
 must reach that server (a balancer hashing on the ``fagin-session`` metadata); a call that
 lands on another replica searches afresh from its record and still answers correctly."""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+import types
+from pathlib import Path
+
 import grpc
 import pytest
 from google.protobuf import json_format
@@ -122,3 +131,91 @@ def test_the_http_port_forwards_the_session_header(replicas):
     assert status == 200 and answer["session"]["session"] == "http-1"
     status, answer = call(srv, "Recommend", body, {"fagin-session": "http-1"})
     assert answer["session"]["continued"] is True
+
+
+# --- through a real nginx, with deploy/nginx.conf ------------------------------------------------
+
+NGINX_CONF = Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf"
+
+
+def _nginx():
+    """nginx's path; without it the test is skipped, except in CI (CI=true), where it fails."""
+    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+    if found is None:
+        message = "nginx is not installed: apt-get install nginx (make test does it as root)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+def deploy_config(replicas, grpc_port, http_port, prefix):
+    """deploy/nginx.conf with the test's replicas and ports, its files under `prefix`."""
+    text = NGINX_CONF.read_text()
+    for upstream, port_of in (("fagin_grpc", lambda s: s.port), ("fagin_http", lambda s: s.server.http.port)):
+        block = re.search(r"upstream %s \{.*?\n    \}" % upstream, text, re.S).group(0)
+        lines = [line for line in block.splitlines() if not re.match(r"\s+server \S+;$", line)]
+        servers = [f"        server 127.0.0.1:{port_of(s)};" for s in replicas]
+        text = text.replace(block, "\n".join(lines[:2] + servers + lines[2:]))
+    text = text.replace("listen 50051 http2;", f"listen 127.0.0.1:{grpc_port} http2;")
+    text = text.replace("listen 8080;", f"listen 127.0.0.1:{http_port};")
+    text = text.replace("worker_processes auto;", "worker_processes 1;")
+    temp = "\n".join(f"    {kind}_temp_path {prefix}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    text = text.replace("http {\n", f"http {{\n    access_log off;\n{temp}\n", 1)
+    assert text.count("server 127.0.0.1:") == 2 * len(replicas) and "10.0.0." not in text, text
+    return text
+
+
+def wait_for_port(port, process, timeout=20):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        assert process.poll() is None, "nginx stopped"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+@pytest.fixture(scope="module")
+def balancer(replicas, tmp_path_factory):
+    executable = _nginx()
+    prefix = tmp_path_factory.mktemp("nginx")
+    grpc_port, http_port = free_port(), free_port()
+    (prefix / "nginx.conf").write_text(deploy_config(replicas, grpc_port, http_port, prefix))
+    process = subprocess.Popen([executable, "-p", str(prefix), "-c", str(prefix / "nginx.conf"),
+                                "-e", str(prefix / "error.log"), "-g", f"daemon off; pid {prefix}/nginx.pid;"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_for_port(grpc_port, process)
+        wait_for_port(http_port, process)
+        yield grpc_port, http_port
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def trees_kept(srv):
+    return {key[1] for key in srv.server.service.sessions.kept}
+
+
+def test_through_nginx_a_session_always_reaches_the_replica_that_keeps_its_tree(replicas, balancer):
+    """Both ports through deploy/nginx.conf: every call of a session after its first goes on
+    from its tree (a round robin would send every other call to the replica without it), and
+    the sessions are spread over both replicas."""
+    grpc_port, http_port = balancer
+    names = [f"nginx-{k}" for k in range(8)]
+    with FaginClient(f"127.0.0.1:{grpc_port}", timeout=30) as client:
+        for name in names:
+            reports = [client.recommend(KUHN, 0, iterations=40, seed=k, session=name).session for k in range(3)]
+            assert not reports[0].continued and all(r.continued for r in reports[1:]), (name, reports)
+    web = [f"nginx-web-{k}" for k in range(8)]
+    port = types.SimpleNamespace(server=types.SimpleNamespace(http=types.SimpleNamespace(port=http_port)))
+    for name in web:
+        body = {"state": {"kuhnPoker": {"cards": [2, 0]}}, "seat": 0, "session": name, "search": {"iterations": "40"}}
+        continued = [call(port, "Recommend", body, {"fagin-session": name})[1]["session"].get("continued", False)
+                     for _ in range(3)]
+        assert continued == [False, True, True], (name, continued)
+    held = [trees_kept(srv) & set(names + web) for srv in replicas]
+    assert held[0] and held[1] and not held[0] & held[1] and held[0] | held[1] == set(names + web), held
