@@ -219,3 +219,30 @@ def test_through_nginx_a_session_always_reaches_the_replica_that_keeps_its_tree(
         assert continued == [False, True, True], (name, continued)
     held = [trees_kept(srv) & set(names + web) for srv in replicas]
     assert held[0] and held[1] and not held[0] & held[1] and held[0] | held[1] == set(names + web), held
+
+
+def test_the_kubernetes_balancer_hashes_the_session_header_over_the_ready_pods():
+    """deploy/kubernetes.yaml's Envoy (no Envoy here to run it): its route hashes the header the
+    clients send, onto a ring of the headless Service's pods, at the servers' port."""
+    import yaml
+    manifest = {(d["kind"], d["metadata"]["name"]): d
+                for d in yaml.safe_load_all((NGINX_CONF.parent / "kubernetes.yaml").read_text())}
+    envoy = yaml.safe_load(manifest["ConfigMap", "fagin-balancer"]["data"]["envoy.yaml"])["static_resources"]
+    (listener,) = envoy["listeners"]
+    (manager,) = listener["filter_chains"][0]["filters"]
+    (host,) = manager["typed_config"]["route_config"]["virtual_hosts"]
+    (route,) = host["routes"]
+    assert route["route"]["hash_policy"] == [{"header": {"header_name": SESSION_METADATA}}]
+    (cluster,) = envoy["clusters"]
+    assert route["route"]["cluster"] == cluster["name"]
+    assert (cluster["type"], cluster["lb_policy"]) == ("STRICT_DNS", "RING_HASH")
+    (endpoint,) = cluster["load_assignment"]["endpoints"][0]["lb_endpoints"]
+    address = endpoint["endpoint"]["address"]["socket_address"]
+    assert address["address"].startswith("fagin-headless.")
+    assert manifest["Service", "fagin-headless"]["spec"]["clusterIP"] == "None"
+    env = {e["name"]: e["value"] for e in
+           manifest["Deployment", "fagin"]["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert address["port_value"] == int(env["FAGIN_PORT"]) == listener["address"]["socket_address"]["port_value"]
+    balancer = manifest["Deployment", "fagin-balancer"]["spec"]["template"]["spec"]
+    assert balancer["volumes"][0]["configMap"]["name"] == "fagin-balancer"
+    assert manifest["Service", "fagin-balancer"]["spec"]["selector"] == {"app": "fagin-balancer"}
