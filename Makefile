@@ -12,7 +12,7 @@ TEST_STAMP := $(VENV)/.fagin-test-extras-installed
 # a second time.
 EDITABLE := FAGIN_SKIP_EXTENSIONS=1 $(PY) -m pip install -q --no-build-isolation -e
 
-.PHONY: all build node ts-client test-extras browser test serve bench clean
+.PHONY: all build node ts-client test-extras browser balancer test serve bench clean
 
 all: build
 
@@ -74,13 +74,20 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 	  echo "chromium is not installed (apt-get install chromium): the browser test will be skipped"
 
+# The replicas test (tests/server/test_replicas.py) runs deploy/nginx.conf in front of two
+# servers with Debian's nginx: installed and skipped as chromium is for the browser test.
+balancer:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; } || \
+	  echo "nginx is not installed (apt-get install nginx): the balancer test will be skipped"
+
 # The suite runs on pytest-xdist workers, one more than the cores (at most 4): many tests
 # wait on a server, a subprocess or a browser, and the extra worker fills those waits (on 2
 # cores, 163 s with 2 workers, 120 s with 3).  Each worker starts its own servers on free
 # ports; the long tests are spread over the workers first (tests/conftest.py), and
 # worksteal evens out the tails.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0)) + 1))")
-test: test-extras build ts-client browser
+test: test-extras build ts-client browser balancer
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 serve: build ts-client

@@ -46,7 +46,7 @@ import grpc
 from google.protobuf import json_format
 from tqdm import tqdm
 
-from fagin.clients.client import DEFAULT_TARGET, backoff_s, message_to_dict, pushback_ms
+from fagin.clients.client import DEFAULT_TARGET, backoff_s, message_to_dict, pushback_ms, session_metadata
 from fagin.v1 import fagin_pb2 as pb
 from fagin.v1 import fagin_pb2_grpc
 
@@ -312,7 +312,8 @@ async def _via_servers(target, todo, writer, summary, concurrency, timeout, retr
             attempt = 0
             while True:
                 try:
-                    rec = await stub.Recommend(position.request, timeout=timeout)
+                    rec = await stub.Recommend(position.request, timeout=timeout,
+                                               metadata=session_metadata(position.request.session))
                     if rec.stop_reason != pb.STOP_REASON_CANCELLED:
                         writer.write(answer_line(position.id, rec, snake_case=writer.snake_case), False, position.id)
                         return

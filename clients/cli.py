@@ -30,6 +30,7 @@ import json
 import os
 import random
 import re
+import secrets
 import sys
 import textwrap
 
@@ -362,7 +363,14 @@ def cmd_play(client, args, stdin=None, out=None):
 
     The game is kept as its complete record (GameRecord), which every call takes in place of a
     state: ``--save FILE`` writes it after every move, ``--load FILE`` resumes it, and ``undo``
-    takes back your last move with the bots' replies after it."""
+    takes back your last move with the bots' replies after it.
+
+    Each bot seat keeps its search tree between its moves (a session of its own, with the
+    decided stop): a bot that continues what it learnt last move plays markedly stronger for
+    the same time (London: 73.3 % at equal time against the earlier level 10, seeds/london.md,
+    "Tree reuse and the decided stop").  The record carries what the seat saw, so the tree is
+    found again across turns.  ``--no-sessions``
+    plays every move afresh to the whole budget, as before."""
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     rng = random.Random(args.seed)
@@ -392,6 +400,11 @@ def cmd_play(client, args, stdin=None, out=None):
         status = _status_of(client, record, args.seat, f"--load: {load}")
         opening = []
     _write_record(save, record)
+    # A session name per bot seat, unguessable (it is all that keeps the seat's tree its own
+    # on a server without tokens), new for every game; an undo keeps them (the server moves
+    # the kept tree back, or searches afresh and says so).
+    keep_trees = not getattr(args, "no_sessions", False)
+    sessions = {}
     _say(f"You are seat {args.seat}. Type an action's id, its label or the label's start "
          "(help: the commands and the table's symbols; q to quit).", out)
     if load:
@@ -444,6 +457,8 @@ def cmd_play(client, args, stdin=None, out=None):
         else:
             level = getattr(args, "level", None)      # absent when called with a plain namespace
             budget = {"level": level} if level is not None else {"iterations": args.iterations}
+            if keep_trees:
+                budget.update(session=sessions.setdefault(seat, secrets.token_hex(16)), stop_when_decided=True)
             rec = client.recommend(record=record, seat=seat, seed=rng.getrandbits(63), **budget)
             choice = rec.action.id
         resp = client.apply(record=record, action=choice, seat=seat, seed=rng.getrandbits(63), observer=args.seat)
@@ -708,6 +723,10 @@ def build_parser():
     bots.add_argument("--level", type=INT32, choices=range(1, 11), metavar="1-10",
                       help="bots' level: the game's calibrated ladder, 1 weakest, 10 strongest")
     p.add_argument("--seed", type=SEED, default=None)
+    p.add_argument("--no-sessions", action="store_true",
+                   help="bots search every move afresh to the whole budget, instead of keeping each seat's "
+                        "search tree between its moves and stopping once the move is decided (stronger "
+                        "for the time)")
     p = command("loadtest", help="load a server on this machine and report (fagin loadtest --help)")
     loadtest.add_arguments(p)
     return parser

@@ -202,6 +202,18 @@ def analysis_settings(candidates=None, pv_depth=None, beliefs=False, final_move=
     return a
 
 
+#: The request metadata that names a call's session (RecommendRequest.session) for a load
+#: balancer to route the session's calls to the replica that keeps its tree: a balancer cannot
+#: read the request's body.  The server refuses a call whose metadata names another session
+#: than its request (docs/operating.md, "Sessions behind several replicas").
+SESSION_METADATA = "fagin-session"
+
+
+def session_metadata(session) -> tuple:
+    """The metadata a call of ``session`` carries for the balancer (none without a session)."""
+    return ((SESSION_METADATA, session),) if session else ()
+
+
 def _set_position(req, state, record):
     """Puts the position into a request: ``state`` (a GameState, or a GameRecord given in its
     place) or ``record`` (a GameRecord: a complete record or a seat's view)."""
@@ -335,15 +347,19 @@ class FaginClient(_Client):
         """A Recommendation; ``settings``: iterations, time_ms, seed, exploration, algorithm,
         gamma, sample_action, threads, rollout, level, temperature, min_iterations,
         stop_when_decided (see ``SearchSettings`` in fagin.proto), and ``analysis``,
-        ``session``, ``new_session``, ``record`` and ``ponder_ms`` (see :func:`recommend_request`)."""
-        return self._stub.Recommend(recommend_request(state, seat, **settings), timeout=self._t(timeout))
+        ``session``, ``new_session``, ``record`` and ``ponder_ms`` (see :func:`recommend_request`).  A
+        call with a ``session`` carries it as ``fagin-session`` metadata too, for a balancer in
+        front of several replicas to route the session's calls to the one keeping its tree."""
+        req = recommend_request(state, seat, **settings)
+        return self._stub.Recommend(req, timeout=self._t(timeout), metadata=session_metadata(req.session))
 
     def stream_recommend(self, state=None, seat=0, report_interval_ms=100, *, timeout=None,
                          **settings) -> Iterator:
-        """RecommendProgress messages; the last one has ``final`` set."""
+        """RecommendProgress messages; the last one has ``final`` set (a ``session`` is sent as
+        metadata too, as by :meth:`recommend`)."""
         req = pb.StreamRecommendRequest(request=recommend_request(state, seat, **settings),
                                         report_interval_ms=report_interval_ms)
-        return self._stub.StreamRecommend(req, timeout=self._t(timeout))
+        return self._stub.StreamRecommend(req, timeout=self._t(timeout), metadata=session_metadata(req.request.session))
 
     def batch_recommend(self, requests: Iterable, *, timeout=None) -> Iterator:
         """BatchRecommendResponse per request, in completion order.
@@ -392,14 +408,15 @@ class AsyncFaginClient(_Client):
                                            timeout=self._t(timeout))
 
     async def recommend(self, state=None, seat=0, *, timeout=None, **settings):
-        return await self._stub.Recommend(recommend_request(state, seat, **settings),
-                                          timeout=self._t(timeout))
+        req = recommend_request(state, seat, **settings)
+        return await self._stub.Recommend(req, timeout=self._t(timeout), metadata=session_metadata(req.session))
 
     async def stream_recommend(self, state=None, seat=0, report_interval_ms=100, *, timeout=None,
                                **settings) -> AsyncIterator:
         req = pb.StreamRecommendRequest(request=recommend_request(state, seat, **settings),
                                         report_interval_ms=report_interval_ms)
-        async for progress in self._stub.StreamRecommend(req, timeout=self._t(timeout)):
+        async for progress in self._stub.StreamRecommend(req, timeout=self._t(timeout),
+                                                         metadata=session_metadata(req.request.session)):
             yield progress
 
     async def batch_recommend(self, requests, *, timeout=None) -> AsyncIterator:

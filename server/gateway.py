@@ -66,6 +66,7 @@ from fagin.server import security
 from fagin.server.codec import MAX_RECORD_MOVES, MAX_STATE_BYTES
 from fagin.server.logs import QUOTED_CHARS, quoted
 from fagin.server.rpc import DECODE_THREADS, HTTP_PEER_METADATA, bounded_message
+from fagin.server.sessions import SESSION_METADATA
 from fagin.v1 import fagin_pb2
 
 log = logging.getLogger("fagin.server.gateway")
@@ -122,7 +123,7 @@ LINGER_S = 2.0
 
 #: Request headers a browser may send cross-origin (CORS), and response headers it may read.
 CORS_ALLOW_HEADERS = ("authorization", "content-type", "connect-protocol-version", "connect-timeout-ms",
-                      "grpc-timeout", "x-grpc-web", "x-user-agent")
+                      "grpc-timeout", "x-grpc-web", "x-user-agent", SESSION_METADATA)
 CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin", "grpc-retry-pushback-ms",
                        "trailer-grpc-retry-pushback-ms", "retry-after")
 #: Seconds a browser may cache a preflight's answer.
@@ -228,9 +229,11 @@ def timeout_of(headers, grpc_web: bool):
 
 
 def metadata_of(request):
-    """The gRPC metadata forwarded from an HTTP request: its bearer token, and the client's
-    address for the call's log line."""
+    """The gRPC metadata forwarded from an HTTP request: its bearer token, its session for the
+    balancer that routed it (``fagin-session``, checked against the request's), and the
+    client's address for the call's log line."""
     metadata = [("authorization", value) for value in request.headers.getall("authorization", ())]
+    metadata += [(SESSION_METADATA, value) for value in request.headers.getall(SESSION_METADATA, ())]
     if request.remote:
         metadata.append((HTTP_PEER_METADATA, request.remote))
     return tuple(metadata)

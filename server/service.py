@@ -21,7 +21,7 @@ from fagin.engines.registry import GAMES, load_game
 from fagin.search.memory import measure_games
 from fagin.server import answer, codec, request
 from fagin.server.pondering import Pondering
-from fagin.server.sessions import SessionStore
+from fagin.server.sessions import SessionStore, check_routed_session
 from fagin.server.codec import BadRequest
 from fagin.server.game_calls import GameCalls
 from fagin.server.logs import quoted
@@ -74,10 +74,13 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
         self.batch_answers_waiting = 0
         self.decoder = decoder or ThreadPoolExecutor(DECODE_THREADS, thread_name_prefix="fagin-decode")
 
-    async def _prepare(self, message, context, path=""):
+    async def _prepare(self, message, context, path="", routed=True):
         """Decode and prepare: the RecommendRequest's SearchJob, decoded and checked here for
         a small state, in the decoding threads for a larger one; then, here on the loop, its
-        session's kept tree if it may continue it."""
+        session's kept tree if it may continue it.  ``routed``: the call's ``fagin-session``
+        metadata is this request's (not in a batch, whose requests name many sessions)."""
+        if routed:
+            check_routed_session(message.session, context.invocation_metadata(), path)
         data = codec.state_bytes(message.state)      # serialized once: sized here, read by the decoder
         # A record is replayed move by move: in the decoding threads, as a large state is decoded.
         if len(data) <= INLINE_PREPARE_BYTES and not message.HasField("record"):
@@ -90,10 +93,10 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
             await self.sessions.attach(job, session, caller_identity(context), self.decoder)
         return job
 
-    async def _recommend(self, message, context, write, *args, path="", info=None):
+    async def _recommend(self, message, context, write, *args, path="", info=None, routed=True):
         """One recommendation, step by step: decode and prepare, admit, search, answer with
         ``write(job, *args, stop reason)`` (in the worker that ran the last slice)."""
-        job = await self._prepare(message, context, path)
+        job = await self._prepare(message, context, path, routed)
         if info is not None:
             info["game"] = job.game.id
         ticket = self._admit(job)
@@ -192,7 +195,7 @@ class FaginService(GameCalls, fagin_pb2_grpc.FaginServicer):
                     check_request_id(item.request_id)
                     request_id = item.request_id
                     resp = await self._recommend(item.request, context, answer.batch_result, request_id,
-                                                 path="request")
+                                                 path="request", routed=False)
                 except Exception as e:        # this request's answer is an error; the batch goes on
                     info["errors"] += 1
                     code, message = error_of(e, f"BatchRecommend request {quoted(request_id)}")

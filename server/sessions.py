@@ -27,11 +27,39 @@ import time
 
 from fagin.search.root_parallel import RootParallelSearch
 from fagin.server import tree_memory
+from fagin.server.codec import BadRequest
+from fagin.server.logs import quoted
 from fagin.v1 import fagin_pb2
 
 #: A kept tree that has run this many iterations in all is not continued: its visit counts
 #: are 32-bit, and a call may add up to limits.MAX_ITERATIONS (10^9) more.
 MOST_KEPT_ITERATIONS = 1 << 31
+
+
+#: The request metadata (an HTTP header on the HTTP port) naming the call's session, for a
+#: load balancer to route by: a balancer cannot read the request's body, so a session's
+#: calls reach the replica holding its tree only if they carry their session where the
+#: balancer can hash on it (docs/operating.md, "Sessions behind several replicas").
+SESSION_METADATA = "fagin-session"
+
+
+def check_routed_session(session, metadata, path=""):
+    """Refuses a call whose ``fagin-session`` metadata names another session than the request's
+    ``session`` (BadRequest naming the field): the balancer routed it by the one and the tree
+    would be kept under the other, so the session's next call could reach another replica's
+    fresh tree every time without a word.  Metadata without a session in the request, or a
+    request without the metadata, is not checked (the metadata is for routing only)."""
+    values = [value for key, value in (metadata or ()) if key == SESSION_METADATA]
+    if not session or not values:
+        return
+    p = (path + ".") if path else ""
+    if len(values) > 1:
+        raise BadRequest(f"{p}session: the call carries {len(values)} {SESSION_METADATA} metadata entries; "
+                         f"give one, naming the request's session")
+    if values[0] != session:
+        raise BadRequest(f"{p}session: {quoted(session)}, but the call's {SESSION_METADATA} metadata names "
+                         f"{quoted(values[0])}: a load balancer routes the call by the metadata, so it must "
+                         f"name the request's session (or be left out)")
 
 
 #: The fresh reason of a session and seat with no tree kept for this caller: the same whether
@@ -296,7 +324,13 @@ def _by_own_move(kept, seat, target):
     view is compared, so what it cannot see never decides which node continues."""
     if kept is None or kept.is_terminal() or kept.is_chance_node() or kept.current_player() != seat:
         return None
+    # Rebuilt, a simultaneous phase's position has its first pending seat to act again: the
+    # seat is put back to act, as the kept root had it (Goofspiel's bids).
     kept = kept.game.from_description(kept.view(seat))
+    try:
+        kept = kept.with_seat_to_act(seat)
+    except ValueError:
+        return None
     want = target.view(seat)
     actions = kept.legal_actions(seat)
     if len(actions) > MOST_MOVES_TRIED:

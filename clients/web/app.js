@@ -59,11 +59,26 @@ function budgetText(budget) {
   return budget.iterations ? `${budget.iterations.toLocaleString("en")} iterations` : `${budget.seconds} s`;
 }
 
-// `where`: the position, as { state } or, for a resumed game's first position, { record }.
-async function recommend(where, seat, level, seed) {
+// A session name no one can guess (128 random bits as 32 hex digits): on a server without
+// tokens it is all that keeps a bot's tree its own. crypto.getRandomValues, not
+// crypto.randomUUID, which a page served over plain HTTP from another host does not have.
+function newSessionName() {
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// A bot's move. `where`: the position, as { state } or { record }. `session`: the bot seat's
+// session (RecommendRequest.session), or none: with one, the server keeps the seat's search
+// tree between its moves and goes on from it, and the search stops once the move is decided
+// (SearchSettings.stopWhenDecided), which plays stronger for the same time. The session also
+// goes as the fagin-session header, by which a balancer in front of several servers sends
+// the seat's every move to the server that keeps its tree.
+async function recommend(where, seat, level, seed, session) {
+  const kept = session ? { session } : {};
+  const headers = session ? { "fagin-session": session } : {};
+  const search = (useLevel) => ({ ...levelSearch(level, seed, useLevel), ...(session ? { stopWhenDecided: true } : {}) });
   if (serverKnowsLevel) {
     try {
-      return await api.recommend({ ...where, seat, search: levelSearch(level, seed, true) });
+      return await api.recommend({ ...where, seat, ...kept, search: search(true) }, { headers });
     } catch (e) {
       // Only the server's "no such field" answer: a server that knows `level` and refuses a
       // value must show its error, not be played at another strength.
@@ -71,7 +86,7 @@ async function recommend(where, seat, level, seed) {
       serverKnowsLevel = false;
     }
   }
-  return api.recommend({ ...where, seat, search: levelSearch(level, seed, false) });
+  return api.recommend({ ...where, seat, ...kept, search: search(false) }, { headers });
 }
 
 // ------------------------------------------------------------------------------------------
@@ -156,7 +171,10 @@ function statsTable(rec, caption) {
   const settings = rec.settings || {};
   const summary = el("p", { class: "summary" },
     `${Number(rec.iterations)} iterations, ${Number(rec.nodes)} nodes, ${rec.elapsedMs < 10 ? rec.elapsedMs.toFixed(1) : Math.round(rec.elapsedMs)} ms` +
-    (settings.algorithm ? `, ${settings.algorithm}` : ""));
+    (settings.algorithm ? `, ${settings.algorithm}` : "") +
+    (rec.session && rec.session.continued
+      ? `; went on from the tree it kept from its last move (a head start of ${Number(rec.session.headStart)} visits)` : "") +
+    (rec.stopReason === "STOP_REASON_DECIDED" ? "; stopped once its move was decided" : ""));
   const box = el("div", {}, el("div", { class: "table-scroll" }, table), summary,
     el("details", { class: "legend key-box", open: "" }, el("summary", {}, "Key to the figures"),
       tableKey([["Visits", STATS_MEANINGS.visits], ["Value", STATS_MEANINGS.value],
@@ -413,7 +431,7 @@ function keepGame() {
   if (!game) return;
   try {
     localStorage.setItem(STORAGE_KEY, JSON.stringify({ record: game.record, human: game.human,
-      levels: game.levels, seed: game.seed, openStats: $("open-stats").checked }));
+      levels: game.levels, seed: game.seed, openStats: $("open-stats").checked, keepTrees: $("keep-trees").checked }));
   } catch (e) {
     console.warn("the game cannot be kept in the browser's storage", e);
   }
@@ -503,7 +521,7 @@ async function resume(record, settings, how) {
   if (myGeneration !== generation) return;
   const players = record.players || (view.status.returns || []).length || info.minPlayers;
   game = { id: myGeneration, info, players, human: settings.human, levels: settings.levels, seed: settings.seed,
-    over: false, at: 0, hint: null, record, resumed: `${how}: ${record.moves.length} moves played.`,
+    over: false, at: 0, hint: null, sessions: {}, record, resumed: `${how}: ${record.moves.length} moves played.`,
     history: [{ status: view.status, view, moves: record.moves.length, events: [] }] };
   for (let s = 0; s < players; s++) if (s !== game.human && !game.levels[s]) game.levels[s] = 3;
   $("game-area").hidden = false;
@@ -527,6 +545,7 @@ async function resumeKept() {
     return;
   }
   $("open-stats").checked = Boolean(kept.openStats);
+  $("keep-trees").checked = kept.keepTrees !== false;
   $("game").value = recordGame(kept.record);
   updateSetup();
   if (kept.record.players) $("players").value = String(kept.record.players);
@@ -609,7 +628,7 @@ async function startGame(event) {
   try {
     const answer = await api.newGame({ game: info.id, players, options, seed: String(seed) });
     if (myGeneration !== generation) return;
-    game = { id: myGeneration, info, players, human, levels, seed, over: false, at: 0, hint: null,
+    game = { id: myGeneration, info, players, human, levels, seed, over: false, at: 0, hint: null, sessions: {},
       record: answer.record, history: [{ state: answer.state, status: answer.status, moves: answer.record.moves.length }] };
     game.history[0].events = eventsOf(answer);     // the opening deal, as the human saw it
     $("game-area").hidden = false;
@@ -650,9 +669,16 @@ async function advance(myGeneration) {
       }
       await render(`Seat ${bot} (bot, level ${game.levels[bot]}) is thinking…`);
       setBusy(+1);
+      // Keeping its tree, a bot is sent the game's record, not the position's state: the
+      // record carries the history the seat saw, by which London and Gangs of Kyoto find the
+      // seat's earlier tree again on a later turn. The record is complete (the page deals the
+      // game); the search for a seat uses only what that seat could see.
+      const keep = $("keep-trees").checked;
+      if (keep) game.sessions[bot] ??= newSessionName();
       let rec;
       try {
-        rec = await recommend(whereAt(last), bot, game.levels[bot], seedFor(last, bot));
+        rec = await recommend(keep ? { record: recordAt(last) } : whereAt(last), bot, game.levels[bot],
+          seedFor(last, bot), keep ? game.sessions[bot] : undefined);
       } finally {
         setBusy(-1);
       }

@@ -258,8 +258,8 @@ def test_deployment_examples_name_real_settings_and_health_services():
 
     deploy = Path(__file__).resolve().parents[2] / "deploy"
     settings = {"FAGIN_" + f.name.upper() for f in dataclasses.fields(ServerConfig)}
-    docs = {d["kind"]: d for d in yaml.safe_load_all((deploy / "kubernetes.yaml").read_text())}
-    pod = docs["Deployment"]["spec"]["template"]["spec"]
+    docs = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all((deploy / "kubernetes.yaml").read_text())}
+    pod = docs["Deployment", "fagin"]["spec"]["template"]["spec"]
     (container,) = pod["containers"]
     env = {e["name"]: e["value"] for e in container["env"]}
     assert set(env) <= settings, set(env) - settings

@@ -253,9 +253,12 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
             elif method == "ApplyAction":
                 view_seats.append(json.loads(request.post_data).get("observer", 0))
     page.on("request", seen)
+    recommended = []
+    page.on("response", lambda r: r.url.endswith("/Recommend") and recommended.append(r))
 
     page.goto(site)
     _set_up(page, "kids_of_london", seed=11, players=3, levels={1: 1, 2: 2})
+    assert page.is_checked("#keep-trees")          # bots keep their trees by default
     page.click("#start")
 
     moves = 0
@@ -293,6 +296,7 @@ def test_a_game_of_kids_of_london_played_through_the_page(browser, site):
     # The opening's view is asked for, and its moves if seat 0 is to play there; every later
     # view and move list came with its move (ApplyActionResponse.view and legal_actions).
     assert api_methods.count("ViewState") == 1 and api_methods.count("LegalActions") <= 1
+    bots_sessions(recommended, [1, 2])
 
     # Once the game is over, the bots' statistics are shown: a row per legal action, policy as bars.
     page.locator("#log > li[data-seat='1'] button.event").last.click()
@@ -350,6 +354,7 @@ def test_statistics_on_request_hint_download_take_back(browser, site):
     assert hint["seat"] == 1 and hint["state"]["leducPoker"]["privateCards"][0] == -1
     assert hint["search"]["iterations"] == "1000" and hint["search"]["temperature"] == 0
     assert "level" not in hint["search"]
+    assert "session" not in hint and "stopWhenDecided" not in hint["search"]     # the bots' trees are theirs
     assert "1,000 iterations" in page.inner_text("#stats caption")
 
     # The download is seat 1's view too, a position the analysis mode takes as it is.
@@ -556,6 +561,31 @@ FULL_GAME_MOVES = {"kids_of_london": 30, "london": 1500, "oliver_twist": 600, "g
                    "fagins_gang": 600}
 
 
+def bots_sessions(recommended, bots):
+    """Checks that each bot seat kept its search tree all game: it asked with a session of its
+    own (an unguessable name, also sent as the fagin-session header a balancer routes by), the
+    game's complete record and the decided stop.  `recommended`: the Recommend responses.
+    Returns each answer's SessionReport, in order, with its seat."""
+    sessions, reports = {}, []
+    for response in recommended:
+        sent, answer = response.request.post_data_json, response.json()
+        assert "record" in sent and "state" not in sent and "viewer" not in sent["record"], sent
+        assert sent["search"]["stopWhenDecided"] is True
+        assert response.request.headers["fagin-session"] == sent["session"] == answer["session"]["session"]
+        sessions.setdefault(sent["seat"], set()).add(sent["session"])
+        reports.append((sent["seat"], answer["session"]))
+    assert sorted(sessions) == sorted(bots) and all(len(names) == 1 for names in sessions.values()), sessions
+    names = [n for ns in sessions.values() for n in ns]
+    assert len(set(names)) == len(bots) and all(re.fullmatch(r"[0-9a-f]{32}", n) for n in names), names
+    return reports
+
+
+#: The seed games whose level-1 bots go on from their kept trees (London and Gangs of Kyoto from
+#: the record's history, on later turns too); Kids of London's and Gangs of Kyoto's level-1
+#: searches are too small to reach their next decision.
+TREES_CONTINUED = {"london", "oliver_twist", "fagins_gang"}
+
+
 def _overflow(page):
     """The page's [scrollWidth, clientWidth]: nothing overflows while the first is at most the second."""
     return page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
@@ -575,6 +605,8 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     page_errors, applied = [], []
     page.on("pageerror", lambda error: page_errors.append(error))
     page.on("response", lambda r: r.url.endswith("/ApplyAction") and applied.append(r))
+    recommended = []
+    page.on("response", lambda r: r.url.endswith("/Recommend") and recommended.append(r))
     page.goto(site)
     page.evaluate(WATCH_NEWEST_EVENT)
     _set_up(page, game_id, seed=5, players=3, levels={1: 1, 2: 1})
@@ -617,6 +649,11 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     assert table.locator("tbody tr").count() == 1 + len(categories) and len(categories) >= 2
     totals = table.locator("tr.total td").all_inner_texts()
     assert [t.replace("−", "-").replace("£", "") for t in totals] == [f"{s['total']:g}" for s in scores["seats"]]
+    reports = bots_sessions(recommended, [1, 2])
+    continued = [report for _, report in reports if report.get("continued")]
+    assert all(int(report["headStart"]) > 0 for report in continued)
+    if game_id in TREES_CONTINUED:
+        assert continued, f"{game_id}: no bot move went on from its kept tree: {reports[:5]}"
     widths = _overflow(page)
     assert widths[0] <= widths[1], f"at the end the page is {widths[0]} px wide"
     # Once it is over, the drawn table names nobody to play.
@@ -626,6 +663,13 @@ def test_a_full_game_of_every_seed_game_fits_the_screen_and_tells_every_bot_move
     shot = ROOT / "build" / "screenshots" / f"{game_id}-{width}.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shot), full_page=True)
+    if continued:
+        # The bot's statistics say whether its move went on from its kept tree (shown once
+        # the game is over): seat 1's last move's.
+        last = [report for seat, report in reports if seat == 1][-1]
+        page.locator("#log > li[data-seat='1'] button.event").last.click()
+        page.wait_for_selector("#stats table.stats")
+        assert ("a head start of" in page.inner_text("#stats .summary")) == bool(last.get("continued"))
     assert not page_errors, page_errors
     page.close()
 

@@ -652,3 +652,38 @@ def test_play_refuses_a_record_it_cannot_resume(server, tmp_path, capsys, monkey
     assert code == 2 and "is a game of kids_of_london, not london" in err
     code, _, err = run(server, "play", capsys=capsys)
     assert code == 2 and "GAME: name the game" in err
+
+
+def _recommendations(monkeypatch):
+    """The bots' Recommend requests and answers of a `fagin play` run, as (settings, answer)."""
+    seen = []
+    ask = FaginClient.recommend
+
+    def recording(self, state=None, seat=0, **settings):
+        rec = ask(self, state, seat, **settings)
+        seen.append((dict(settings, seat=seat), rec))
+        return rec
+    monkeypatch.setattr(FaginClient, "recommend", recording)
+    return seen
+
+
+@pytest.mark.parametrize("flag", [(), ("--no-sessions",)])
+def test_play_keeps_each_bots_tree_between_its_moves(server, capsys, monkeypatch, flag):
+    """Each bot seat asks with a session of its own, the same all game, and the decided stop:
+    its kept tree is continued from the record (a head start); --no-sessions asks afresh."""
+    seen = _recommendations(monkeypatch)
+    moves = "\n".join(str(c) for c in range(9)) * 3 + "\n"
+    code, out, _ = run(server, "play", "kids_of_london", "--players", "3", "--seed", "5", "--iterations", "150",
+                       *flag, stdin=moves, capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "game over:" in out
+    assert len(seen) >= 16 and {s["seat"] for s, _ in seen} == {1, 2}
+    if flag:
+        assert all("session" not in s and not rec.HasField("session") for s, rec in seen)
+        assert not any(rec.settings.stop_when_decided for _, rec in seen)
+        return
+    names = {seat: {s["session"] for s, _ in seen if s["seat"] == seat} for seat in (1, 2)}
+    assert all(len(n) == 1 for n in names.values()) and names[1] != names[2]
+    assert all(len(next(iter(n))) == 32 for n in names.values())     # 128 random bits
+    assert all(rec.settings.stop_when_decided for _, rec in seen)
+    continued = [rec for _, rec in seen if rec.session.continued]
+    assert continued and all(rec.session.head_start > 0 for rec in continued)

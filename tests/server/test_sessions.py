@@ -169,6 +169,25 @@ def test_a_game_keyed_by_what_it_shows_continues_across_the_other_seats_turns(sr
     assert turns >= 3 and across >= 1, (turns, across)
 
 
+def test_a_simultaneous_phase_keeps_each_seats_tree(srv):
+    """Goofspiel's bids are simultaneous: a seat's kept root, rebuilt from its view to be played
+    forward, had the phase's first pending seat to act, not the seat (the second seat's view
+    does not tell that the first has bid), and the first seat's bids were tried as the
+    second's (an INTERNAL error, "action 7 is not legal here").  Each seat of a whole game asks
+    with its session in turn; the game ends with no error and trees continued."""
+    rng = random.Random(3)
+    state = settle(new_game("goofspiel", 2, seed=3), rng)
+    continued = asked = 0
+    while not state.is_terminal():
+        seat = state.current_player()
+        rec = ask(srv.stub, state, seat, f"bids-{seat}", iterations=200, seed=asked)
+        asked += 1
+        continued += rec.session.continued
+        state.apply(rec.action.id)
+        settle(state, rng)
+    assert asked >= 20 and continued >= 1, (asked, continued)
+
+
 def test_searches_that_cannot_be_kept_run_without_the_session_and_say_so(srv):
     state = settle(new_game("london", 2, seed=1), random.Random(1))
     seat = state.current_player()
