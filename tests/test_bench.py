@@ -44,6 +44,8 @@ RUNS = {
                                "searches checked, 0 differ"),
     "events_cost.py": (["--games", "1", "--players", "2"], "every seat, median/mean us"),
     "record_replay.py": (["--games", "1", "--players", "2", "--iterations", "50"], "replayed and checked"),
+    "session_value.py": (["--game", "kids_of_london", "--experiment", "ponder", "--deals", "1", "--iterations", "50"],
+                         "scores"),
     # This checkout stands in for the earlier build (make test builds its .venv here).
     "equal_time.py": (["--game", "kuhn_poker", "--against", str(BENCH.parent), "--theirs", "ismcts:20",
                        "--ours", "ismcts:40", "--games", "1"], "equal time is about"),
@@ -55,7 +57,8 @@ def test_every_bench_script_is_covered():
 
 
 #: The runs that take longest (seconds, for the test scheduler); the others take one or two.
-SECONDS = {"http_faults.py": 12, "scheduler_probe.py": 9, "grpc_overhead.py": 4, "playouts.py": 3}
+SECONDS = {"http_faults.py": 12, "scheduler_probe.py": 9, "grpc_overhead.py": 4, "playouts.py": 3,
+           "session_value.py": 4}
 
 
 @pytest.mark.parametrize("script", [pytest.param(s, marks=pytest.mark.long(SECONDS.get(s, 1.5)))
