@@ -21,9 +21,10 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from ismcts_speed import shim_for   # bench/: the checkout to compare with, as `import fagin`
 
 from fagin.engines import GAMES, load_game
 from fagin.engines import records
@@ -128,20 +129,6 @@ def view_line(name, s):
     return (f"{name:19} {s['moves']:6.0f} {s['unseen']:6.0f} {s['made_ms']:9.2f} {s['made_us']:8.1f} "
             f"{s['replayed_ms']:13.2f} {s['replayed_us']:8.1f} {s['worst_replayed_ms']:10.1f} "
             f"{s['refused']:>4}/{s['views']:<3}")
-
-
-def shim_for(root):
-    """A directory that makes ``import fagin`` load the checkout at ``root`` (put first on
-    PYTHONPATH; this environment's editable finder comes after it)."""
-    root = Path(root).resolve()
-    shim = Path(tempfile.mkdtemp(prefix="fagin-compare-"))
-    pkg = shim / "fagin"
-    pkg.mkdir()
-    for entry in (root / "proto" / "fagin").iterdir():
-        (pkg / entry.name).symlink_to(entry)
-    for name in ("engines", "search", "server", "clients"):
-        (pkg / name).symlink_to(root / name)
-    return shim
 
 
 def compare(args):

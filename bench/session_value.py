@@ -36,7 +36,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -67,8 +66,7 @@ class Bot:
 
     def __init__(self, name, record, session, ponder_ms=0):
         self.name, self.record, self.session, self.ponder_ms = name, record, session, ponder_ms
-        self.iterations, self.heads, self.pondered, self.continued, self.calls = [], [], [], 0, 0
-        self.search_ms = []
+        self.reset()
 
     def request(self, state, record, seat, session, budget, seed):
         req = pb.RecommendRequest(seat=seat, search=pb.SearchSettings(seed=seed, **budget))
@@ -81,24 +79,24 @@ class Bot:
             req.ponder_ms = self.ponder_ms
         return req
 
-    def stats(self):
-        """Sums of what this bot did since the last reset (for --out)."""
-        return {"name": self.name, "calls": self.calls, "iterations": sum(self.iterations),
-                "search_ms": sum(self.search_ms), "continued": self.continued, "heads": sum(self.heads),
-                "pondered": sum(self.pondered), "ponders": bool(self.ponder_ms)}
-
     def reset(self):
-        self.iterations, self.heads, self.pondered, self.continued, self.calls = [], [], [], 0, 0
-        self.search_ms = []
+        """Counts of what this bot did from now on (a deal's, for its row)."""
+        self.calls = self.iterations = self.continued = self.heads = self.pondered = 0
+        self.search_ms = 0.0
+
+    def stats(self):
+        return {"name": self.name, "calls": self.calls, "iterations": self.iterations,
+                "search_ms": self.search_ms, "continued": self.continued, "heads": self.heads,
+                "pondered": self.pondered, "ponders": bool(self.ponder_ms)}
 
     def saw(self, answer):
         self.calls += 1
-        self.iterations.append(answer.iterations)
-        self.search_ms.append(answer.elapsed_ms)
+        self.iterations += answer.iterations
+        self.search_ms += answer.elapsed_ms
         if answer.session.continued:
             self.continued += 1
-            self.heads.append(answer.session.head_start)
-            self.pondered.append(answer.session.pondered)
+            self.heads += answer.session.head_start
+            self.pondered += answer.session.pondered
 
 
 def play(stub, game, players, bots, seats_of, chance_seed, bot_seed, budget):
@@ -162,7 +160,7 @@ def main(argv=None):
     proc, address = start_server(2)
     channel = grpc.insecure_channel(address, options=[("grpc.max_send_message_length", 64 << 20)])
     stub = fagin_pb2_grpc.FaginStub(channel)
-    deal_scores, games, began = [], 0, time.monotonic()
+    rows, began = [], time.monotonic()
     try:
         for deal in range(args.deals):
             scores = []
@@ -171,40 +169,27 @@ def main(argv=None):
                 returns = play(stub, game, args.players, bots, seats_of, args.seed * 1_000_003 + deal,
                                (args.seed * 1_000_003 + deal) * 8 + shift, budget)
                 scores.append(pairwise_score(returns, 0))
-                games += 1
-            deal_scores.append(sum(scores) / len(scores))
+            rows.append({"game": args.game, "players": args.players, "experiment": args.experiment,
+                         "budget": said, "seed": args.seed, "deal": deal, "score": sum(scores) / len(scores),
+                         "games": args.players, "bots": [bot.stats() for bot in (a, b)]})
+            for bot in (a, b):
+                bot.reset()
             if args.out:
                 with open(args.out, "a") as f:
-                    f.write(json.dumps({"game": args.game, "players": args.players, "experiment": args.experiment,
-                                        "budget": said, "seed": args.seed, "deal": deal, "score": deal_scores[-1],
-                                        "games": args.players, "bots": [bot.stats() for bot in (a, b)]}) + "\n")
-                for bot in (a, b):
-                    bot.reset()
+                    f.write(json.dumps(rows[-1]) + "\n")
             if (deal + 1) % 10 == 0 or deal + 1 == args.deals:
-                m, lo, hi = mean_interval(deal_scores)
-                print(f"  {deal + 1} deals, {games} games: A {100 * m:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}] "
-                      f"({time.monotonic() - began:.0f} s)", flush=True)
+                m, lo, hi = mean_interval([r["score"] for r in rows])
+                print(f"  {deal + 1} deals, {(deal + 1) * args.players} games: A {100 * m:.1f} % "
+                      f"[{100 * lo:.1f}, {100 * hi:.1f}] ({time.monotonic() - began:.0f} s)", flush=True)
     finally:
         channel.close()
         proc.terminate()
         proc.wait(10)
-    if args.out:
-        return combine([args.out])
-    m, lo, hi = mean_interval(deal_scores)
-    print(f"{args.game} {args.players}p, {args.experiment}, {said}, {len(deal_scores)} deals "
-          f"({games} games, seats rotated, paired deals): A ({a.name}) scores {100 * m:.1f} % [{100 * lo:.1f}, "
-          f"{100 * hi:.1f}] against B ({b.name})")
-    for bot in (a, b):
-        heads = statistics.mean(bot.heads) if bot.heads else 0
-        pondered = statistics.mean(bot.pondered) if bot.pondered else 0
-        print(f"  {bot.name}: {bot.calls} moves, {statistics.mean(bot.iterations):.1f} iterations and "
-              f"{statistics.mean(bot.search_ms):.2f} ms a move searched, "
-              f"tree continued at {100 * bot.continued / max(1, bot.calls):.1f} % of moves with a head start of "
-              f"{heads:.0f} visits on average" + (f", {pondered:.0f} of them pondered" if bot.ponder_ms else ""))
+    summarize(rows)
 
 
 def combine(paths):
-    """Prints the summary of --out files: the deals' scores, each bot's sums."""
+    """Prints the summary of --out files, checked to be of one experiment and of other deals."""
     rows = [json.loads(line) for path in paths for line in open(path) if line.strip()]
     if not rows:
         raise SystemExit("no deals in " + ", ".join(paths))
@@ -215,6 +200,12 @@ def combine(paths):
     deals = {(r["seed"], r["deal"]) for r in rows}
     if len(deals) != len(rows):
         raise SystemExit("a deal appears twice (runs of the same --seed?)")
+    summarize(rows)
+
+
+def summarize(rows):
+    """Prints A's score over the deals' rows, with its interval, and each bot's sums."""
+    first = rows[0]
     m, lo, hi = mean_interval([r["score"] for r in rows])
     games = sum(r["games"] for r in rows)
     names = [b["name"] for b in first["bots"]]

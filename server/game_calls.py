@@ -65,22 +65,6 @@ def _viewers_turn(state, viewer, request):
         state.make_current(viewer)
 
 
-#: The longest game option value accepted (the longest any game takes is a few words).
-MAX_OPTION_VALUE_CHARS = 64
-
-
-def _check_options(gi, options):
-    """Refuses an option the game does not have, or a value too long to be one, before the
-    engine reads them (BadRequest naming the field, the client's strings quoted)."""
-    known = [o.name for o in gi.options]
-    for name, value in options.items():
-        if name not in known:
-            raise BadRequest(f"options: unknown option {quoted(name)} for {gi.id}"
-                             + (f"; known: {', '.join(known)}" if known else " (it has none)"))
-        if len(value) > MAX_OPTION_VALUE_CHARS:
-            raise BadRequest(f"options.{name}: at most {MAX_OPTION_VALUE_CHARS} characters, got {len(value)}")
-
-
 class GameCalls:
     """ListGames, NewGame, LegalActions, ApplyAction and ViewState, for the service to inherit."""
 
@@ -104,7 +88,7 @@ class GameCalls:
             raise BadRequest(f"game: unknown game {quoted(request.game)}; served: {', '.join(sorted(GAMES))}")
         info["game"] = gi.id
         options = dict(request.options)
-        _check_options(gi, options)
+        records.check_options(gi, options)
         try:
             state = load_game(gi.id).new_initial_state(request.players, **options)
         except ValueError as e:         # the message names the field: players or options.<name>

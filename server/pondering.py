@@ -48,7 +48,7 @@ END_REASONS = ("time", "next call", "dropped", "memory", "shutdown")
 
 
 class _Ponder:
-    __slots__ = ("entry", "deadline", "task", "stopped", "why", "slicing")
+    __slots__ = ("entry", "deadline", "task", "stopped", "why")
 
     def __init__(self, entry, deadline):
         self.entry = entry            # the sessions._Kept whose search it runs
@@ -56,7 +56,6 @@ class _Ponder:
         self.task = None
         self.stopped = False
         self.why = None               # END_REASONS, once it ends
-        self.slicing = False          # a slice is under way in a pondering thread
 
 
 class Pondering:
@@ -138,7 +137,7 @@ class Pondering:
             return
         ponder.stopped = True
         ponder.why = why
-        if ponder.slicing:
+        if ponder in self._slicing:
             ponder.entry.search.cancel()
 
     def _idle_worker(self):
@@ -181,14 +180,12 @@ class Pondering:
         entry, search = ponder.entry, ponder.entry.search
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max(1, self.config.workers), thread_name_prefix="fagin-ponder")
-        ponder.slicing = True
         self._slicing.add(ponder)
         before, began = search.iterations, time.monotonic()
         try:
             reason = await asyncio.get_running_loop().run_in_executor(
                 self._executor, functools.partial(search.run, iterations=room, time_ms=ms))
         finally:
-            ponder.slicing = False
             self._slicing.discard(ponder)
         # Stopped by a call, by the end of pondering, or neither: the search runs again either
         # way (pondering's next slice, or the session's next call).

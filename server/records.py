@@ -20,7 +20,8 @@ from fagin.v1 import fagin_pb2
 #: longest game, is usually lower): the server replays each.
 MAX_RECORD_MOVES = codec.MAX_RECORD_MOVES
 
-#: The longest option value a record names (as NewGame's).
+#: The longest game option value accepted, in NewGame or a record (the longest any game takes
+#: is a few words).
 MAX_OPTION_VALUE_CHARS = 64
 
 
@@ -51,7 +52,7 @@ def _start(msg, path):
         if msg.players and msg.players != state.num_players:
             raise BadRequest(f"{path}.players: {msg.players}, but the start position has {state.num_players} players")
         if msg.options:
-            _check_option_names(game.spec, msg.options, path)
+            check_options(game.spec, msg.options, path)
             try:
                 given = game.spec.parse_options(dict(msg.options))
             except ValueError as e:
@@ -67,7 +68,7 @@ def _start(msg, path):
     spec = GAMES.get(msg.game)
     if spec is None:
         raise BadRequest(f"{path}.game: unknown game {quoted(msg.game)}; served: {', '.join(sorted(GAMES))}")
-    _check_option_names(spec, msg.options, path)
+    check_options(spec, msg.options, path)
     game = load_game(spec.id)
     try:
         return game, game.new_initial_state(msg.players, **dict(msg.options))
@@ -75,14 +76,18 @@ def _start(msg, path):
         raise BadRequest(f"{path}.{e}") from None
 
 
-def _check_option_names(spec, options, path):
+def check_options(spec, options, path=""):
+    """Refuses an option the game does not have, or a value too long to be one, before the
+    engine reads them (BadRequest naming the field under ``path``, the client's strings quoted):
+    NewGame's options and a record's."""
+    p = f"{path}." if path else ""
     known = [o.name for o in spec.options]
     for name, value in options.items():
         if name not in known:
-            raise BadRequest(f"{path}.options: unknown option {quoted(name)} for {spec.id}"
+            raise BadRequest(f"{p}options: unknown option {quoted(name)} for {spec.id}"
                              + (f"; known: {', '.join(known)}" if known else " (it has none)"))
         if len(value) > MAX_OPTION_VALUE_CHARS:
-            raise BadRequest(f"{path}.options.{name}: at most {MAX_OPTION_VALUE_CHARS} characters, got {len(value)}")
+            raise BadRequest(f"{p}options.{name}: at most {MAX_OPTION_VALUE_CHARS} characters, got {len(value)}")
 
 
 def _moves(msg, game, viewer, path):
